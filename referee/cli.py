@@ -1,0 +1,65 @@
+"""The ``referee`` command.
+
+Subcommands live beside the stage they drive (``referee/<area>/cli.py``) and
+are imported only when called, so ``referee check`` never pays for OpenCV.
+Any :class:`~referee.errors.RefereeError` becomes one line on stderr and exit
+code 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from referee import __version__
+from referee.errors import RefereeError
+
+#: command name -> "module:attribute" of its click command.
+COMMANDS: dict[str, str] = {
+    "check": "referee.rules.cli:check",
+    "markers": "referee.markers.cli:markers",
+    "cards": "referee.markers.cli:cards",
+    "roster": "referee.markers.cli:roster",
+    "board": "referee.calibration.cli:board",
+    "calibrate": "referee.calibration.cli:calibrate",
+    "simulate": "referee.sim.cli:simulate",
+    "track": "referee.vision.cli:track",
+    "run": "referee.vision.cli:run",
+    "demo": "referee.demo:demo",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        command = getattr(importlib.import_module(module_name), attr)
+        assert isinstance(command, click.Command), target
+        return command
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except RefereeError as error:
+            click.echo(f"referee: error: {error}", err=True)
+            ctx.exit(2)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="referee")
+def cli() -> None:
+    """Settle wargames measurements with a camera over the table."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="referee")

@@ -1,0 +1,161 @@
+"""Tag dictionaries and the physical layout of a printed tag.
+
+One definition shared by the printer (``referee markers``), the simulator
+(which must draw tags exactly as printed) and the detector.
+
+A printed tag, seen from above::
+
+    +-------------------------+   <- cut line: white quiet zone all round
+    |   +-----------------+   |
+    |   |  black border   |   |   <- ``size`` is the side of this black square:
+    |   |   data cells    |   |      the four corners the detector reports
+    |   +-----------------+   |
+    +-------------------------+
+
+The marker's top edge (corners 0 -> 1 in OpenCV's order: top-left,
+top-right, bottom-right, bottom-left) is the printed "up" and points to the
+model's front.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+import cv2
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+DEFAULT_DICTIONARY = "DICT_4X4_100"
+
+#: White margin around the black square, in marker cells, on every side.
+#: Two cells keeps detection reliable on dark bases and leaves room to cut.
+QUIET_ZONE_CELLS = 2
+
+#: Number of corner anchor tags; they take the last ids of the dictionary so
+#: piece tags can number up from 0.
+ANCHOR_COUNT = 4
+
+
+def dictionary_names() -> list[str]:
+    """Every OpenCV predefined dictionary name, e.g. ``DICT_4X4_100``."""
+    return sorted(
+        name
+        for name in dir(cv2.aruco)
+        if name.startswith("DICT_") and isinstance(getattr(cv2.aruco, name), int)
+    )
+
+
+@cache
+def get_dictionary(name: str) -> cv2.aruco.Dictionary:
+    """The OpenCV predefined dictionary called ``name`` (case-insensitive).
+
+    >>> get_dictionary("dict_4x4_100").bytesList.shape[0]
+    100
+    """
+    key = name.upper()
+    if not key.startswith("DICT_") or key not in dictionary_names():
+        raise ValueError(
+            f"unknown tag dictionary {name!r}; use one of OpenCV's, e.g. {DEFAULT_DICTIONARY}"
+        )
+    return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, key))
+
+
+def dictionary_size(name: str) -> int:
+    """How many tag ids the dictionary has."""
+    return int(get_dictionary(name).bytesList.shape[0])
+
+
+def marker_bits(name: str) -> int:
+    """Data cells per side (4 for DICT_4X4_*)."""
+    return int(get_dictionary(name).markerSize)
+
+
+def anchor_ids(name: str) -> tuple[int, ...]:
+    """Ids reserved for the corner anchors, in corner order.
+
+    Corner order: table origin (0, 0), then (width, 0), (width, depth), (0, depth).
+
+    >>> anchor_ids("DICT_4X4_100")
+    (96, 97, 98, 99)
+    """
+    n = dictionary_size(name)
+    return tuple(range(n - ANCHOR_COUNT, n))
+
+
+def check_tag_id(name: str, tag_id: int) -> None:
+    """Raise ``ValueError`` if the id is not in the dictionary."""
+    n = dictionary_size(name)
+    if not 0 <= tag_id < n:
+        raise ValueError(f"tag id {tag_id} is outside {name} (ids 0-{n - 1})")
+
+
+def marker_cells(name: str, tag_id: int) -> NDArray[np.bool_]:
+    """The marker as a grid of cells, True = white, including its black border.
+
+    Shape is ``(bits + 2, bits + 2)``; row 0 is the printed top (the front).
+
+    >>> cells = marker_cells("DICT_4X4_100", 0)
+    >>> cells.shape, bool(cells[0].any()), bool(cells[:, 0].any())
+    ((6, 6), False, False)
+    """
+    check_tag_id(name, tag_id)
+    cells = marker_bits(name) + 2
+    image = cv2.aruco.generateImageMarker(get_dictionary(name), tag_id, cells, borderBits=1)
+    return np.asarray(image > 127)
+
+
+@dataclass(frozen=True)
+class TagLayout:
+    """Physical dimensions of one printed tag, inches."""
+
+    size: float
+    """Side of the black square (what the detector measures)."""
+    bits: int = 4
+    """Data cells per side."""
+
+    @property
+    def cell(self) -> float:
+        return self.size / (self.bits + 2)
+
+    @property
+    def quiet_zone(self) -> float:
+        """White margin on each side of the black square."""
+        return QUIET_ZONE_CELLS * self.cell
+
+    @property
+    def outer(self) -> float:
+        """Side of the white square to cut out."""
+        return self.size + 2 * self.quiet_zone
+
+    def corners(self, x: float, y: float, heading_deg: float) -> NDArray[np.float64]:
+        """Black-square corners in table inches for a tag centred at (x, y) facing ``heading_deg``.
+
+        Order is OpenCV's (top-left, top-right, bottom-right, bottom-left) where
+        "top" is the front. Heading 0 faces +x.
+
+        >>> TagLayout(1.0).corners(0, 0, 0).round(3).tolist()
+        [[0.5, -0.5], [0.5, 0.5], [-0.5, 0.5], [-0.5, -0.5]]
+        """
+        h = math.radians(heading_deg)
+        forward = np.array([math.cos(h), math.sin(h)])
+        # Table y grows like image rows, so the tag's right-hand side is +90 degrees.
+        right = np.array([-math.sin(h), math.cos(h)])
+        half = self.size / 2
+        offsets = [(+1, -1), (+1, +1), (-1, +1), (-1, -1)]  # (forward, right)
+        center = np.array([x, y], dtype=float)
+        return np.array([center + half * (f * forward + r * right) for f, r in offsets])
+
+
+def heading_from_corners(corners: ArrayLike) -> NDArray[np.float64]:
+    """Facing of tags from their four corners in table inches (OpenCV order), degrees in [0, 360).
+
+    Averages the two side edges so corner noise partly cancels.
+
+    >>> float(heading_from_corners(TagLayout(1.0).corners(3, 4, 30))[0].round(9))
+    30.0
+    """
+    c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    forward = (c[:, 0] - c[:, 3]) + (c[:, 1] - c[:, 2])
+    return np.asarray(np.degrees(np.arctan2(forward[:, 1], forward[:, 0])) % 360.0)
