@@ -23,7 +23,7 @@ COMMANDS: dict[str, str] = {
     "markers": "referee.markers.cli:markers",
     "cards": "referee.markers.cli:cards",
     "roster": "referee.markers.cli:roster",
-    "board": "referee.calibration.cli:board",
+    "board": "referee.markers.cli:board",
     "calibrate": "referee.calibration.cli:calibrate",
     "simulate": "referee.sim.cli:simulate",
     "track": "referee.vision.cli:track",
