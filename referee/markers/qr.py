@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from types import ModuleType
+from typing import Any
 
 import cv2
 import numpy as np
@@ -108,7 +109,7 @@ def decode_qr(image: NDArray[np.uint8]) -> list[str]:
 
 
 def _gray(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    array = np.asarray(image)
+    array: NDArray[Any] = np.asarray(image)
     if array.ndim == 3 and array.shape[2] in (3, 4):
         code = cv2.COLOR_BGR2GRAY if array.shape[2] == 3 else cv2.COLOR_BGRA2GRAY
         array = cv2.cvtColor(array, code)
@@ -141,8 +142,11 @@ def _decode_opencv(gray: NDArray[np.uint8]) -> Found:
     for scale in (1.0, 2.0):
         if found or (scale > 1 and max(gray.shape) > 2000):
             break
-        scaled = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale)
-        for detector in (cv2.QRCodeDetector(), cv2.QRCodeDetectorAruco()):
+        scaled: NDArray[np.uint8] = np.asarray(
+            gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale), np.uint8
+        )
+        detectors: tuple[Any, ...] = (cv2.QRCodeDetector(), cv2.QRCodeDetectorAruco())
+        for detector in detectors:
             for text, corner in _opencv_pass(detector, scaled):
                 if text not in seen:
                     seen.add(text)
@@ -150,7 +154,7 @@ def _decode_opencv(gray: NDArray[np.uint8]) -> Found:
     return found
 
 
-def _opencv_pass(detector: cv2.QRCodeDetector, gray: NDArray[np.uint8]) -> Found:
+def _opencv_pass(detector: Any, gray: NDArray[np.uint8]) -> Found:
     found: Found = []
     try:
         ok, texts, points, _ = detector.detectAndDecodeMulti(gray)
