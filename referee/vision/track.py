@@ -1,0 +1,409 @@
+"""Tracker: per-frame piece poses -> smoothed tracks and settled move events.
+
+Each roster piece goes through these states::
+
+    new ──(stable N frames)──> settled ──(tag gone)──> hidden ──(back in place)──> settled
+                                  │                       │
+                                  └─(displaced)─> moving <┘(seen elsewhere)
+                                                    │
+                          (stable N frames and T s) └──> settled  (+ MoveEvent if it moved)
+
+A settled piece is smoothed with a running mean. A hidden piece (a hand over
+it, or lifted) stays at its last settled pose; when it is seen again at the
+same place it simply settles back, so a covered-then-uncovered piece never
+produces a move. A :class:`MoveEvent` is emitted only when a piece settles
+again with its front point displaced by at least ``min_move`` inches (or
+turned by ``min_turn`` degrees). Unknown ids are flagged once, a tag seen
+twice in one frame is flagged and ignored for that frame, and a jump faster
+than a hand can carry a piece is flagged (the observation still has to prove
+itself stable before it counts).
+
+:meth:`Tracker.update` never mutates its inputs and returns new values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from referee.errors import RosterError
+from referee.markers.roster import Roster
+from referee.vision.pose import FramePoses, PiecePose
+
+State = Literal["new", "settled", "hidden", "moving"]
+
+
+@dataclass(frozen=True)
+class TrackerSettings:
+    settle_frames: int = 8
+    """Consecutive stable observations needed to call a piece settled."""
+    settle_seconds: float = 0.25
+    """...spanning at least this long (whichever is longer)."""
+    stable_tolerance: float = 0.06
+    """Observations within this many inches of their window mean count as stable."""
+    stable_turn: float = 2.0
+    """...and within this many degrees."""
+    lift_threshold: float = 0.12
+    """A settled piece seen farther than this from its pose (inches) is moving."""
+    lift_turn: float = 3.0
+    """...or turned by more than this (degrees)."""
+    min_move: float = 0.15
+    """Smallest front-point displacement reported as a move, inches."""
+    min_turn: float = 5.0
+    """Smallest turn on the spot reported as a move, degrees."""
+    max_speed: float = 80.0
+    """Faster than this (inches per second) between consecutive sightings is flagged."""
+    window: int = 150
+    """Running mean over at most this many samples, so a slow drift is still followed."""
+    mismatch_frames: int = 30
+    """After this many frames with tags seen but none of the roster's: a roster error."""
+
+
+@dataclass(frozen=True)
+class MoveEvent:
+    """A piece left a settled pose and settled again elsewhere."""
+
+    piece: str
+    tag: int
+    from_pose: PiecePose
+    to_pose: PiecePose
+    front_distance: float
+    """Straight-line displacement of the base's front-centre point, inches (RULES.md)."""
+    uncertainty: float
+    """About two standard deviations of ``front_distance``, inches."""
+    start_t: float
+    """First frame time the piece was missing from or displaced off its old pose, seconds."""
+    end_t: float
+    """When it came to rest at the new pose (first frame of the stable run)."""
+    start_frame: int
+    end_frame: int
+
+    @property
+    def duration(self) -> float:
+        return self.end_t - self.start_t
+
+    @property
+    def kind(self) -> str:
+        return "move"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "event": "move",
+            "piece": self.piece,
+            "tag": self.tag,
+            "from": _pose_json(self.from_pose),
+            "to": _pose_json(self.to_pose),
+            "front_distance": round(self.front_distance, 4),
+            "uncertainty": round(self.uncertainty, 4),
+            "start_t": round(self.start_t, 4),
+            "end_t": round(self.end_t, 4),
+            "duration": round(self.duration, 4),
+            "start_frame": self.start_frame,
+            "end_frame": self.end_frame,
+        }
+
+
+@dataclass(frozen=True)
+class FlagEvent:
+    """Something a user should know about: an unknown tag, a duplicate, a jump, a bumped camera."""
+
+    kind: str
+    """``unknown_tag``, ``duplicate_tag``, ``jump``, ``camera_moved``, ``camera_lost``..."""
+    message: str
+    frame: int
+    t: float
+    tag: int | None = None
+    piece: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "event": self.kind,
+            "message": self.message,
+            "frame": self.frame,
+            "t": round(self.t, 4),
+        }
+        if self.tag is not None:
+            data["tag"] = self.tag
+        if self.piece is not None:
+            data["piece"] = self.piece
+        return data
+
+
+Event = MoveEvent | FlagEvent
+
+
+def _pose_json(pose: PiecePose) -> dict[str, Any]:
+    return {
+        "x": round(pose.x, 4),
+        "y": round(pose.y, 4),
+        "heading": round(pose.heading, 2),
+        "uncertainty": round(pose.uncertainty, 4),
+    }
+
+
+@dataclass(frozen=True)
+class TrackedPiece:
+    """One piece's pose as the tracker reports it in one frame."""
+
+    pose: PiecePose
+    state: State
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.pose.to_json(), "state": self.state}
+
+
+@dataclass(frozen=True)
+class TrackerState:
+    """The tracker's output for one frame: every piece seen so far, and new events."""
+
+    frame: int
+    t: float
+    pieces: tuple[TrackedPiece, ...]
+    events: tuple[Event, ...] = ()
+
+    def piece(self, piece_id: str) -> TrackedPiece | None:
+        return next((p for p in self.pieces if p.pose.id == piece_id), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """The tracks-file line of DESIGN.md (plus ``uncertainty`` and ``state``)."""
+        return {
+            "frame": self.frame,
+            "t": round(self.t, 6),
+            "pieces": [p.to_json() for p in self.pieces],
+        }
+
+
+@dataclass(frozen=True)
+class _Track:
+    """Internal per-piece memory; replaced, never mutated."""
+
+    state: State
+    settled: PiecePose | None = None
+    samples: int = 0
+    window: tuple[PiecePose, ...] = ()
+    window_t: tuple[float, ...] = ()
+    window_frames: tuple[int, ...] = ()
+    last: PiecePose | None = None
+    last_t: float = -math.inf
+    left_t: float = 0.0
+    left_frame: int = 0
+
+
+def _angle_diff(a: float, b: float) -> float:
+    """Signed smallest difference a - b in degrees, in (-180, 180]."""
+    d = (a - b) % 360.0
+    return d - 360.0 if d > 180.0 else d
+
+
+def _mean_pose(poses: Sequence[PiecePose]) -> PiecePose:
+    n = len(poses)
+    x = sum(p.x for p in poses) / n
+    y = sum(p.y for p in poses) / n
+    c = sum(math.cos(math.radians(p.heading)) for p in poses)
+    s = sum(math.sin(math.radians(p.heading)) for p in poses)
+    u = sum(p.uncertainty for p in poses) / n
+    return replace(
+        poses[-1], x=x, y=y, heading=math.degrees(math.atan2(s, c)) % 360.0, uncertainty=u
+    )
+
+
+def _close(a: PiecePose, b: PiecePose, distance: float, turn: float) -> bool:
+    return (
+        math.hypot(a.x - b.x, a.y - b.y) <= distance
+        and abs(_angle_diff(a.heading, b.heading)) <= turn
+    )
+
+
+class Tracker:
+    """Follows every roster piece through lifts, hands and moves.
+
+    ``update`` takes one frame's :class:`FramePoses` and returns a
+    :class:`TrackerState` with the frame's tracks and any new events.
+    """
+
+    def __init__(self, roster: Roster, settings: TrackerSettings | None = None) -> None:
+        self.roster = roster
+        self.settings = settings or TrackerSettings()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every track and flag."""
+        self._tracks: dict[str, _Track] = {}
+        self._unknown_flagged: frozenset[int] = frozenset()
+        self._duplicates: frozenset[int] = frozenset()
+        self._frames_with_tags = 0
+        self._roster_seen = False
+
+    @property
+    def settled_poses(self) -> dict[str, PiecePose]:
+        """Each piece's last settled pose (what a rules query should measure from)."""
+        return {pid: t.settled for pid, t in self._tracks.items() if t.settled is not None}
+
+    def update(self, frame: int, t: float, poses: FramePoses) -> TrackerState:
+        s = self.settings
+        events: list[Event] = []
+        for tag in poses.unknown:
+            if tag not in self._unknown_flagged:
+                events.append(
+                    FlagEvent(
+                        "unknown_tag",
+                        f"tag {tag} is not in the roster (add it, or take the tag off the table)",
+                        frame,
+                        t,
+                        tag=tag,
+                    )
+                )
+        self._unknown_flagged |= frozenset(poses.unknown)
+
+        by_id: dict[str, list[PiecePose]] = {}
+        for pose in poses.pieces:
+            by_id.setdefault(pose.id, []).append(pose)
+        duplicates = frozenset(ps[0].tag for ps in by_id.values() if len(ps) > 1)
+        for tag in sorted(duplicates - self._duplicates):
+            entry = self.roster.by_tag(tag)
+            events.append(
+                FlagEvent(
+                    "duplicate_tag",
+                    f"tag {tag} is seen twice in one frame; ignoring it until only one is in view",
+                    frame,
+                    t,
+                    tag=tag,
+                    piece=entry.id if entry else None,
+                )
+            )
+        self._duplicates = duplicates
+
+        if poses.pieces or poses.unknown:
+            self._frames_with_tags += 1
+        if poses.pieces:
+            self._roster_seen = True
+        if not self._roster_seen and poses.unknown and self._frames_with_tags >= s.mismatch_frames:
+            raise RosterError(
+                f"the roster does not match the table: tags {list(poses.unknown)} are seen "
+                f"but none of its {len(self.roster)} pieces' tags (check the roster file and "
+                f"its dictionary {self.roster.dictionary})"
+            )
+
+        tracks = dict(self._tracks)
+        for entry in self.roster:
+            seen = by_id.get(entry.id)
+            obs = seen[0] if seen and len(seen) == 1 else None
+            old = tracks.get(entry.id)
+            if old is None and obs is None:
+                continue
+            if old is None:
+                old = _Track("new")
+            new, event = self._step(old, obs, frame, t, entry.base[1], events)
+            tracks[entry.id] = new
+            if event is not None:
+                events.append(event)
+        self._tracks = tracks
+
+        pieces = []
+        for entry in self.roster:
+            track = tracks.get(entry.id)
+            if track is None:
+                continue
+            seen_now = track.last is not None and track.last_t == t
+            if track.state in ("settled", "hidden") and track.settled is not None:
+                pose = replace(track.settled, seen=seen_now)
+            else:
+                assert track.last is not None
+                pose = replace(track.last, seen=seen_now)
+            pieces.append(TrackedPiece(pose, track.state))
+        return TrackerState(frame, t, tuple(pieces), tuple(events))
+
+    def _step(
+        self,
+        track: _Track,
+        obs: PiecePose | None,
+        frame: int,
+        t: float,
+        depth: float,
+        events: list[Event],
+    ) -> tuple[_Track, MoveEvent | None]:
+        s = self.settings
+        if obs is None:
+            if track.state == "settled":
+                return replace(track, state="hidden", left_t=t, left_frame=frame), None
+            return track, None
+
+        if track.last is not None and t > track.last_t:
+            speed = math.hypot(obs.x - track.last.x, obs.y - track.last.y) / (t - track.last_t)
+            if speed > s.max_speed and track.state != "hidden":
+                events.append(
+                    FlagEvent(
+                        "jump",
+                        f"piece {obs.id!r} jumped {speed * (t - track.last_t):.1f}in in "
+                        f"{t - track.last_t:.2f}s; waiting for it to settle",
+                        frame,
+                        t,
+                        tag=obs.tag,
+                        piece=obs.id,
+                    )
+                )
+        track = replace(track, last=obs, last_t=t)
+
+        if track.state in ("settled", "hidden") and track.settled is not None:
+            if _close(obs, track.settled, s.lift_threshold, s.lift_turn):
+                n = min(track.samples + 1, s.window)
+                settled = track.settled
+                heading = settled.heading + _angle_diff(obs.heading, settled.heading) / n
+                mean = replace(
+                    settled,
+                    x=settled.x + (obs.x - settled.x) / n,
+                    y=settled.y + (obs.y - settled.y) / n,
+                    heading=heading % 360.0,
+                    uncertainty=settled.uncertainty + (obs.uncertainty - settled.uncertainty) / n,
+                )
+                return replace(track, state="settled", settled=mean, samples=n, window=()), None
+            if track.state == "settled":
+                track = replace(track, left_t=t, left_frame=frame)
+            track = replace(
+                track, state="moving", window=(obs,), window_t=(t,), window_frames=(frame,)
+            )
+            return track, None
+
+        # new or moving: grow the stable window, or restart it at this observation.
+        window = track.window
+        if window and _close(obs, _mean_pose(window), s.stable_tolerance, s.stable_turn):
+            track = replace(
+                track,
+                window=(*window, obs)[-s.window :],
+                window_t=(*track.window_t, t)[-s.window :],
+                window_frames=(*track.window_frames, frame)[-s.window :],
+            )
+        else:
+            track = replace(track, window=(obs,), window_t=(t,), window_frames=(frame,))
+        if len(track.window) < s.settle_frames or track.window_t[-1] - track.window_t[0] < (
+            s.settle_seconds
+        ):
+            return track, None
+
+        rest = _mean_pose(track.window)
+        settled_track = replace(track, state="settled", settled=rest, samples=len(track.window))
+        previous = track.settled
+        if previous is None:
+            return settled_track, None
+        fx0, fy0 = previous.front(depth)
+        fx1, fy1 = rest.front(depth)
+        distance = math.hypot(fx1 - fx0, fy1 - fy0)
+        turn = abs(_angle_diff(rest.heading, previous.heading))
+        if distance < s.min_move and turn < s.min_turn:
+            # Put back where it was: keep the long-run mean, no move.
+            return replace(settled_track, settled=previous, samples=track.samples), None
+        event = MoveEvent(
+            piece=rest.id,
+            tag=rest.tag,
+            from_pose=replace(previous, seen=False),
+            to_pose=replace(rest, seen=True),
+            front_distance=distance,
+            uncertainty=math.hypot(previous.uncertainty, rest.uncertainty),
+            start_t=track.left_t,
+            end_t=track.window_t[0],
+            start_frame=track.left_frame,
+            end_frame=track.window_frames[0],
+        )
+        return settled_track, event
