@@ -1,0 +1,627 @@
+"""Camera calibration from ChArUco views: collect good views, solve the lens, check the result.
+
+Stages, each a plain function or a small class with one per-frame method:
+
+* :func:`detect_board` finds the board's chessboard corners in one image.
+* :class:`ViewCollector` keeps the views worth solving with: it rejects
+  views with too few corners, blurry views (variance of the Laplacian over
+  the board, see :func:`sharpness`) and near-duplicates (corners within
+  :attr:`ViewCollector.duplicate_frac` of the image diagonal of an accepted
+  view's), and says which parts of the image still lack corners.
+* :func:`solve_intrinsics` runs ``cv2.calibrateCamera`` on the views, drops
+  outlier views (per-view RMS above ``outlier_factor`` x the median) and
+  solves again.
+* :func:`identify_markers` says which dictionary the markers in an image
+  belong to, for the "wrong board spec" message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from referee.calibration.board import EXAMPLE as BOARD_EXAMPLE
+from referee.calibration.board import BoardSpec
+from referee.calibration.camera import Intrinsics, TablePose
+from referee.calibration.profile import AnchorTag, CalibrationProfile, TableSize
+from referee.calibration.table import (
+    FlatTag,
+    TableFix,
+    default_anchors,
+    detect_markers,
+    locate_table,
+)
+from referee.errors import RefereeError, SourceError
+from referee.markers.tags import DEFAULT_DICTIONARY, dictionary_names, get_dictionary
+
+FloatArray = NDArray[np.float64]
+Image = NDArray[Any]
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+
+#: Fewest views ``calibrateCamera`` gets: fewer leave the lens poorly determined.
+MIN_VIEWS = 3
+#: Fewest chessboard corners for a view to count (a pose needs 4; 6 guards against lines).
+MIN_CORNERS = 6
+
+
+def to_gray(image: Image) -> NDArray[np.uint8]:
+    """Any OpenCV image -> 8-bit grey."""
+    if image.ndim == 3:
+        gray = cv2.cvtColor(
+            image, cv2.COLOR_BGRA2GRAY if image.shape[2] == 4 else cv2.COLOR_BGR2GRAY
+        )
+    else:
+        gray = image
+    if gray.dtype != np.uint8:
+        lo, hi = float(gray.min()), float(gray.max())
+        gray = ((gray - lo) * (255.0 / max(hi - lo, 1e-12))).astype(np.uint8)
+    return np.asarray(gray, dtype=np.uint8)
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """The board as seen in one image: corner ids, pixels and board-frame positions."""
+
+    name: str
+    """Where the view came from: a file name or ``frame 120``."""
+    ids: NDArray[np.int32]
+    corners_px: FloatArray
+    """(n, 2) sub-pixel chessboard corners."""
+    object_m: FloatArray
+    """(n, 3) the same corners on the board, metres, z = 0."""
+    sharpness: float
+    marker_ids: NDArray[np.int32]
+    """Board markers seen (even when too few corners were)."""
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def object_in(self, inch_mm: float = 25.4) -> FloatArray:
+        """Board-frame corner positions in game inches."""
+        return np.asarray(self.object_m * (1000.0 / inch_mm))
+
+
+def sharpness(gray: NDArray[np.uint8], points_px: FloatArray | None = None) -> float:
+    """Focus measure: variance of the Laplacian, over the points' bounding box if given.
+
+    A sharp printed board scores in the hundreds or more; motion blur or a
+    defocused lens drops it below ~30.
+    """
+    if points_px is not None and len(points_px):
+        x0, y0 = np.floor(points_px.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(points_px.max(axis=0)).astype(int)
+        h, w = gray.shape[:2]
+        gray = gray[max(y0, 0) : min(y1 + 1, h), max(x0, 0) : min(x1 + 1, w)]
+        if gray.size < 16:
+            return 0.0
+    return float(cv2.Laplacian(gray, cv2.CV_64F).var())
+
+
+class BoardDetector:
+    """Finds one ChArUco board in images; configured once, one call per image."""
+
+    def __init__(self, spec: BoardSpec) -> None:
+        self.spec = spec
+        self.board = spec.cv_board()
+        charuco_params = cv2.aruco.CharucoParameters()
+        detector_params = cv2.aruco.DetectorParameters()
+        detector_params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
+        self._detector = cv2.aruco.CharucoDetector(self.board, charuco_params, detector_params)
+
+    def detect(self, image: Image, name: str = "") -> BoardView:
+        """The board in ``image``; a view with no corners when it is not there."""
+        gray = to_gray(image)
+        corners, ids, _marker_corners, marker_ids = self._detector.detectBoard(gray)
+        markers = (
+            np.zeros(0, np.int32)
+            if marker_ids is None
+            else np.asarray(marker_ids, np.int32).ravel()
+        )
+        if ids is None or len(ids) == 0:
+            empty = np.zeros((0, 2))
+            return BoardView(name, np.zeros(0, np.int32), empty, np.zeros((0, 3)), 0.0, markers)
+        # detectBoard already refines the corners (cornerSubPix); a second pass with
+        # another window measurably worsens OpenCV's own sample calibration.
+        ids_arr = np.asarray(ids, dtype=np.int32).ravel()
+        all_corners = np.asarray(self.board.getChessboardCorners(), dtype=np.float64)
+        px = np.asarray(corners, dtype=np.float64).reshape(-1, 2)
+        return BoardView(name, ids_arr, px, all_corners[ids_arr], sharpness(gray, px), markers)
+
+
+def detect_board(image: Image, spec: BoardSpec, name: str = "") -> BoardView:
+    """One-off :meth:`BoardDetector.detect` (build a detector to process many images)."""
+    return BoardDetector(spec).detect(image, name)
+
+
+def _collinear(points: FloatArray) -> bool:
+    centred = points - points.mean(axis=0)
+    singular = np.linalg.svd(centred, compute_uv=False)
+    return bool(singular[-1] < 1e-3 * max(singular[0], 1e-12))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the collector made of one image."""
+
+    accepted: bool
+    reason: str
+    """"accepted", "no board", "too few corners", "blurry" or "duplicate"."""
+    view: BoardView
+
+
+class ViewCollector:
+    """Keeps the views worth calibrating with, and says where corners are still missing."""
+
+    def __init__(
+        self,
+        image_size: tuple[int, int],
+        *,
+        min_corners: int = MIN_CORNERS,
+        min_sharpness: float = 30.0,
+        duplicate_frac: float = 0.02,
+        grid: int = 3,
+    ) -> None:
+        self.image_size = image_size
+        self.min_corners = min_corners
+        self.min_sharpness = min_sharpness
+        self.duplicate_frac = duplicate_frac
+        """A view whose shared corners moved less than this fraction of the image
+        diagonal (median) from an accepted view's adds nothing: rejected."""
+        self.grid = grid
+        self.reset()
+
+    def reset(self) -> None:
+        self.views: list[BoardView] = []
+        self.rejected: dict[str, int] = {}
+        self._cells = np.zeros((self.grid, self.grid), dtype=np.int64)
+
+    def add(self, view: BoardView) -> Verdict:
+        """Judge one view; accepted views are kept in :attr:`views`."""
+        reason = self._judge(view)
+        if reason == "accepted":
+            self.views.append(view)
+            w, h = self.image_size
+            cols = np.clip((view.corners_px[:, 0] * self.grid / w).astype(int), 0, self.grid - 1)
+            rows = np.clip((view.corners_px[:, 1] * self.grid / h).astype(int), 0, self.grid - 1)
+            np.add.at(self._cells, (rows, cols), 1)
+        else:
+            self.rejected[reason] = self.rejected.get(reason, 0) + 1
+        return Verdict(reason == "accepted", reason, view)
+
+    def _judge(self, view: BoardView) -> str:
+        if len(view) == 0:
+            return "no board"
+        if len(view) < self.min_corners or _collinear(view.corners_px):
+            return "too few corners"
+        if view.sharpness < self.min_sharpness:
+            return "blurry"
+        diagonal = float(np.hypot(*self.image_size))
+        for kept in self.views:
+            shared, a, b = np.intersect1d(kept.ids, view.ids, return_indices=True)
+            if len(shared) < 0.5 * min(len(kept), len(view)):
+                continue
+            moved = np.median(np.linalg.norm(kept.corners_px[a] - view.corners_px[b], axis=1))
+            if moved < self.duplicate_frac * diagonal:
+                return "duplicate"
+        return "accepted"
+
+    @property
+    def coverage(self) -> NDArray[np.int64]:
+        """Accepted corners per image region (``grid`` x ``grid``, row-major from top-left)."""
+        return self._cells.copy()
+
+    def missing_regions(self) -> list[str]:
+        """Names of image regions without any accepted corner, e.g. ``["top-left"]``."""
+        if self.grid != 3:
+            return [f"cell {r},{c}" for r, c in zip(*np.nonzero(self._cells == 0), strict=True)]
+        rows, cols = ("top", "middle", "bottom"), ("left", "centre", "right")
+        names = []
+        for r in range(3):
+            for c in range(3):
+                if self._cells[r, c] == 0:
+                    names.append("centre" if (r, c) == (1, 1) else f"{rows[r]}-{cols[c]}")
+        return names
+
+    def guidance(self) -> str:
+        """One line telling the user what to do next."""
+        missing = self.missing_regions()
+        n = len(self.views)
+        if not missing:
+            return f"{n} views; every region of the image has corners"
+        return f"{n} views; no corners yet near the {', '.join(missing)} of the image"
+
+
+@dataclass(frozen=True)
+class Solution:
+    """Solved lens with its quality figures."""
+
+    intrinsics: Intrinsics
+    rms_px: float
+    view_errors_px: tuple[float, ...]
+    """Per-view RMS reprojection error of the views used, in their order."""
+    used: tuple[str, ...]
+    """Names of the views used."""
+    dropped: tuple[tuple[str, float], ...]
+    """Outlier views left out, with their error when they were dropped."""
+
+
+def _calibrate(
+    views: Sequence[BoardView], image_size: tuple[int, int], flags: int
+) -> tuple[float, FloatArray, FloatArray, list[float]]:
+    objects = [v.object_m.astype(np.float32).reshape(-1, 1, 3) for v in views]
+    images = [v.corners_px.astype(np.float32).reshape(-1, 1, 2) for v in views]
+    criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 100, 1e-12)
+    try:
+        rms, matrix, dist, rvecs, tvecs = cv2.calibrateCamera(
+            objects, images, image_size, None, None, flags=flags, criteria=criteria
+        )
+    except cv2.error as error:
+        raise RefereeError(
+            f"camera calibration failed ({error.msg.strip() if hasattr(error, 'msg') else error});"
+            " collect views of the board at more angles"
+        ) from None
+    errors = []
+    for obj, img, rvec, tvec in zip(objects, images, rvecs, tvecs, strict=True):
+        proj, _ = cv2.projectPoints(obj, rvec, tvec, matrix, dist)
+        errors.append(float(np.sqrt(np.mean(np.sum((proj - img).reshape(-1, 2) ** 2, axis=1)))))
+    return float(rms), np.asarray(matrix, np.float64), np.asarray(dist, np.float64).ravel(), errors
+
+
+def solve_intrinsics(
+    views: Sequence[BoardView],
+    image_size: tuple[int, int],
+    *,
+    min_views: int = MIN_VIEWS,
+    outlier_factor: float = 3.0,
+    outlier_floor_px: float = 0.5,
+    flags: int = 0,
+) -> Solution:
+    """Solve camera matrix and distortion (k1, k2, p1, p2, k3) from board views.
+
+    A view whose RMS error exceeds both ``outlier_factor`` x the median
+    view error and ``outlier_floor_px`` is dropped and the solve repeated
+    (up to three rounds, never below ``min_views``). Raises
+    :class:`RefereeError` when fewer than ``min_views`` views are given.
+    """
+    if len(views) < min_views:
+        raise RefereeError(
+            f"only {len(views)} usable board view(s); calibration needs at least {min_views}: "
+            "show the board at more positions and angles"
+        )
+    kept = list(views)
+    dropped: list[tuple[str, float]] = []
+    for _ in range(3):
+        rms, matrix, dist, errors = _calibrate(kept, image_size, flags)
+        median = float(np.median(errors))
+        limit = max(outlier_factor * median, outlier_floor_px)
+        bad = [i for i, e in enumerate(errors) if e > limit]
+        if not bad or len(kept) - len(bad) < min_views:
+            break
+        dropped.extend((kept[i].name, errors[i]) for i in bad)
+        kept = [v for i, v in enumerate(kept) if i not in bad]
+    intrinsics = Intrinsics(image_size, matrix, dist)
+    return Solution(intrinsics, rms, tuple(errors), tuple(v.name for v in kept), tuple(dropped))
+
+
+def identify_markers(images: Sequence[Image]) -> list[tuple[str, list[int]]]:
+    """Which predefined dictionaries find markers in ``images``: [(name, ids)], best first.
+
+    Dictionaries that are prefixes of one another (DICT_6X6_50 / _250 / _1000)
+    find the same markers; every dictionary with the top count is listed.
+    """
+    found: list[tuple[str, list[int]]] = []
+    grays = [to_gray(i) for i in images]
+    for name in dictionary_names():
+        detector = cv2.aruco.ArucoDetector(get_dictionary(name), cv2.aruco.DetectorParameters())
+        ids: set[int] = set()
+        for gray in grays:
+            _, got, _ = detector.detectMarkers(gray)
+            if got is not None:
+                ids.update(int(i) for i in np.asarray(got).ravel())
+        if ids:
+            found.append((name, sorted(ids)))
+    if not found:
+        return []
+    top = max(len(ids) for _, ids in found)
+    return [(n, ids) for n, ids in found if len(ids) == top]
+
+
+# --- frame sources -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Frame:
+    name: str
+    image: Image
+
+
+def image_files(folder: Path) -> list[Path]:
+    """Images in a folder, sorted by name (so the last one is the table view)."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+
+
+def read_image(path: Path) -> Image:
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise SourceError(f"{path}: cannot read image (corrupt or not an image)")
+    return np.asarray(image)
+
+
+def iter_folder(folder: Path) -> Iterator[Frame]:
+    for path in image_files(folder):
+        yield Frame(path.name, read_image(path))
+
+
+def iter_video(path: Path, every_s: float = 0.2) -> Iterator[Frame]:
+    """Frames of a video, one every ``every_s`` seconds, plus the final frame (the table view)."""
+    capture = cv2.VideoCapture(str(path))
+    if not capture.isOpened():
+        raise SourceError(f"{path}: cannot open video (unreadable file or unsupported codec)")
+    try:
+        fps = capture.get(cv2.CAP_PROP_FPS) or 30.0
+        step = max(1, round(every_s * fps))
+        index = 0
+        last: Frame | None = None
+        while True:
+            ok, image = capture.read()
+            if not ok:
+                break
+            frame = Frame(f"frame {index}", image)
+            if index % step == 0:
+                yield frame
+                last = None
+            else:
+                last = frame
+            index += 1
+        if index == 0:
+            raise SourceError(f"{path}: the video has no frames that can be decoded")
+        if last is not None:
+            yield last
+    finally:
+        capture.release()
+
+
+def video_frame_count(path: Path) -> int:
+    capture = cv2.VideoCapture(str(path))
+    try:
+        return int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) if capture.isOpened() else 0
+    finally:
+        capture.release()
+
+
+# --- the whole run ----------------------------------------------------------------------
+
+
+def spec_from_qr(image: Image) -> BoardSpec | None:
+    """The board spec printed as a QR code on the board sheet, if one is readable in ``image``."""
+    from referee.markers.qr import decode_qr
+
+    for text in decode_qr(image):
+        if text.strip().lower().startswith("charuco:"):
+            try:
+                return BoardSpec.parse(text)
+            except ValueError:
+                continue
+    return None
+
+
+@dataclass(frozen=True)
+class CalibrationRun:
+    """Everything one calibration produced: the profile and how it was reached."""
+
+    profile: CalibrationProfile
+    solution: Solution
+    table: TableFix | None
+    """None when the table view showed neither board nor anchors (frame "manual")."""
+    table_view: str
+    views_seen: int
+    rejected: tuple[tuple[str, int], ...]
+    guidance: str
+
+
+def calibrate_frames(
+    frames: Iterable[Frame],
+    *,
+    spec: BoardSpec | None,
+    table: TableSize,
+    anchors: Sequence[AnchorTag] = (),
+    marker_dictionary: str = DEFAULT_DICTIONARY,
+    flat_tags: Sequence[tuple[int, float]] = (),
+    table_image: Frame | None = None,
+    collector: ViewCollector | None = None,
+    on_verdict: Callable[[Verdict], None] | None = None,
+    qr_frames: int = 60,
+) -> CalibrationRun:
+    """Calibrate from a stream of frames; the final frame (or ``table_image``) is the table view.
+
+    ``spec`` None reads the board spec from the board's QR code in the first
+    ``qr_frames`` frames. ``anchors`` default to :func:`default_anchors` for
+    ``marker_dictionary``; ``flat_tags`` are (tag id, size in inches) of
+    pieces whose tags lie flat (tag_height 0): seen in the table view they
+    refine the plane. Raises :class:`RefereeError` (never writes anything) on
+    an empty source, a board spec that matches nothing seen, or too few views.
+    """
+    anchors = tuple(anchors) or default_anchors(marker_dictionary, table)
+    pending: list[Frame] = []
+    detector: BoardDetector | None = None
+    last: Frame | None = None
+    last_view: BoardView | None = None
+    last_useful: tuple[Frame, BoardView] | None = None
+    seen = 0
+    sample_frames: list[Image] = []
+    image_size: tuple[int, int] | None = None
+
+    def process(frame: Frame) -> None:
+        nonlocal last_view, last_useful, image_size, collector
+        assert detector is not None
+        h, w = frame.image.shape[:2]
+        if image_size is None:
+            image_size = (w, h)
+            if collector is None:
+                collector = ViewCollector(image_size)
+        elif image_size != (w, h):
+            raise SourceError(
+                f"{frame.name}: image size {w}x{h} differs from the first image's "
+                f"{image_size[0]}x{image_size[1]}; calibrate one camera at one resolution"
+            )
+        view = detector.detect(frame.image, frame.name)
+        assert collector is not None
+        verdict = collector.add(view)
+        if on_verdict is not None:
+            on_verdict(verdict)
+        last_view = view
+        if len(view) >= 4:
+            last_useful = (frame, view)
+        if len(sample_frames) < 4 and len(view) == 0:
+            sample_frames.append(frame.image)
+
+    for frame in frames:
+        seen += 1
+        last = frame
+        if detector is None:
+            if spec is None:
+                spec = spec_from_qr(frame.image)
+            if spec is None:
+                pending.append(frame)
+                if len(pending) < qr_frames:
+                    continue
+                raise RefereeError(
+                    "no board spec given and no board QR seen; pass --board "
+                    f"charuco:COLSxROWS:SQUARE:MARKER:DICT (e.g. {BOARD_EXAMPLE})"
+                )
+            detector = BoardDetector(spec)
+            for early in pending:
+                process(early)
+            pending = []
+        process(frame)
+    if seen == 0 or last is None:
+        raise SourceError("the source has no images or frames")
+    if detector is None or spec is None:
+        raise RefereeError(
+            "no board spec given and no board QR seen; pass --board "
+            f"charuco:COLSxROWS:SQUARE:MARKER:DICT (e.g. {BOARD_EXAMPLE})"
+        )
+    assert collector is not None and image_size is not None
+    if not collector.views:
+        raise RefereeError(_nothing_found_message(spec, collector, sample_frames or [last.image]))
+    solution = solve_intrinsics(collector.views, image_size)
+    intr = solution.intrinsics
+
+    # The table view: an explicit image, else the final frame, else the last frame with a board.
+    if table_image is not None:
+        table_frame, table_board = table_image, detector.detect(table_image.image, table_image.name)
+    elif last_view is not None and len(last_view) >= 4:
+        table_frame, table_board = last, last_view
+    elif last_useful is not None:
+        table_frame, table_board = last_useful
+    else:
+        table_frame, table_board = last, last_view or detector.detect(last.image, last.name)
+    fix = _table_fix(
+        intr, spec, table, table_frame, table_board, anchors, marker_dictionary, flat_tags
+    )
+    if fix is None:
+        pose = TablePose.looking_down((table.width / 2, table.depth / 2), 40.0)
+        frame_source = "manual"
+    else:
+        pose, frame_source = fix.pose, fix.frame_source
+    profile = CalibrationProfile(
+        intrinsics=intr,
+        table_pose=pose,
+        table=table,
+        frame_source=frame_source,
+        board=spec.to_string(),
+        rms_px=solution.rms_px,
+        view_errors_px=solution.view_errors_px,
+        views_used=len(solution.used),
+        anchors=anchors if frame_source == "anchors" else (),
+    )
+    return CalibrationRun(
+        profile,
+        solution,
+        fix,
+        table_frame.name,
+        seen,
+        tuple(sorted(collector.rejected.items())),
+        collector.guidance(),
+    )
+
+
+def _table_fix(
+    intr: Intrinsics,
+    spec: BoardSpec,
+    table: TableSize,
+    frame: Frame,
+    board_view: BoardView,
+    anchors: Sequence[AnchorTag],
+    dictionary: str,
+    flat_tags: Sequence[tuple[int, float]],
+) -> TableFix | None:
+    gray = to_gray(frame.image)
+    ids, corners = detect_markers(gray, dictionary)
+    sizes = dict(flat_tags)
+    anchor_tags = {a.tag for a in anchors}
+    flats = [
+        FlatTag(int(t), sizes[int(t)], quad)
+        for t, quad in zip(ids, corners, strict=True)
+        if int(t) in sizes and int(t) not in anchor_tags
+    ]
+    has_board = len(board_view) >= 4 and not _collinear(board_view.corners_px)
+    seen_anchors = len(set(int(i) for i in ids) & anchor_tags)
+    if not has_board and seen_anchors < 3:
+        return None
+    return locate_table(
+        intr,
+        board_view.object_in(table.inch_mm) if has_board else None,
+        board_view.corners_px if has_board else None,
+        ids,
+        corners,
+        anchors,
+        flats,
+    )
+
+
+def _nothing_found_message(
+    spec: BoardSpec, collector: ViewCollector, images: Sequence[Image]
+) -> str:
+    rejected = ", ".join(f"{n} {reason}" for reason, n in sorted(collector.rejected.items()))
+    if collector.rejected.get("blurry") and not collector.rejected.get("too few corners"):
+        return (
+            f"every view of the board was too blurry ({rejected}); hold the camera and board "
+            "still, add light, or focus the lens"
+        )
+    found = identify_markers(images)
+    if not found and np.median([sharpness(to_gray(i)) for i in images]) < 10.0:
+        return (
+            f"no calibration board seen and the images look blurry ({rejected}); hold the "
+            "camera and board still, add light, or focus the lens"
+        )
+    if found:
+        names = [n for n, _ in found]
+        ids = found[0][1]
+        if spec.dictionary in names:
+            return (
+                f"markers of {spec.dictionary} were seen (ids {_ids(ids)}) but no chessboard "
+                f"corners of a {spec.columns}x{spec.rows} board; check the board size in "
+                f"--board {spec.to_string()}"
+            )
+        return (
+            f"no {spec.to_string()} board seen, but markers of {' / '.join(names)} were found "
+            f"(ids {_ids(ids)}); pass --board with that dictionary, e.g. "
+            f"--board {spec.to_string().replace(spec.dictionary, names[-1])}"
+        )
+    return (
+        f"no calibration board seen in any view ({rejected or 'nothing decoded'}); check the "
+        "source shows the board, well lit and in focus"
+    )
+
+
+def _ids(ids: Sequence[int]) -> str:
+    shown = ", ".join(map(str, ids[:8]))
+    return shown + (", ..." if len(ids) > 8 else "")

@@ -1,0 +1,470 @@
+"""Where the table is: its plane and its frame, from a flat board, corner anchors and flat tags.
+
+Rules (also in the README):
+
+* **Table plane.** A ChArUco board lying flat on the table (paper: thickness
+  0) gives the plane. Anchor tags and flat piece tags seen in the same view
+  refine it.
+* **Table frame.** From the corner anchor tags when at least two are seen
+  (their table positions from the roster's ``anchors`` or
+  :func:`default_anchors`); anchors are glued square to the table edges (any
+  of the four rotations: the measured facing is snapped to a multiple of 90
+  degrees). Otherwise the board defines a provisional frame: the table origin
+  is the outer corner of the board's printed grid next to marker 0 (OpenCV's
+  board origin), x along the board's columns, y along its rows; push that
+  corner of the board into the table's corner, square to the edges, and the
+  frame is right. Without either the frame is ``manual`` (set later in the
+  dashboard) and the pose is whatever the board gave.
+
+All lengths here are game inches (``inch_mm`` millimetres each).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from referee.calibration.camera import Intrinsics, TablePose, pixels_to_table, project
+from referee.calibration.profile import AnchorTag, TableSize
+from referee.errors import RefereeError
+from referee.markers.tags import TagLayout, anchor_ids, get_dictionary, heading_from_corners
+
+FloatArray = NDArray[np.float64]
+
+#: Anchor tag centres sit this far in from both table edges, inches.
+ANCHOR_INSET = 1.5
+#: Side of an anchor tag's black square, inches.
+ANCHOR_SIZE = 2.0
+
+
+def default_anchors(dictionary: str, table: TableSize) -> tuple[AnchorTag, ...]:
+    """The four corner anchors where the printed anchor sheet says to glue them.
+
+    Ids are the dictionary's last four, in corner order (0, 0), (W, 0), (W, D), (0, D).
+
+    >>> [(a.tag, a.x, a.y) for a in default_anchors("DICT_4X4_100", TableSize(48, 36))]
+    [(96, 1.5, 1.5), (97, 46.5, 1.5), (98, 46.5, 34.5), (99, 1.5, 34.5)]
+    """
+    w, d, m = table.width, table.depth, ANCHOR_INSET
+    spots = [(m, m), (w - m, m), (w - m, d - m), (m, d - m)]
+    return tuple(
+        AnchorTag(tag, x, y, ANCHOR_SIZE)
+        for tag, (x, y) in zip(anchor_ids(dictionary), spots, strict=True)
+    )
+
+
+def snap_heading(heading_deg: float) -> float:
+    """Nearest multiple of 90 degrees, in [0, 360).
+
+    >>> snap_heading(87.0), snap_heading(-44.0), snap_heading(316.0)
+    (90.0, 0.0, 0.0)
+    """
+    return float((round(heading_deg / 90.0) * 90) % 360)
+
+
+@dataclass(frozen=True)
+class PoseFit:
+    """A solved table pose and how well it explains the pixels it came from."""
+
+    pose: TablePose
+    rms_px: float
+    points: int
+
+
+def reprojection_rms(
+    intrinsics: Intrinsics, pose: TablePose, xyz: ArrayLike, px: ArrayLike
+) -> float:
+    """RMS pixel distance between projected ``xyz`` and observed ``px`` (0 for no points)."""
+    observed = np.asarray(px, dtype=np.float64).reshape(-1, 2)
+    if len(observed) == 0:
+        return 0.0
+    error = project(intrinsics, pose, xyz) - observed
+    return float(np.sqrt(np.mean(np.sum(error**2, axis=1))))
+
+
+def solve_pose(
+    intrinsics: Intrinsics,
+    xyz: ArrayLike,
+    px: ArrayLike,
+    initial: TablePose | None = None,
+) -> PoseFit:
+    """The table pose that projects table points ``xyz`` onto pixels ``px``.
+
+    Needs at least 4 points; coplanar points (the usual case: everything lies
+    on the table) are solved with IPPE and both of its mirror solutions
+    tried, then refined by Levenberg-Marquardt. With ``initial`` the solver
+    starts from that pose instead (re-registration after a small bump).
+    """
+    objects = np.ascontiguousarray(np.asarray(xyz, dtype=np.float64).reshape(-1, 1, 3))
+    images = np.ascontiguousarray(np.asarray(px, dtype=np.float64).reshape(-1, 1, 2))
+    if len(objects) < 4 or len(objects) != len(images):
+        raise RefereeError(f"a table pose needs at least 4 matched points, got {len(objects)}")
+    k, dist = intrinsics.matrix, intrinsics.distortion
+    candidates: list[tuple[Any, Any]] = []
+    if initial is not None:
+        candidates.append((initial.rvec.reshape(3, 1).copy(), initial.tvec.reshape(3, 1).copy()))
+    planar = np.ptp(objects[:, 0, 2]) < 1e-9
+    if planar:
+        # IPPE wants z = 0 exactly; table points share one height, shift it out.
+        z0 = float(objects[0, 0, 2])
+        flat = objects.copy()
+        flat[:, 0, 2] = 0.0
+        _, rvecs, tvecs, _ = cv2.solvePnPGeneric(flat, images, k, dist, flags=cv2.SOLVEPNP_IPPE)
+        for rvec, tvec in zip(rvecs, tvecs, strict=True):
+            rotation, _ = cv2.Rodrigues(rvec)
+            candidates.append((rvec, tvec - rotation[:, 2:3] * z0))
+    else:
+        ok, rvec, tvec = cv2.solvePnP(objects, images, k, dist, flags=cv2.SOLVEPNP_SQPNP)
+        if ok:
+            candidates.append((rvec, tvec))
+    best: PoseFit | None = None
+    for rvec, tvec in candidates:
+        rvec, tvec = cv2.solvePnPRefineLM(objects, images, k, dist, rvec.copy(), tvec.copy())
+        pose = TablePose(np.asarray(rvec, float).ravel(), np.asarray(tvec, float).ravel())
+        # The table is in front of the camera: reject mirror solutions behind it.
+        depth = (objects.reshape(-1, 3) @ pose.rotation.T + pose.tvec)[:, 2]
+        if np.any(depth <= 0):
+            continue
+        fit = PoseFit(pose, reprojection_rms(intrinsics, pose, objects, images), len(objects))
+        if best is None or fit.rms_px < best.rms_px:
+            best = fit
+    if best is None:
+        raise RefereeError("could not solve the table pose: the points are behind the camera")
+    return best
+
+
+def anchor_table_corners(anchor: AnchorTag, heading_deg: float) -> FloatArray:
+    """The anchor's four black-square corners in table inches (OpenCV order), at height 0."""
+    return TagLayout(anchor.size).corners(anchor.x, anchor.y, heading_deg)
+
+
+@dataclass(frozen=True)
+class AnchorMatch:
+    """Seen anchors paired with where they are on the table."""
+
+    tags: tuple[int, ...]
+    table_xy: FloatArray
+    """(4n, 2) table corners, inches, in the order of ``pixels``."""
+    pixels: FloatArray
+    """(4n, 2) detected corners."""
+
+
+def match_anchors(
+    intrinsics: Intrinsics,
+    rough_pose: TablePose,
+    ids: ArrayLike,
+    corners_px: ArrayLike,
+    anchors: Sequence[AnchorTag],
+) -> AnchorMatch:
+    """Pair detected anchor tags with their table corners.
+
+    Which way each anchor was glued (its printed top towards +x, +y, -x or
+    -y) is read from the detection mapped through ``rough_pose``, snapped to
+    the nearest multiple of 90 degrees, so a pose off by up to ~40 degrees of
+    yaw still matches. Ids that are not anchors are ignored; a duplicated
+    anchor id (a copy on the table?) uses the first detection only.
+    """
+    id_list = [int(i) for i in np.asarray(ids).ravel()]
+    corners = np.asarray(corners_px, dtype=np.float64).reshape(-1, 4, 2)
+    by_tag = {a.tag: a for a in anchors}
+    tags: list[int] = []
+    table_xy: list[FloatArray] = []
+    pixels: list[FloatArray] = []
+    for tag, quad in zip(id_list, corners, strict=True):
+        anchor = by_tag.get(tag)
+        if anchor is None or tag in tags:
+            continue
+        on_table = pixels_to_table(intrinsics, rough_pose, quad, 0.0)
+        if not np.all(np.isfinite(on_table)):
+            continue
+        heading = snap_heading(float(heading_from_corners(on_table)[0]))
+        tags.append(tag)
+        table_xy.append(anchor_table_corners(anchor, heading))
+        pixels.append(quad)
+    if not tags:
+        return AnchorMatch((), np.zeros((0, 2)), np.zeros((0, 2)))
+    return AnchorMatch(tuple(tags), np.vstack(table_xy), np.vstack(pixels))
+
+
+def _centre_pose(
+    intrinsics: Intrinsics,
+    ids: list[int],
+    corners: FloatArray,
+    anchors: Sequence[AnchorTag],
+) -> TablePose:
+    """A rough pose from anchor centres alone (no facing needed); >= 4 anchors, or 3 + tag shape."""
+    by_tag = {a.tag: a for a in anchors}
+    centres_xyz = []
+    centres_px = []
+    for tag, quad in zip(ids, corners, strict=True):
+        if tag in by_tag:
+            centres_xyz.append([by_tag[tag].x, by_tag[tag].y, 0.0])
+            centres_px.append(quad.mean(axis=0))
+    if len(centres_xyz) >= 4:
+        return solve_pose(intrinsics, centres_xyz, centres_px).pose
+    # Three anchors: give each a facing from the image (anchors are square to the
+    # table, and three centres fix the rotation well enough to snap them).
+    xyz = np.array(centres_xyz)
+    ok, rvec, tvec = cv2.solvePnP(
+        xyz,
+        np.array(centres_px),
+        intrinsics.matrix,
+        intrinsics.distortion,
+        flags=cv2.SOLVEPNP_SQPNP,
+    )
+    if not ok:
+        raise RefereeError("could not solve the table pose from the anchor tags")
+    return TablePose(np.asarray(rvec, float).ravel(), np.asarray(tvec, float).ravel())
+
+
+def pose_from_anchors(
+    intrinsics: Intrinsics,
+    ids: ArrayLike,
+    corners_px: ArrayLike,
+    anchors: Sequence[AnchorTag],
+    initial: TablePose | None = None,
+    min_anchors: int = 2,
+) -> PoseFit:
+    """The table pose from the corner anchor tags seen in one frame.
+
+    With ``initial`` (the pose before a bump) at least ``min_anchors``
+    anchors are needed; from scratch at least 3. Raises :class:`RefereeError`
+    saying how many anchors were seen and which are missing.
+    """
+    id_list = [int(i) for i in np.asarray(ids).ravel()]
+    corners = np.asarray(corners_px, dtype=np.float64).reshape(-1, 4, 2)
+    wanted = {a.tag for a in anchors}
+    seen = sorted(set(id_list) & wanted)
+    needed = min_anchors if initial is not None else max(3, min_anchors)
+    if len(seen) < needed:
+        missing = sorted(wanted - set(seen))
+        raise RefereeError(
+            f"only {len(seen)} of the {len(wanted)} anchor tags are visible "
+            f"(missing ids {', '.join(map(str, missing))}); at least {needed} are needed to "
+            "place the table: uncover the table corners"
+        )
+    rough = initial if initial is not None else _centre_pose(intrinsics, id_list, corners, anchors)
+    match = match_anchors(intrinsics, rough, id_list, corners, anchors)
+    xyz = np.column_stack([match.table_xy, np.zeros(len(match.table_xy))])
+    return solve_pose(intrinsics, xyz, match.pixels, initial=rough)
+
+
+def detect_markers(
+    gray: NDArray[np.uint8], dictionary: str
+) -> tuple[NDArray[np.int32], FloatArray]:
+    """ArUco markers of one dictionary, sub-pixel corners: (ids (n,), corners (n, 4, 2))."""
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.minMarkerPerimeterRate = 0.01
+    detector = cv2.aruco.ArucoDetector(get_dictionary(dictionary), params)
+    corners, ids, _ = detector.detectMarkers(gray)
+    if ids is None or len(ids) == 0:
+        return np.zeros(0, dtype=np.int32), np.zeros((0, 4, 2))
+    return (
+        np.asarray(ids, dtype=np.int32).ravel(),
+        np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2),
+    )
+
+
+def rigid_fit_2d(src: ArrayLike, dst: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Rotation R (2x2) and shift t with ``dst ~ R @ src + t`` (least squares, no scaling).
+
+    >>> r, t = rigid_fit_2d([[0, 0], [1, 0]], [[5, 5], [5, 6]])
+    >>> r.round(9).tolist(), t.round(9).tolist()
+    [[[0.0, -1.0], [1.0, 0.0]], [5.0, 5.0]]
+    """
+    a = np.asarray(src, dtype=np.float64).reshape(-1, 2)
+    b = np.asarray(dst, dtype=np.float64).reshape(-1, 2)
+    ca, cb = a.mean(axis=0), b.mean(axis=0)
+    u, _, vt = np.linalg.svd((a - ca).T @ (b - cb))
+    d = np.sign(np.linalg.det(vt.T @ u.T)) or 1.0
+    rotation = vt.T @ np.diag([1.0, d]) @ u.T
+    return rotation, cb - rotation @ ca
+
+
+def reframe(pose: TablePose, rotation_2d: FloatArray, shift: FloatArray) -> TablePose:
+    """Re-express a pose whose frame maps to the table frame by ``table = R @ plane + t``."""
+    r3 = np.eye(3)
+    r3[:2, :2] = rotation_2d
+    t3 = np.array([shift[0], shift[1], 0.0])
+    # X_cam = R_p X_plane + t_p and X_plane = r3^T (X_table - t3).
+    rotation = pose.rotation @ r3.T
+    tvec = pose.tvec - rotation @ t3
+    rvec, _ = cv2.Rodrigues(rotation)
+    return TablePose(np.asarray(rvec, float).ravel(), tvec)
+
+
+@dataclass(frozen=True)
+class FlatTag:
+    """A tag of known size lying flat on the table somewhere (a piece with tag_height 0)."""
+
+    tag: int
+    size: float
+    corners_px: FloatArray
+
+
+@dataclass(frozen=True)
+class TableFix:
+    """The table located in one view: pose, where the frame came from, fit quality."""
+
+    pose: TablePose
+    frame_source: str
+    """"anchors", "board" or "manual" (see the module rules)."""
+    rms_px: float
+    anchors_seen: tuple[int, ...] = ()
+    flat_tags_used: int = 0
+
+
+def locate_table(
+    intrinsics: Intrinsics,
+    board_xyz: FloatArray | None,
+    board_px: FloatArray | None,
+    marker_ids: ArrayLike,
+    marker_corners: ArrayLike,
+    anchors: Sequence[AnchorTag],
+    flat_tags: Sequence[FlatTag] = (),
+) -> TableFix:
+    """Locate the table in one view with the board lying flat and/or anchors in sight.
+
+    ``board_xyz`` are the seen board corners in board-frame inches (z = 0),
+    ``board_px`` where they were seen. Raises :class:`RefereeError` when
+    neither a board (>= 4 corners) nor three anchors are seen.
+    """
+    ids = np.asarray(marker_ids, dtype=np.int64).ravel()
+    corners = np.asarray(marker_corners, dtype=np.float64).reshape(-1, 4, 2)
+    has_board = board_xyz is not None and board_px is not None and len(board_xyz) >= 4
+    anchor_tags = {a.tag for a in anchors}
+    seen = sorted(set(int(i) for i in ids) & anchor_tags)
+    if not has_board:
+        if len(seen) < 3:
+            raise RefereeError(
+                "the table view shows neither the calibration board lying flat nor three "
+                f"corner anchor tags (anchors seen: {len(seen)}); lay the board flat on the "
+                "table for the last seconds of the clip, or pass --table-image"
+            )
+        fit = pose_from_anchors(intrinsics, ids, corners, anchors)
+        refined = refine_with_flat_tags(
+            intrinsics, fit.pose, [], [], flat_tags, anchors, ids, corners
+        )
+        return TableFix(refined[0], "anchors", refined[1], tuple(seen), refined[2])
+    assert board_xyz is not None and board_px is not None
+    board_fit = solve_pose(intrinsics, board_xyz, board_px)
+    pose = board_fit.pose
+    frame_source = "board"
+    points_xyz, points_px = board_xyz, board_px
+    if len(seen) >= 2:
+        # Anchors give the frame: place them on the board's plane, fit the board
+        # frame to the table frame through their centres, then solve everything jointly.
+        by_tag = {a.tag: a for a in anchors}
+        plane_centres, table_centres = [], []
+        for tag, quad in zip(ids, corners, strict=True):
+            if int(tag) in by_tag:
+                plane_centres.append(pixels_to_table(intrinsics, pose, quad, 0.0).mean(axis=0))
+                table_centres.append([by_tag[int(tag)].x, by_tag[int(tag)].y])
+        rotation_2d, shift = rigid_fit_2d(plane_centres, table_centres)
+        pose = reframe(pose, rotation_2d, shift)
+        match = match_anchors(intrinsics, pose, ids, corners, anchors)
+        board_table = board_xyz[:, :2] @ rotation_2d.T + shift
+        points_xyz = np.vstack(
+            [
+                np.column_stack([board_table, np.zeros(len(board_table))]),
+                np.column_stack([match.table_xy, np.zeros(len(match.table_xy))]),
+            ]
+        )
+        points_px = np.vstack([board_px, match.pixels])
+        pose = solve_pose(intrinsics, points_xyz, points_px, initial=pose).pose
+        frame_source = "anchors"
+    final, rms, used = refine_with_flat_tags(
+        intrinsics, pose, points_xyz, points_px, flat_tags, (), ids, corners
+    )
+    return TableFix(
+        final, frame_source, rms, tuple(seen) if frame_source == "anchors" else (), used
+    )
+
+
+def refine_with_flat_tags(
+    intrinsics: Intrinsics,
+    pose: TablePose,
+    fixed_xyz: ArrayLike,
+    fixed_px: ArrayLike,
+    flat_tags: Sequence[FlatTag],
+    anchors: Sequence[AnchorTag],
+    ids: ArrayLike,
+    corners: ArrayLike,
+    iterations: int = 20,
+) -> tuple[TablePose, float, int]:
+    """Refine the table pose with flat tags of known size whose positions are unknown.
+
+    Joint Gauss-Newton over the pose (6 numbers) and each flat tag's place
+    and facing on the table (3 each), minimising the pixel error of the fixed
+    points (board corners or anchors) and all flat-tag corners. Flat tags
+    spread across the table pin down the plane's tilt far from the board.
+    Returns (pose, rms px over all points, flat tags used); with no flat tags
+    the pose is returned unchanged.
+    """
+    fixed = np.asarray(fixed_xyz, dtype=np.float64).reshape(-1, 3)
+    fixed_obs = np.asarray(fixed_px, dtype=np.float64).reshape(-1, 2)
+    if anchors:
+        match = match_anchors(intrinsics, pose, ids, corners, anchors)
+        fixed = np.vstack([fixed, np.column_stack([match.table_xy, np.zeros(len(match.table_xy))])])
+        fixed_obs = np.vstack([fixed_obs, match.pixels])
+    tags = [
+        t
+        for t in flat_tags
+        if np.all(np.isfinite(pixels_to_table(intrinsics, pose, t.corners_px, 0.0)))
+    ]
+    if not tags:
+        return pose, reprojection_rms(intrinsics, pose, fixed, fixed_obs), 0
+    # Start each tag where the current pose puts it.
+    params = [pose.rvec, pose.tvec]
+    for tag in tags:
+        quad = pixels_to_table(intrinsics, pose, tag.corners_px, 0.0)
+        centre = quad.mean(axis=0)
+        heading = math.radians(float(heading_from_corners(quad)[0]))
+        params.append(np.array([centre[0], centre[1], heading]))
+    x = np.concatenate(params)
+    observed = np.vstack([fixed_obs] + [t.corners_px.reshape(4, 2) for t in tags]).ravel()
+
+    def residuals(v: FloatArray) -> FloatArray:
+        p = TablePose(v[:3], v[3:6])
+        pts = [fixed]
+        for i, tag in enumerate(tags):
+            cx, cy, h = v[6 + 3 * i : 9 + 3 * i]
+            quad = TagLayout(tag.size).corners(cx, cy, math.degrees(h))
+            pts.append(np.column_stack([quad, np.zeros(4)]))
+        return np.asarray(project(intrinsics, p, np.vstack(pts)).ravel() - observed)
+
+    damping = 1e-3
+    r = residuals(x)
+    cost = float(r @ r)
+    for _ in range(iterations):
+        jac = np.empty((len(r), len(x)))
+        for j in range(len(x)):
+            step = 1e-6 * max(1.0, abs(x[j]))
+            probe = x.copy()
+            probe[j] += step
+            jac[:, j] = (residuals(probe) - r) / step
+        jtj = jac.T @ jac
+        grad = jac.T @ r
+        improved = False
+        for _ in range(8):
+            delta = np.linalg.solve(jtj + damping * np.diag(np.diag(jtj) + 1e-12), -grad)
+            candidate = x + delta
+            r_new = residuals(candidate)
+            cost_new = float(r_new @ r_new)
+            if cost_new < cost:
+                x, r, improved = candidate, r_new, cost - cost_new > 1e-12 * cost
+                cost = cost_new
+                damping = max(damping / 3, 1e-9)
+                break
+            damping *= 4
+        if not improved:
+            break
+    refined = TablePose(x[:3], x[3:6])
+    return refined, float(np.sqrt(cost / (len(r) / 2))), len(tags)
