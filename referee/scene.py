@@ -1,0 +1,541 @@
+"""The scene: pieces, terrain and table as immutable values, and the scene file.
+
+The scene file is a public contract (DESIGN.md)::
+
+    {"ruleset": "paper-tigers",
+     "table": {"width": 48, "depth": 36},
+     "settings": {"follow_distance": "centre"},          # optional ruleset switches
+     "deployment": {"soviet": "bottom", "german": "top"}, # optional: each side's edge
+     "pieces": [{"id": "t34", "side": "soviet", "kind": "tank", "x": 20, "y": 18,
+                 "heading": 0, "base": [1.5, 3.0], "cards": 2}],
+     "terrain": [{"id": "wood1", "kind": "woods",
+                  "polygon": [[30, 10], [36, 10], [36, 16], [30, 16]]},
+                 {"id": "hill", "kind": "hill", "polygon": [...], "objective": 8}],
+     "queries": [{"ask": "range", "from": "t34", "to": "sq1"}]}
+
+Optional piece fields: ``heading`` (0), ``cards`` (cards assigned at the start
+of this turn, 0), ``state`` (``ok``/``damaged``/``destroyed``; a destroyed
+vehicle left on the table is a burning wreck), ``uncertainty`` (inches of
+measurement doubt in its position, 0), ``followed`` (id of the unit it has
+already followed this turn), ``actions`` (actions it has taken this turn),
+``name``. Terrain may carry ``objective`` (victory points, e.g. 2/4/8) and
+``name``. Table edges for ``deployment`` are named as seen on the map, where y
+grows downwards: ``top`` (y = 0), ``bottom`` (y = depth), ``left`` (x = 0),
+``right`` (x = width); ``north``/``south``/``west``/``east`` are aliases.
+
+Every problem raises :class:`~referee.errors.SceneError` as one line naming the
+file, the JSON path and what is wrong.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from referee.errors import SceneError, at
+from referee.geometry import Pose, as_polygon, base_corners, front_point, polygon_is_simple
+
+PIECE_STATES = ("ok", "damaged", "destroyed")
+TERRAIN_KINDS = (
+    "woods",
+    "building",
+    "hill",
+    "difficult",
+    "road",
+    "river",
+    "bridge",
+    "water",
+    "rough",
+    "wall",
+    "open",
+    "objective",
+)
+"""Known terrain kinds; what each does is the ruleset's business."""
+
+EDGES = ("top", "bottom", "left", "right")
+EDGE_ALIASES = {"north": "top", "south": "bottom", "west": "left", "east": "right"}
+
+#: Query keys whose string values name pieces (checked when the scene is read).
+PIECE_KEYS = ("from", "to", "piece", "leader", "firer", "target", "follower", "follows")
+
+
+@dataclass(frozen=True)
+class Table:
+    """The playing surface in game inches; ``inch_mm`` is the length of the game inch."""
+
+    width: float
+    depth: float
+    inch_mm: float = 25.4
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"width": self.width, "depth": self.depth}
+        if self.inch_mm != 25.4:
+            data["inch_mm"] = self.inch_mm
+        return data
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One model on the table: a vehicle, a gun with crew, or an infantry squad."""
+
+    id: str
+    side: str
+    kind: str
+    x: float
+    y: float
+    heading: float = 0.0
+    """Direction the front faces, degrees: 0 along +x, 90 along +y."""
+    base: tuple[float, float] = (1.0, 1.0)
+    """(width across the front, depth front to back), inches."""
+    cards: int = 0
+    """Cards assigned at the start of this turn (a unit with cards may not follow)."""
+    state: str = "ok"
+    """``ok``, ``damaged`` (shell-shocked) or ``destroyed`` (a burning wreck if a vehicle)."""
+    uncertainty: float = 0.0
+    """Inches of doubt in the measured position (vision fills this in)."""
+    followed: str | None = None
+    """Id of the unit this piece already followed this turn, if any."""
+    actions: int = 0
+    """Actions taken so far this turn (own cards and following together)."""
+    name: str | None = None
+
+    @property
+    def pose(self) -> Pose:
+        return Pose(self.x, self.y, self.heading)
+
+    @property
+    def xy(self) -> tuple[float, float]:
+        return (self.x, self.y)
+
+    @property
+    def front(self) -> tuple[float, float]:
+        """Centre of the base's front edge: where Paper Tigers measures moves from."""
+        return front_point(self.x, self.y, self.heading, self.base[1])
+
+    def corners(self) -> np.ndarray:
+        """Base corners ``(4, 2)``: front-left, front-right, back-right, back-left."""
+        return base_corners(self.x, self.y, self.heading, self.base)
+
+    def moved(self, x: float, y: float, heading: float | None = None) -> Piece:
+        """The same piece at a new pose (heading kept when not given)."""
+        return replace(self, x=x, y=y, heading=self.heading if heading is None else heading)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "side": self.side,
+            "kind": self.kind,
+            "x": self.x,
+            "y": self.y,
+            "heading": self.heading,
+            "base": list(self.base),
+            "cards": self.cards,
+        }
+        if self.state != "ok":
+            data["state"] = self.state
+        if self.uncertainty:
+            data["uncertainty"] = self.uncertainty
+        if self.followed is not None:
+            data["followed"] = self.followed
+        if self.actions:
+            data["actions"] = self.actions
+        if self.name is not None:
+            data["name"] = self.name
+        return data
+
+
+@dataclass(frozen=True)
+class Terrain:
+    """A terrain feature with its outline on the table (a simple polygon, inches)."""
+
+    id: str
+    kind: str
+    polygon: tuple[tuple[float, float], ...]
+    objective: float = 0.0
+    """Victory points for controlling it (0: not an objective)."""
+    name: str | None = None
+
+    def outline(self) -> np.ndarray:
+        return as_polygon(self.polygon)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "kind": self.kind,
+            "polygon": [list(p) for p in self.polygon],
+        }
+        if self.objective:
+            data["objective"] = self.objective
+        if self.name is not None:
+            data["name"] = self.name
+        return data
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Everything the rules need at one moment: table, pieces, terrain, questions."""
+
+    ruleset: str
+    table: Table
+    pieces: tuple[Piece, ...] = ()
+    terrain: tuple[Terrain, ...] = ()
+    queries: tuple[Mapping[str, Any], ...] = ()
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """Ruleset switches from the file (see the ruleset's ``Settings``)."""
+    deployment: Mapping[str, str] = field(default_factory=dict)
+    """Side -> table edge it deploys from (``top``/``bottom``/``left``/``right``)."""
+    _index: Mapping[str, Piece] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_index", {p.id: p for p in self.pieces})
+
+    def __iter__(self) -> Iterator[Piece]:
+        return iter(self.pieces)
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+    def __contains__(self, piece_id: object) -> bool:
+        return piece_id in self._index
+
+    def piece(self, piece_id: str) -> Piece:
+        """The piece with this id; ``KeyError`` naming the id if there is none."""
+        try:
+            return self._index[piece_id]
+        except KeyError:
+            raise KeyError(f"no piece {piece_id!r} in the scene") from None
+
+    def get(self, piece_id: str) -> Piece | None:
+        return self._index.get(piece_id)
+
+    def terrain_piece(self, terrain_id: str) -> Terrain:
+        for t in self.terrain:
+            if t.id == terrain_id:
+                return t
+        raise KeyError(f"no terrain {terrain_id!r} in the scene")
+
+    def sides(self) -> tuple[str, ...]:
+        """Sides in order of first appearance."""
+        return tuple(dict.fromkeys(p.side for p in self.pieces))
+
+    def with_pieces(self, *pieces: Piece) -> Scene:
+        """A scene with these pieces replacing those of the same id (new ids are added)."""
+        new = {p.id: p for p in pieces}
+        kept = tuple(new.pop(p.id, p) for p in self.pieces)
+        return replace(self, pieces=kept + tuple(new.values()))
+
+    def with_poses(self, poses: Mapping[str, Pose]) -> Scene:
+        """A scene with pieces moved to new poses, e.g. after each settled move."""
+        for pid in poses:
+            self.piece(pid)
+        return self.with_pieces(
+            *(self.piece(i).moved(p.x, p.y, p.heading) for i, p in poses.items())
+        )
+
+    def without_pieces(self, ids: Iterable[str]) -> Scene:
+        gone = set(ids)
+        return replace(self, pieces=tuple(p for p in self.pieces if p.id not in gone))
+
+    def with_queries(self, queries: Iterable[Mapping[str, Any]]) -> Scene:
+        return replace(self, queries=tuple(copy.deepcopy(dict(q)) for q in queries))
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"ruleset": self.ruleset, "table": self.table.to_json()}
+        if self.settings:
+            data["settings"] = dict(self.settings)
+        if self.deployment:
+            data["deployment"] = dict(self.deployment)
+        data["pieces"] = [p.to_json() for p in self.pieces]
+        data["terrain"] = [t.to_json() for t in self.terrain]
+        data["queries"] = [copy.deepcopy(dict(q)) for q in self.queries]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any, source: str = "<scene>") -> Scene:
+        """Parse and validate a scene; each problem raises a one-line :class:`SceneError`."""
+        _check_finite(data, source, "$")
+        if not isinstance(data, dict):
+            raise SceneError(at(source, "$", "a scene must be a JSON object"))
+        ruleset = _require(data, "ruleset", source, "$")
+        if not isinstance(ruleset, str):
+            raise SceneError(at(source, "$.ruleset", f"must be a ruleset name, got {ruleset!r}"))
+        from referee.rules import find_ruleset  # late: rules import this module
+
+        try:
+            find_ruleset(ruleset)
+        except ValueError as error:
+            raise SceneError(at(source, "$.ruleset", str(error))) from None
+        table = _table(_require(data, "table", source, "$"), source)
+        pieces = tuple(
+            _piece(raw, source, f"$.pieces[{i}]")
+            for i, raw in enumerate(_list(data.get("pieces", []), source, "$.pieces"))
+        )
+        seen: dict[str, int] = {}
+        for i, p in enumerate(pieces):
+            if p.id in seen:
+                raise SceneError(
+                    at(
+                        source,
+                        f"$.pieces[{i}].id",
+                        f"duplicate id {p.id!r} (see $.pieces[{seen[p.id]}])",
+                    )
+                )
+            seen[p.id] = i
+        terrain = tuple(
+            _terrain(raw, source, f"$.terrain[{i}]")
+            for i, raw in enumerate(_list(data.get("terrain", []), source, "$.terrain"))
+        )
+        tseen: set[str] = set()
+        for i, t in enumerate(terrain):
+            if t.id in tseen:
+                raise SceneError(at(source, f"$.terrain[{i}].id", f"duplicate id {t.id!r}"))
+            tseen.add(t.id)
+        for i, p in enumerate(pieces):
+            if p.followed is not None and p.followed not in seen:
+                raise SceneError(
+                    at(source, f"$.pieces[{i}].followed", f"unknown piece id {p.followed!r}")
+                )
+        queries = tuple(
+            _query(raw, seen, source, f"$.queries[{i}]")
+            for i, raw in enumerate(_list(data.get("queries", []), source, "$.queries"))
+        )
+        settings = data.get("settings", {})
+        if not isinstance(settings, dict):
+            raise SceneError(at(source, "$.settings", "must be a JSON object of switches"))
+        try:
+            find_ruleset(ruleset, **settings)
+        except (TypeError, ValueError) as error:
+            raise SceneError(at(source, "$.settings", str(error))) from None
+        deployment = _deployment(data.get("deployment", {}), source)
+        return cls(ruleset, table, pieces, terrain, queries, dict(settings), deployment)
+
+
+def load_scene(path: str | os.PathLike[str]) -> Scene:
+    """Read and validate a scene file; errors name the file and the JSON path."""
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SceneError(f"{name}: no such scene file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise SceneError(f"{name}: cannot read scene file ({reason})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SceneError(
+            f"{name}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
+        ) from None
+    return Scene.from_json(data, name)
+
+
+def save_scene(scene: Scene, path: str | os.PathLike[str]) -> None:
+    """Write a scene file atomically (readers never see half a file)."""
+    from referee.calibration.profile import write_json_atomic
+
+    write_json_atomic(Path(path), scene.to_json())
+
+
+def normalise_edge(edge: str) -> str:
+    """``"North"`` -> ``"top"``; ``ValueError`` for anything that is not an edge.
+
+    >>> normalise_edge("South"), normalise_edge("left")
+    ('bottom', 'left')
+    """
+    key = edge.strip().lower()
+    key = EDGE_ALIASES.get(key, key)
+    if key not in EDGES:
+        names = ", ".join(EDGES + tuple(EDGE_ALIASES))
+        raise ValueError(f"unknown table edge {edge!r} (use one of {names})")
+    return key
+
+
+# -- parsing helpers ---------------------------------------------------------------
+
+
+def _check_finite(value: Any, source: str, path: str) -> None:
+    # Python's json accepts NaN and Infinity literals; a position must be a real number.
+    if isinstance(value, float) and not math.isfinite(value):
+        raise SceneError(at(source, path, f"must be a finite number, got {value!r}"))
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_finite(item, source, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_finite(item, source, f"{path}[{i}]")
+
+
+def _require(data: dict[str, Any], key: str, source: str, path: str) -> Any:
+    if key not in data:
+        raise SceneError(at(source, f"{path}.{key}", "missing field"))
+    return data[key]
+
+
+def _list(value: Any, source: str, path: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise SceneError(at(source, path, f"must be a list, got {type(value).__name__}"))
+    return value
+
+
+def _number(value: Any, source: str, path: str, *, positive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise SceneError(at(source, path, f"must be a finite number, got {value!r}"))
+    if positive and value <= 0:
+        raise SceneError(at(source, path, f"must be positive, got {value!r}"))
+    return float(value)
+
+
+def _count(value: Any, source: str, path: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SceneError(at(source, path, f"must be a whole number >= 0, got {value!r}"))
+    return value
+
+
+def _text(value: Any, source: str, path: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SceneError(at(source, path, f"must be a non-empty string, got {value!r}"))
+    return value
+
+
+def _table(raw: Any, source: str) -> Table:
+    if not isinstance(raw, dict):
+        raise SceneError(at(source, "$.table", "must be an object with width and depth"))
+    return Table(
+        width=_number(
+            _require(raw, "width", source, "$.table"), source, "$.table.width", positive=True
+        ),
+        depth=_number(
+            _require(raw, "depth", source, "$.table"), source, "$.table.depth", positive=True
+        ),
+        inch_mm=_number(raw.get("inch_mm", 25.4), source, "$.table.inch_mm", positive=True),
+    )
+
+
+def _piece(raw: Any, source: str, path: str) -> Piece:
+    if not isinstance(raw, dict):
+        raise SceneError(at(source, path, "each piece must be a JSON object"))
+    for key in ("id", "side", "kind", "x", "y", "base"):
+        _require(raw, key, source, path)
+    base = raw["base"]
+    if not isinstance(base, list) or len(base) != 2:
+        raise SceneError(at(source, f"{path}.base", f"must be [width, depth], got {base!r}"))
+    state = raw.get("state", "ok")
+    if state not in PIECE_STATES:
+        raise SceneError(
+            at(source, f"{path}.state", f"must be one of {', '.join(PIECE_STATES)}, got {state!r}")
+        )
+    uncertainty = _number(raw.get("uncertainty", 0.0), source, f"{path}.uncertainty")
+    if uncertainty < 0:
+        raise SceneError(at(source, f"{path}.uncertainty", "must not be negative"))
+    followed = raw.get("followed")
+    return Piece(
+        id=_text(raw["id"], source, f"{path}.id"),
+        side=_text(raw["side"], source, f"{path}.side"),
+        kind=_text(raw["kind"], source, f"{path}.kind"),
+        x=_number(raw["x"], source, f"{path}.x"),
+        y=_number(raw["y"], source, f"{path}.y"),
+        heading=_number(raw.get("heading", 0.0), source, f"{path}.heading") % 360.0,
+        base=(
+            _number(base[0], source, f"{path}.base[0]", positive=True),
+            _number(base[1], source, f"{path}.base[1]", positive=True),
+        ),
+        cards=_count(raw.get("cards", 0), source, f"{path}.cards"),
+        state=state,
+        uncertainty=uncertainty,
+        followed=None if followed is None else _text(followed, source, f"{path}.followed"),
+        actions=_count(raw.get("actions", 0), source, f"{path}.actions"),
+        name=None if raw.get("name") is None else str(raw["name"]),
+    )
+
+
+def _terrain(raw: Any, source: str, path: str) -> Terrain:
+    if not isinstance(raw, dict):
+        raise SceneError(at(source, path, "each terrain feature must be a JSON object"))
+    for key in ("id", "kind", "polygon"):
+        _require(raw, key, source, path)
+    kind = _text(raw["kind"], source, f"{path}.kind").lower()
+    if kind not in TERRAIN_KINDS:
+        raise SceneError(
+            at(
+                source,
+                f"{path}.kind",
+                f"unknown terrain kind {kind!r} (known: {', '.join(TERRAIN_KINDS)})",
+            )
+        )
+    poly_raw = _list(raw["polygon"], source, f"{path}.polygon")
+    points = []
+    for j, pt in enumerate(poly_raw):
+        if not isinstance(pt, list) or len(pt) != 2:
+            raise SceneError(at(source, f"{path}.polygon[{j}]", f"must be [x, y], got {pt!r}"))
+        points.append(
+            (
+                _number(pt[0], source, f"{path}.polygon[{j}][0]"),
+                _number(pt[1], source, f"{path}.polygon[{j}][1]"),
+            )
+        )
+    if len(points) > 1 and points[0] == points[-1]:
+        points.pop()
+    if len(points) < 3:
+        raise SceneError(
+            at(source, f"{path}.polygon", f"needs at least 3 distinct points, got {len(points)}")
+        )
+    if not polygon_is_simple(points):
+        raise SceneError(
+            at(
+                source,
+                f"{path}.polygon",
+                "outline crosses itself or has no area (list the points in order around the edge)",
+            )
+        )
+    objective = _number(raw.get("objective", 0), source, f"{path}.objective")
+    if objective < 0:
+        raise SceneError(at(source, f"{path}.objective", "must not be negative"))
+    return Terrain(
+        id=_text(raw["id"], source, f"{path}.id"),
+        kind=kind,
+        polygon=tuple(points),
+        objective=objective,
+        name=None if raw.get("name") is None else str(raw["name"]),
+    )
+
+
+def _query(raw: Any, ids: Mapping[str, int], source: str, path: str) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise SceneError(at(source, path, "each query must be a JSON object"))
+    ask = _require(raw, "ask", source, path)
+    if not isinstance(ask, str):
+        raise SceneError(at(source, f"{path}.ask", f"must be a question name, got {ask!r}"))
+    for key in PIECE_KEYS:
+        value = raw.get(key)
+        if isinstance(value, str) and value not in ids:
+            raise SceneError(at(source, f"{path}.{key}", f"unknown piece id {value!r}"))
+    pieces = raw.get("pieces")
+    if isinstance(pieces, list):
+        for j, value in enumerate(pieces):
+            if isinstance(value, str) and value not in ids:
+                raise SceneError(at(source, f"{path}.pieces[{j}]", f"unknown piece id {value!r}"))
+    return copy.deepcopy(raw)
+
+
+def _deployment(raw: Any, source: str) -> dict[str, str]:
+    if not isinstance(raw, dict):
+        raise SceneError(at(source, "$.deployment", "must map each side to its table edge"))
+    out = {}
+    for side, edge in raw.items():
+        if not isinstance(edge, str):
+            raise SceneError(
+                at(source, f"$.deployment.{side}", f"must be a table edge, got {edge!r}")
+            )
+        try:
+            out[str(side)] = normalise_edge(edge)
+        except ValueError as error:
+            raise SceneError(at(source, f"$.deployment.{side}", str(error))) from None
+    return out
