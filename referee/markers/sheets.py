@@ -1,0 +1,330 @@
+"""Tag sheets: piece tags and corner anchors laid out for printing.
+
+Each printed tag is a white square (the quiet zone of :class:`TagLayout`)
+bounded by a solid grey cut line, with the black marker centred in it, its
+printed top towards the top of the page. Above the cut square sits a tab,
+bounded by a dashed line, with an arrow pointing to the model's front and the
+tag's label. Glue the tag with the arrow to the front, then trim the tab off.
+
+Anchor tags go on the table corners. Their id order follows
+:func:`~referee.markers.tags.anchor_ids` (table origin first), their centre
+sits :data:`ANCHOR_INSET_IN` from both edges of their corner and their arrow
+points along the table's +x axis (:data:`ANCHOR_HEADING_DEG`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from referee.errors import RefereeError
+from referee.markers.pdf import (
+    CUT_GRAY,
+    MARGIN,
+    PT_PER_IN,
+    Fill,
+    Page,
+    Shape,
+    Shelf,
+    Text,
+    cell_rects,
+    fit_text,
+    page_size,
+    rect_outline,
+    scale_bars,
+    up_arrow,
+)
+from referee.markers.tags import (
+    DEFAULT_DICTIONARY,
+    TagLayout,
+    anchor_ids,
+    check_tag_id,
+    dictionary_size,
+    marker_bits,
+    marker_cells,
+)
+
+#: Side of a piece tag's black square when no size is given, inches.
+DEFAULT_TAG_SIZE_IN = 0.8
+
+#: Side of a corner anchor's black square, inches: bigger than piece tags so the
+#: table frame is found reliably at the far edge of the picture.
+ANCHOR_SIZE_IN = 2.0
+
+#: Distance of an anchor's centre from both table edges at its corner, inches.
+ANCHOR_INSET_IN = 1.5
+
+#: Direction each anchor's arrow (its printed top) points on the table: +x, along the width.
+ANCHOR_HEADING_DEG = 0.0
+
+#: Pixels per marker cell ``--size auto`` aims for: below about 5, detection drops.
+MIN_PX_PER_CELL = 5.0
+
+#: Assumed camera framing for ``--size auto``: the table fills the picture with this
+#: fraction of margin on each side, camera looking straight down.
+AUTO_MARGIN = 0.05
+
+#: ``--size auto`` rounds up to a multiple of this, inches.
+AUTO_STEP_IN = 0.05
+
+_GAP = 0.12 * PT_PER_IN
+_TAB_H = 22.0
+_HEADER_GAP = 10.0
+
+CORNER_NAMES = (
+    "origin corner (0, 0)",
+    "corner (width, 0)",
+    "corner (width, depth)",
+    "corner (0, depth)",
+)
+
+
+@dataclass(frozen=True)
+class TagPrint:
+    """One tag to print."""
+
+    tag: int
+    size_in: float
+    """Side of the black square, inches."""
+    label: str = ""
+    """Printed after the id in the tab (a piece id or name)."""
+    notes: tuple[str, ...] = ()
+    """Further lines of small print in the tab (anchor placement)."""
+
+
+@dataclass(frozen=True)
+class PlacedTag:
+    """Where a tag landed: page index and its black square's centre and side, points."""
+
+    page: int
+    tag: int
+    center: tuple[float, float]
+    size: float
+
+
+@dataclass(frozen=True)
+class TagSheet:
+    """Pages ready for :func:`~referee.markers.pdf.write_pdf`, and where each tag is."""
+
+    pages: tuple[Page, ...]
+    placed: tuple[PlacedTag, ...]
+    title: str
+
+
+def parse_ids(text: str) -> tuple[int, ...]:
+    """Read an id list like ``10-40`` or ``1,3,5-9``: sorted, each once.
+
+    >>> parse_ids("5-7, 1,3,6")
+    (1, 3, 5, 6, 7)
+    >>> parse_ids("9-5")
+    Traceback (most recent call last):
+    ...
+    referee.errors.RefereeError: --ids: range '9-5' runs backwards; write 5-9
+    """
+    ids: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        match = re.fullmatch(r"(\d+)\s*-\s*(\d+)|(\d+)", part)
+        if not match:
+            raise RefereeError(f"--ids: cannot read {part!r}; write ids like 10-40 or 1,3,5-9")
+        if match.group(3) is not None:
+            ids.add(int(match.group(3)))
+            continue
+        low, high = int(match.group(1)), int(match.group(2))
+        if low > high:
+            raise RefereeError(f"--ids: range {part!r} runs backwards; write {high}-{low}")
+        ids.update(range(low, high + 1))
+    if not ids:
+        raise RefereeError("--ids: no ids given; write ids like 10-40 or 1,3,5-9")
+    return tuple(sorted(ids))
+
+
+def check_piece_tag(dictionary: str, tag: int) -> None:
+    """Refuse ids outside the dictionary and the ids reserved for the corner anchors."""
+    try:
+        check_tag_id(dictionary, tag)
+    except ValueError as error:
+        raise RefereeError(str(error)) from None
+    reserved = anchor_ids(dictionary)
+    if tag in reserved:
+        raise RefereeError(
+            f"tag {tag} is reserved for the corner anchors of {dictionary} "
+            f"(ids {reserved[0]}-{reserved[-1]}); print them with --anchors, "
+            f"and use ids 0-{reserved[0] - 1} for pieces"
+        )
+
+
+def auto_tag_size(
+    table_in: tuple[float, float],
+    camera_px: tuple[int, int],
+    dictionary: str = DEFAULT_DICTIONARY,
+    *,
+    min_px_per_cell: float = MIN_PX_PER_CELL,
+    margin: float = AUTO_MARGIN,
+) -> tuple[float, float]:
+    """Smallest tag (multiple of 0.05 in) giving ``min_px_per_cell`` pixels per marker cell.
+
+    Assumes a camera looking straight down with the table filling the picture
+    plus ``margin`` on every side; returns (tag size in inches, pixels per cell
+    it gets). A tilted camera or a wide-angle lens sees the far edge smaller:
+    print one step bigger then.
+
+    >>> auto_tag_size((48, 36), (1920, 1080))
+    (1.1, 5.0)
+    >>> auto_tag_size((48, 36), (3840, 2160))
+    (0.55, 5.0)
+    """
+    (table_w, table_d), (cam_w, cam_h) = table_in, camera_px
+    if min(table_w, table_d) <= 0 or min(cam_w, cam_h) <= 0:
+        raise RefereeError("--table and --camera need positive sizes, e.g. 48x36 and 1920x1080")
+    # The table may be seen either way round; use the orientation that fills more pixels.
+    px_per_in = max(
+        min(cam_w / (table_w * (1 + 2 * margin)), cam_h / (table_d * (1 + 2 * margin))),
+        min(cam_w / (table_d * (1 + 2 * margin)), cam_h / (table_w * (1 + 2 * margin))),
+    )
+    cells = marker_bits(dictionary) + 2
+    exact = cells * min_px_per_cell / px_per_in
+    size = math.ceil(round(exact / AUTO_STEP_IN, 6)) * AUTO_STEP_IN
+    size = round(size, 4)
+    return size, round(size / cells * px_per_in, 2)
+
+
+def piece_tags(
+    ids: Sequence[int], size_in: float, dictionary: str, labels: Sequence[str] = ()
+) -> tuple[TagPrint, ...]:
+    """Piece tags for ``ids``, validated (anchor ids refused)."""
+    for tag in ids:
+        check_piece_tag(dictionary, tag)
+    names = list(labels) + [""] * (len(ids) - len(labels))
+    return tuple(TagPrint(tag, size_in, name) for tag, name in zip(ids, names, strict=True))
+
+
+def anchor_tags(dictionary: str, size_in: float = ANCHOR_SIZE_IN) -> tuple[TagPrint, ...]:
+    """The four corner anchors, labelled with their corner and placement."""
+    inset = ANCHOR_INSET_IN
+    return tuple(
+        TagPrint(
+            tag,
+            size_in,
+            f"anchor, {corner}",
+            (
+                f"centre {inset:g} in from both table edges at this corner;",
+                "arrow along the table's width (+x), away from the (0, y) edge",
+            ),
+        )
+        for tag, corner in zip(anchor_ids(dictionary), CORNER_NAMES, strict=True)
+    )
+
+
+def tag_shapes(dictionary: str, tag: int, size_pt: float, cx: float, cy: float) -> tuple[Fill]:
+    """The black cells of a marker whose black square (side ``size_pt``) is centred at (cx, cy).
+
+    The page layout and the tests both draw tags through this one function.
+    """
+    cells = marker_cells(dictionary, tag)
+    cell = size_pt / cells.shape[0]
+    half = size_pt / 2
+    return (Fill(cell_rects(~cells, cx - half, cy - half, cell)),)
+
+
+def _tab_height(item: TagPrint) -> float:
+    return _TAB_H + 8.0 * len(item.notes)
+
+
+def _item_shapes(
+    item: TagPrint, dictionary: str, x: float, y: float
+) -> tuple[list[Shape], tuple[float, float], float]:
+    """Shapes of one tag with its tab, top-left of the tab at (x, y)."""
+    layout = TagLayout(item.size_in * PT_PER_IN, marker_bits(dictionary))
+    outer = layout.outer
+    tab = _tab_height(item)
+    cx, cy = x + outer / 2, y + tab + outer / 2
+    shapes: list[Shape] = []
+    # Dashed: tag + tab, cut first. Solid: the quiet zone square, cut after gluing.
+    shapes.append(rect_outline(x, y, outer, tab + outer, width=0.4, gray=CUT_GRAY, dash=(2, 2)))
+    shapes.append(rect_outline(x, y + tab, outer, outer, width=0.4, gray=CUT_GRAY))
+    shapes.extend(tag_shapes(dictionary, item.tag, layout.size, cx, cy))
+    shapes.append(up_arrow(cx, y + 3, 8))
+    label = f"{item.tag}  {item.label}".strip()
+    size = 7.0 if outer >= 60 else 6.0
+    shapes.append(Text(cx, y + 18, fit_text(label, outer - 4, size, True), size, "center", True))
+    for i, note in enumerate(item.notes):
+        shapes.append(Text(cx, y + 18 + 8 * (i + 1), fit_text(note, outer - 4, 6), 6, "center"))
+    return shapes, (cx, cy), layout.size
+
+
+def tag_sheet(
+    items: Sequence[TagPrint],
+    dictionary: str = DEFAULT_DICTIONARY,
+    page: str = "letter",
+    title: str = "",
+) -> TagSheet:
+    """Lay out ``items`` on as many pages as needed; every page gets header and scale bars."""
+    if not items:
+        raise RefereeError("no tags to print")
+    width, height = page_size(page)
+    bits = marker_bits(dictionary)
+    sizes_in = sorted({item.size_in for item in items})
+    size_text = ", ".join(f"{s:g} in ({s * 25.4:.1f} mm)" for s in sizes_in)
+    title = title or f"referee tags, {dictionary}, {size_text} black square"
+    header_h = 14 + 10 + 2 * 17 + _HEADER_GAP
+    shelf = Shelf(
+        (MARGIN, MARGIN + header_h, width - 2 * MARGIN, height - 2 * MARGIN - header_h), _GAP
+    )
+    boxes = []
+    for item in items:
+        if not item.size_in > 0 or not math.isfinite(item.size_in):
+            raise RefereeError(f"tag size must be positive, got {item.size_in!r}")
+        outer = TagLayout(item.size_in * PT_PER_IN, bits).outer
+        boxes.append((outer, _tab_height(item) + outer))
+    spots = shelf.place(boxes)
+    page_count = spots[-1][0] + 1
+    per_page: list[list[Shape]] = [[] for _ in range(page_count)]
+    placed: list[PlacedTag] = []
+    for item, (index, x, y) in zip(items, spots, strict=True):
+        shapes, center, size = _item_shapes(item, dictionary, x, y)
+        per_page[index].extend(shapes)
+        placed.append(PlacedTag(index, item.tag, center, size))
+    pages = []
+    for index, shapes in enumerate(per_page):
+        header: list[Shape] = [
+            Text(MARGIN, MARGIN + 10, title, 10, bold=True),
+            Text(width - MARGIN, MARGIN + 10, f"page {index + 1}/{page_count}", 8, "right"),
+            Text(
+                MARGIN,
+                MARGIN + 22,
+                "Print at 100% (actual size). Cut the dashed outline, glue the tag with the "
+                "arrow to the model's front, then trim the tab along the solid line.",
+                7,
+            ),
+        ]
+        bars, _ = scale_bars(MARGIN, MARGIN + 30)
+        pages.append(Page((width, height), (*header, *bars, *shapes)))
+    return TagSheet(tuple(pages), tuple(placed), title)
+
+
+def parse_size(text: str) -> float:
+    """A printed length like ``0.8in``, ``20mm`` or ``2cm`` in inches.
+
+    >>> parse_size("20mm") == 20 / 25.4, parse_size("0.8in")
+    (True, 0.8)
+    """
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(in|mm|cm|\")\s*", text)
+    if not match:
+        raise RefereeError(
+            f"cannot read size {text!r}; write a number and a unit, e.g. 0.8in or 20mm"
+        )
+    value = float(match.group(1))
+    inches = {"in": value, '"': value, "mm": value / 25.4, "cm": value / 2.54}[match.group(2)]
+    if inches <= 0:
+        raise RefereeError(f"size {text!r} must be positive")
+    return inches
+
+
+def dictionary_id_count(dictionary: str) -> int:
+    """Ids available for pieces (the dictionary minus the anchors)."""
+    return dictionary_size(dictionary) - len(anchor_ids(dictionary))
