@@ -38,7 +38,12 @@ from referee.calibration.table import (
     locate_table,
 )
 from referee.errors import RefereeError, SourceError
-from referee.markers.tags import DEFAULT_DICTIONARY, dictionary_names, get_dictionary
+from referee.markers.tags import (
+    DEFAULT_DICTIONARY,
+    dictionary_names,
+    dictionary_size,
+    get_dictionary,
+)
 
 FloatArray = NDArray[np.float64]
 Image = NDArray[Any]
@@ -436,6 +441,7 @@ def calibrate_frames(
     flat_tags: Sequence[tuple[int, float]] = (),
     table_image: Frame | None = None,
     collector: ViewCollector | None = None,
+    min_sharpness: float = 30.0,
     on_verdict: Callable[[Verdict], None] | None = None,
     qr_frames: int = 60,
 ) -> CalibrationRun:
@@ -465,7 +471,7 @@ def calibrate_frames(
         if image_size is None:
             image_size = (w, h)
             if collector is None:
-                collector = ViewCollector(image_size)
+                collector = ViewCollector(image_size, min_sharpness=min_sharpness)
         elif image_size != (w, h):
             raise SourceError(
                 f"{frame.name}: image size {w}x{h} differs from the first image's "
@@ -603,7 +609,7 @@ def _nothing_found_message(
             "camera and board still, add light, or focus the lens"
         )
     if found:
-        names = [n for n, _ in found]
+        names = sorted((n for n, _ in found), key=dictionary_size)
         ids = found[0][1]
         if spec.dictionary in names:
             return (
@@ -614,7 +620,7 @@ def _nothing_found_message(
         return (
             f"no {spec.to_string()} board seen, but markers of {' / '.join(names)} were found "
             f"(ids {_ids(ids)}); pass --board with that dictionary, e.g. "
-            f"--board {spec.to_string().replace(spec.dictionary, names[-1])}"
+            f"--board {spec.to_string().replace(spec.dictionary, names[0])}"
         )
     return (
         f"no calibration board seen in any view ({rejected or 'nothing decoded'}); check the "

@@ -1,0 +1,260 @@
+"""``referee calibrate``: a camera, video or image folder in, a calibration profile out."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+import cv2
+import numpy as np
+
+from referee.calibration.board import BoardSpec
+from referee.calibration.calibrate import (
+    CalibrationRun,
+    Frame,
+    Verdict,
+    calibrate_frames,
+    image_files,
+    iter_folder,
+    iter_video,
+    read_image,
+)
+from referee.calibration.profile import AnchorTag, TableSize
+from referee.errors import RefereeError, SourceError
+from referee.markers.tags import DEFAULT_DICTIONARY
+
+
+def _table_size(text: str, inch_mm: float) -> TableSize:
+    match = re.fullmatch(r"\s*([0-9.]+)\s*[xX]\s*([0-9.]+)\s*", text)
+    if not match:
+        raise RefereeError(f"--table {text!r}: give WIDTHxDEPTH in game inches, e.g. 48x36")
+    try:
+        return TableSize(float(match.group(1)), float(match.group(2)), inch_mm)
+    except ValueError as error:
+        raise RefereeError(f"--table {text!r}: {error}") from None
+
+
+def _camera_frames(index: int, duration: float, every_s: float) -> Iterator[Frame]:
+    """Live frames for ``duration`` seconds (or until Ctrl-C); the last one is the table view."""
+    capture = cv2.VideoCapture(index)
+    if not capture.isOpened():
+        raise SourceError(f"camera {index}: cannot open it (unplugged, busy, or no permission)")
+    click.echo(
+        f"camera {index}: move the board around the view for {duration:.0f} s, then lay it "
+        "flat on the table until the end (Ctrl-C stops early)",
+        err=True,
+    )
+    start = next_sample = time.monotonic()
+    last = None
+    count = 0
+    try:
+        while time.monotonic() - start < duration:
+            ok, image = capture.read()
+            if not ok:
+                raise SourceError(f"camera {index}: stopped delivering frames")
+            last = Frame(f"frame {count}", image)
+            count += 1
+            if time.monotonic() >= next_sample:
+                next_sample += every_s
+                yield last
+                last = None
+    except KeyboardInterrupt:
+        pass
+    finally:
+        capture.release()
+    if last is not None:
+        yield last
+
+
+def _anchors_from_roster(path: Path) -> tuple[str, tuple[AnchorTag, ...], list[tuple[int, float]]]:
+    from referee.markers.roster import load_roster
+
+    roster = load_roster(path)
+    flats = [
+        (p.tag, float(p.tag_size)) for p in roster if p.tag_height == 0 and p.tag_size is not None
+    ]
+    return roster.dictionary, tuple(roster.anchors), flats
+
+
+def _report(run: CalibrationRun, out: Path) -> None:
+    sol = run.solution
+    intr = sol.intrinsics
+    click.echo(f"{'view':<28} {'error px':>9}")
+    for name, error in zip(sol.used, sol.view_errors_px, strict=True):
+        flag = "  <- worst" if error == max(sol.view_errors_px) and len(sol.used) > 1 else ""
+        click.echo(f"{name:<28} {error:>9.3f}{flag}")
+    for name, error in sol.dropped:
+        click.echo(f"{name:<28} {error:>9.3f}  dropped (outlier)")
+    click.echo(
+        f"RMS {sol.rms_px:.3f} px over {len(sol.used)} views "
+        f"({run.views_seen} frames read; rejected: "
+        + (", ".join(f"{n} {r}" for r, n in run.rejected) or "none")
+        + ")"
+    )
+    click.echo(
+        f"fx {intr.fx:.1f}  fy {intr.fy:.1f}  cx {intr.cx:.1f}  cy {intr.cy:.1f}  "
+        f"distortion {np.array2string(intr.distortion, precision=4, separator=', ')}"
+    )
+    click.echo(f"coverage: {run.guidance}")
+    if run.table is None:
+        click.echo(
+            f"table: the table view ({run.table_view}) shows neither the board lying flat nor "
+            "three anchors; frame 'manual' (set it in the dashboard)"
+        )
+    else:
+        fix = run.table
+        source = (
+            f"anchors {', '.join(map(str, fix.anchors_seen))}"
+            if fix.frame_source == "anchors"
+            else "the board's origin corner (provisional)"
+        )
+        extra = f", refined with {fix.flat_tags_used} flat tags" if fix.flat_tags_used else ""
+        click.echo(
+            f"table: plane from view {run.table_view}, frame from {source}{extra}; "
+            f"fit {fix.rms_px:.3f} px"
+        )
+    click.echo(f"wrote {out}")
+
+
+@click.command()
+@click.argument("source")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Profile file to write (only written when calibration succeeds).",
+)
+@click.option(
+    "--board",
+    "board",
+    default=None,
+    metavar="SPEC",
+    help="Board spec, e.g. charuco:5x7:0.04m:0.02m:DICT_6X6_250 (default: read the board's QR).",
+)
+@click.option(
+    "--table",
+    "table_text",
+    default="48x36",
+    show_default=True,
+    metavar="WxD",
+    help="Table size in game inches.",
+)
+@click.option(
+    "--inch-mm", type=float, default=25.4, show_default=True, help="Millimetres per game inch."
+)
+@click.option(
+    "--anchors",
+    "roster_path",
+    default=None,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="ROSTER",
+    help="Roster giving anchor positions (and flat tags that refine the table plane).",
+)
+@click.option(
+    "--table-image",
+    default=None,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Photo with the board lying flat (and/or the anchors) that defines the table; "
+    "default: the source's final frame.",
+)
+@click.option(
+    "--every",
+    "every_s",
+    type=float,
+    default=0.2,
+    show_default=True,
+    help="Video/camera: seconds between sampled frames.",
+)
+@click.option(
+    "--duration", type=float, default=60.0, show_default=True, help="Camera: seconds to record."
+)
+@click.option(
+    "--min-sharpness",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Reject views whose board scores lower (variance of the Laplacian).",
+)
+def calibrate(
+    source: str,
+    out: Path,
+    board: str | None,
+    table_text: str,
+    inch_mm: float,
+    roster_path: Path | None,
+    table_image: Path | None,
+    every_s: float,
+    duration: float,
+    min_sharpness: float,
+) -> None:
+    """Calibrate a camera and locate the table from SOURCE (camera index, video or image folder).
+
+    Show the ChArUco board at many positions and angles, covering the whole
+    image, then lay it flat on the table: the final frame (or --table-image)
+    defines the table plane. Corner anchor tags in that view fix the table
+    frame; without them the board's origin corner is the table's origin.
+    """
+    spec = None
+    if board is not None:
+        try:
+            spec = BoardSpec.parse(board)
+        except ValueError as error:
+            raise RefereeError(f"--board: {error}") from None
+    if not (inch_mm > 0):
+        raise RefereeError(f"--inch-mm must be positive, got {inch_mm}")
+    table = _table_size(table_text, inch_mm)
+    dictionary = DEFAULT_DICTIONARY
+    anchors: tuple[AnchorTag, ...] = ()
+    flats: list[tuple[int, float]] = []
+    if roster_path is not None:
+        dictionary, anchors, flats = _anchors_from_roster(roster_path)
+
+    path = Path(source)
+    total: int | None = None
+    if source.isdigit() and not path.exists():
+        frames: Iterator[Frame] = _camera_frames(int(source), duration, every_s)
+    elif path.is_dir():
+        files = image_files(path)
+        if not files:
+            raise SourceError(f"{source}: the folder has no images (.png, .jpg, ...)")
+        total = len(files)
+        frames = iter_folder(path)
+    elif path.is_file():
+        frames = iter_video(path, every_s)
+    else:
+        raise SourceError(f"{source}: no such camera, video or image folder")
+    table_frame = None if table_image is None else Frame(table_image.name, read_image(table_image))
+
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=total, unit="view", desc="calibrate", file=sys.stderr, leave=False, disable=None
+    )
+    state = {"accepted": 0}
+
+    def on_verdict(verdict: Verdict) -> None:
+        state["accepted"] += verdict.accepted
+        bar.update(1)
+        bar.set_postfix_str(f"{state['accepted']} accepted, last: {verdict.reason}")
+
+    try:
+        run = calibrate_frames(
+            frames,
+            spec=spec,
+            table=table,
+            anchors=anchors,
+            marker_dictionary=dictionary,
+            flat_tags=flats,
+            table_image=table_frame,
+            on_verdict=on_verdict,
+            min_sharpness=min_sharpness,
+        )
+    finally:
+        bar.close()
+    run.profile.save(out)
+    _report(run, out)
