@@ -483,7 +483,7 @@ def calibrate_frames(
         if on_verdict is not None:
             on_verdict(verdict)
         last_view = view
-        if len(view) >= 4:
+        if len(view) >= MIN_CORNERS:
             last_useful = (frame, view)
         if len(sample_frames) < 4 and len(view) == 0:
             sample_frames.append(frame.image)
@@ -523,7 +523,7 @@ def calibrate_frames(
     # The table view: an explicit image, else the final frame, else the last frame with a board.
     if table_image is not None:
         table_frame, table_board = table_image, detector.detect(table_image.image, table_image.name)
-    elif last_view is not None and len(last_view) >= 4:
+    elif last_view is not None and len(last_view) >= MIN_CORNERS:
         table_frame, table_board = last, last_view
     elif last_useful is not None:
         table_frame, table_board = last_useful
@@ -578,7 +578,7 @@ def _table_fix(
         for t, quad in zip(ids, corners, strict=True)
         if int(t) in sizes and int(t) not in anchor_tags
     ]
-    has_board = len(board_view) >= 4 and not _collinear(board_view.corners_px)
+    has_board = len(board_view) >= MIN_CORNERS and not _collinear(board_view.corners_px)
     seen_anchors = len(set(int(i) for i in ids) & anchor_tags)
     if not has_board and seen_anchors < 3:
         return None

@@ -123,6 +123,11 @@ def solve_pose(
         ok, rvec, tvec = cv2.solvePnP(objects, images, k, dist, flags=cv2.SOLVEPNP_SQPNP)
         if ok:
             candidates.append((rvec, tvec))
+    if not candidates:
+        # Near-degenerate layouts (almost collinear) can defeat IPPE; fall back.
+        ok, rvec, tvec = cv2.solvePnP(objects, images, k, dist, flags=cv2.SOLVEPNP_ITERATIVE)
+        if ok:
+            candidates.append((rvec, tvec))
     best: PoseFit | None = None
     for rvec, tvec in candidates:
         rvec, tvec = cv2.solvePnPRefineLM(objects, images, k, dist, rvec.copy(), tvec.copy())
@@ -135,7 +140,10 @@ def solve_pose(
         if best is None or fit.rms_px < best.rms_px:
             best = fit
     if best is None:
-        raise RefereeError("could not solve the table pose: the points are behind the camera")
+        raise RefereeError(
+            "could not solve the table pose from the points seen (too few, in a line, or "
+            "behind the camera)"
+        )
     return best
 
 
