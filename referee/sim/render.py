@@ -1,0 +1,466 @@
+"""What a camera over a wargames table sees: cloth, terrain, anchors, tagged pieces, hands.
+
+:class:`TableRenderer` is configured once per camera and table (the static
+background — cloth, terrain, buildings, corner anchors — is drawn once and
+cached) and then turns piece poses and hands into frames. Tags are drawn
+exactly as ``referee markers`` prints them (white quiet zone, black border,
+row 0 of the marker to the piece's front) with the supersampled inverse
+warp of :mod:`referee.sim.warp`, so their corners land where
+:func:`referee.calibration.camera.project` says. Everything else (bases,
+bodies, buildings, hands) is plain anti-aliased polygons: nobody measures it.
+
+Drawing order is painter's: background, pieces on the table, lifted pieces,
+hands. A piece hidden behind a building is drawn over it (a rare cosmetic
+slip, never a wrong truth: visibility is judged from hands and the image
+edge).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from referee.calibration.camera import Intrinsics, TablePose, project, table_xyz
+from referee.calibration.profile import AnchorTag, TableSize
+from referee.markers.roster import RosterEntry
+from referee.markers.tags import QUIET_ZONE_CELLS, TagLayout, marker_bits, marker_cells
+from referee.sim.textures import cloth_texture, terrain_layer
+from referee.sim.warp import PlanePose, RayMap, draw_board, draw_plane, premultiplied
+
+Image = NDArray[np.uint8]
+FloatArray = NDArray[np.float64]
+
+#: Default printed tag size (black square side), inches.
+DEFAULT_TAG_SIZE = 0.8
+
+#: Base colours (BGR) per side; anything else gets a neutral grey.
+SIDE_COLOURS: dict[str, tuple[int, int, int]] = {
+    "soviet": (48, 84, 70),
+    "german": (92, 100, 104),
+    "us": (60, 90, 80),
+    "british": (70, 96, 110),
+}
+
+SKIN = (120, 150, 205)
+
+#: Building walls are this tall (inches) when drawn raised.
+BUILDING_HEIGHT = 1.6
+
+#: Terrain drawn as a raised box (the rest is flat felt on the cloth).
+RAISED_KINDS = ("building",)
+
+_SUBPIX = 8  # fixed-point bits for cv2 polygon drawing: 1/256 px vertices
+_TAG_SUPERSAMPLE = 4
+
+
+@dataclass(frozen=True)
+class PiecePose:
+    """Where a piece is in one frame: table inches, degrees, and how high a hand holds it."""
+
+    x: float
+    y: float
+    heading: float
+    lift: float = 0.0
+    """Height of the base above the table (0 = standing on it), inches."""
+
+
+@dataclass(frozen=True)
+class Hand:
+    """A player's arm reaching in from a table edge to a point over the table."""
+
+    entry: tuple[float, float]
+    """Where the arm crosses the table edge (table inches; may lie outside the table)."""
+    palm: tuple[float, float]
+    """Centre of the hand over the table, inches."""
+    height: float = 2.5
+    """Height of the palm above the table, inches."""
+
+
+@dataclass(frozen=True)
+class BoardPlacement:
+    """A ChArUco board somewhere in view: its object frame (inches) in the table frame."""
+
+    spec_text: str
+    rvec: tuple[float, float, float]
+    """Board object frame -> table frame rotation (Rodrigues)."""
+    tvec: tuple[float, float, float]
+    """Board object origin in table coordinates (z < 0: above the table)."""
+
+
+@dataclass(frozen=True)
+class TagTruth:
+    """What the camera really saw of one piece's tag in one frame."""
+
+    corners_px: FloatArray
+    """(4, 2) true tag corners in distorted pixels, OpenCV order (top = front)."""
+    in_view: bool
+    """All four corners inside the image."""
+    covered: float
+    """Fraction of the tag's printed square hidden under a hand (0..1)."""
+
+    @property
+    def visible(self) -> bool:
+        """Whole tag in the image and nothing over it."""
+        return self.in_view and self.covered == 0.0
+
+
+@dataclass(frozen=True)
+class Look:
+    """Knobs for the background's appearance."""
+
+    seed: int = 0
+    cloth: str = "green"
+    """``green`` or ``brown`` felt."""
+    raised_buildings: bool = True
+    texture_px_per_inch: float = 0.0
+    """Resolution of the cloth texture; 0 picks about the camera's own."""
+
+
+@dataclass(eq=False)
+class TableRenderer:
+    """Renders frames of one table seen by one camera; the background is computed once."""
+
+    intrinsics: Intrinsics
+    pose: TablePose
+    table: TableSize
+    pieces: Sequence[RosterEntry]
+    terrain: Sequence[tuple[str, Sequence[tuple[float, float]]]] = ()
+    """(kind, polygon) pairs in table inches."""
+    anchors: Sequence[AnchorTag] = ()
+    dictionary: str = "DICT_4X4_100"
+    tag_size: float = DEFAULT_TAG_SIZE
+    look: Look = field(default_factory=Look)
+
+    def __post_init__(self) -> None:
+        self.ray_map = RayMap.for_camera(self.intrinsics)
+        self._textures: dict[tuple[int, float], NDArray[np.float32]] = {}
+
+    # -- static background -------------------------------------------------------------
+
+    @cached_property
+    def background(self) -> Image:
+        """Cloth, terrain and anchors as the camera sees them (read-only, cached)."""
+        width, height = self.intrinsics.image_size
+        frame = np.full((height, width, 3), (40, 40, 40), np.uint8)
+        # The floor around the table: dark, slightly textured.
+        rng = np.random.default_rng(self.look.seed + 7)
+        floor = cv2.GaussianBlur(rng.normal(0, 6, (height, width)).astype(np.float32), (0, 0), 3)
+        frame = np.clip(frame.astype(np.float32) + floor[:, :, None], 0, 255).astype(np.uint8)
+        ppi = self.look.texture_px_per_inch or self._native_ppi()
+        cloth = cloth_texture(
+            self.table.width, self.table.depth, ppi, self.look.seed, self.look.cloth
+        )
+        layer = terrain_layer(cloth, ppi, self.terrain, self.look.seed)
+        table_plane = PlanePose.on_table(self.pose, (0, 0, 0), (1, 0, 0), (0, 1, 0))
+        draw_plane(frame, self.ray_map, table_plane, layer, ppi, supersample=2, exact=False)
+        for anchor in self.anchors:
+            self._draw_tag(frame, anchor.tag, anchor.size, (anchor.x, anchor.y, 0.0), 270.0)
+        if self.look.raised_buildings:
+            for kind, polygon in self.terrain:
+                if kind in RAISED_KINDS:
+                    self._draw_prism(
+                        frame, polygon, 0.0, BUILDING_HEIGHT, (150, 158, 170), roof=(70, 80, 140)
+                    )
+        frame.setflags(write=False)
+        return frame
+
+    def _native_ppi(self) -> float:
+        centre = project(
+            self.intrinsics,
+            self.pose,
+            table_xyz([[self.table.width / 2, self.table.depth / 2]], 0.0),
+        )
+        _width, _height = self.intrinsics.image_size
+        from referee.calibration.camera import inches_per_pixel
+
+        ipp = float(inches_per_pixel(self.intrinsics, self.pose, centre)[0])
+        if not math.isfinite(ipp) or ipp <= 0:
+            return 20.0
+        return float(min(max(1.5 / ipp, 8.0), 80.0))
+
+    # -- per frame ---------------------------------------------------------------------
+
+    def render(
+        self,
+        poses: Mapping[str, PiecePose],
+        hands: Iterable[Hand] = (),
+        board: BoardPlacement | None = None,
+        board_spec: object | None = None,
+    ) -> tuple[Image, dict[str, TagTruth]]:
+        """One clean frame (no lens blur, noise or compression) and the truth of every tag.
+
+        Pieces missing from ``poses`` are not drawn (off the table). Truth is
+        given for every drawn piece, in view or not.
+        """
+        frame = self.background.copy()
+        entries = {entry.id: entry for entry in self.pieces}
+        order = sorted(poses, key=lambda pid: (poses[pid].lift, pid))
+        truths: dict[str, TagTruth] = {}
+        for pid in order:
+            entry = entries[pid]
+            pose = poses[pid]
+            self._draw_piece(frame, entry, pose)
+        if board is not None and board_spec is not None:
+            from referee.calibration.board import BoardSpec
+
+            assert isinstance(board_spec, BoardSpec)
+            rotation, _ = cv2.Rodrigues(np.asarray(board.rvec, float))
+            plane = PlanePose.on_table(self.pose, board.tvec, rotation[:, 0], rotation[:, 1])
+            draw_board(frame, self.ray_map, plane, board_spec, self.table.inch_mm)
+        hand_mask = np.zeros(frame.shape[:2], np.uint8)
+        for hand in hands:
+            self._draw_hand(frame, hand_mask, hand)
+        width, height = self.intrinsics.image_size
+        for pid in order:
+            corners = self.tag_corners_px(entries[pid], poses[pid])
+            in_view = bool(
+                np.all(corners[:, 0] >= 0)
+                and np.all(corners[:, 1] >= 0)
+                and np.all(corners[:, 0] <= width - 1)
+                and np.all(corners[:, 1] <= height - 1)
+            )
+            truths[pid] = TagTruth(corners, in_view, _covered(hand_mask, corners))
+        return frame, truths
+
+    def tag_layout(self, entry: RosterEntry) -> TagLayout:
+        return TagLayout(entry.tag_size or self.tag_size, marker_bits(self.dictionary))
+
+    def tag_centre(self, entry: RosterEntry, pose: PiecePose) -> tuple[float, float, float]:
+        """Tag centre (x, y, height above the table) for a piece at ``pose``."""
+        h = math.radians(pose.heading)
+        fwd, right = entry.tag_offset
+        x = pose.x + fwd * math.cos(h) - right * math.sin(h)
+        y = pose.y + fwd * math.sin(h) + right * math.cos(h)
+        return x, y, entry.tag_height + pose.lift
+
+    def tag_corners_px(self, entry: RosterEntry, pose: PiecePose) -> FloatArray:
+        x, y, z = self.tag_centre(entry, pose)
+        corners = self.tag_layout(entry).corners(x, y, pose.heading)
+        return project(self.intrinsics, self.pose, table_xyz(corners, z))
+
+    # -- drawing helpers ---------------------------------------------------------------
+
+    def _tag_texture(self, tag: int) -> NDArray[np.float32]:
+        key = (tag, 0.0)
+        if key not in self._textures:
+            cells = marker_cells(self.dictionary, tag).astype(np.uint8) * 255
+            self._textures[key] = premultiplied(
+                np.pad(cells, QUIET_ZONE_CELLS, constant_values=255)
+            )
+        return self._textures[key]
+
+    def _draw_tag(
+        self,
+        frame: Image,
+        tag: int,
+        size: float,
+        centre: tuple[float, float, float],
+        heading: float,
+    ) -> None:
+        layout = TagLayout(size, marker_bits(self.dictionary))
+        texture = self._tag_texture(tag)
+        h = math.radians(heading)
+        fwd = np.array([math.cos(h), math.sin(h), 0.0])
+        right = np.array([-math.sin(h), math.cos(h), 0.0])
+        x, y, height = centre
+        # Texture columns run to the tag's right, rows from front to back.
+        origin = np.array([x, y, -height]) + layout.outer / 2 * (fwd - right)
+        plane = PlanePose.on_table(self.pose, origin, right, -fwd)
+        draw_plane(
+            frame, self.ray_map, plane, texture, texture.shape[1] / layout.outer, _TAG_SUPERSAMPLE
+        )
+
+    def _draw_piece(self, frame: Image, entry: RosterEntry, pose: PiecePose) -> None:
+        colour = SIDE_COLOURS.get(entry.side.lower(), (90, 90, 90))
+        corners = _rect(pose.x, pose.y, pose.heading, entry.base)
+        base_top = pose.lift + 0.08
+        if pose.lift > 0.05:  # a soft shadow under a lifted piece
+            self._fill_table_polygon(frame, corners, 0.0, (25, 40, 30), alpha=0.35)
+        self._draw_prism(frame, corners, pose.lift, base_top, _shade(colour, 0.8), roof=colour)
+        layout = self.tag_layout(entry)
+        tx, ty, tz = self.tag_centre(entry, pose)
+        if entry.tag_height > 0.15:
+            # A hull/body under a raised tag: a box a little larger than the printed tag.
+            body = max(layout.outer * 1.05, min(entry.base) * 0.8)
+            bw = min(body, entry.base[0] * 0.95)
+            bd = max(min(entry.base[1] * 0.9, body * 1.6), layout.outer * 1.05)
+            hull = _rect(tx, ty, pose.heading, (bw, bd))
+            self._draw_prism(
+                frame, hull, base_top, tz, _shade(colour, 0.9), roof=_shade(colour, 1.1)
+            )
+        self._draw_tag(frame, entry.tag, layout.size, (tx, ty, tz), pose.heading)
+
+    def _project_polygon(self, xy: FloatArray, height: float) -> NDArray[np.float64]:
+        # Subdivide edges so long outlines bend with the lens.
+        pts = _densify(np.asarray(xy, float), 0.5)
+        return project(self.intrinsics, self.pose, table_xyz(pts, height))
+
+    def _fill_table_polygon(
+        self,
+        frame: Image,
+        xy: FloatArray,
+        height: float,
+        colour: tuple[int, int, int],
+        alpha: float = 1.0,
+    ) -> None:
+        px = self._project_polygon(xy, height)
+        _fill(frame, px, colour, alpha)
+
+    def _draw_prism(
+        self,
+        frame: Image,
+        polygon: Sequence[tuple[float, float]] | FloatArray,
+        bottom: float,
+        top: float,
+        wall: tuple[int, int, int],
+        roof: tuple[int, int, int],
+    ) -> None:
+        """A vertical prism (base, hull, building): visible walls far to near, then the roof."""
+        poly = np.asarray(polygon, float)
+        camera = self.pose.camera_center
+        if top - bottom > 0.05:
+            walls = []
+            for i in range(len(poly)):
+                a, b = poly[i], poly[(i + 1) % len(poly)]
+                mid = (a + b) / 2
+                walls.append((float(np.hypot(*(mid - camera[:2]))), a, b))
+            for _, a, b in sorted(walls, key=lambda w: -w[0]):
+                quad3 = np.array(
+                    [
+                        [a[0], a[1], -bottom],
+                        [b[0], b[1], -bottom],
+                        [b[0], b[1], -top],
+                        [a[0], a[1], -top],
+                    ]
+                )
+                edge = b - a
+                normal = np.array([edge[1], -edge[0]])
+                light = 0.75 + 0.25 * float(
+                    np.dot(normal / (np.hypot(*normal) + 1e-9), [0.6, -0.8])
+                )
+                px = project(self.intrinsics, self.pose, quad3)
+                _fill(frame, px, _shade(wall, light))
+        self._fill_table_polygon(frame, poly, top, roof)
+
+    def _draw_hand(self, frame: Image, mask: Image, hand: Hand) -> None:
+        entry = np.array(hand.entry, float)
+        palm = np.array(hand.palm, float)
+        direction = palm - entry
+        length = float(np.hypot(*direction))
+        direction = np.array([0.0, -1.0]) if length < 1e-06 else direction / length
+        side = np.array([-direction[1], direction[0]])
+        wrist = palm - direction * 1.6
+        arm_h0, arm_h1 = hand.height + 6.0, hand.height + 0.8
+        half0, half1 = 1.9, 1.25
+        arm = np.array(
+            [
+                [*(entry + side * half0), -arm_h0],
+                [*(wrist + side * half1), -arm_h1],
+                [*(wrist - side * half1), -arm_h1],
+                [*(entry - side * half0), -arm_h0],
+            ]
+        )
+        arm_px = project(self.intrinsics, self.pose, arm)
+        # The palm: an ellipse plus fingers towards the piece.
+        t = np.linspace(0, 2 * math.pi, 40, endpoint=False)
+        palm_xy = (
+            palm[None] + np.outer(np.cos(t) * 1.7, direction) + np.outer(np.sin(t) * 1.5, side)
+        )
+        palm_px = project(self.intrinsics, self.pose, table_xyz(palm_xy, hand.height))
+        fingers = []
+        for k, off in enumerate((-0.9, -0.3, 0.3, 0.9)):
+            base = palm + side * off + direction * 1.2
+            tip = base + direction * (1.3 - 0.25 * abs(k - 1.5))
+            quad = np.array(
+                [base + side * 0.26, tip + side * 0.22, tip - side * 0.22, base - side * 0.26]
+            )
+            fingers.append(project(self.intrinsics, self.pose, table_xyz(quad, hand.height - 0.3)))
+        for poly, shade in [(arm_px, 0.92), (palm_px, 1.0), *[(f, 0.97) for f in fingers]]:
+            if not np.all(np.isfinite(poly)):
+                continue
+            _fill(frame, poly, _shade(SKIN, shade))
+            _fill(mask, poly, (255,), antialias=False)
+
+
+def _shade(colour: Sequence[int], factor: float) -> tuple[int, int, int]:
+    return tuple(int(min(max(c * factor, 0), 255)) for c in colour)  # type: ignore[return-value]
+
+
+def _rect(x: float, y: float, heading: float, size: Sequence[float]) -> FloatArray:
+    """Rectangle corners (front-left, front-right, back-right, back-left), table inches."""
+    h = math.radians(heading)
+    fwd = np.array([math.cos(h), math.sin(h)])
+    right = np.array([-math.sin(h), math.cos(h)])
+    w, d = size[0] / 2, size[1] / 2
+    c = np.array([x, y])
+    return np.array(
+        [
+            c + d * fwd - w * right,
+            c + d * fwd + w * right,
+            c - d * fwd + w * right,
+            c - d * fwd - w * right,
+        ]
+    )
+
+
+def _densify(poly: FloatArray, step: float) -> FloatArray:
+    out = []
+    for i in range(len(poly)):
+        a, b = poly[i], poly[(i + 1) % len(poly)]
+        n = max(math.ceil(float(np.hypot(*(b - a))) / step), 1)
+        for k in range(n):
+            out.append(a + (b - a) * k / n)
+    return np.array(out)
+
+
+def _fill(
+    frame: Image,
+    px: NDArray[np.float64],
+    colour: Sequence[int],
+    alpha: float = 1.0,
+    antialias: bool = True,
+) -> None:
+    if len(px) < 3 or not np.all(np.isfinite(px)):
+        return
+    if np.abs(px).max() > 1e5:
+        return
+    pts = np.round(px * (1 << _SUBPIX)).astype(np.int32).reshape(-1, 1, 2)
+    line = cv2.LINE_AA if antialias else cv2.LINE_8
+    if alpha >= 1.0:
+        cv2.fillPoly(frame, [pts], tuple(int(c) for c in colour), line, _SUBPIX)
+        return
+    x, y, w, h = cv2.boundingRect(np.round(px).astype(np.int32).reshape(-1, 1, 2))
+    x0, y0 = max(x - 1, 0), max(y - 1, 0)
+    x1, y1 = min(x + w + 1, frame.shape[1]), min(y + h + 1, frame.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return
+    region = frame[y0:y1, x0:x1]
+    overlay = region.copy()
+    shifted = pts - np.array([x0, y0], np.int32) * (1 << _SUBPIX)
+    cv2.fillPoly(overlay, [shifted], tuple(int(c) for c in colour), line, _SUBPIX)
+    cv2.addWeighted(overlay, alpha, region, 1 - alpha, 0, dst=region)
+
+
+def _covered(mask: Image, corners_px: FloatArray) -> float:
+    """Fraction of the tag quadrilateral's pixels under the hand mask."""
+    if not mask.any():
+        return 0.0
+    pts = np.round(corners_px).astype(np.int32).reshape(-1, 1, 2)
+    x, y, w, h = cv2.boundingRect(pts)
+    x0, y0 = max(x, 0), max(y, 0)
+    x1, y1 = min(x + w, mask.shape[1]), min(y + h, mask.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    quad = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(quad, pts - np.array([x0, y0], np.int32), 1)
+    total = int(quad.sum())
+    if total == 0:
+        return 0.0
+    hidden = int((quad & (mask[y0:y1, x0:x1] > 0)).sum())
+    return round(hidden / total, 4)
