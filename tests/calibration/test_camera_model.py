@@ -78,7 +78,10 @@ def test_inches_per_pixel_matches_the_pinhole_scale_at_the_centre():
     ("kwargs", "message"),
     [
         ({"image_size": (0, 480), "matrix": np.eye(3)}, "image size"),
-        ({"image_size": (640, 480), "matrix": np.eye(3), "distortion": [0.1, 0.2, 0.3]}, "distortion"),
+        (
+            {"image_size": (640, 480), "matrix": np.eye(3), "distortion": [0.1, 0.2, 0.3]},
+            "distortion",
+        ),
         ({"image_size": (640, 480), "matrix": np.full((3, 3), math.nan)}, "finite"),
     ],
 )
