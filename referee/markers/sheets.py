@@ -316,12 +316,12 @@ def parse_size(text: str) -> float:
     match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(in|mm|cm|\")\s*", text)
     if not match:
         raise RefereeError(
-            f"cannot read size {text!r}; write a number and a unit, e.g. 0.8in or 20mm"
+            f"--size: cannot read {text!r}; write a number and a unit, e.g. 0.8in or 20mm"
         )
     value = float(match.group(1))
     inches = {"in": value, '"': value, "mm": value / 25.4, "cm": value / 2.54}[match.group(2)]
     if inches <= 0:
-        raise RefereeError(f"size {text!r} must be positive")
+        raise RefereeError(f"--size: {text!r} must be positive")
     return inches
 
 

@@ -1,0 +1,340 @@
+"""Commands for printables: ``referee markers``, ``cards``, ``roster scan`` and ``board``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+
+from referee.calibration.board import BoardSpec, parse_length
+from referee.errors import RefereeError, RosterError
+from referee.markers.pdf import write_pdf
+from referee.markers.roster import Roster, load_roster
+from referee.markers.sheets import (
+    ANCHOR_SIZE_IN,
+    AUTO_MARGIN,
+    DEFAULT_TAG_SIZE_IN,
+    MIN_PX_PER_CELL,
+    TagPrint,
+    anchor_tags,
+    auto_tag_size,
+    check_piece_tag,
+    parse_ids,
+    parse_size,
+    piece_tags,
+    tag_sheet,
+)
+from referee.markers.tags import DEFAULT_DICTIONARY, anchor_ids, get_dictionary
+
+PAGES = click.Choice(["letter", "a4"], case_sensitive=False)
+
+#: Piece tags printed when neither --ids nor --roster is given: two Letter pages of 0.8 in tags.
+DEFAULT_ID_COUNT = 48
+
+
+def _pair(text: str, option: str, example: str) -> tuple[float, float]:
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*[xX]\s*([0-9]*\.?[0-9]+)\s*", text)
+    if not match:
+        raise RefereeError(f"{option}: cannot read {text!r}; write it like {example}")
+    return float(match.group(1)), float(match.group(2))
+
+
+def _dictionary(name: str) -> str:
+    try:
+        get_dictionary(name)
+    except ValueError as error:
+        raise RefereeError(f"--dictionary: {error}") from None
+    return name.upper()
+
+
+def _id_span(ids: list[int]) -> str:
+    """'0-47' for a contiguous run, else the count."""
+    if ids == list(range(ids[0], ids[-1] + 1)):
+        return f"ids {ids[0]}-{ids[-1]}" if len(ids) > 1 else f"id {ids[0]}"
+    return f"{len(ids)} ids"
+
+
+@click.command()
+@click.option("--ids", help="Tag ids: ranges and lists like 10-40 or 1,3,5-9.  [default: 0-47]")
+@click.option(
+    "--size",
+    help=f"Side of the black square: 0.8in, 20mm, or auto.  [default: {DEFAULT_TAG_SIZE_IN:g}in; "
+    f"{ANCHOR_SIZE_IN:g}in with --anchors]",
+)
+@click.option(
+    "--dictionary",
+    help=f"OpenCV tag dictionary.  [default: {DEFAULT_DICTIONARY}, or the roster's]",
+)
+@click.option(
+    "--roster",
+    "roster_path",
+    type=click.Path(dir_okay=False),
+    help="Print one tag per piece of this roster, labelled with the piece.",
+)
+@click.option(
+    "--anchors",
+    is_flag=True,
+    help="Print the four corner anchor tags (the dictionary's last four ids) instead.",
+)
+@click.option(
+    "--table",
+    default="48x36",
+    show_default=True,
+    help="Table width x depth in inches, for --size auto.",
+)
+@click.option(
+    "--camera",
+    default="1920x1080",
+    show_default=True,
+    help="Camera resolution, for --size auto.",
+)
+@click.option("--page", type=PAGES, default="letter", show_default=True)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    help="PDF to write.  [default: tags.pdf, or anchors.pdf with --anchors]",
+)
+def markers(
+    ids: str | None,
+    size: str | None,
+    dictionary: str | None,
+    roster_path: str | None,
+    anchors: bool,
+    table: str,
+    camera: str,
+    page: str,
+    out: str | None,
+) -> None:
+    """Print tag sheets at exact size: piece tags, or the table's corner anchors.
+
+    Print the PDF at 100% ("actual size") and check its scale bars with a ruler.
+    --size auto picks the smallest tag that gives the camera at least 5 pixels
+    per tag cell, assuming it looks straight down at the table with 5% margin.
+    """
+    roster: Roster | None = None
+    if roster_path is not None:
+        roster = load_roster(roster_path)
+        if ids is not None:
+            raise RefereeError("give --ids or --roster, not both")
+        if dictionary is not None and _dictionary(dictionary) != roster.dictionary:
+            raise RefereeError(
+                f"--dictionary {dictionary} differs from the roster's {roster.dictionary}; "
+                "leave --dictionary out to use the roster's"
+            )
+    name = roster.dictionary if roster else _dictionary(dictionary or DEFAULT_DICTIONARY)
+    page = page.lower()
+
+    items: tuple[TagPrint, ...]
+    if anchors:
+        if ids is not None:
+            raise RefereeError("--anchors prints the reserved anchor ids; leave --ids out")
+        if size == "auto":
+            raise RefereeError("--size auto is for piece tags; anchors default to 2in")
+        anchor_size = parse_size(size) if size else ANCHOR_SIZE_IN
+        if roster and roster.anchors and size is None:
+            anchor_size = roster.anchors[0].size
+        items = anchor_tags(name, anchor_size)
+        target = out or "anchors.pdf"
+    else:
+        if size == "auto":
+            tag_size, px = auto_tag_size(_pair(table, "--table", "48x36"), _camera(camera), name)
+            click.echo(
+                f"--size auto: {tag_size:g} in tags ({tag_size * 25.4:.1f} mm) give {px:g} px per "
+                f"tag cell (goal {MIN_PX_PER_CELL:g}) on a {table} in table filling a {camera} "
+                f"camera looking straight down with {AUTO_MARGIN:.0%} margin"
+            )
+        else:
+            tag_size = parse_size(size) if size else DEFAULT_TAG_SIZE_IN
+        if roster is not None:
+            if not roster.pieces:
+                raise RosterError(f"{roster_path}: the roster has no pieces")
+            for entry in roster.pieces:
+                try:
+                    check_piece_tag(name, entry.tag)
+                except RefereeError as error:
+                    raise RosterError(f"{roster_path}: piece {entry.id!r}: {error}") from None
+            items = tuple(
+                TagPrint(e.tag, e.tag_size or tag_size, e.name or e.id) for e in roster.pieces
+            )
+        else:
+            first_anchor = anchor_ids(name)[0]
+            chosen = parse_ids(ids) if ids else tuple(range(min(DEFAULT_ID_COUNT, first_anchor)))
+            items = piece_tags(chosen, tag_size, name)
+        target = out or "tags.pdf"
+
+    sheet = tag_sheet(items, name, page)
+    write_pdf(sheet.pages, target, sheet.title)
+    tags = [item.tag for item in items]
+    kind = "anchor tags" if anchors else "tags"
+    sizes = sorted({item.size_in for item in items})
+    size_text = ", ".join(f"{s:g} in ({s * 25.4:.1f} mm)" for s in sizes)
+    click.echo(
+        f"wrote {target}: {len(items)} {kind} ({_id_span(sorted(tags))}, {name}) on "
+        f"{len(sheet.pages)} {page} page{'s' if len(sheet.pages) > 1 else ''}, "
+        f"{size_text} black squares; print at 100% and check the scale bars"
+    )
+    if anchors:
+        click.echo(
+            "glue each anchor with its centre 1.5 in from both table edges at its corner, "
+            "arrow along the table's width (+x); corners in id order: "
+            "(0, 0), (width, 0), (width, depth), (0, depth)"
+        )
+
+
+def _camera(text: str) -> tuple[int, int]:
+    w, h = _pair(text, "--camera", "1920x1080")
+    return int(w), int(h)
+
+
+@click.command()
+@click.option(
+    "--roster",
+    "roster_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Roster whose pieces get a card each.",
+)
+@click.option(
+    "--out",
+    default="cards.pdf",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+)
+@click.option("--page", type=PAGES, default="letter", show_default=True)
+@click.option(
+    "--size",
+    help="Tag size for pieces without tag_size in the roster.  "
+    f"[default: {DEFAULT_TAG_SIZE_IN:g}in]",
+)
+def cards(roster_path: str, out: str, page: str, size: str | None) -> None:
+    """Print a unit card per piece: its roster entry in a QR code, and its tag.
+
+    Scan the cards later with `referee roster scan` to rebuild the roster.
+    """
+    from referee.markers.cards import card_sheet
+
+    roster = load_roster(roster_path)
+    sheet = card_sheet(roster, page.lower(), parse_size(size) if size else DEFAULT_TAG_SIZE_IN)
+    write_pdf(sheet.pages, out, sheet.title)
+    previews = [p.piece for p in sheet.placed if not p.true_size]
+    click.echo(
+        f"wrote {out}: {len(sheet.placed)} cards on {len(sheet.pages)} {page.lower()} "
+        f"page{'s' if len(sheet.pages) > 1 else ''}"
+    )
+    if previews:
+        click.echo(
+            f"tags of {', '.join(previews)} are too big for a card and shown shrunk; "
+            f"print them with: referee markers --roster {roster_path}"
+        )
+
+
+@click.group()
+def roster() -> None:
+    """Build and update the roster (which tag is on which piece)."""
+
+
+@roster.command()
+@click.argument("source")
+@click.option(
+    "--roster",
+    "roster_path",
+    type=click.Path(dir_okay=False),
+    help="Roster to update (created when missing).",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    help="Where to write the roster.  [default: the --roster file]",
+)
+@click.option(
+    "--frames",
+    default=300,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Frames to read from a camera or video.",
+)
+def scan(source: str, roster_path: str | None, out: str | None, frames: int) -> None:
+    """Read unit cards from SOURCE and add their pieces to a roster.
+
+    SOURCE is an image, a folder of images, a video, or a camera index like 0.
+    """
+    from referee.markers.scan import describe, iter_images, merge, output_path
+    from referee.markers.scan import scan as scan_cards
+
+    target = output_path(roster_path, out)
+    existing: Roster | None = None
+    if roster_path is not None and Path(roster_path).exists():
+        existing = load_roster(roster_path)
+    result = scan_cards(iter_images(source, frames))
+    for problem in result.problems:
+        click.echo(f"skipped: {problem}", err=True)
+    if not result.cards:
+        seen = f"{result.images} image{'s' if result.images != 1 else ''}"
+        raise RosterError(
+            f"{source}: no unit cards found in {seen}; hold each card flat, well lit and "
+            "filling a good part of the picture, or print cards with `referee cards`"
+        )
+    base = existing or Roster(result.cards[0].dictionary)
+    if existing is None:
+        click.echo(f"starting a new roster ({base.dictionary})")
+    updated, changes = merge(base, result.cards)
+    for change in changes:
+        click.echo(describe(change))
+    updated.save(target)
+    counts = {a: sum(c.action == a for c in changes) for a in ("added", "updated", "unchanged")}
+    click.echo(
+        f"wrote {target}: {len(updated)} pieces ("
+        + ", ".join(f"{n} {a}" for a, n in counts.items() if n)
+        + ")"
+    )
+
+
+@click.command()
+@click.option("--page", type=PAGES, default="letter", show_default=True)
+@click.option(
+    "--square",
+    help="Square side (e.g. 30mm). With --out: print the board at that size. Without --out: "
+    "you measured the printed square; print the spec to calibrate with.",
+)
+@click.option(
+    "--board",
+    "board_spec",
+    help="Board to print, e.g. charuco:5x7:0.03m:0.021m:DICT_6X6_250.  "
+    "[default: 5x7 DICT_6X6_250 filling the page]",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    help="PDF to write.  [default: board-<page>.pdf; nothing when only --square is given]",
+)
+def board(page: str, square: str | None, board_spec: str | None, out: str | None) -> None:
+    """Print a ChArUco calibration board, its spec in text and in a QR code.
+
+    If the printer scaled the page, measure one square with a ruler and run
+    `referee board --square 29.5mm` (same --page or --board as printed): it
+    prints the corrected spec to give `referee calibrate --board`.
+    """
+    from referee.markers.board_sheet import board_sheet, default_board
+
+    page = page.lower()
+    try:
+        spec = BoardSpec.parse(board_spec) if board_spec else default_board(page)
+        if square is not None:
+            spec = spec.with_square(parse_length(square))
+    except ValueError as error:
+        option = "--square" if square is not None and board_spec is None else "--board"
+        raise RefereeError(f"{option}: {error}") from None
+    if square is not None and out is None:
+        click.echo(f"a board printed with {spec.square_m * 1000:g} mm squares is:")
+        click.echo(spec.to_string())
+        click.echo(f"calibrate with: referee calibrate SOURCE --board {spec.to_string()}")
+        click.echo("(add --out FILE.pdf to print a board at this size instead)")
+        return
+    target = out or f"board-{page}.pdf"
+    sheet = board_sheet(spec, page)
+    write_pdf([sheet.page], target, sheet.title)
+    click.echo(f"wrote {target}: {spec.to_string()}")
+    click.echo(
+        f"print at 100% on {page} and check that a square measures {spec.square_m * 1000:g} mm"
+    )
