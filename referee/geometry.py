@@ -358,17 +358,68 @@ def segment_polygon(a: Sequence[float], b: Sequence[float], polygon: ArrayLike) 
             depth = _max_depth(A, B, poly, [(0.0, 1.0)])
             return SegmentContact("crosses", 0.0, depth)
         return SegmentContact("clear", clearance, 0.0)
+    inner = segment_spans(A, B, poly)
+    if not inner:
+        return SegmentContact("touches", 0.0, 0.0)
+    return SegmentContact("crosses", 0.0, _max_depth(A, B, poly, inner))
+
+
+def segment_spans(
+    a: ArrayLike, b: ArrayLike, polygon: ArrayLike, *, strict: bool = True
+) -> list[tuple[float, float]]:
+    """Parameter intervals ``(t0, t1)`` (0 at ``a``, 1 at ``b``) where the segment lies in
+    the polygon's open interior, or with ``strict=False`` in the closed polygon (stretches
+    along an edge count). Adjacent intervals are merged; zero-length contacts are dropped.
+
+    >>> segment_spans((-2, 1), (6, 1), [(0, 0), (4, 0), (4, 4), (0, 4)])
+    [(0.25, 0.75)]
+    >>> segment_spans((-2, 0), (6, 0), [(0, 0), (4, 0), (4, 4), (0, 4)])
+    []
+    >>> segment_spans((-2, 0), (6, 0), [(0, 0), (4, 0), (4, 4), (0, 4)], strict=False)
+    [(0.25, 0.75)]
+    """
+    A, B = np.asarray(a, float), np.asarray(b, float)
+    poly = as_polygon(polygon)
+    C, D = poly, np.roll(poly, -1, axis=0)
     # Split the segment where it meets the outline; each piece is wholly inside,
     # wholly outside or lies along an edge, so its midpoint decides.
     ts = [0.0, 1.0, *_contact_params(A, B, C, D)]
     ts = sorted({round(t, 12) for t in ts if 0.0 <= t <= 1.0})
-    spans = [(t0, t1) for t0, t1 in itertools.pairwise(ts) if t1 - t0 > 1e-12]
-    mids = np.array([A + (t0 + t1) / 2 * (B - A) for t0, t1 in spans]).reshape(-1, 2)
-    inside = points_in_polygon(mids, poly, strict=True) if len(mids) else np.zeros(0, bool)
-    inner = [span for span, flag in zip(spans, inside, strict=True) if flag]
-    if not inner:
-        return SegmentContact("touches", 0.0, 0.0)
-    return SegmentContact("crosses", 0.0, _max_depth(A, B, poly, inner))
+    pieces = [(t0, t1) for t0, t1 in itertools.pairwise(ts) if t1 - t0 > 1e-12]
+    if not pieces:
+        return []
+    mids = np.array([A + (t0 + t1) / 2 * (B - A) for t0, t1 in pieces]).reshape(-1, 2)
+    inside = points_in_polygon(mids, poly, strict=strict)
+    spans: list[tuple[float, float]] = []
+    for (t0, t1), flag in zip(pieces, inside, strict=True):
+        if not flag:
+            continue
+        if spans and abs(spans[-1][1] - t0) <= 1e-12:
+            spans[-1] = (spans[-1][0], t1)
+        else:
+            spans.append((t0, t1))
+    return [(float(t0), float(t1)) for t0, t1 in spans]
+
+
+def polygons_overlap(p: ArrayLike, q: ArrayLike) -> bool:
+    """Whether two simple polygons share area; touching along an edge or at a corner
+    does not count.
+
+    >>> sq = [(0, 0), (2, 0), (2, 2), (0, 2)]
+    >>> polygons_overlap(sq, [(1, 1), (3, 1), (3, 3), (1, 3)])
+    True
+    >>> polygons_overlap(sq, [(2, 0), (4, 0), (4, 2), (2, 2)])
+    False
+    """
+    P, Q = as_polygon(p), as_polygon(q)
+    for X, Y in ((P, Q), (Q, P)):
+        for a, b in zip(X, np.roll(X, -1, axis=0), strict=True):
+            if segment_spans(a, b, Y):
+                return True
+    # No edge enters the other's interior: either disjoint/touching, or identical.
+    return bool(points_in_polygon(P.mean(axis=0), Q, strict=True)[0]) and bool(
+        points_in_polygon(Q.mean(axis=0), P, strict=True)[0]
+    )
 
 
 def _contact_params(A: Array, B: Array, C: Array, D: Array) -> list[float]:

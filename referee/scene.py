@@ -267,10 +267,10 @@ class Scene:
         ruleset = _require(data, "ruleset", source, "$")
         if not isinstance(ruleset, str):
             raise SceneError(at(source, "$.ruleset", f"must be a ruleset name, got {ruleset!r}"))
-        from referee.rules import find_ruleset  # late: rules import this module
+        from referee.rules import find_ruleset, find_ruleset_class  # late: rules import us
 
         try:
-            find_ruleset(ruleset)
+            rules = find_ruleset_class(ruleset)
         except ValueError as error:
             raise SceneError(at(source, "$.ruleset", str(error))) from None
         table = _table(_require(data, "table", source, "$"), source)
@@ -280,6 +280,9 @@ class Scene:
         )
         seen: dict[str, int] = {}
         for i, p in enumerate(pieces):
+            problem = rules.kind_problem(p.kind)
+            if problem:
+                raise SceneError(at(source, f"$.pieces[{i}].kind", problem))
             if p.id in seen:
                 raise SceneError(
                     at(

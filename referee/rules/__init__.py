@@ -50,6 +50,7 @@ class Verdict:
     ask: str
     ok: bool | None
     reasons: tuple[str, ...] = ()
+    """Human sentences: what was measured and which rule decided."""
     distance: float | None = None
     """Inches measured, as the rule measures it."""
     uncertainty: float | None = None
@@ -63,6 +64,8 @@ class Verdict:
     followers: tuple[str, ...] | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
     """Further keys for the JSON output (``controller``, ``order``, ``difficulty``...)."""
+    summary: str = ""
+    """One readable line, e.g. ``range t34 -> sq1: 4.50in, in range (limit 12")``."""
     query: Mapping[str, Any] = field(default_factory=dict, compare=False)
     """The question as asked."""
 
@@ -85,6 +88,8 @@ class Verdict:
             value = self.query.get(key)
             if isinstance(value, str) and key not in data:
                 data[key] = value
+        if self.summary:
+            data["summary"] = self.summary
         return data
 
 
@@ -123,6 +128,8 @@ class Ruleset:
     name: ClassVar[str] = "base"
     aliases: ClassVar[tuple[str, ...]] = ()
     title: ClassVar[str] = ""
+    kinds: ClassVar[Mapping[str, str]] = {}
+    """Piece kind (lowercase letters and digits) -> category; empty accepts any kind."""
 
     @dataclass(frozen=True)
     class Settings:
@@ -142,6 +149,15 @@ class Ruleset:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.settings!r})"
+
+    @classmethod
+    def kind_problem(cls, kind: str) -> str | None:
+        """Why a scene's piece kind is not one this ruleset knows, or None if it is."""
+        key = "".join(ch for ch in kind.lower() if ch.isalnum())
+        if not cls.kinds or key in cls.kinds:
+            return None
+        known = ", ".join(sorted(cls.kinds))
+        return f"unknown piece kind {kind!r} for {cls.name} (known: {known})"
 
     @classmethod
     def questions(cls) -> tuple[str, ...]:
