@@ -570,7 +570,7 @@ def _table_fix(
     flat_tags: Sequence[tuple[int, float]],
 ) -> TableFix | None:
     gray = to_gray(frame.image)
-    ids, corners = detect_markers(gray, dictionary)
+    ids, corners = detect_markers(gray, dictionary, intr)
     sizes = dict(flat_tags)
     anchor_tags = {a.tag for a in anchors}
     flats = [

@@ -1,0 +1,200 @@
+"""Calibration on simulated footage with exact ground truth: lens, table plane, frame, heights."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from referee.calibration.board import BoardSpec
+from referee.calibration.calibrate import (
+    BoardDetector,
+    CalibrationRun,
+    Frame,
+    ViewCollector,
+    calibrate_frames,
+)
+from referee.calibration.camera import pixels_to_table, project, table_xyz
+from referee.calibration.table import detect_markers
+
+SIM_BOARD = BoardSpec.parse("charuco:5x7:1.5in:1.1in:DICT_5X5_100")
+
+
+def test_lens_recovered(sim_run: CalibrationRun, sim_rig: Any) -> None:
+    got, true = sim_run.profile.intrinsics, sim_rig.intrinsics
+    assert sim_run.solution.rms_px < 0.3
+    assert got.fx == pytest.approx(true.fx, rel=0.01)
+    assert got.fy == pytest.approx(true.fy, rel=0.01)
+    assert got.cx == pytest.approx(true.cx, abs=8)
+    assert got.cy == pytest.approx(true.cy, abs=8)
+    assert got.distortion[0] == pytest.approx(true.distortion[0], abs=0.02)
+
+
+def test_anchors_give_the_table_frame(
+    sim: ModuleType, sim_run: CalibrationRun, sim_rig: Any
+) -> None:
+    profile = sim_run.profile
+    assert profile.frame_source == "anchors"
+    assert [a.tag for a in profile.anchors] == [96, 97, 98, 99]
+    for height in (0.0, 1.0):
+        errors = sim.table_error(sim_rig, profile.intrinsics, profile.table_pose, height)
+        # 720p test camera: ~0.05 in per pixel; the 1080p benchmark does better.
+        assert np.sqrt(np.mean(errors**2)) < 0.05
+        assert errors.max() < 0.12
+
+
+def test_tag_at_roof_height_needs_its_height(
+    sim: ModuleType, sim_run: CalibrationRun, sim_rig: Any
+) -> None:
+    """A tag 0.9 in up lands where it is only when mapped at its height."""
+    from referee.sim.warp import RayMap
+
+    frame = sim.blank(sim_rig)
+    spots = [(6.0, 6.0), (42.0, 30.0), (24.0, 18.0), (40.0, 5.0)]
+    for i, (x, y) in enumerate(spots):
+        sim.draw_tag(
+            frame,
+            RayMap.for_camera(sim_rig.intrinsics),
+            sim_rig.pose,
+            "DICT_4X4_100",
+            10 + i,
+            x,
+            y,
+            30.0,
+            1.0,
+            height=0.9,
+        )
+    ids, corners = detect_markers(frame[:, :, 0].copy(), "DICT_4X4_100")
+    assert sorted(ids.tolist()) == [10, 11, 12, 13]
+    profile = sim_run.profile
+    for tag, quad in zip(ids, corners, strict=True):
+        truth = np.array(spots[tag - 10])
+        at_height = pixels_to_table(profile.intrinsics, profile.table_pose, quad, 0.9).mean(0)
+        flat = pixels_to_table(profile.intrinsics, profile.table_pose, quad, 0.0).mean(0)
+        assert np.linalg.norm(at_height - truth) < 0.06
+        if np.linalg.norm(truth - [24, 18]) > 10:  # away from the centre the height matters
+            assert np.linalg.norm(flat - truth) > 0.3
+
+
+def test_board_frame_without_anchors(
+    sim: ModuleType, sim_rig: Any, held_frames: list[Frame]
+) -> None:
+    """No anchors in view: the board's origin corner is the table origin, x along its columns."""
+    placed = (10.0, 8.0, 30.0)
+    view = Frame("flat", sim.render_table(sim_rig, board_at=placed, anchors=(), board=SIM_BOARD))
+    run = calibrate_frames([*held_frames, view], spec=SIM_BOARD, table=sim.TABLE)
+    assert run.profile.frame_source == "board" and run.profile.anchors == ()
+    errors = sim.table_error(
+        sim_rig,
+        run.profile.intrinsics,
+        run.profile.table_pose,
+        0.0,
+        frame_to_table=sim.board_table_transform(placed),
+    )
+    assert np.sqrt(np.mean(errors**2)) < 0.15  # extrapolated from a small board: looser
+
+
+def test_flat_tags_refine_the_plane(
+    sim: ModuleType, sim_rig: Any, held_frames: list[Frame]
+) -> None:
+    """Flat piece tags spread over the table pin the plane down far from the board."""
+    placed = (10.0, 8.0, 30.0)
+    tags = tuple(
+        (20 + i, x, y, 45.0 * i, 1.2)
+        for i, (x, y) in enumerate([(40, 6), (42, 30), (6, 30), (25, 20), (35, 15), (15, 28)])
+    )
+    view = Frame(
+        "flat",
+        sim.render_table(sim_rig, board_at=placed, anchors=(), flat_tags=tags, board=SIM_BOARD),
+    )
+    plain = calibrate_frames([*held_frames, view], spec=SIM_BOARD, table=sim.TABLE)
+    refined = calibrate_frames(
+        [*held_frames, view],
+        spec=SIM_BOARD,
+        table=sim.TABLE,
+        flat_tags=[(t[0], 1.2) for t in tags],
+    )
+    assert refined.table is not None and refined.table.flat_tags_used >= 5
+
+    def rms(run: CalibrationRun) -> float:
+        e = sim.table_error(
+            sim_rig,
+            run.profile.intrinsics,
+            run.profile.table_pose,
+            0.0,
+            frame_to_table=sim.board_table_transform(placed),
+        )
+        return float(np.sqrt(np.mean(e**2)))
+
+    assert rms(refined) <= rms(plain) + 0.005
+    assert rms(refined) < 0.08
+
+
+def test_anchors_only_table_view(sim: ModuleType, sim_rig: Any, held_frames: list[Frame]) -> None:
+    """The board may be gone from the final view: three or four anchors place the table alone."""
+    view = Frame("anchors", sim.render_table(sim_rig, board_at=None, board=SIM_BOARD))
+    run = calibrate_frames([*held_frames, view], spec=SIM_BOARD, table=sim.TABLE)
+    assert run.table_view == "held11"  # the final frame had no board: last view with one
+    # ... so try again with the anchors-only view as the explicit table image.
+    run = calibrate_frames(held_frames, spec=SIM_BOARD, table=sim.TABLE, table_image=view)
+    assert run.profile.frame_source == "anchors"
+    errors = sim.table_error(sim_rig, run.profile.intrinsics, run.profile.table_pose, 0.0)
+    assert np.sqrt(np.mean(errors**2)) < 0.06
+
+
+def test_manual_frame_when_table_view_shows_nothing(
+    sim: ModuleType, sim_rig: Any, held_frames: list[Frame]
+) -> None:
+    empty = Frame("empty", sim.blank(sim_rig))
+    run = calibrate_frames(held_frames, spec=SIM_BOARD, table=sim.TABLE, table_image=empty)
+    assert run.table is None and run.profile.frame_source == "manual"
+
+
+def test_collector_rejects_blur_duplicates_and_guides(held_frames: list[Frame]) -> None:
+    import cv2
+
+    detector = BoardDetector(SIM_BOARD)
+    collector = ViewCollector((1280, 720))
+    first = held_frames[0].image
+    assert collector.add(detector.detect(first, "a")).reason == "accepted"
+    assert "no corners yet near the" in collector.guidance()
+    shifted = np.roll(first, 3, axis=1)
+    assert collector.add(detector.detect(shifted, "b")).reason == "duplicate"
+    blurred = cv2.GaussianBlur(held_frames[1].image, (0, 0), 2.5)
+    verdict = collector.add(detector.detect(blurred, "c"))
+    assert verdict.reason in ("blurry", "no board", "too few corners")
+    assert not verdict.accepted
+    for frame in held_frames[1:]:
+        collector.add(detector.detect(frame.image, frame.name))
+    assert collector.missing_regions() == []
+    assert "every region" in collector.guidance()
+    assert collector.coverage.sum() > 100
+
+
+def test_outlier_view_dropped(held_frames: list[Frame]) -> None:
+    """A view whose corners were mismatched (a bad detection) is dropped and reported."""
+    from dataclasses import replace
+
+    from referee.calibration.calibrate import solve_intrinsics
+
+    detector = BoardDetector(SIM_BOARD)
+    views = [detector.detect(f.image, f.name) for f in held_frames]
+    views = [v for v in views if len(v) >= 6]
+    bad = views[3]
+    noisy = bad.corners_px + np.random.default_rng(5).normal(0, 6, bad.corners_px.shape)
+    views[3] = replace(bad, corners_px=noisy)
+    solution = solve_intrinsics(views, (1280, 720))
+    assert [name for name, _ in solution.dropped] == [bad.name]
+    assert bad.name not in solution.used
+    assert solution.rms_px < 0.3
+
+
+def test_projection_round_trip_of_profile(sim_run: CalibrationRun) -> None:
+    p = sim_run.profile
+    xyz = table_xyz([[3.0, 4.0], [44.0, 33.0]], 0.9)
+    back = pixels_to_table(
+        p.intrinsics, p.table_pose, project(p.intrinsics, p.table_pose, xyz), 0.9
+    )
+    assert np.allclose(back, xyz[:, :2], atol=1e-6)
