@@ -20,6 +20,7 @@ from referee.markers.sheets import (
     anchor_tags,
     auto_tag_size,
     check_piece_tag,
+    describe_size,
     parse_ids,
     parse_size,
     piece_tags,
@@ -140,7 +141,7 @@ def markers(
         if size == "auto":
             tag_size, px = auto_tag_size(_pair(table, "--table", "48x36"), _camera(camera), name)
             click.echo(
-                f"--size auto: {tag_size:g} in tags ({tag_size * 25.4:.1f} mm) give {px:g} px per "
+                f"--size auto: {describe_size(tag_size)} tags give {px:g} px per "
                 f"tag cell (goal {MIN_PX_PER_CELL:g}) on a {table} in table filling a {camera} "
                 f"camera looking straight down with {AUTO_MARGIN:.0%} margin"
             )
@@ -168,7 +169,7 @@ def markers(
     tags = [item.tag for item in items]
     kind = "anchor tags" if anchors else "tags"
     sizes = sorted({item.size_in for item in items})
-    size_text = ", ".join(f"{s:g} in ({s * 25.4:.1f} mm)" for s in sizes)
+    size_text = ", ".join(describe_size(s) for s in sizes)
     click.echo(
         f"wrote {target}: {len(items)} {kind} ({_id_span(sorted(tags))}, {name}) on "
         f"{len(sheet.pages)} {page} page{'s' if len(sheet.pages) > 1 else ''}, "

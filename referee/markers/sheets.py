@@ -269,7 +269,7 @@ def tag_sheet(
     width, height = page_size(page)
     bits = marker_bits(dictionary)
     sizes_in = sorted({item.size_in for item in items})
-    size_text = ", ".join(f"{s:g} in ({s * 25.4:.1f} mm)" for s in sizes_in)
+    size_text = ", ".join(describe_size(s) for s in sizes_in)
     title = title or f"referee tags, {dictionary}, {size_text} black square"
     header_h = 14 + 10 + 2 * 17 + _HEADER_GAP
     shelf = Shelf(
@@ -305,6 +305,18 @@ def tag_sheet(
         bars, _ = scale_bars(MARGIN, MARGIN + 30)
         pages.append(Page((width, height), (*header, *bars, *shapes)))
     return TagSheet(tuple(pages), tuple(placed), title)
+
+
+def describe_size(inches: float) -> str:
+    """A tag size the way the user probably typed it, with the other unit after.
+
+    >>> describe_size(0.8), describe_size(20 / 25.4)
+    ('0.8 in (20.3 mm)', '20 mm (0.787 in)')
+    """
+    mm = inches * 25.4
+    if abs(mm * 2 - round(mm * 2)) < 1e-6 and abs(inches * 100 - round(inches * 100)) > 1e-6:
+        return f"{mm:g} mm ({inches:.3f} in)"
+    return f"{inches:g} in ({mm:.1f} mm)"
 
 
 def parse_size(text: str) -> float:
