@@ -496,17 +496,25 @@ class PaperTigers(Ruleset):
         extend((leader.id,))
         followers = tuple(dict.fromkeys(pid for c in chains for pid in c[1:]))
         how = "base edge to base edge" if s.follow_distance == "edge" else "centre to centre"
+        hops = _hops(leader.id, [p.id for p in eligible], links)
         for p in eligible:
-            if p.id not in followers:
-                nearest = min(
-                    self.piece_distance(p, q, s.follow_distance)
-                    for q in [leader, *eligible]
-                    if q.id != p.id
-                )
+            if p.id in followers:
+                continue
+            if p.id in hops:
                 illegal[p.id] = (
-                    f"more than {_limit(s.follow_radius)} from any model that could lead it "
-                    f"(nearest {_fmt(nearest)} {how})"
+                    f"it would be model {hops[p.id] + 1} of the chain: a chain holds at most "
+                    f"{s.chain_length} models, leader included"
                 )
+                continue
+            nearest = min(
+                self.piece_distance(p, q, s.follow_distance)
+                for q in [leader, *eligible]
+                if q.id != p.id
+            )
+            illegal[p.id] = (
+                f"more than {_limit(s.follow_radius)} from the leader and every model that "
+                f"could follow it (nearest {_fmt(nearest)} {how})"
+            )
         for pid in sorted(doubtful):
             reasons.append(
                 f"{pid} is within measurement doubt of {_limit(s.follow_radius)}: too close to call"
@@ -959,6 +967,24 @@ class PaperTigers(Ruleset):
 
 
 # ----------------------------------------------------------------------------------------
+
+
+def _hops(
+    start: str, ids: Sequence[str], links: Mapping[tuple[str, str], bool | None]
+) -> dict[str, int]:
+    """Fewest links from ``start`` to each id reachable through possible links."""
+    dist = {start: 0}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for a in frontier:
+            for b in ids:
+                if b not in dist and links.get((a, b)) is not False:
+                    dist[b] = dist[a] + 1
+                    nxt.append(b)
+        frontier = nxt
+    del dist[start]
+    return dist
 
 
 def _kind_key(kind: str) -> str:
