@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import click
@@ -267,7 +268,12 @@ def scan(source: str, roster_path: str | None, out: str | None, frames: int) -> 
     existing: Roster | None = None
     if roster_path is not None and Path(roster_path).exists():
         existing = load_roster(roster_path)
-    result = scan_cards(iter_images(source, frames))
+    from tqdm import tqdm
+
+    images = tqdm(
+        iter_images(source, frames), desc="scanning", unit=" images", file=sys.stderr, leave=False
+    )
+    result = scan_cards(iter(images))
     for problem in result.problems:
         click.echo(f"skipped: {problem}", err=True)
     if not result.cards:

@@ -78,7 +78,10 @@ class Line:
 
 @dataclass(frozen=True)
 class Text:
-    """One line of Helvetica; (x, y) is the baseline at the left, centre or right end."""
+    """One line of Helvetica; (x, y) is the baseline at the left, centre or right end.
+
+    Characters outside Windows-1252 (which the built-in PDF fonts cover) print as "?".
+    """
 
     x: float
     y: float
@@ -331,12 +334,14 @@ def _draw(c: Any, shape: Shape, height: float) -> None:
         c.setFillGray(shape.gray)
         c.setFont(_font(shape.bold), shape.size)
         y = height - shape.y
+        # The built-in PDF fonts cover Windows-1252 only; show "?" rather than black boxes.
+        text = shape.text.encode("cp1252", "replace").decode("cp1252")
         if shape.align == "center":
-            c.drawCentredString(shape.x, y, shape.text)
+            c.drawCentredString(shape.x, y, text)
         elif shape.align == "right":
-            c.drawRightString(shape.x, y, shape.text)
+            c.drawRightString(shape.x, y, text)
         else:
-            c.drawString(shape.x, y, shape.text)
+            c.drawString(shape.x, y, text)
 
 
 def rasterize(page: Page, dpi: float = 300.0) -> NDArray[np.uint8]:
