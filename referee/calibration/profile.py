@@ -86,7 +86,9 @@ class CalibrationProfile:
 
     def __post_init__(self) -> None:
         if self.frame_source not in FRAME_SOURCES:
-            raise ValueError(f"frame_source must be one of {FRAME_SOURCES}, got {self.frame_source!r}")
+            raise ValueError(
+                f"frame_source must be one of {FRAME_SOURCES}, got {self.frame_source!r}"
+            )
 
     def with_pose(self, pose: TablePose, frame_source: str | None = None) -> CalibrationProfile:
         """The same camera re-registered to a new table pose (after a bump)."""
@@ -114,9 +116,7 @@ class CalibrationProfile:
             "rms_px": self.rms_px,
             "view_errors_px": list(self.view_errors_px),
             "views_used": self.views_used,
-            "anchors": [
-                {"tag": a.tag, "x": a.x, "y": a.y, "size": a.size} for a in self.anchors
-            ],
+            "anchors": [{"tag": a.tag, "x": a.x, "y": a.y, "size": a.size} for a in self.anchors],
         }
 
     @classmethod
@@ -124,13 +124,21 @@ class CalibrationProfile:
         """Parse and validate; every problem is a one-line :class:`ProfileError`."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ProfileError(
-                at(source, "$.format", f"not a table referee calibration profile "
-                   f"(expected format {FORMAT!r}); run 'referee calibrate' to make one")
+                at(
+                    source,
+                    "$.format",
+                    f"not a table referee calibration profile "
+                    f"(expected format {FORMAT!r}); run 'referee calibrate' to make one",
+                )
             )
         if data.get("version") != VERSION:
             raise ProfileError(
-                at(source, "$.version", f"unsupported profile version {data.get('version')!r}; "
-                   f"this referee reads version {VERSION}")
+                at(
+                    source,
+                    "$.version",
+                    f"unsupported profile version {data.get('version')!r}; "
+                    f"this referee reads version {VERSION}",
+                )
             )
         path = "$"
         try:
@@ -143,7 +151,8 @@ class CalibrationProfile:
             intrinsics = Intrinsics((width, height), matrix, distortion)
             path = "$.table_pose"
             pose = TablePose(
-                np.array(data["table_pose"]["rvec"], float), np.array(data["table_pose"]["tvec"], float)
+                np.array(data["table_pose"]["rvec"], float),
+                np.array(data["table_pose"]["tvec"], float),
             )
             path = "$.table"
             table = TableSize(**{k: float(v) for k, v in data["table"].items()})

@@ -194,9 +194,7 @@ def _entry(raw: Any, dictionary: str, source: str, path: str) -> RosterEntry:
         tag_offset=_pair(raw.get("tag_offset", [0, 0]), source, f"{path}.tag_offset"),
         tag_height=height,
         name=None if raw.get("name") is None else str(raw["name"]),
-        tag_size=None
-        if size is None
-        else _number(size, source, f"{path}.tag_size", positive=True),
+        tag_size=None if size is None else _number(size, source, f"{path}.tag_size", positive=True),
     )
 
 
@@ -220,13 +218,19 @@ def _check_unique(pieces: tuple[RosterEntry, ...], source: str) -> None:
     for i, piece in enumerate(pieces):
         if piece.tag in seen_tags:
             raise RosterError(
-                at(source, f"$.pieces[{i}].tag",
-                   f"tag {piece.tag} is already on pieces[{seen_tags[piece.tag]}]")
+                at(
+                    source,
+                    f"$.pieces[{i}].tag",
+                    f"tag {piece.tag} is already on pieces[{seen_tags[piece.tag]}]",
+                )
             )
         if piece.id in seen_ids:
             raise RosterError(
-                at(source, f"$.pieces[{i}].id",
-                   f"piece id {piece.id!r} is already pieces[{seen_ids[piece.id]}]")
+                at(
+                    source,
+                    f"$.pieces[{i}].id",
+                    f"piece id {piece.id!r} is already pieces[{seen_ids[piece.id]}]",
+                )
             )
         seen_tags[piece.tag] = i
         seen_ids[piece.id] = i
