@@ -6,14 +6,21 @@ import json
 
 import pytest
 
-from referee.markers.roster import Roster, RosterEntry, load_roster
 from referee.errors import RosterError
+from referee.markers.roster import Roster, RosterEntry, load_roster
 
 GOOD = {
     "dictionary": "DICT_4X4_100",
     "pieces": [
-        {"tag": 12, "id": "t34", "side": "soviet", "kind": "tank", "base": [1.5, 3.0],
-         "tag_offset": [0, 0], "tag_height": 0.9},
+        {
+            "tag": 12,
+            "id": "t34",
+            "side": "soviet",
+            "kind": "tank",
+            "base": [1.5, 3.0],
+            "tag_offset": [0, 0],
+            "tag_height": 0.9,
+        },
         {"tag": 13, "id": "sq1", "side": "soviet", "kind": "infantry", "base": [2.0, 1.0]},
     ],
     "anchors": [{"tag": 96, "x": 1.5, "y": 1.5, "size": 2.0}],
