@@ -13,11 +13,13 @@ from referee.errors import RefereeError, RosterError
 from referee.markers.pdf import write_pdf
 from referee.markers.roster import Roster, load_roster
 from referee.markers.sheets import (
+    ANCHOR_INSET_IN,
     ANCHOR_SIZE_IN,
     AUTO_MARGIN,
     DEFAULT_TAG_SIZE_IN,
     MIN_PX_PER_CELL,
     TagPrint,
+    anchor_sheet,
     anchor_tags,
     auto_tag_size,
     check_piece_tag,
@@ -136,6 +138,7 @@ def markers(
         anchor_size = parse_size(size) if size else ANCHOR_SIZE_IN
         if roster and roster.anchors and size is None:
             anchor_size = roster.anchors[0].size
+        sheet = anchor_sheet(name, anchor_size, page)
         items = anchor_tags(name, anchor_size)
         target = out or "anchors.pdf"
     else:
@@ -163,9 +166,9 @@ def markers(
             first_anchor = anchor_ids(name)[0]
             chosen = parse_ids(ids) if ids else tuple(range(min(DEFAULT_ID_COUNT, first_anchor)))
             items = piece_tags(chosen, tag_size, name)
+        sheet = tag_sheet(items, name, page)
         target = out or "tags.pdf"
 
-    sheet = tag_sheet(items, name, page)
     write_pdf(sheet.pages, target, sheet.title)
     tags = [item.tag for item in items]
     kind = "anchor tags" if anchors else "tags"
@@ -178,7 +181,8 @@ def markers(
     )
     if anchors:
         click.echo(
-            "glue each anchor with its centre 1.5 in from both table edges at its corner, "
+            f"glue each anchor with its centre {ANCHOR_INSET_IN:g} in from both table edges at its "
+            "corner, "
             "arrow along the table's width (+x); corners in id order: "
             "(0, 0), (width, 0), (width, depth), (0, depth)"
         )

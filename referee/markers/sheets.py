@@ -26,6 +26,7 @@ from referee.markers.pdf import (
     PT_PER_IN,
     Fill,
     Page,
+    Polygon,
     Shape,
     Shelf,
     Text,
@@ -262,8 +263,13 @@ def tag_sheet(
     dictionary: str = DEFAULT_DICTIONARY,
     page: str = "letter",
     title: str = "",
+    header_extra: Sequence[Shape] = (),
 ) -> TagSheet:
-    """Lay out ``items`` on as many pages as needed; every page gets header and scale bars."""
+    """Lay out ``items`` on as many pages as needed; every page gets header and scale bars.
+
+    ``header_extra`` is drawn on every page too, in the header's free top-right corner
+    (about 1.2 x 0.7 in left of the right margin, below the page number).
+    """
     if not items:
         raise RefereeError("no tags to print")
     width, height = page_size(page)
@@ -303,8 +309,43 @@ def tag_sheet(
             ),
         ]
         bars, _ = scale_bars(MARGIN, MARGIN + 30)
-        pages.append(Page((width, height), (*header, *bars, *shapes)))
+        pages.append(Page((width, height), (*header, *bars, *header_extra, *shapes)))
     return TagSheet(tuple(pages), tuple(placed), title)
+
+
+def anchor_sheet(
+    dictionary: str = DEFAULT_DICTIONARY, size_in: float = ANCHOR_SIZE_IN, page: str = "letter"
+) -> TagSheet:
+    """The four corner anchors with a diagram of where each goes on the table."""
+    width, _ = page_size(page)
+    title = f"referee corner anchors, {dictionary}, {describe_size(size_in)} black square"
+    return tag_sheet(
+        anchor_tags(dictionary, size_in),
+        dictionary,
+        page,
+        title,
+        _corner_diagram(width - MARGIN - 72, MARGIN + 22, anchor_ids(dictionary)),
+    )
+
+
+def _corner_diagram(x: float, y: float, ids: Sequence[int]) -> tuple[Shape, ...]:
+    """The table from above, 64 x 40 pt at (x, y): which anchor id goes on which corner."""
+    w, h, mark, inset = 64.0, 40.0, 5.0, 3.0
+    shapes: list[Shape] = [
+        rect_outline(x, y, w, h, width=0.6),
+        Text(x, y - 2, "table from above, x (width)", 5),
+        Polygon(((x + 61, y - 5.5), (x + 65, y - 3.7), (x + 61, y - 1.9))),
+        Text(x - 2, y + h / 2, "y", 5, "right"),
+        Polygon(((x - 5.7, y + h / 2 + 2), (x - 2.3, y + h / 2 + 2), (x - 4, y + h / 2 + 6))),
+    ]
+    corners = ((0, 0), (1, 0), (1, 1), (0, 1))
+    for tag, (cx, cy) in zip(ids, corners, strict=True):
+        mx = x + inset if cx == 0 else x + w - inset - mark
+        my = y + inset if cy == 0 else y + h - inset - mark
+        shapes.append(Fill(((mx, my, mark, mark),)))
+        label_x = mx + mark + 2 if cx == 0 else mx - 2
+        shapes.append(Text(label_x, my + mark - 0.5, str(tag), 6, "left" if cx == 0 else "right"))
+    return tuple(shapes)
 
 
 def describe_size(inches: float) -> str:

@@ -9,7 +9,8 @@ from referee.errors import RefereeError
 from referee.markers.pdf import PAGE_SIZES, PT_PER_IN, PT_PER_MM, rasterize, write_pdf
 from referee.markers.sheets import (
     ANCHOR_SIZE_IN,
-    anchor_tags,
+    TagPrint,
+    anchor_sheet,
     auto_tag_size,
     parse_ids,
     parse_size,
@@ -111,7 +112,7 @@ def test_rasterised_sheet_is_read_back_by_the_aruco_detector(detect_tags, dictio
 def test_anchor_sheet_prints_the_reserved_ids_large_with_their_corners(
     detect_tags, tmp_path, read_pdf
 ):
-    sheet = tag_sheet(anchor_tags("DICT_4X4_100"))
+    sheet = anchor_sheet("DICT_4X4_100")
     assert [p.tag for p in sheet.placed] == [96, 97, 98, 99] == list(anchor_ids("DICT_4X4_100"))
     assert [p.size for p in sheet.placed] == pytest.approx([ANCHOR_SIZE_IN * 72] * 4)
     seen = set()
@@ -123,6 +124,13 @@ def test_anchor_sheet_prints_the_reserved_ids_large_with_their_corners(
     for corner in ("(0, 0)", "(width, 0)", "(width, depth)", "(0, depth)"):
         assert corner in text
     assert "1.5 in from both table edges" in text
+    assert "table from above, x (width)" in text  # the corner diagram
+
+
+def test_labels_outside_the_pdf_base_fonts_print_as_question_marks(tmp_path, read_pdf):
+    sheet = tag_sheet([TagPrint(1, 0.8, "Т-34 ✓")])
+    write_pdf(sheet.pages, tmp_path / "t.pdf", sheet.title)
+    assert "1  ?-34 ?" in read_pdf(tmp_path / "t.pdf")[0].texts
 
 
 def test_anchor_ids_are_refused_as_piece_tags():
