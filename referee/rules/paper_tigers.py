@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from referee.geometry import (
     Pose,
@@ -39,11 +40,15 @@ from referee.geometry import (
     boundary_distance,
     centre_distance,
     front_point,
+    pairwise_base_distances,
+    pairwise_centre_distances,
     point_in_polygon,
+    points_in_polygon,
     polygon_distance,
     polygons_overlap,
     segment_polygon,
     segment_spans,
+    segments_polygons,
 )
 from referee.rules import QueryError, Ruleset, Verdict, as_ids, judge, register
 from referee.rules.cards import Card
@@ -325,6 +330,63 @@ class PaperTigers(Ruleset):
             return "doubtful", reasons, {"blocked": blocked, "doubtful": doubtful}
         reasons.append("nothing blocks the line from centre to centre")
         return "clear", reasons, {"blocked": blocked, "doubtful": doubtful}
+
+    def visibility(self, scene: Scene) -> Visibility:
+        """All-pairs range and LOS for every piece on the table, vectorised.
+
+        Same answers as ``ask_range``/``ask_los`` for each pair (the dashboard's
+        who-sees-whom map); destroyed pieces are included as rows but a wreck never
+        blocks its own line.
+        """
+        pieces = list(scene.pieces)
+        n = len(pieces)
+        xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
+        unc = np.array([p.uncertainty for p in pieces], float)
+        doubt = unc[:, None] + unc[None, :]
+        if self.settings.range_measure == "centre":
+            dist = pairwise_centre_distances(xy)
+        else:
+            dist = pairwise_base_distances(
+                xy, [p.heading for p in pieces], [p.base for p in pieces]
+            )
+        los = np.zeros((n, n), np.int8)
+        terrain = [t for t in scene.terrain if t.kind in self.settings.blocking]
+        wrecks = [
+            k for k, p in enumerate(pieces) if self.settings.wrecks_block and self.is_wreck(p)
+        ]
+        polys = [t.outline() for t in terrain] + [pieces[k].corners() for k in wrecks]
+        if n < 2 or not polys:
+            return Visibility(tuple(p.id for p in pieces), dist, los)
+        i, j = np.triu_indices(n, k=1)
+        u = doubt[i, j]
+        hit = segments_polygons(
+            xy[i], xy[j], polys, margin=float(u.max(initial=0.0)), depth=bool(u.max(initial=0) > 0)
+        )
+        nt = len(terrain)
+        inside = np.zeros((n, len(polys)), bool)
+        edge = np.full((n, len(polys)), np.inf)
+        for k, t in enumerate(terrain):
+            inside[:, k] = points_in_polygon(xy, t.outline())
+            poly = t.outline()
+            nxt = np.roll(poly, -1, axis=0)
+            edge[:, k] = np.min(_pt_seg(xy[:, None, :], poly[None], nxt[None]), axis=1)
+        uk = u[:, None]
+        # Seen into/out of: a centre inside by more than the pair's doubt.
+        in_i = inside[i] & (edge[i] > uk)
+        in_j = inside[j] & (edge[j] > uk)
+        excluded = in_i | in_j
+        excluded[:, nt:] = False
+        near_end = ((edge[i] <= uk) | (edge[j] <= uk)) & ~excluded
+        near_end[:, nt:] = False
+        for col, k in enumerate(wrecks):  # a wreck never blocks a line from or to itself
+            excluded[(i == k) | (j == k), nt + col] = True
+        deep = hit.crosses & (hit.depth > uk) if u.max(initial=0) > 0 else hit.crosses
+        block = deep & ~near_end & ~excluded
+        maybe = (hit.crosses | hit.touches | (hit.clearance <= uk)) & ~excluded & ~block
+        code = np.where(block.any(axis=1), 2, np.where(maybe.any(axis=1), 1, 0)).astype(np.int8)
+        los[i, j] = code
+        los[j, i] = code
+        return Visibility(tuple(p.id for p in pieces), dist, los)
 
     def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         piece = _piece(scene, query, "piece")
@@ -966,7 +1028,31 @@ class PaperTigers(Ruleset):
         return ok
 
 
+LOS_NAMES = ("clear", "doubtful", "blocked")
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """All-pairs range and LOS (:meth:`PaperTigers.visibility`)."""
+
+    ids: tuple[str, ...]
+    distance: NDArray[np.float64]
+    """``(n, n)`` inches, measured as the ruleset's ``range_measure`` says."""
+    los: NDArray[np.int8]
+    """``(n, n)``: 0 clear, 1 doubtful, 2 blocked (:data:`LOS_NAMES`); diagonal 0."""
+
+    def los_of(self, a: str, b: str) -> str:
+        return LOS_NAMES[int(self.los[self.ids.index(a), self.ids.index(b)])]
+
+
 # ----------------------------------------------------------------------------------------
+
+
+def _pt_seg(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    ab = b - a
+    t = np.clip(np.sum((p - a) * ab, -1) / np.maximum(np.sum(ab * ab, -1), 1e-300), 0.0, 1.0)
+    d = p - (a + t[..., None] * ab)
+    return np.asarray(np.hypot(d[..., 0], d[..., 1]))
 
 
 def _hops(
