@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -277,7 +278,11 @@ def scan(source: str, roster_path: str | None, out: str | None, frames: int) -> 
     images = tqdm(
         iter_images(source, frames), desc="scanning", unit=" images", file=sys.stderr, leave=False
     )
-    result = scan_cards(iter(images))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        result = scan_cards(iter(images))
+    for warning in {str(w.message) for w in caught}:
+        click.echo(f"referee: warning: {warning}", err=True)
     for problem in result.problems:
         click.echo(f"skipped: {problem}", err=True)
     if not result.cards:

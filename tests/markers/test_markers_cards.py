@@ -177,3 +177,19 @@ def test_cards_command_writes_a_page_per_eight_pieces(tmp_path, read_pdf):
     pages = read_pdf(out)
     assert len(pages) == 2
     assert "p9" in pages[1].texts
+
+
+@pytest.mark.usefixtures("opencv_qr")
+def test_cards_are_read_from_a_video(tmp_path, card_page):
+    frame = cv2.cvtColor(card_page[:600], cv2.COLOR_GRAY2BGR)
+    path = tmp_path / "cards.avi"
+    writer = cv2.VideoWriter(
+        str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (frame.shape[1], frame.shape[0])
+    )
+    for _ in range(12):
+        writer.write(frame)
+    writer.release()
+    names = [name for name, _ in iter_images(str(path))]
+    assert names == [f"{path} frame {i}" for i in (0, 5, 10)]
+    result = scan(iter_images(str(path)))
+    assert {c.entry.id for c in result.cards} == {"t34", "sq1"}
