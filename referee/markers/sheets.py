@@ -42,7 +42,6 @@ from referee.markers.tags import (
     TagLayout,
     anchor_ids,
     check_tag_id,
-    dictionary_size,
     marker_bits,
     marker_cells,
 )
@@ -376,8 +375,3 @@ def parse_size(text: str) -> float:
     if inches <= 0:
         raise RefereeError(f"--size: {text!r} must be positive")
     return inches
-
-
-def dictionary_id_count(dictionary: str) -> int:
-    """Ids available for pieces (the dictionary minus the anchors)."""
-    return dictionary_size(dictionary) - len(anchor_ids(dictionary))
