@@ -201,7 +201,6 @@ class TableRenderer:
         frame = self.background.copy()
         entries = {entry.id: entry for entry in self.pieces}
         order = sorted(poses, key=lambda pid: (poses[pid].lift, pid))
-        truths: dict[str, TagTruth] = {}
         for pid in order:
             entry = entries[pid]
             pose = poses[pid]
@@ -216,8 +215,24 @@ class TableRenderer:
         hand_mask = np.zeros(frame.shape[:2], np.uint8)
         for hand in hands:
             self._draw_hand(frame, hand_mask, hand)
+        return frame, self._truths(poses, hand_mask)
+
+    def truth(
+        self, poses: Mapping[str, PiecePose], hands: Iterable[Hand] = ()
+    ) -> dict[str, TagTruth]:
+        """The truth :meth:`render` would give, without drawing the frame (fast)."""
         width, height = self.intrinsics.image_size
-        for pid in order:
+        mask = np.zeros((height, width), np.uint8)
+        scratch = np.zeros((height, width), np.uint8)
+        for hand in hands:
+            self._draw_hand(scratch, mask, hand)
+        return self._truths(poses, mask)
+
+    def _truths(self, poses: Mapping[str, PiecePose], hand_mask: Image) -> dict[str, TagTruth]:
+        entries = {entry.id: entry for entry in self.pieces}
+        width, height = self.intrinsics.image_size
+        truths: dict[str, TagTruth] = {}
+        for pid in sorted(poses):
             corners = self.tag_corners_px(entries[pid], poses[pid])
             in_view = bool(
                 np.all(corners[:, 0] >= 0)
@@ -226,7 +241,7 @@ class TableRenderer:
                 and np.all(corners[:, 1] <= height - 1)
             )
             truths[pid] = TagTruth(corners, in_view, _covered(hand_mask, corners))
-        return frame, truths
+        return truths
 
     def tag_layout(self, entry: RosterEntry) -> TagLayout:
         return TagLayout(entry.tag_size or self.tag_size, marker_bits(self.dictionary))
@@ -384,7 +399,8 @@ class TableRenderer:
         for poly, shade in [(arm_px, 0.92), (palm_px, 1.0), *[(f, 0.97) for f in fingers]]:
             if not np.all(np.isfinite(poly)):
                 continue
-            _fill(frame, poly, _shade(SKIN, shade))
+            if frame.ndim == 3:
+                _fill(frame, poly, _shade(SKIN, shade))
             _fill(mask, poly, (255,), antialias=False)
 
 

@@ -398,6 +398,13 @@ def draw_board(
     object lengths in game inches: ``spec.cv_board().getChessboardCorners()``
     times ``spec.square_in(inch_mm) / spec.square_m`` are the board corners.
     """
+    board = spec.cv_board()
+    cells = board.getDictionary().markerSize + 2
+    ratio = spec.marker_m / spec.square_m
+    # Texels per square such that each marker cell is a whole number of texels.
+    square_px = min(
+        range(40, 401, 2), key=lambda px: (abs(px * ratio / cells - round(px * ratio / cells)), px)
+    )
     return draw_charuco(
-        frame, ray_map, board_pose, spec.cv_board(), spec.square_in(inch_mm), supersample
+        frame, ray_map, board_pose, board, spec.square_in(inch_mm), supersample, square_px
     )

@@ -1,0 +1,696 @@
+"""Scenario scripts: a table, its pieces, a camera and a timeline of moves, as JSON.
+
+A scenario says what happens on the table; :mod:`referee.sim.cli` turns it
+into footage and ground truth. Format (``*.scenario.json``)::
+
+    {"ruleset": "paper-tigers",
+     "table": {"width": 36, "depth": 24},
+     "terrain": [{"id": "wood1", "kind": "woods", "polygon": [[20, 4], [27, 4], [27, 9]]}],
+     "dictionary": "DICT_4X4_100", "tag_size": 0.8,
+     "pieces": [{"id": "t34", "side": "soviet", "kind": "tank", "x": 8, "y": 18,
+                 "heading": 270, "base": [1.5, 3.0], "tag": 0,
+                 "tag_offset": [0, 0], "tag_height": 0.9, "cards": 0}],
+     "camera": {"resolution": [1920, 1080], "fov": 62,
+                "distortion": [-0.2, 0.05, 0.001, -0.0005, 0],
+                "height": 30, "tilt": 6, "yaw": 0, "target": [18, 12]},
+     "fps": 12, "duration": 24, "seed": 1,
+     "imaging": {"blur": 0.5, "noise": 2.0, "vignetting": 0.25, "light": 0.12,
+                 "motion_blur": true},
+     "calibration": {"board": "charuco:5x7:0.03m:0.021m:DICT_6X6_250",
+                     "views": 12, "flat_at": [18, 12]},
+     "timeline": [
+       {"t": 2.0, "move": "t34", "to": {"x": 8, "y": 12, "heading": 270},
+        "duration": 1.5, "hand": true},
+       {"t": 6.0, "hand": {"enter": "south", "over": [20, 14], "duration": 2.0}},
+       {"t": 9.0, "bump": {"yaw_deg": 0.5}}],
+     "queries": [{"ask": "range", "from": "t34", "to": "pz4"}]}
+
+Pieces carry the scene fields (``id side kind x y heading base cards state``)
+and the roster fields (``tag tag_offset tag_height tag_size name``); ``x, y,
+heading`` are the START pose. ``camera`` takes ``fov`` (horizontal degrees)
+or ``matrix``; ``target`` defaults to the table centre; ``tilt`` leans the
+camera back to look from the near (+y, "south") edge; ``yaw`` turns it.
+Timeline ``t`` and ``duration`` are seconds. A ``move`` with ``"hand": true``
+is carried by a hand (reach in, lift, carry, set down, withdraw, each about
+0.5 s around the move's own ``duration``); without a hand the piece slides.
+``enter`` (``north``/``south``/``east``/``west`` or ``top``/``bottom``/
+``left``/``right``) picks the edge a hand comes from; default the nearest.
+A ``bump`` nudges the camera from then on (``yaw_deg``, ``tilt_deg``,
+``dx``, ``dy``, ``dz`` inches).
+
+Every problem raises :class:`ScenarioError` naming the file, the JSON path
+(and the line, for invalid JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from referee.calibration.camera import Intrinsics, TablePose
+from referee.calibration.profile import AnchorTag, CalibrationProfile, TableSize
+from referee.errors import SceneError, at
+from referee.markers.roster import Roster, RosterEntry
+from referee.markers.tags import DEFAULT_DICTIONARY, check_tag_id, get_dictionary
+from referee.scene import Scene, normalise_edge
+from referee.sim.render import DEFAULT_TAG_SIZE, Hand, PiecePose
+
+#: Seconds a hand takes to reach a piece, and to withdraw after setting it down.
+REACH_S = 0.6
+#: How high a hand lifts a piece while carrying it, inches.
+CARRY_LIFT = 1.2
+#: How far outside the table edge an arm enters, inches.
+ARM_OUTSIDE = 6.0
+
+PIECE_SCENE_KEYS = ("id", "side", "kind", "x", "y", "heading", "base", "cards", "state", "name")
+PIECE_ROSTER_KEYS = ("tag", "tag_offset", "tag_height", "tag_size")
+TOP_KEYS = (
+    "ruleset",
+    "table",
+    "terrain",
+    "dictionary",
+    "tag_size",
+    "pieces",
+    "camera",
+    "fps",
+    "duration",
+    "seed",
+    "imaging",
+    "calibration",
+    "timeline",
+    "queries",
+    "settings",
+    "deployment",
+    "anchors",
+    "description",
+)
+
+
+class ScenarioError(SceneError):
+    """A scenario script that cannot be read or makes no sense."""
+
+
+@dataclass(frozen=True)
+class CameraSpec:
+    intrinsics: Intrinsics
+    height: float
+    tilt: float
+    yaw: float
+    target: tuple[float, float]
+
+    def pose(self, bump: Mapping[str, float] | None = None) -> TablePose:
+        b = bump or {}
+        target = (self.target[0] + b.get("dx", 0.0), self.target[1] + b.get("dy", 0.0))
+        return TablePose.looking_down(
+            target,
+            self.height + b.get("dz", 0.0),
+            self.tilt + b.get("tilt_deg", 0.0),
+            self.yaw + b.get("yaw_deg", 0.0),
+        )
+
+
+@dataclass(frozen=True)
+class Imaging:
+    """Optics and sensor: all zero gives clean frames with exact truth."""
+
+    blur: float = 0.5
+    """Defocus, Gaussian sigma in pixels."""
+    noise: float = 2.0
+    """Sensor noise, standard deviation in grey levels."""
+    vignetting: float = 0.25
+    """Brightness lost at the image corners (0..1)."""
+    light: float = 0.12
+    """Uneven light across the table (0..1)."""
+    motion_blur: bool = True
+    """Average sub-frames over the exposure while something moves."""
+
+
+@dataclass(frozen=True)
+class Move:
+    t: float
+    piece: str
+    to: PiecePose
+    duration: float
+    hand: bool
+    enter: str | None
+    path: str
+
+
+@dataclass(frozen=True)
+class HandVisit:
+    t: float
+    enter: str | None
+    over: tuple[float, float]
+    duration: float
+    height: float
+
+
+@dataclass(frozen=True)
+class Bump:
+    t: float
+    offsets: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class CalibrationPlan:
+    board: str
+    views: int = 12
+    flat_at: tuple[float, float] | None = None
+    hold: float = 0.8
+    """Seconds each held view stays still."""
+    travel: float = 0.4
+    flat: float = 1.5
+
+
+@dataclass(frozen=True)
+class FrameState:
+    """Everything on the table at one instant."""
+
+    t: float
+    poses: dict[str, PiecePose]
+    hands: tuple[Hand, ...]
+    moving: frozenset[str]
+    bump: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    source: str
+    scene: Scene
+    roster: Roster
+    camera: CameraSpec
+    fps: float
+    duration: float
+    seed: int
+    imaging: Imaging
+    calibration: CalibrationPlan
+    moves: tuple[Move, ...]
+    hands: tuple[HandVisit, ...]
+    bumps: tuple[Bump, ...]
+    tag_size: float = DEFAULT_TAG_SIZE
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def table(self) -> TableSize:
+        t = self.scene.table
+        return TableSize(t.width, t.depth, t.inch_mm)
+
+    @property
+    def frame_count(self) -> int:
+        return math.floor(self.duration * self.fps + 1e-9)
+
+    @property
+    def terrain_shapes(self) -> list[tuple[str, Sequence[tuple[float, float]]]]:
+        return [(t.kind, t.polygon) for t in self.scene.terrain]
+
+    def profile(self) -> CalibrationProfile:
+        """The true camera as a calibration profile (``frame_source`` ``simulated``)."""
+        return CalibrationProfile(
+            self.camera.intrinsics,
+            self.camera.pose(),
+            self.table,
+            frame_source="simulated",
+            board=self.calibration.board,
+            rms_px=0.0,
+            anchors=self.roster.anchors,
+            created="1970-01-01T00:00:00+00:00",  # fixed: generated files are reproducible
+        )
+
+    def start_poses(self) -> dict[str, PiecePose]:
+        return {p.id: PiecePose(p.x, p.y, p.heading) for p in self.scene.pieces}
+
+    def state_at(self, t: float) -> FrameState:
+        """Piece poses, hands and camera bump at time ``t`` seconds."""
+        poses = self.start_poses()
+        hands: list[Hand] = []
+        moving: set[str] = set()
+        for move in self.moves:  # sorted by time; each piece's moves never overlap
+            start = poses[move.piece]
+            if t >= move.t + move.duration:
+                poses[move.piece] = move.to
+                if move.hand and t < move.t + move.duration + REACH_S:
+                    s = (t - move.t - move.duration) / REACH_S
+                    hands.append(self._carry_hand(move, move.to, 0.0, withdraw=s))
+                continue
+            if t < move.t:
+                if move.hand and t >= move.t - REACH_S:
+                    s = (t - (move.t - REACH_S)) / REACH_S
+                    hands.append(self._carry_hand(move, start, 0.0, withdraw=1 - s))
+                continue
+            s = (t - move.t) / move.duration
+            e = _ease(s)
+            heading = start.heading + _angle_diff(move.to.heading, start.heading) * e
+            lift = CARRY_LIFT * min(1.0, 4 * s, 4 * (1 - s)) if move.hand else 0.0
+            pose = PiecePose(
+                start.x + (move.to.x - start.x) * e,
+                start.y + (move.to.y - start.y) * e,
+                heading % 360.0,
+                lift,
+            )
+            poses[move.piece] = pose
+            moving.add(move.piece)
+            if move.hand:
+                hands.append(self._carry_hand(move, pose, lift))
+        for visit in self.hands:
+            if visit.t <= t < visit.t + visit.duration:
+                s = (t - visit.t) / visit.duration
+                reach = min(1.0, s * visit.duration / REACH_S, (1 - s) * visit.duration / REACH_S)
+                entry = self._entry(visit.over, visit.enter)
+                wobble = 0.3 * math.sin(2 * math.pi * s * 1.5)
+                palm = (
+                    entry[0] + (visit.over[0] + wobble - entry[0]) * _ease(reach),
+                    entry[1] + (visit.over[1] - entry[1]) * _ease(reach),
+                )
+                hands.append(Hand(entry, palm, visit.height))
+        bump: dict[str, float] = {}
+        for b in self.bumps:
+            if t >= b.t:
+                for key, value in b.offsets.items():
+                    bump[key] = bump.get(key, 0.0) + value
+        return FrameState(t, poses, tuple(hands), frozenset(moving), bump)
+
+    def _entry(self, over: tuple[float, float], enter: str | None) -> tuple[float, float]:
+        w, d = self.table.width, self.table.depth
+        edge = enter
+        if edge is None:
+            distances = {
+                "top": over[1],
+                "bottom": d - over[1],
+                "left": over[0],
+                "right": w - over[0],
+            }
+            edge = min(distances, key=lambda k: distances[k])
+        x, y = over
+        if edge == "top":
+            return (x, -ARM_OUTSIDE)
+        if edge == "bottom":
+            return (x, d + ARM_OUTSIDE)
+        if edge == "left":
+            return (-ARM_OUTSIDE, y)
+        return (w + ARM_OUTSIDE, y)
+
+    def _carry_hand(self, move: Move, pose: PiecePose, lift: float, withdraw: float = 0.0) -> Hand:
+        """A hand gripping the piece from the entry side (``withdraw`` 1 = back at the edge)."""
+        entry = self._entry((pose.x, pose.y), move.enter)
+        dx, dy = pose.x - entry[0], pose.y - entry[1]
+        norm = math.hypot(dx, dy) or 1.0
+        # The palm sits behind the piece (seen from the arm), fingers reaching over its back.
+        grip = (pose.x - dx / norm * 1.4, pose.y - dy / norm * 1.4)
+        e = _ease(min(max(withdraw, 0.0), 1.0))
+        palm = (grip[0] + (entry[0] - grip[0]) * e, grip[1] + (entry[1] - grip[1]) * e)
+        entry_roster = self.roster.by_id(move.piece)
+        top = (entry_roster.tag_height if entry_roster else 0.0) + lift
+        return Hand(entry, palm, top + 1.0)
+
+
+def _ease(s: float) -> float:
+    s = min(max(s, 0.0), 1.0)
+    return s * s * (3 - 2 * s)
+
+
+def _angle_diff(a: float, b: float) -> float:
+    """a - b wrapped to (-180, 180]."""
+    d = (a - b) % 360.0
+    return d - 360.0 if d > 180.0 else d
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+def load_scenario(path: str | os.PathLike[str]) -> Scenario:
+    """Read and validate a scenario file."""
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(f"{name}: no such scenario file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise ScenarioError(f"{name}: cannot read scenario ({reason})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ScenarioError(
+            f"{name}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
+        ) from None
+    return parse_scenario(data, name)
+
+
+def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
+    """Validate a scenario given as parsed JSON; one-line :class:`ScenarioError` on a problem."""
+    if not isinstance(data, dict):
+        raise ScenarioError(at(source, "$", "a scenario must be a JSON object"))
+    for key in data:
+        if key not in TOP_KEYS:
+            raise ScenarioError(
+                at(source, f"$.{key}", f"unknown field; expected one of {', '.join(TOP_KEYS)}")
+            )
+    dictionary = data.get("dictionary", DEFAULT_DICTIONARY)
+    try:
+        get_dictionary(str(dictionary))
+    except ValueError as error:
+        raise ScenarioError(at(source, "$.dictionary", str(error))) from None
+    dictionary = str(dictionary)
+    tag_size = _number(data.get("tag_size", DEFAULT_TAG_SIZE), source, "$.tag_size", positive=True)
+    raw_pieces = data.get("pieces")
+    if not isinstance(raw_pieces, list) or not raw_pieces:
+        raise ScenarioError(at(source, "$.pieces", "needs a non-empty list of pieces"))
+    scene_pieces = []
+    entries = []
+    tags_seen: dict[int, int] = {}
+    for i, raw in enumerate(raw_pieces):
+        path = f"$.pieces[{i}]"
+        if not isinstance(raw, dict):
+            raise ScenarioError(at(source, path, "a piece must be a JSON object"))
+        for key in raw:
+            if key not in PIECE_SCENE_KEYS + PIECE_ROSTER_KEYS:
+                raise ScenarioError(at(source, f"{path}.{key}", "unknown piece field"))
+        if "tag" not in raw:
+            raise ScenarioError(at(source, f"{path}.tag", "missing: every piece needs a tag id"))
+        tag = raw["tag"]
+        if isinstance(tag, bool) or not isinstance(tag, int):
+            raise ScenarioError(at(source, f"{path}.tag", f"must be a tag id, got {tag!r}"))
+        try:
+            check_tag_id(dictionary, tag)
+        except ValueError as error:
+            raise ScenarioError(at(source, f"{path}.tag", str(error))) from None
+        if tag in tags_seen:
+            raise ScenarioError(
+                at(source, f"{path}.tag", f"tag {tag} already used by $.pieces[{tags_seen[tag]}]")
+            )
+        tags_seen[tag] = i
+        scene_pieces.append({k: v for k, v in raw.items() if k in PIECE_SCENE_KEYS})
+        entries.append((raw, path))
+    scene_data: dict[str, Any] = {
+        "ruleset": data.get("ruleset", "paper-tigers"),
+        "table": data.get("table"),
+        "pieces": scene_pieces,
+        "terrain": data.get("terrain", []),
+        "queries": data.get("queries", []),
+    }
+    for key in ("settings", "deployment"):
+        if key in data:
+            scene_data[key] = data[key]
+    try:
+        scene = Scene.from_json(scene_data, source)
+    except SceneError as error:
+        raise ScenarioError(str(error)) from None
+    table = TableSize(scene.table.width, scene.table.depth, scene.table.inch_mm)
+    roster_entries = []
+    for piece, (raw, path) in zip(scene.pieces, entries, strict=True):
+        offset = raw.get("tag_offset", [0.0, 0.0])
+        if (
+            not isinstance(offset, list)
+            or len(offset) != 2
+            or not all(_is_number(v) for v in offset)
+        ):
+            raise ScenarioError(at(source, f"{path}.tag_offset", "must be [forward, right] inches"))
+        height = _number(raw.get("tag_height", 0.0), source, f"{path}.tag_height")
+        if height < 0:
+            raise ScenarioError(at(source, f"{path}.tag_height", "must not be negative"))
+        size = raw.get("tag_size")
+        if size is not None:
+            size = _number(size, source, f"{path}.tag_size", positive=True)
+        _check_on_table(piece.x, piece.y, table, source, path)
+        roster_entries.append(
+            RosterEntry(
+                raw["tag"],
+                piece.id,
+                piece.side,
+                piece.kind,
+                piece.base,
+                (float(offset[0]), float(offset[1])),
+                height,
+                piece.name,
+                size if size is not None else tag_size,
+            )
+        )
+    anchors = _anchors(data.get("anchors"), dictionary, table, source, set(tags_seen))
+    roster = Roster(dictionary, tuple(sorted(roster_entries, key=lambda e: e.tag)), anchors)
+    camera = _camera(data.get("camera"), table, source)
+    fps = _number(data.get("fps", 12), source, "$.fps", positive=True)
+    duration = _number(data.get("duration", 10), source, "$.duration", positive=True)
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ScenarioError(at(source, "$.seed", f"must be an integer, got {seed!r}"))
+    imaging = _imaging(data.get("imaging", {}), source)
+    calibration = _calibration(data.get("calibration", {}), table, source)
+    moves, hands, bumps = _timeline(data.get("timeline", []), scene, table, source)
+    return Scenario(
+        source,
+        scene,
+        roster,
+        camera,
+        fps,
+        duration,
+        seed,
+        imaging,
+        calibration,
+        moves,
+        hands,
+        bumps,
+        tag_size,
+        data,
+    )
+
+
+def _is_number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _number(value: Any, source: str, path: str, *, positive: bool = False) -> float:
+    if not _is_number(value):
+        raise ScenarioError(at(source, path, f"must be a number, got {value!r}"))
+    if positive and value <= 0:
+        raise ScenarioError(at(source, path, f"must be positive, got {value!r}"))
+    return float(value)
+
+
+def _point(value: Any, source: str, path: str) -> tuple[float, float]:
+    if not isinstance(value, list) or len(value) != 2 or not all(_is_number(v) for v in value):
+        raise ScenarioError(at(source, path, f"must be [x, y] inches, got {value!r}"))
+    return float(value[0]), float(value[1])
+
+
+def _check_on_table(x: float, y: float, table: TableSize, source: str, path: str) -> None:
+    if not (0 <= x <= table.width and 0 <= y <= table.depth):
+        raise ScenarioError(
+            at(
+                source,
+                path,
+                f"({x:g}, {y:g}) is off the {table.width:g} x {table.depth:g} in table",
+            )
+        )
+
+
+def _anchors(
+    raw: Any, dictionary: str, table: TableSize, source: str, piece_tags: set[int]
+) -> tuple[AnchorTag, ...]:
+    from referee.calibration.table import default_anchors
+
+    if raw is None:
+        anchors = default_anchors(dictionary, table)
+    elif raw is False or raw == []:
+        return ()
+    else:
+        if not isinstance(raw, list):
+            raise ScenarioError(at(source, "$.anchors", "must be a list, [] or false"))
+        items = []
+        for i, a in enumerate(raw):
+            path = f"$.anchors[{i}]"
+            if not isinstance(a, dict) or not isinstance(a.get("tag"), int):
+                raise ScenarioError(at(source, path, "needs tag, x, y, size"))
+            items.append(
+                AnchorTag(
+                    a["tag"],
+                    _number(a.get("x"), source, f"{path}.x"),
+                    _number(a.get("y"), source, f"{path}.y"),
+                    _number(a.get("size", 2.0), source, f"{path}.size", positive=True),
+                )
+            )
+        anchors = tuple(items)
+    for i, a in enumerate(anchors):
+        if a.tag in piece_tags:
+            raise ScenarioError(
+                at(source, f"$.anchors[{i}].tag", f"tag {a.tag} is also on a piece")
+            )
+    return anchors
+
+
+def _camera(raw: Any, table: TableSize, source: str) -> CameraSpec:
+    if not isinstance(raw, dict):
+        raise ScenarioError(at(source, "$.camera", "missing camera (resolution, fov, height)"))
+    res = raw.get("resolution", [1920, 1080])
+    if (
+        not isinstance(res, list)
+        or len(res) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) and 16 <= v <= 8192 for v in res)
+    ):
+        raise ScenarioError(
+            at(source, "$.camera.resolution", f"must be [width, height], got {res!r}")
+        )
+    distortion = raw.get("distortion", [0, 0, 0, 0, 0])
+    if not isinstance(distortion, list) or not all(_is_number(v) for v in distortion):
+        raise ScenarioError(at(source, "$.camera.distortion", "must be a list of numbers"))
+    try:
+        if "matrix" in raw:
+            intrinsics = Intrinsics(
+                (res[0], res[1]), np.asarray(raw["matrix"], float), np.asarray(distortion, float)
+            )
+        else:
+            fov = _number(raw.get("fov", 60), source, "$.camera.fov", positive=True)
+            if fov >= 170:
+                raise ScenarioError(at(source, "$.camera.fov", "must be under 170 degrees"))
+            intrinsics = Intrinsics.from_fov((res[0], res[1]), fov, distortion)
+    except ValueError as error:
+        if isinstance(error, ScenarioError):
+            raise
+        raise ScenarioError(at(source, "$.camera", str(error))) from None
+    height = _number(raw.get("height", 36), source, "$.camera.height", positive=True)
+    tilt = _number(raw.get("tilt", 0), source, "$.camera.tilt")
+    if abs(tilt) >= 60:
+        raise ScenarioError(at(source, "$.camera.tilt", "must be within +-60 degrees"))
+    yaw = _number(raw.get("yaw", 0), source, "$.camera.yaw")
+    target = (
+        _point(raw["target"], source, "$.camera.target")
+        if "target" in raw
+        else (table.width / 2, table.depth / 2)
+    )
+    return CameraSpec(intrinsics, height, tilt, yaw, target)
+
+
+def _imaging(raw: Any, source: str) -> Imaging:
+    if not isinstance(raw, dict):
+        raise ScenarioError(at(source, "$.imaging", "must be a JSON object"))
+    known = ("blur", "noise", "vignetting", "light", "motion_blur")
+    for key in raw:
+        if key not in known:
+            raise ScenarioError(at(source, f"$.imaging.{key}", "unknown field"))
+    values = {}
+    for key in known[:4]:
+        if key in raw:
+            values[key] = _number(raw[key], source, f"$.imaging.{key}")
+            if values[key] < 0:
+                raise ScenarioError(at(source, f"$.imaging.{key}", "must not be negative"))
+    motion = raw.get("motion_blur", True)
+    if not isinstance(motion, bool):
+        raise ScenarioError(at(source, "$.imaging.motion_blur", "must be true or false"))
+    return Imaging(motion_blur=motion, **values)
+
+
+def _calibration(raw: Any, table: TableSize, source: str) -> CalibrationPlan:
+    from referee.calibration.board import BoardSpec
+    from referee.markers.board_sheet import default_board
+
+    if not isinstance(raw, dict):
+        raise ScenarioError(at(source, "$.calibration", "must be a JSON object"))
+    board = raw.get("board", default_board("letter").to_string())
+    try:
+        BoardSpec.parse(str(board))
+    except ValueError as error:
+        raise ScenarioError(at(source, "$.calibration.board", str(error))) from None
+    views = raw.get("views", 12)
+    if isinstance(views, bool) or not isinstance(views, int) or not 0 <= views <= 100:
+        raise ScenarioError(at(source, "$.calibration.views", "must be a whole number 0-100"))
+    flat_at = None
+    if "flat_at" in raw:
+        flat_at = _point(raw["flat_at"], source, "$.calibration.flat_at")
+        _check_on_table(*flat_at, table, source, "$.calibration.flat_at")
+    return CalibrationPlan(str(board), views, flat_at)
+
+
+def _timeline(
+    raw: Any, scene: Scene, table: TableSize, source: str
+) -> tuple[tuple[Move, ...], tuple[HandVisit, ...], tuple[Bump, ...]]:
+    if not isinstance(raw, list):
+        raise ScenarioError(at(source, "$.timeline", "must be a list of events"))
+    moves: list[Move] = []
+    hands: list[HandVisit] = []
+    bumps: list[Bump] = []
+    poses = {p.id: PiecePose(p.x, p.y, p.heading) for p in scene.pieces}
+    busy_until: dict[str, tuple[float, str]] = {}
+    events = []
+    for i, event in enumerate(raw):
+        path = f"$.timeline[{i}]"
+        if not isinstance(event, dict):
+            raise ScenarioError(at(source, path, "an event must be a JSON object"))
+        t = _number(event.get("t"), source, f"{path}.t")
+        if t < 0:
+            raise ScenarioError(at(source, f"{path}.t", "must not be negative"))
+        events.append((t, i, event, path))
+    for t, _, event, path in sorted(events, key=lambda e: (e[0], e[1])):
+        enter = event.get("enter")
+        if enter is not None:
+            try:
+                enter = normalise_edge(str(enter))
+            except ValueError as error:
+                raise ScenarioError(at(source, f"{path}.enter", str(error))) from None
+        if "move" in event:
+            piece = event["move"]
+            if piece not in poses:
+                raise ScenarioError(at(source, f"{path}.move", f"unknown piece {piece!r}"))
+            to = event.get("to")
+            if not isinstance(to, dict):
+                raise ScenarioError(at(source, f"{path}.to", "must be {x, y, heading}"))
+            x = _number(to.get("x"), source, f"{path}.to.x")
+            y = _number(to.get("y"), source, f"{path}.to.y")
+            heading = _number(to.get("heading", poses[piece].heading), source, f"{path}.to.heading")
+            _check_on_table(x, y, table, source, f"{path}.to")
+            duration = _number(
+                event.get("duration", 1.5), source, f"{path}.duration", positive=True
+            )
+            hand = event.get("hand", True)
+            if not isinstance(hand, bool):
+                raise ScenarioError(at(source, f"{path}.hand", "must be true or false"))
+            margin = REACH_S if hand else 0.0
+            if piece in busy_until and t - margin < busy_until[piece][0]:
+                raise ScenarioError(
+                    at(
+                        source,
+                        f"{path}.t",
+                        f"{piece!r} is still moving ({busy_until[piece][1]}) until "
+                        f"t={busy_until[piece][0]:g}",
+                    )
+                )
+            busy_until[piece] = (t + duration + margin, path)
+            target = PiecePose(x, y, heading % 360.0)
+            moves.append(Move(t, piece, target, duration, hand, enter, path))
+            poses[piece] = target
+        elif "hand" in event:
+            spec = event["hand"]
+            if not isinstance(spec, dict):
+                raise ScenarioError(at(source, f"{path}.hand", "must be {enter, over, duration}"))
+            over = _point(spec.get("over"), source, f"{path}.hand.over")
+            hand_enter = spec.get("enter")
+            if hand_enter is not None:
+                try:
+                    hand_enter = normalise_edge(str(hand_enter))
+                except ValueError as error:
+                    raise ScenarioError(at(source, f"{path}.hand.enter", str(error))) from None
+            duration = _number(
+                spec.get("duration", 2.0), source, f"{path}.hand.duration", positive=True
+            )
+            height = _number(spec.get("height", 2.5), source, f"{path}.hand.height", positive=True)
+            hands.append(HandVisit(t, hand_enter, over, duration, height))
+        elif "bump" in event:
+            spec = event["bump"]
+            if not isinstance(spec, dict):
+                raise ScenarioError(
+                    at(source, f"{path}.bump", "must be {yaw_deg, tilt_deg, dx, dy, dz}")
+                )
+            offsets = {}
+            for key, value in spec.items():
+                if key not in ("yaw_deg", "tilt_deg", "dx", "dy", "dz"):
+                    raise ScenarioError(at(source, f"{path}.bump.{key}", "unknown field"))
+                offsets[key] = _number(value, source, f"{path}.bump.{key}")
+            bumps.append(Bump(t, offsets))
+        else:
+            raise ScenarioError(at(source, path, 'an event needs "move", "hand" or "bump"'))
+    return tuple(moves), tuple(hands), tuple(bumps)

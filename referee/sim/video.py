@@ -1,0 +1,350 @@
+"""Turn a scenario into footage and ground-truth files (what ``referee simulate`` writes).
+
+Output directory::
+
+    video.mp4          the game (mp4v)
+    calibration.mp4    a ChArUco board held at varied angles, then lying flat (last ~1.5 s)
+    roster.json        which tag is on which piece (+ corner anchors)
+    scene.json         the scene at the START positions (ruleset, terrain, queries)
+    camera.json        the true calibration profile (frame_source "simulated")
+    truth.jsonl        per video frame: every piece's true pose and tag corners
+    truth-moves.json   the settled moves: piece, from, to, start/end frame
+
+Everything is a pure function of the scenario (seeded), so regenerating
+gives byte-identical JSON files.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+from tqdm import tqdm
+
+from referee.calibration.board import BoardSpec
+from referee.calibration.profile import write_json_atomic
+from referee.errors import RefereeError
+from referee.scene import save_scene
+from referee.sim.imaging import Imager
+from referee.sim.render import BoardPlacement, Look, PiecePose, TableRenderer, TagTruth
+from referee.sim.scenario import FrameState, Scenario
+
+Image = NDArray[np.uint8]
+
+#: Sub-frames averaged over the exposure when something moves.
+MOTION_SAMPLES = 3
+
+
+class OutputError(RefereeError):
+    """The output directory or video file cannot be written."""
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    out_dir: Path
+    frames: int
+    calibration_frames: int
+    files: tuple[str, ...]
+
+
+class _Renderers:
+    """One renderer per camera pose (a bump moves the camera); backgrounds cached."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self._cache: dict[tuple[tuple[str, float], ...], TableRenderer] = {}
+
+    def get(self, bump: Mapping[str, float]) -> TableRenderer:
+        key = tuple(sorted(bump.items()))
+        if key not in self._cache:
+            s = self.scenario
+            self._cache[key] = TableRenderer(
+                s.camera.intrinsics,
+                s.camera.pose(bump),
+                s.table,
+                s.roster.pieces,
+                s.terrain_shapes,
+                s.roster.anchors,
+                s.roster.dictionary,
+                s.tag_size,
+                Look(seed=s.seed),
+            )
+        return self._cache[key]
+
+
+def frame_time(frame: int, fps: float) -> float:
+    return frame / fps
+
+
+def render_state(
+    scenario: Scenario, renderers: _Renderers, state: FrameState
+) -> tuple[Image, dict[str, TagTruth]]:
+    """A clean frame for ``state``; with motion blur, sub-frames over half a frame period."""
+    renderer = renderers.get(state.bump)
+    frame, truth = renderer.render(state.poses, state.hands)
+    if scenario.imaging.motion_blur and (state.moving or state.hands):
+        exposure = 0.5 / scenario.fps
+        acc = frame.astype(np.float32)
+        for k in (-1, 1):
+            sub = scenario.state_at(state.t + k * exposure / 2)
+            acc += renderers.get(sub.bump).render(sub.poses, sub.hands)[0]
+        frame = np.clip(acc / MOTION_SAMPLES + 0.5, 0, 255).astype(np.uint8)
+    return frame, truth
+
+
+def truth_record(
+    scenario: Scenario, frame: int, state: FrameState, truth: Mapping[str, TagTruth]
+) -> dict[str, Any]:
+    """One line of ``truth.jsonl``."""
+    pieces = []
+    for entry in scenario.roster.pieces:
+        pose = state.poses[entry.id]
+        tag = truth[entry.id]
+        pieces.append(
+            {
+                "id": entry.id,
+                "tag": entry.tag,
+                "x": round(pose.x, 6),
+                "y": round(pose.y, 6),
+                "heading": round(pose.heading % 360.0, 6),
+                "lift": round(pose.lift, 6),
+                "moving": entry.id in state.moving,
+                "corners_px": np.round(tag.corners_px, 4).tolist(),
+                "in_view": tag.in_view,
+                "covered": tag.covered,
+                "visible": tag.visible,
+            }
+        )
+    record: dict[str, Any] = {"frame": frame, "t": round(state.t, 6), "pieces": pieces}
+    if state.bump:
+        record["camera_bump"] = dict(sorted(state.bump.items()))
+    record["hands"] = len(state.hands)
+    return record
+
+
+def true_moves(scenario: Scenario) -> list[dict[str, Any]]:
+    """The settled moves, with the video frames where each starts and ends."""
+    poses = scenario.start_poses()
+    out = []
+    for move in scenario.moves:
+        start = poses[move.piece]
+        start_frame = math.floor(move.t * scenario.fps + 1e-9) + 1
+        end_frame = math.ceil((move.t + move.duration) * scenario.fps - 1e-9)
+        out.append(
+            {
+                "piece": move.piece,
+                "from": _pose_json(start),
+                "to": _pose_json(move.to),
+                "start_frame": start_frame,
+                "end_frame": end_frame,
+                "start_t": move.t,
+                "end_t": round(move.t + move.duration, 6),
+                "hand": move.hand,
+            }
+        )
+        poses[move.piece] = move.to
+    return out
+
+
+def _pose_json(pose: PiecePose) -> dict[str, float]:
+    return {"x": round(pose.x, 6), "y": round(pose.y, 6), "heading": round(pose.heading, 6)}
+
+
+def calibration_views(scenario: Scenario) -> list[tuple[float, BoardPlacement]]:
+    """(seconds, board placement) keyframes: held views, then lying flat on the table."""
+    plan = scenario.calibration
+    spec = BoardSpec.parse(plan.board)
+    inch_mm = scenario.table.inch_mm
+    square = spec.square_in(inch_mm)
+    bw, bh = spec.columns * square, spec.rows * square
+    rng = np.random.default_rng(scenario.seed + 1234)
+    w, d = scenario.table.width, scenario.table.depth
+    keys: list[tuple[float, BoardPlacement]] = []
+    t = 0.0
+    cols = max(round(math.sqrt(plan.views * w / d)), 1)
+    for i in range(plan.views):
+        gx, gy = i % cols, (i // cols)
+        rows = max(math.ceil(plan.views / cols), 1)
+        cx = w * (0.2 + 0.6 * (gx + 0.5) / cols) + rng.uniform(-1.5, 1.5)
+        cy = d * (0.2 + 0.6 * (gy + 0.5) / rows) + rng.uniform(-1.0, 1.0)
+        height = rng.uniform(5.0, 12.0)
+        tilt = math.radians(rng.uniform(18, 42))
+        axis_angle = rng.uniform(0, 2 * math.pi)
+        spin = math.radians(rng.uniform(-40, 40) + (90 if i % 3 == 2 else 0))
+        rotation = _rodrigues((math.cos(axis_angle), math.sin(axis_angle), 0.0), tilt) @ _rodrigues(
+            (0.0, 0.0, 1.0), spin
+        )
+        keys.extend(_hold(t, rotation, (cx, cy, -height), bw, bh, plan.board, plan.hold))
+        t += plan.hold + plan.travel
+    fx, fy = plan.flat_at or (w / 2, d / 2)
+    keys.extend(_hold(t, np.eye(3), (fx, fy, 0.0), bw, bh, plan.board, plan.flat))
+    return keys
+
+
+def _hold(
+    t: float,
+    rotation: NDArray[np.float64],
+    centre: tuple[float, float, float],
+    bw: float,
+    bh: float,
+    board: str,
+    seconds: float,
+) -> list[tuple[float, BoardPlacement]]:
+    origin = np.asarray(centre) - rotation @ np.array([bw / 2, bh / 2, 0.0])
+    rvec = cv2.Rodrigues(rotation)[0].ravel()
+    placement = BoardPlacement(board, tuple(rvec.tolist()), tuple(origin.tolist()))  # type: ignore[arg-type]
+    return [(t, placement), (t + seconds, placement)]
+
+
+def _rodrigues(axis: tuple[float, float, float], angle: float) -> NDArray[np.float64]:
+    return np.asarray(cv2.Rodrigues(np.asarray(axis, float) * angle)[0], np.float64)
+
+
+def board_at(keys: list[tuple[float, BoardPlacement]], t: float) -> BoardPlacement:
+    """Board placement at time ``t``, interpolated between keyframes."""
+    if t <= keys[0][0]:
+        return keys[0][1]
+    for (t0, a), (t1, b) in itertools.pairwise(keys):
+        if t0 <= t <= t1:
+            if a == b or t1 <= t0:
+                return a
+            s = (t - t0) / (t1 - t0)
+            s = s * s * (3 - 2 * s)
+            rvec = tuple(float(x + (y - x) * s) for x, y in zip(a.rvec, b.rvec, strict=True))
+            tvec = tuple(float(x + (y - x) * s) for x, y in zip(a.tvec, b.tvec, strict=True))
+            return BoardPlacement(a.spec_text, rvec, tvec)  # type: ignore[arg-type]
+    return keys[-1][1]
+
+
+def _writer(path: Path, fps: float, size: tuple[int, int]) -> cv2.VideoWriter:
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), fps, size)
+    if not writer.isOpened():
+        raise OutputError(f"{path}: cannot write video (this OpenCV build has no mp4v encoder)")
+    return writer
+
+
+def _frames(count: int, label: str, progress: bool) -> Iterator[int]:
+    return iter(tqdm(range(count), desc=label, unit="frame", disable=not progress, leave=False))
+
+
+def simulate(
+    scenario: Scenario,
+    out_dir: str | os.PathLike[str],
+    *,
+    video: bool = True,
+    calibration: bool = True,
+    max_frames: int | None = None,
+    progress: bool = True,
+) -> SimulationResult:
+    """Write every output file for ``scenario`` into ``out_dir`` (created if needed).
+
+    ``video=False`` writes only the JSON files (fast: no frame is drawn);
+    ``max_frames`` cuts the videos short (the truth still covers every frame).
+    """
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OutputError(f"{out}: cannot create output directory ({error.strerror})") from None
+    renderers = _Renderers(scenario)
+    files = ["roster.json", "scene.json", "camera.json", "truth.jsonl", "truth-moves.json"]
+    scenario.roster.save(out / "roster.json")
+    save_scene(scenario.scene, out / "scene.json")
+    scenario.profile().save(out / "camera.json")
+    write_json_atomic(
+        out / "truth-moves.json",
+        {"fps": scenario.fps, "frames": scenario.frame_count, "moves": true_moves(scenario)},
+    )
+    count = scenario.frame_count
+    video_frames = count if max_frames is None else min(count, max_frames)
+    width, height = scenario.camera.intrinsics.image_size
+    imager = Imager(
+        (width, height),
+        scenario.imaging.blur,
+        scenario.imaging.noise,
+        scenario.imaging.vignetting,
+        scenario.imaging.light,
+        scenario.seed,
+    )
+    writer = _writer(out / "video.mp4", scenario.fps, (width, height)) if video else None
+    tmp_truth = out / "truth.jsonl.tmp"
+    last_key: Any = None
+    last_clean: Image | None = None
+    try:
+        with tmp_truth.open("w", encoding="utf-8") as truth_file:
+            for frame in _frames(count, "video", progress):
+                state = scenario.state_at(frame_time(frame, scenario.fps))
+                renderer = renderers.get(state.bump)
+                if writer is not None and frame < video_frames:
+                    key = (
+                        None
+                        if state.moving or state.hands
+                        else (tuple(sorted(state.poses.items())), tuple(sorted(state.bump.items())))
+                    )
+                    if key is not None and key == last_key and last_clean is not None:
+                        clean = last_clean
+                        truth = renderer.truth(state.poses, state.hands)
+                    else:
+                        clean, truth = render_state(scenario, renderers, state)
+                    last_key, last_clean = key, clean
+                    writer.write(imager.apply(clean))
+                else:
+                    truth = renderer.truth(state.poses, state.hands)
+                record = truth_record(scenario, frame, state, truth)
+                truth_file.write(json.dumps(record, separators=(",", ":")) + "\n")
+        os.replace(tmp_truth, out / "truth.jsonl")
+    finally:
+        if writer is not None:
+            writer.release()
+        if tmp_truth.exists():
+            tmp_truth.unlink()
+    cal_frames = 0
+    if video:
+        files.append("video.mp4")
+    if video and calibration and scenario.calibration.views >= 0:
+        cal_frames = write_calibration_clip(
+            scenario, out / "calibration.mp4", imager, progress, max_frames
+        )
+        files.append("calibration.mp4")
+    return SimulationResult(out, video_frames if video else 0, cal_frames, tuple(files))
+
+
+def write_calibration_clip(
+    scenario: Scenario,
+    path: Path,
+    imager: Imager,
+    progress: bool = True,
+    max_frames: int | None = None,
+) -> int:
+    """The calibration clip: pieces at their start, a board held at varied angles, then flat."""
+    keys = calibration_views(scenario)
+    spec = BoardSpec.parse(scenario.calibration.board)
+    renderer = _Renderers(scenario).get({})
+    poses = scenario.start_poses()
+    count = math.floor(keys[-1][0] * scenario.fps) + 1
+    if max_frames is not None:
+        count = min(count, max_frames)
+    width, height = scenario.camera.intrinsics.image_size
+    writer = _writer(path, scenario.fps, (width, height))
+    last: tuple[BoardPlacement, Image] | None = None
+    try:
+        for frame in _frames(count, "calibration", progress):
+            board = board_at(keys, frame / scenario.fps)
+            if last is not None and last[0] == board:
+                clean = last[1]
+            else:
+                clean, _ = renderer.render(poses, (), board, spec)
+                last = (board, clean)
+            writer.write(imager.apply(clean))
+    finally:
+        writer.release()
+    return count
