@@ -1,0 +1,162 @@
+"""Scene values and the scene file: round trips, immutable updates, whole-table invariance."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.errors import SceneError
+from referee.geometry import Pose
+from referee.rules import ruleset_for
+from referee.scene import Piece, Scene, load_scene, save_scene
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "referee" / "data" / "examples" / "skirmish.json"
+
+
+def test_example_round_trips_through_json(tmp_path: Path) -> None:
+    scene = load_scene(EXAMPLE)
+    again = Scene.from_json(json.loads(json.dumps(scene.to_json())), "again")
+    assert again == scene
+    save_scene(scene, tmp_path / "out" / "s.json")
+    assert load_scene(tmp_path / "out" / "s.json") == scene
+
+
+def test_pieces_are_immutable_and_poses_update_by_copy() -> None:
+    scene = load_scene(EXAMPLE)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        scene.piece("t34").x = 3  # type: ignore[misc]
+    moved = scene.with_poses({"t34": Pose(1, 2, 45)})
+    assert moved.piece("t34").xy == (1, 2) and moved.piece("t34").heading == 45
+    assert scene.piece("t34").xy == (20, 18)
+    assert [p.id for p in moved] == [p.id for p in scene]
+    with pytest.raises(KeyError, match="no piece 'tiger'"):
+        scene.with_poses({"tiger": Pose(0, 0)})
+    added = scene.with_pieces(Piece("new", "soviet", "tank", 1, 1))
+    assert len(added) == len(scene) + 1 and "new" in added
+
+
+def test_defaults_and_optional_fields() -> None:
+    scene = Scene.from_json(
+        {
+            "ruleset": "pt",
+            "table": {"width": 36, "depth": 36, "inch_mm": 25},
+            "pieces": [
+                {
+                    "id": "a",
+                    "side": "x",
+                    "kind": "Tank",
+                    "x": 1,
+                    "y": 2,
+                    "base": [1, 2],
+                    "heading": -90,
+                }
+            ],
+        }
+    )
+    a = scene.piece("a")
+    assert (a.heading, a.cards, a.state, a.uncertainty, a.followed, a.actions) == (
+        270.0,
+        0,
+        "ok",
+        0.0,
+        None,
+        0,
+    )
+    assert scene.table.inch_mm == 25 and scene.queries == () and scene.terrain == ()
+    assert a.front == (1.0, 1.0)
+
+
+def test_bad_values_name_the_json_path() -> None:
+    base = {"ruleset": "pt", "table": {"width": 36, "depth": 36}}
+    with pytest.raises(SceneError, match=r"^s: \$\.table\.width: must be positive"):
+        Scene.from_json({**base, "table": {"width": 0, "depth": 1}}, "s")
+    with pytest.raises(SceneError, match=r"\$\.pieces\[0\]\.followed: unknown piece id 'zz'"):
+        Scene.from_json(
+            {
+                **base,
+                "pieces": [
+                    {
+                        "id": "a",
+                        "side": "x",
+                        "kind": "tank",
+                        "x": 1,
+                        "y": 1,
+                        "base": [1, 1],
+                        "followed": "zz",
+                    }
+                ],
+            },
+            "s",
+        )
+    with pytest.raises(SceneError, match=r"\$\.terrain\[0\]\.polygon\[1\]\[0\]: must be a finite"):
+        Scene.from_json(
+            {
+                **base,
+                "terrain": [
+                    {"id": "w", "kind": "woods", "polygon": [[0, 0], [math.inf, 0], [1, 1]]}
+                ],
+            },
+            "s",
+        )
+
+
+# -- whole-table invariance of the rules ------------------------------------------------
+
+
+def _transform(scene: Scene, dx: float, dy: float, turn: float) -> Scene:
+    c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
+
+    def move(x: float, y: float) -> tuple[float, float]:
+        return (c * x - s * y + dx, s * x + c * y + dy)
+
+    pieces = tuple(
+        dataclasses.replace(
+            p, x=move(p.x, p.y)[0], y=move(p.x, p.y)[1], heading=(p.heading + turn) % 360
+        )
+        for p in scene.pieces
+    )
+    terrain = tuple(
+        dataclasses.replace(t, polygon=tuple(move(x, y) for x, y in t.polygon))
+        for t in scene.terrain
+    )
+    return dataclasses.replace(scene, pieces=pieces, terrain=terrain)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.floats(-100, 100, allow_nan=False),
+    st.floats(-100, 100, allow_nan=False),
+    st.floats(0, 360, allow_nan=False),
+)
+def test_verdicts_survive_moving_and_rotating_the_whole_table(dx, dy, turn) -> None:
+    scene = load_scene(EXAMPLE)
+    # Only geometric questions: deployment depends on the table edges, which stay put.
+    queries = [
+        q for q in scene.queries if q["ask"] in ("range", "los", "follow_me", "move", "objective")
+    ]
+    moved_queries = []
+    c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
+    for q in queries:
+        q = dict(q)
+        if q["ask"] == "move":
+            x, y = q["to"]["x"], q["to"]["y"]
+            q["to"] = {
+                "x": c * x - s * y + dx,
+                "y": s * x + c * y + dy,
+                "heading": q["to"]["heading"] + turn,
+            }
+        moved_queries.append(q)
+    rules = ruleset_for(scene)
+    moved = _transform(scene, dx, dy, turn)
+    for q, mq in zip(queries, moved_queries, strict=True):
+        a = rules.answer(scene, q)
+        b = rules.answer(moved, mq)
+        assert a.ok == b.ok and a.los == b.los and a.chains == b.chains, q
+        if a.distance is not None:
+            assert b.distance == pytest.approx(a.distance, abs=1e-6)
