@@ -17,6 +17,7 @@ Stages, each a plain function or a small class with one per-frame method:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -286,13 +287,14 @@ def solve_intrinsics(
     min_views: int = MIN_VIEWS,
     outlier_factor: float = 3.0,
     outlier_floor_px: float = 0.5,
+    max_dropped: int = 5,
     flags: int = 0,
 ) -> Solution:
     """Solve camera matrix and distortion (k1, k2, p1, p2, k3) from board views.
 
-    A view whose RMS error exceeds both ``outlier_factor`` x the median
-    view error and ``outlier_floor_px`` is dropped and the solve repeated
-    (up to three rounds, never below ``min_views``). Raises
+    While the worst view's RMS error exceeds both ``outlier_factor`` x the
+    median view error and ``outlier_floor_px``, it is dropped and the solve
+    repeated (at most ``max_dropped`` views, never below ``min_views``). Raises
     :class:`RefereeError` when fewer than ``min_views`` views are given.
     """
     if len(views) < min_views:
@@ -302,15 +304,15 @@ def solve_intrinsics(
         )
     kept = list(views)
     dropped: list[tuple[str, float]] = []
-    for _ in range(3):
+    # One view at a time: a single bad view inflates its neighbours' errors too.
+    for _ in range(max_dropped + 1):
         rms, matrix, dist, errors = _calibrate(kept, image_size, flags)
-        median = float(np.median(errors))
-        limit = max(outlier_factor * median, outlier_floor_px)
-        bad = [i for i, e in enumerate(errors) if e > limit]
-        if not bad or len(kept) - len(bad) < min_views:
+        worst = int(np.argmax(errors))
+        limit = max(outlier_factor * float(np.median(errors)), outlier_floor_px)
+        if errors[worst] <= limit or len(kept) <= min_views or len(dropped) >= max_dropped:
             break
-        dropped.extend((kept[i].name, errors[i]) for i in bad)
-        kept = [v for i, v in enumerate(kept) if i not in bad]
+        dropped.append((kept[worst].name, errors[worst]))
+        del kept[worst]
     intrinsics = Intrinsics(image_size, matrix, dist)
     return Solution(intrinsics, rms, tuple(errors), tuple(v.name for v in kept), tuple(dropped))
 
@@ -318,24 +320,44 @@ def solve_intrinsics(
 def identify_markers(images: Sequence[Image]) -> list[tuple[str, list[int]]]:
     """Which predefined dictionaries find markers in ``images``: [(name, ids)], best first.
 
-    Dictionaries that are prefixes of one another (DICT_6X6_50 / _250 / _1000)
-    find the same markers; every dictionary with the top count is listed.
+    The DICT_NxN_50/100/250/1000 dictionaries nest (each starts with the
+    smaller one's markers), so each family is searched once with its largest
+    member and reported as the smallest member that holds every id seen.
+    Only the first two images are searched (this runs to explain a failure).
     """
-    found: list[tuple[str, list[int]]] = []
-    grays = [to_gray(i) for i in images]
+    grays = [to_gray(i) for i in images[:2]]
+    searched: dict[int, str] = {}
     for name in dictionary_names():
-        detector = cv2.aruco.ArucoDetector(get_dictionary(name), cv2.aruco.DetectorParameters())
-        ids: set[int] = set()
-        for gray in grays:
-            _, got, _ = detector.detectMarkers(gray)
-            if got is not None:
-                ids.update(int(i) for i in np.asarray(got).ravel())
-        if ids:
+        match = re.fullmatch(r"DICT_(\d)X\1_(\d+)", name)
+        if match and match.group(2) != "1000":
+            continue
+        searched.setdefault(int(getattr(cv2.aruco, name)), name)
+    found: list[tuple[str, list[int]]] = []
+    # ArUco families first; the slow AprilTag dictionaries only when those find nothing.
+    tiers = [
+        [n for n in searched.values() if "APRILTAG" not in n],
+        [n for n in searched.values() if "APRILTAG" in n],
+    ]
+    for tier in tiers:
+        for name in tier:
+            detector = cv2.aruco.ArucoDetector(get_dictionary(name), cv2.aruco.DetectorParameters())
+            ids: set[int] = set()
+            for gray in grays:
+                _, got, _ = detector.detectMarkers(gray)
+                if got is not None:
+                    ids.update(int(i) for i in np.asarray(got).ravel())
+            if not ids:
+                continue
+            if name.endswith("_1000"):
+                for size in (50, 100, 250, 1000):
+                    if max(ids) < size:
+                        name = name.replace("_1000", f"_{size}")
+                        break
             found.append((name, sorted(ids)))
-    if not found:
-        return []
-    top = max(len(ids) for _, ids in found)
-    return [(n, ids) for n, ids in found if len(ids) == top]
+        if found:
+            break
+    found.sort(key=lambda item: -len(item[1]))
+    return found[:1] if found else []
 
 
 # --- frame sources -------------------------------------------------------------------------
@@ -609,18 +631,18 @@ def _nothing_found_message(
             "camera and board still, add light, or focus the lens"
         )
     if found:
-        names = sorted((n for n, _ in found), key=dictionary_size)
-        ids = found[0][1]
-        if spec.dictionary in names:
+        name, ids = found[0]
+        same_family = name.rsplit("_", 1)[0] == spec.dictionary.rsplit("_", 1)[0]
+        if same_family and max(ids) < dictionary_size(spec.dictionary):
             return (
                 f"markers of {spec.dictionary} were seen (ids {_ids(ids)}) but no chessboard "
                 f"corners of a {spec.columns}x{spec.rows} board; check the board size in "
                 f"--board {spec.to_string()}"
             )
         return (
-            f"no {spec.to_string()} board seen, but markers of {' / '.join(names)} were found "
+            f"no {spec.to_string()} board seen, but markers of {name} were found "
             f"(ids {_ids(ids)}); pass --board with that dictionary, e.g. "
-            f"--board {spec.to_string().replace(spec.dictionary, names[0])}"
+            f"--board {spec.to_string().replace(spec.dictionary, name)}"
         )
     return (
         f"no calibration board seen in any view ({rejected or 'nothing decoded'}); check the "

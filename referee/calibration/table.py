@@ -295,7 +295,7 @@ def rigid_fit_2d(src: ArrayLike, dst: ArrayLike) -> tuple[FloatArray, FloatArray
 
     >>> r, t = rigid_fit_2d([[0, 0], [1, 0]], [[5, 5], [5, 6]])
     >>> r.round(9).tolist(), t.round(9).tolist()
-    [[[0.0, -1.0], [1.0, 0.0]], [5.0, 5.0]]
+    ([[0.0, -1.0], [1.0, 0.0]], [5.0, 5.0])
     """
     a = np.asarray(src, dtype=np.float64).reshape(-1, 2)
     b = np.asarray(dst, dtype=np.float64).reshape(-1, 2)

@@ -91,15 +91,20 @@ def blank(r: Rig, level: int = 140) -> Image:
 
 
 def held_board_poses(
-    r: Rig, count: int, seed: int = 1, board: BoardSpec = BOARD
+    r: Rig, count: int, seed: int = 1, board: BoardSpec = BOARD, reach: float = 0.4
 ) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
-    """Board poses (camera frame, inches) held at varied angles, spread over the image."""
+    """Board poses (camera frame, inches) held at varied angles, spread over the image.
+
+    Board centres aim at a 3 x 3 grid reaching ``reach`` of the image size from
+    the centre (0.4: boards reach into the image corners, as the collector's
+    guidance asks; 0.33: a lazier user who never fills the corners).
+    """
     rng = np.random.default_rng(seed)
     intr = r.intrinsics
     w, h = intr.image_size
     bw, bh = board.columns * board.square_in(), board.rows * board.square_in()
     poses = []
-    targets = [(u, v) for v in (0.2, 0.5, 0.8) for u in (0.17, 0.5, 0.83)]
+    targets = [(0.5 + a * reach, 0.5 + b * reach * 0.9) for b in (-1, 0, 1) for a in (-1, 0, 1)]
     for i in range(count):
         u, v = targets[i % len(targets)]
         u += rng.uniform(-0.05, 0.05)
