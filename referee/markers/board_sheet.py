@@ -24,6 +24,7 @@ from referee.markers.pdf import (
     cell_rects,
     page_size,
     scale_bars,
+    text_width,
 )
 from referee.markers.qr import QUIET_ZONE_MODULES, encode_qr
 from referee.markers.tags import marker_cells
@@ -39,7 +40,9 @@ MARKER_RATIO = 0.7
 
 #: Height reserved above the board for title, spec, instructions, scale bars and QR code.
 HEADER_HEIGHT = 104.0
-_QR_MODULE = 2.6
+#: QR module side, points (1.16 mm): as large as the header allows, so the spec still
+#: reads when the board fills only part of a webcam picture.
+_QR_MODULE = 3.3
 _GAP = 8.0
 
 
@@ -128,9 +131,12 @@ def board_sheet(spec: BoardSpec, page: str = "letter") -> BoardSheet:
         )
     text = spec.to_string()
     grid = encode_qr(text)
-    qr_side = (grid.shape[0] + 2 * QUIET_ZONE_MODULES) * _QR_MODULE
+    # Flush with the top and right margins: the blank page margin is the QR's quiet zone there.
+    # Below it, the quiet zone must fit above the board: longer specs get smaller modules.
+    module = min(_QR_MODULE, (HEADER_HEIGHT + _GAP) / (grid.shape[0] + QUIET_ZONE_MODULES))
+    qr_side = grid.shape[0] * module
     qr_x, qr_y = width - MARGIN - qr_side, MARGIN
-    quiet = QUIET_ZONE_MODULES * _QR_MODULE
+    text_limit = qr_x - QUIET_ZONE_MODULES * module
     square_mm = spec.square_m * 1000
     marker_mm = spec.marker_m * 1000
     left = MARGIN
@@ -160,7 +166,12 @@ def board_sheet(spec: BoardSpec, page: str = "letter") -> BoardSheet:
         ),
     ]
     bars, _ = scale_bars(left, MARGIN + 64)
-    qr = Fill(cell_rects(grid, qr_x + quiet, qr_y + quiet, _QR_MODULE))
+    if any(
+        isinstance(t, Text) and t.x + text_width(t.text, t.size, t.bold) > text_limit
+        for t in (*header, *bars)
+    ):
+        raise RefereeError(f"board spec {text!r} is too long for the QR code in the sheet header")
+    qr = Fill(cell_rects(grid, qr_x, qr_y, module))
     board_x = (width - board_w) / 2
     board_y = MARGIN + HEADER_HEIGHT + _GAP + (avail_h - board_h) / 2
     shapes = (*header, *bars, qr, *board_shapes(spec, board_x, board_y))

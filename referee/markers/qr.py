@@ -143,7 +143,10 @@ def _decode_opencv(gray: NDArray[np.uint8]) -> Found:
         if found or (scale > 1 and max(gray.shape) > 2000):
             break
         scaled: NDArray[np.uint8] = np.asarray(
-            gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale), np.uint8
+            gray
+            if scale == 1.0
+            else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC),
+            np.uint8,
         )
         detectors: tuple[Any, ...] = (cv2.QRCodeDetector(), cv2.QRCodeDetectorAruco())
         for detector in detectors:
