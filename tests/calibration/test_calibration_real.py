@@ -107,8 +107,15 @@ def test_wrong_dictionary_names_the_one_seen(photos: Path, tmp_path: Path) -> No
             "charuco:5x7:0.04m:0.02m:DICT_4X4_50",
         ]
     )
-    assert "DICT_6X6_250" in line and "pass --board" in line
+    assert "markers of DICT_6X6_50 were found" in line and "pass --board" in line
     assert json.loads(out.read_text()) == {"keep": "me"}  # a failed run never overwrites
+    # The suggested spec works (DICT_6X6_50 holds the same markers as DICT_6X6_250).
+    suggested = line.rsplit("--board ", 1)[1]
+    result = CliRunner().invoke(
+        cli, ["calibrate", str(photos), "--out", str(out), "--board", suggested]
+    )
+    assert result.exit_code == 0, result.output
+    assert load_profile(out).rms_px is not None
 
 
 def test_wrong_grid_says_check_the_size(photos: Path, tmp_path: Path) -> None:
