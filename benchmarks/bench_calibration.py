@@ -1,0 +1,132 @@
+"""Calibration accuracy on simulated 1080p footage, turned into table position error.
+
+Run: .venv/bin/python benchmarks/bench_calibration.py
+
+A 1920x1080 webcam (70 deg, k1 = -0.2) 49 in above a 48 x 36 in table. Each
+trial renders 15 views of the printed Letter board held at varied angles plus
+the final table view (board flat, four corner anchors; views reach into the
+image corners as the collector's guidance asks), calibrates with
+``calibrate_frames``, then maps a 2 in grid over the whole table from pixels
+made by the true camera back to inches with the estimated profile, flat and
+at 1 in tag height. Board-only frames are re-expressed in the true table frame
+through the board's known placement before comparing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.calibration.board import BoardSpec
+from referee.calibration.calibrate import BoardDetector, Frame, calibrate_frames
+
+HERE = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location(
+    "calibration_sim_views", HERE.parent / "tests" / "calibration" / "sim_views.py"
+)
+assert _spec is not None and _spec.loader is not None
+sim = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = sim
+_spec.loader.exec_module(sim)
+
+BOARD = BoardSpec.parse("charuco:5x7:0.03m:0.021m:DICT_6X6_250")  # `referee board` Letter
+PLACED = (12.0, 10.0, 20.0)
+SEEDS = (1, 2, 3)
+VIEWS = 15
+
+
+def rms(values: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(values**2)))
+
+
+def trial(seed: int) -> dict[str, float]:
+    rig = sim.rig(1920, 1080, k1=-0.2)
+    poses = sim.held_board_poses(rig, VIEWS, seed=seed, board=BOARD)
+    held = [Frame(f"v{i}", sim.render_held(rig, *p, board=BOARD)) for i, p in enumerate(poses)]
+    with_anchors = Frame("table", sim.render_table(rig, board_at=PLACED, board=BOARD))
+    board_only = Frame("flat", sim.render_table(rig, board_at=PLACED, anchors=(), board=BOARD))
+    out: dict[str, float] = {}
+    start = time.perf_counter()
+    run = calibrate_frames([*held, with_anchors], spec=BOARD, table=sim.TABLE)
+    out["solve_s"] = time.perf_counter() - start
+    assert run.profile.frame_source == "anchors", run.profile.frame_source
+    intr = run.profile.intrinsics
+    out["rms_px"] = run.solution.rms_px
+    out["views"] = len(run.solution.used)
+    out["fx_err_pct"] = abs(intr.fx / rig.intrinsics.fx - 1) * 100
+    out["c_err_px"] = float(np.hypot(intr.cx - rig.intrinsics.cx, intr.cy - rig.intrinsics.cy))
+    for h in (0.0, 1.0):
+        e = sim.table_error(rig, intr, run.profile.table_pose, h)
+        out[f"anchors_h{h:g}_rms"], out[f"anchors_h{h:g}_max"] = rms(e), float(e.max())
+    run_b = calibrate_frames([*held, board_only], spec=BOARD, table=sim.TABLE)
+    assert run_b.profile.frame_source == "board"
+    for h in (0.0, 1.0):
+        e = sim.table_error(
+            rig,
+            run_b.profile.intrinsics,
+            run_b.profile.table_pose,
+            h,
+            frame_to_table=sim.board_table_transform(PLACED),
+        )
+        out[f"board_h{h:g}_rms"], out[f"board_h{h:g}_max"] = rms(e), float(e.max())
+    # The same, by a user who never brings the board into the image corners.
+    lazy_poses = sim.held_board_poses(rig, VIEWS, seed=seed, board=BOARD, reach=0.33)
+    lazy = [Frame(f"l{i}", sim.render_held(rig, *p, board=BOARD)) for i, p in enumerate(lazy_poses)]
+    run_l = calibrate_frames([*lazy, with_anchors], spec=BOARD, table=sim.TABLE)
+    e = sim.table_error(rig, run_l.profile.intrinsics, run_l.profile.table_pose, 0.0)
+    out["lazy_h0_rms"], out["lazy_h0_max"] = rms(e), float(e.max())
+    detector = BoardDetector(BOARD)
+    times = []
+    for frame in held[:5]:
+        t0 = time.perf_counter()
+        detector.detect(frame.image)
+        times.append(time.perf_counter() - t0)
+    out["detect_ms"] = statistics.median(times) * 1000
+    return out
+
+
+def main() -> None:
+    cv2.setNumThreads(1)
+    results = [trial(seed) for seed in SEEDS]
+
+    def med(key: str) -> float:
+        return statistics.median(r[key] for r in results)
+
+    def worst(key: str) -> float:
+        return max(r[key] for r in results)
+
+    print(
+        f"Calibration, simulated 1920x1080, k1=-0.2, 48x36 table, {VIEWS} held views + "
+        f"1 flat; {len(SEEDS)} trials (median / worst)\n"
+    )
+    print("| figure | median | worst |")
+    print("|---|---|---|")
+    rows = [
+        ("calibration RMS (px)", "rms_px", 3),
+        ("views used", "views", 0),
+        ("fx error (%)", "fx_err_pct", 3),
+        ("principal point error (px)", "c_err_px", 2),
+        ('table error, anchors frame, flat: RMS (")', "anchors_h0_rms", 4),
+        ('table error, anchors frame, flat: max (")', "anchors_h0_max", 4),
+        ('table error, anchors frame, 1" up: RMS (")', "anchors_h1_rms", 4),
+        ('table error, anchors frame, 1" up: max (")', "anchors_h1_max", 4),
+        ('table error, board frame, flat: RMS (")', "board_h0_rms", 4),
+        ('table error, board frame, 1" up: RMS (")', "board_h1_rms", 4),
+        ('table error, board frame, flat: max (")', "board_h0_max", 4),
+        ('corners never covered: anchors frame, flat: RMS (")', "lazy_h0_rms", 4),
+        ('corners never covered: anchors frame, flat: max (")', "lazy_h0_max", 4),
+        ("board detection per 1080p view (ms)", "detect_ms", 1),
+        ("solve incl. table fit (s)", "solve_s", 2),
+    ]
+    for label, key, digits in rows:
+        print(f"| {label} | {med(key):.{digits}f} | {worst(key):.{digits}f} |")
+
+
+if __name__ == "__main__":
+    main()
