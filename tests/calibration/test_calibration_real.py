@@ -204,3 +204,33 @@ def test_video_source(photos: Path, tmp_path: Path) -> None:
     assert profile.views_used == 4
     assert "duplicate" in result.output
     assert profile.rms_px is not None and profile.rms_px < 0.5
+
+
+def test_committed_example_profile_is_reproducible(tmp_path: Path) -> None:
+    """calibration/profiles/opencv-sample-640x480.json is what the documented command makes."""
+    committed = Path(__file__).resolve().parents[2] / "calibration" / "profiles"
+    out = tmp_path / "again.json"
+    result = CliRunner().invoke(
+        cli, ["calibrate", str(CHARUCO), "--board", SPEC, "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    want = json.loads((committed / "opencv-sample-640x480.json").read_text())
+    got = json.loads(out.read_text())
+    for data in (want, got):
+        data.pop("created")
+    assert got.keys() == want.keys()
+    for key, value in want.items():
+        if isinstance(value, str) or value is None:
+            assert got[key] == value, key
+        else:
+            assert np.allclose(
+                np.array(_flat(got[key]), float), np.array(_flat(value), float), rtol=1e-5
+            ), key
+
+
+def _flat(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [x for k in sorted(value) for x in _flat(value[k])]
+    if isinstance(value, list):
+        return [x for v in value for x in _flat(v)]
+    return [value]
