@@ -92,3 +92,25 @@ def test_board_too_big_for_the_page_is_refused_with_a_size_that_fits():
     spec = default_board("letter").with_square(0.05)
     with pytest.raises(RefereeError, match=r"does not fit a letter page; use --square 30mm"):
         board_sheet(spec, "letter")
+
+
+@pytest.mark.parametrize("page", ["letter", "a4"])
+@pytest.mark.usefixtures("opencv_qr")
+def test_board_spec_reads_from_a_tilted_webcam_view(page):
+    sheet = _sheet(page, None)
+    image = rasterize(sheet.page, 150)
+    h, w = image.shape
+    tall = 1080 * 0.75  # the sheet fills three quarters of a 1080p picture, seen at an angle
+    wide = tall * w / h
+    quad = np.float32(
+        [
+            [960 - wide / 2 + 60, 540 - tall / 2],
+            [960 + wide / 2 - 20, 540 - tall / 2 + 30],
+            [960 + wide / 2, 540 + tall / 2],
+            [960 - wide / 2, 540 + tall / 2 - 10],
+        ]
+    )
+    warp = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), quad)
+    photo = cv2.warpPerspective(image, warp, (1920, 1080), borderValue=90)
+    photo = cv2.GaussianBlur(photo, (0, 0), 0.8)
+    assert decode_qr(photo) == [sheet.spec.to_string()]
