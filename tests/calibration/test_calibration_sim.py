@@ -198,3 +198,34 @@ def test_projection_round_trip_of_profile(sim_run: CalibrationRun) -> None:
         p.intrinsics, p.table_pose, project(p.intrinsics, p.table_pose, xyz), 0.9
     )
     assert np.allclose(back, xyz[:, :2], atol=1e-6)
+
+
+def test_board_spec_read_from_the_printed_sheets_qr(
+    sim: ModuleType, sim_rig: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No --board: the spec comes from the QR code printed beside the board (`referee board`)."""
+    import cv2
+
+    from referee.markers import qr
+    from referee.markers.board_sheet import board_sheet, default_board
+    from referee.markers.pdf import rasterize
+    from referee.sim.warp import PlanePose, RayMap, draw_plane
+
+    monkeypatch.setattr(qr, "USE_PYZBAR", False)
+    sheet = board_sheet(default_board("letter"), "letter")
+    paper = cv2.cvtColor(rasterize(sheet.page, 150), cv2.COLOR_GRAY2BGR)
+    size = np.array([paper.shape[1], paper.shape[0], 0]) / 150
+    ray_map = RayMap.for_camera(sim_rig.intrinsics)
+    frames = []
+    spots = [(0.5, 0.5, 14), (0.3, 0.3, 20), (0.7, 0.3, 20), (0.3, 0.7, 20), (0.7, 0.7, 20)]
+    for i, (u, v, depth) in enumerate(spots):
+        angles = np.radians([25, 0, 5] if i % 2 else [0, 25, -5]) * (i > 0)
+        rotation, _ = cv2.Rodrigues(angles)
+        ray = sim_rig.intrinsics.undistort_normalized([[u * 1280, v * 720]])[0]
+        origin = np.array([ray[0], ray[1], 1.0]) * depth - rotation @ (size / 2)
+        image = sim.blank(sim_rig)
+        draw_plane(image, ray_map, PlanePose(rotation[:, 0], rotation[:, 1], origin), paper, 150, 2)
+        frames.append(Frame(f"sheet{i}", image))
+    run = calibrate_frames(frames, spec=None, table=sim.TABLE)
+    assert run.profile.board == sheet.spec.to_string()
+    assert run.profile.intrinsics.fx == pytest.approx(sim_rig.intrinsics.fx, rel=0.02)
