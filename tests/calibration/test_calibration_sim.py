@@ -229,3 +229,56 @@ def test_board_spec_read_from_the_printed_sheets_qr(
     run = calibrate_frames(frames, spec=None, table=sim.TABLE)
     assert run.profile.board == sheet.spec.to_string()
     assert run.profile.intrinsics.fx == pytest.approx(sim_rig.intrinsics.fx, rel=0.02)
+
+
+def test_cli_with_roster_anchors_and_table_image(
+    sim: ModuleType, sim_rig: Any, held_frames: list[Frame], tmp_path: Any
+) -> None:
+    """Anchors placed where the roster says (not the defaults), table view as a separate photo."""
+    import cv2
+    from click.testing import CliRunner
+
+    from referee.calibration.profile import AnchorTag, load_profile
+    from referee.cli import cli
+
+    folder = tmp_path / "views"
+    folder.mkdir()
+    for frame in held_frames:
+        cv2.imwrite(str(folder / f"{frame.name}.png"), frame.image)
+    anchors = (
+        AnchorTag(96, 3.0, 2.0, 2.0),
+        AnchorTag(97, 45.0, 2.5, 2.0),
+        AnchorTag(98, 44.0, 33.0, 2.0),
+    )
+    table_png = tmp_path / "table.png"
+    cv2.imwrite(str(table_png), sim.render_table(sim_rig, anchors=anchors, board=SIM_BOARD))
+    roster = tmp_path / "roster.json"
+    roster.write_text(
+        '{"dictionary": "DICT_4X4_100", "pieces": [], "anchors": ['
+        + ", ".join(
+            f'{{"tag": {a.tag}, "x": {a.x}, "y": {a.y}, "size": {a.size}}}' for a in anchors
+        )
+        + "]}"
+    )
+    out = tmp_path / "cam.json"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "calibrate",
+            str(folder),
+            "--out",
+            str(out),
+            "--board",
+            SIM_BOARD.to_string(),
+            "--anchors",
+            str(roster),
+            "--table-image",
+            str(table_png),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "frame from anchors 96, 97, 98" in result.output
+    profile = load_profile(out)
+    assert profile.frame_source == "anchors" and profile.anchors == anchors
+    errors = sim.table_error(sim_rig, profile.intrinsics, profile.table_pose, 0.0)
+    assert np.sqrt(np.mean(errors**2)) < 0.05
