@@ -232,16 +232,26 @@ def local_px_per_inch(
     return float(du), float(dv)
 
 
+def _area_matrix(old: int, new: int) -> NDArray[np.float32]:
+    """(new, old) weights of an exact box-filter resample: overlap of new texel j with old i."""
+    ratio = old / new
+    lo = np.arange(new)[:, None] * ratio
+    hi = lo + ratio
+    i = np.arange(old)[None, :]
+    overlap = np.clip(np.minimum(hi, i + 1) - np.maximum(lo, i), 0.0, None) / ratio
+    return overlap.astype(np.float32)
+
+
 def _resample(tex: NDArray[np.float32], size: tuple[int, int]) -> NDArray[np.float32]:
-    """Area-resample to ``size`` keeping texel edges hard: nearest-upscale first if needed."""
+    """Exact area resample to ``size`` (width, height), source texels treated as hard squares.
+
+    (``cv2.resize`` with ``INTER_AREA`` is off by up to a texel for ratios near 1.)
+    """
     height, width = tex.shape[:2]
-    factor = max(math.ceil(size[0] / width), math.ceil(size[1] / height), 1)
-    if factor > 1:
-        tex = np.asarray(
-            cv2.resize(tex, (width * factor, height * factor), interpolation=cv2.INTER_NEAREST),
-            dtype=np.float32,
-        )
-    return np.asarray(cv2.resize(tex, size, interpolation=cv2.INTER_AREA), dtype=np.float32)
+    rows = _area_matrix(height, size[1])
+    cols = _area_matrix(width, size[0])
+    out = np.einsum("ij,jkc,lk->ilc", rows, tex, cols, optimize=True)
+    return np.ascontiguousarray(out, dtype=np.float32)
 
 
 def render_plane(
