@@ -130,7 +130,7 @@ def edge_fit_corners(
 
 
 def test_every_tag_is_detected_with_its_id(clean) -> None:
-    renderer, poses, frame, truth = clean
+    renderer, _poses, frame, _truth = clean
     _, ids, _ = _detector(cv2.aruco.CORNER_REFINE_SUBPIX).detectMarkers(frame)
     assert ids is not None
     expected = {e.tag for e in renderer.pieces} | {a.tag for a in renderer.anchors}
@@ -138,7 +138,7 @@ def test_every_tag_is_detected_with_its_id(clean) -> None:
 
 
 def test_edge_fit_corners_match_projected_truth(clean) -> None:
-    renderer, poses, frame, truth = clean
+    renderer, _poses, frame, truth = clean
     corners, ids, _ = _detector(cv2.aruco.CORNER_REFINE_SUBPIX).detectMarkers(frame)
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     by_tag = {e.tag: e.id for e in renderer.pieces}
@@ -192,7 +192,7 @@ def test_hand_over_a_tag_is_reported_covered(clean) -> None:
     renderer, poses, _, _ = clean
     target = poses["p5"]
     hand = Hand((target.x, 30.0), (target.x, target.y + 0.5), 3.0)
-    frame, truth = renderer.render(poses, [hand])
+    _frame, truth = renderer.render(poses, [hand])
     assert truth["p5"].covered > 0.3 and not truth["p5"].visible
     assert truth["p0"].visible and truth["p0"].covered == 0.0
     fast = renderer.truth(poses, [hand])
