@@ -51,7 +51,7 @@ class Ruling:
         word = {True: "ok", False: "NOT OK", None: "too close to call"}[self.ok]
         lines = [
             f"{m.end_t:7.2f}s  {m.piece} moved {m.front_distance:.2f}in "
-            f"(+/-{m.uncertainty:.2f}) to ({m.to_pose.x:.2f}, {m.to_pose.y:.2f}) "
+            f"(+/-{m.uncertainty:.3f}) to ({m.to_pose.x:.2f}, {m.to_pose.y:.2f}) "
             f"facing {m.to_pose.heading:.0f}: {word}"
         ]
         for verdict in self.verdicts:

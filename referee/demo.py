@@ -1,0 +1,192 @@
+"""``referee demo``: the whole referee on the bundled sample footage, end to end.
+
+Calibrates the camera from ``sample_footage/skirmish/calibration.mp4`` (the
+same code ``referee calibrate`` runs), tracks every piece through
+``video.mp4``, prints each settled move with the Paper Tigers verdict on
+it, and, when the footage's ground truth ``truth-moves.json`` is there,
+how far the measured moves are from the true ones.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from referee.calibration.profile import CalibrationProfile, load_profile
+from referee.errors import RefereeError
+from referee.markers.roster import Roster, load_roster
+
+FOOTAGE = Path("sample_footage") / "skirmish"
+
+
+def repo_footage() -> Path:
+    """``sample_footage/skirmish`` in the checkout this package was installed from."""
+    return Path(__file__).resolve().parents[1] / FOOTAGE
+
+
+def calibrate_from_clip(
+    clip: Path, roster: Roster, table: Any, board: str | None = None
+) -> CalibrationProfile:
+    """Run the calibration on the footage's calibration clip.
+
+    ``board`` is the board spec text; None reads it from the board's QR code
+    (slower, and needs libzbar or OpenCV's QR reader to see it).
+    """
+    from referee.calibration.board import BoardSpec
+    from referee.calibration.calibrate import calibrate_frames, iter_video
+
+    flats = [
+        (p.tag, float(p.tag_size)) for p in roster if p.tag_height == 0 and p.tag_size is not None
+    ]
+    run = calibrate_frames(
+        iter_video(clip),
+        spec=BoardSpec.parse(board) if board else None,
+        table=table,
+        anchors=roster.anchors,
+        marker_dictionary=roster.dictionary,
+        flat_tags=flats,
+    )
+    return run.profile
+
+
+def _front(pose: dict[str, float], depth: float) -> tuple[float, float]:
+    h = math.radians(pose["heading"])
+    return (pose["x"] + depth / 2 * math.cos(h), pose["y"] + depth / 2 * math.sin(h))
+
+
+def accuracy_summary(moves: list[Any], truth: dict[str, Any], roster: Roster) -> list[str]:
+    """Lines comparing measured moves with the footage's true moves, matched in order per piece."""
+    true_by_piece: dict[str, list[dict[str, Any]]] = {}
+    for move in truth.get("moves", []):
+        true_by_piece.setdefault(move["piece"], []).append(move)
+    errors = []
+    matched = 0
+    for move in moves:
+        queue = true_by_piece.get(move.piece)
+        if not queue:
+            continue
+        true = queue.pop(0)
+        entry = roster.by_id(move.piece)
+        depth = entry.base[1] if entry else 0.0
+        distance = math.dist(_front(true["from"], depth), _front(true["to"], depth))
+        errors.append(abs(move.front_distance - distance))
+        matched += 1
+    missed = sum(len(q) for q in true_by_piece.values())
+    extra = len(moves) - matched
+    lines = [
+        f"accuracy vs truth-moves.json: {matched} of {matched + missed} true moves found, "
+        f"{extra} extra"
+    ]
+    if errors:
+        lines.append(
+            f"  move distance error: mean {sum(errors) / len(errors):.3f}in, "
+            f"max {max(errors):.3f}in"
+        )
+    return lines
+
+
+@click.command()
+@click.option(
+    "--footage",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Footage folder (default: sample_footage/skirmish in this checkout).",
+)
+@click.option("--annotate", metavar="OUT.mp4", help="Also write the annotated video here.")
+@click.option(
+    "--use-true-camera",
+    is_flag=True,
+    help="Skip calibration and use the footage's true camera.json.",
+)
+def demo(footage: Path | None, annotate: str | None, use_true_camera: bool) -> None:
+    """Referee the bundled sample game: calibrate, track, and judge every move."""
+    from referee.vision.pipeline import Pipeline
+    from referee.vision.referee_feed import RulesFeed
+    from referee.vision.sources import VideoFileSource
+    from referee.vision.track import FlagEvent, MoveEvent
+
+    folder = footage or repo_footage()
+    video = folder / "video.mp4"
+    if not video.is_file():
+        raise RefereeError(
+            f"{folder}: no sample footage here (video.mp4 missing); run the demo from a git "
+            "checkout, or make it with 'referee simulate sample_footage/skirmish.scenario.json "
+            "--out sample_footage/skirmish'"
+        )
+    started = time.monotonic()
+    roster = load_roster(folder / "roster.json")
+    true_camera = folder / "camera.json"
+    profile: CalibrationProfile | None = None
+    if not use_true_camera and (folder / "calibration.mp4").is_file():
+        click.echo(f"calibrating from {folder / 'calibration.mp4'} ...")
+        try:
+            reference = load_profile(true_camera) if true_camera.is_file() else None
+            table = reference.table if reference else _table_from_scene(folder)
+            # The board printed for this footage; a user passes it as 'referee calibrate --board'.
+            board = reference.board if reference else None
+            profile = calibrate_from_clip(folder / "calibration.mp4", roster, table, board)
+            rms = f"{profile.rms_px:.2f}px" if profile.rms_px is not None else "n/a"
+            click.echo(
+                f"  calibrated: reprojection RMS {rms} from {profile.views_used} views, "
+                f"table frame from {profile.frame_source}"
+            )
+        except (RefereeError, ImportError) as error:
+            click.echo(f"  note: calibration did not work here ({error}); using camera.json")
+            profile = None
+    if profile is None:
+        if not true_camera.is_file():
+            raise RefereeError(f"{folder}: neither a usable calibration clip nor camera.json")
+        if not use_true_camera:
+            click.echo("note: using the footage's committed camera.json (the simulator's truth)")
+        profile = load_profile(true_camera)
+
+    scene_path = folder / "scene.json"
+    feed = RulesFeed.create(roster, profile, str(scene_path) if scene_path.is_file() else None)
+    source = VideoFileSource(video)
+    pipeline = Pipeline(profile, roster, source_name=str(video))
+    subscribers = []
+    annotator = None
+    if annotate:
+        from referee.vision.annotate import Annotator
+
+        annotator = Annotator(annotate, roster, feed.scene, source.fps)
+        subscribers.append(annotator.write)
+    click.echo(f"refereeing {video} ({source.frame_count} frames, {source.fps:g} fps):")
+    moves: list[MoveEvent] = []
+    flags = 0
+    try:
+        for result in pipeline.run(source, subscribers):
+            for ruling in feed.update(result):
+                click.echo(ruling.describe())
+                moves.append(ruling.move)
+            for event in result.events:
+                if isinstance(event, FlagEvent):
+                    flags += 1
+                    click.echo(f"  ! {event.message}", err=True)
+    finally:
+        source.close()
+        if annotator is not None:
+            annotator.close()
+    click.echo(f"{len(moves)} moves, {flags} warnings, in {time.monotonic() - started:.1f}s")
+    truth_path = folder / "truth-moves.json"
+    if truth_path.is_file():
+        truth = json.loads(truth_path.read_text(encoding="utf-8"))
+        for line in accuracy_summary(moves, truth, roster):
+            click.echo(line)
+    if annotate:
+        click.echo(f"annotated video: {annotate}")
+    sys.stdout.flush()
+
+
+def _table_from_scene(folder: Path) -> Any:
+    from referee.calibration.profile import TableSize
+    from referee.scene import load_scene
+
+    scene = load_scene(folder / "scene.json")
+    return TableSize(scene.table.width, scene.table.depth, scene.table.inch_mm)
