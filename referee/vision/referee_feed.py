@@ -5,13 +5,20 @@ cards from a scene file; pieces placed where the camera saw them settle) and
 turns each :class:`~referee.vision.track.MoveEvent` into a ``move`` question
 (from the settled start to the settled end, with the measured uncertainty),
 plus the Follow Me after-move check for a piece that follows another.
-Allowances announced in the scene file's queries (``{"ask": "move", "piece":
-"sq1", "allowance": 5}`` without ``to``) apply to that piece's next moves in
-order; without one the ruleset still checks caps and terrain.
+Allowances announced in the scene file's move queries (``{"ask": "move",
+"piece": "sq1", "allowance": 5}``; a ``to`` there is ignored) apply to that
+piece's next moves in order, and mark it as acting on its own card (not
+following); without one the ruleset still checks caps and terrain. A Follow Me
+announced there (``{"ask": "follow_me", "leader": "t34a", "action":
+"move"}``) makes the leader's next move open a follow action: the chains
+are worked out from where everyone stood before it, and each follower that
+moves next is checked to have ended within reach of the unit it follows,
+until a piece outside the chains moves.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -35,6 +42,8 @@ class Ruling:
 
     move: MoveEvent
     verdicts: tuple[Verdict, ...]
+    notes: tuple[str, ...] = ()
+    """Information that is not a verdict (e.g. who may now follow this leader)."""
 
     @property
     def ok(self) -> bool | None:
@@ -56,6 +65,7 @@ class Ruling:
         ]
         for verdict in self.verdicts:
             lines.extend(f"           {reason}" for reason in verdict.reasons)
+        lines.extend(f"           {note}" for note in self.notes)
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
@@ -66,6 +76,7 @@ class Ruling:
             "end_t": round(self.move.end_t, 4),
             "ok": self.ok,
             "verdicts": [v.to_json() for v in self.verdicts],
+            "notes": list(self.notes),
         }
 
 
@@ -87,8 +98,16 @@ class RulesFeed:
         self.roster = roster
         self._placed: set[str] = set()
         self._allowances: dict[str, list[float]] = {}
+        self._announced: list[Mapping[str, Any]] = [
+            q
+            for q in scene.queries
+            if q.get("ask") == "follow_me" and q.get("action", "move") == "move"
+        ]
+        self._own_moves = {str(q.get("piece")) for q in scene.queries if q.get("ask") == "move"}
+        self._following: dict[str, str] = {}
+        """follower id -> id of the unit it follows, during a Follow Me move action."""
         for query in scene.queries:
-            if query.get("ask") == "move" and "to" not in query and "allowance" in query:
+            if query.get("ask") == "move" and "allowance" in query:
                 allowance = query["allowance"]
                 if isinstance(allowance, (int, float)) and math.isfinite(allowance):
                     self._allowances.setdefault(str(query["piece"]), []).append(float(allowance))
@@ -157,18 +176,43 @@ class RulesFeed:
         if queue:
             query["allowance"] = queue.pop(0)
         verdicts = [self._answer(query)]
+        notes: list[str] = []
         piece = self.scene.get(event.piece)
-        if piece is not None and piece.followed:
+        follows = self._following.pop(event.piece, None)
+        if follows is None:
+            self._following = {}
+            notes.extend(self._open_follow_action(event.piece))
+        if follows is None and piece is not None and piece.followed:
+            follows = piece.followed
+        if follows is not None and piece is not None:
             after = self.scene.with_pieces(
                 piece.moved(event.to_pose.x, event.to_pose.y, event.to_pose.heading)
             )
             verdicts.append(
                 self._answer(
-                    {"ask": "follow_check", "follower": event.piece, "follows": piece.followed},
-                    after,
+                    {"ask": "follow_check", "follower": event.piece, "follows": follows}, after
                 )
             )
-        return Ruling(event, tuple(verdicts))
+        return Ruling(event, tuple(verdicts), tuple(notes))
+
+    def _open_follow_action(self, leader: str) -> list[str]:
+        """If a Follow Me was announced for ``leader``, work out who may follow whom."""
+        announced = next((q for q in self._announced if q.get("leader") == leader), None)
+        if announced is None or leader not in self.scene:
+            return []
+        self._announced.remove(announced)
+        verdict = self._answer(dict(announced))
+        chains = verdict.chains or ()
+        for chain in sorted(chains, key=len, reverse=True):
+            for before, after in itertools.pairwise(chain):
+                # A unit with its own announced move acts on its own card, not as a follower.
+                if after in self._own_moves:
+                    break
+                self._following[after] = before
+        if not self._following:
+            return [f"Follow Me by {leader}: no unit may follow"]
+        pairs = ", ".join(f"{f} follows {lead}" for f, lead in self._following.items())
+        return [f"Follow Me by {leader}: {pairs}"]
 
     def _answer(self, query: Mapping[str, Any], scene: Scene | None = None) -> Verdict:
         try:
