@@ -158,7 +158,7 @@ class TableRenderer:
         )
         layer = terrain_layer(cloth, ppi, self.terrain, self.look.seed)
         table_plane = PlanePose.on_table(self.pose, (0, 0, 0), (1, 0, 0), (0, 1, 0))
-        draw_plane(frame, self.ray_map, table_plane, layer, ppi, supersample=2, exact=False)
+        draw_plane(frame, self.ray_map, table_plane, layer, ppi, supersample=1, exact=False)
         for anchor in self.anchors:
             self._draw_tag(frame, anchor.tag, anchor.size, (anchor.x, anchor.y, 0.0), 270.0)
         if self.look.raised_buildings:

@@ -1,0 +1,173 @@
+"""Scenario scripts: timeline semantics, truth files, bad input, and the committed sample."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from referee.cli import cli
+from referee.sim.scenario import REACH_S, ScenarioError, load_scenario, parse_scenario
+from referee.sim.video import simulate, true_moves
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "sample_footage" / "skirmish.scenario.json"
+SAMPLE_OUT = ROOT / "sample_footage" / "skirmish"
+
+SMALL = {
+    "table": {"width": 24, "depth": 18},
+    "pieces": [
+        {"id": "a", "side": "soviet", "kind": "tank", "x": 6, "y": 9, "heading": 0,
+         "base": [1.5, 3.0], "tag": 1, "tag_height": 0.9},
+        {"id": "b", "side": "german", "kind": "infantry", "x": 18, "y": 9, "heading": 180,
+         "base": [2.0, 1.0], "tag": 2},
+    ],
+    "terrain": [{"id": "w", "kind": "woods", "polygon": [[10, 2], [14, 2], [14, 6], [10, 6]]}],
+    "camera": {"resolution": [640, 480], "fov": 60, "height": 24,
+               "distortion": [-0.1, 0, 0, 0, 0]},
+    "fps": 10,
+    "duration": 4,
+    "imaging": {"blur": 0, "noise": 0, "vignetting": 0, "light": 0},
+    "calibration": {"views": 2},
+    "timeline": [{"t": 1.0, "move": "a", "to": {"x": 10, "y": 9, "heading": 30},
+                  "duration": 1.0, "hand": True}],
+}  # fmt: skip
+
+
+def _with(path: str, value: object) -> dict:
+    """SMALL with one field replaced; path like 'timeline.0.move'."""
+    data = copy.deepcopy(SMALL)
+    keys = path.split(".")
+    node: object = data
+    for key in keys[:-1]:
+        node = node[int(key)] if isinstance(node, list) else node[key]  # type: ignore[index]
+    last = keys[-1]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value  # type: ignore[index]
+    return data
+
+
+def test_piece_moves_between_start_and_target() -> None:
+    scenario = parse_scenario(SMALL)
+    assert scenario.state_at(0.99).poses["a"].x == 6
+    middle = scenario.state_at(1.5)
+    assert 6 < middle.poses["a"].x < 10 and middle.poses["a"].lift > 0
+    assert "a" in middle.moving and len(middle.hands) == 1
+    end = scenario.state_at(2.0)
+    assert (end.poses["a"].x, end.poses["a"].heading, end.poses["a"].lift) == (10, 30, 0)
+    assert scenario.state_at(1.0 - REACH_S / 2).hands  # the hand reaches in before the lift
+    assert not scenario.state_at(2.0 + REACH_S + 0.01).hands
+
+
+def test_true_moves_name_frames_where_the_piece_left_and_settled() -> None:
+    scenario = parse_scenario(SMALL)
+    (move,) = true_moves(scenario)
+    assert move["from"] == {"x": 6.0, "y": 9.0, "heading": 0.0}
+    assert move["to"] == {"x": 10.0, "y": 9.0, "heading": 30.0}
+    assert (move["start_frame"], move["end_frame"]) == (11, 20)
+    assert scenario.state_at(move["start_frame"] / 10).poses["a"].x > 6
+    assert scenario.state_at((move["end_frame"] - 1) / 10).poses["a"].x < 10
+
+
+@pytest.mark.parametrize(
+    "path, value, message",
+    [
+        ("timeline.0.move", "zz", "$.timeline[0].move: unknown piece 'zz'"),
+        ("timeline.0.to", {"x": 30, "y": 9}, "$.timeline[0].to: (30, 9) is off the 24 x 18"),
+        ("pieces.1.x", -2, "$.pieces[1]: (-2, 9) is off the"),
+        ("pieces.1.tag", 1, "$.pieces[1].tag: tag 1 already used"),
+        ("pieces.1.tag", 300, "$.pieces[1].tag: tag id 300 is outside"),
+        ("camera.resolution", [640], "$.camera.resolution: must be [width, height]"),
+        ("fps", "fast", "$.fps: must be a number"),
+        ("timeline.0.t", -1, "$.timeline[0].t: must not be negative"),
+        ("timeline.0.enter", "up", "$.timeline[0].enter: unknown table edge"),
+        ("calibration.board", "charuco:1x1", "$.calibration.board"),
+        ("imaging.grain", 3, "$.imaging.grain: unknown field"),
+        ("pieces.0.base", [0, 1], "$.pieces[0].base"),
+    ],
+)
+def test_bad_scenarios_name_the_json_path(path: str, value: object, message: str) -> None:
+    with pytest.raises(ScenarioError) as error:
+        parse_scenario(_with(path, value), "s.json")
+    assert str(error.value).startswith("s.json: ")
+    assert message in str(error.value)
+
+
+def test_overlapping_moves_of_one_piece_are_refused() -> None:
+    data = copy.deepcopy(SMALL)
+    data["timeline"].append(
+        {"t": 1.5, "move": "a", "to": {"x": 12, "y": 9}, "duration": 1.0, "hand": True}
+    )
+    with pytest.raises(ScenarioError, match=r"\$\.timeline\[1\]\.t: 'a' is still moving"):
+        parse_scenario(data, "s.json")
+
+
+def test_invalid_json_names_the_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.scenario.json"
+    bad.write_text('{\n  "table": {"width": 24,\n  }\n}\n')
+    with pytest.raises(ScenarioError, match="line 3"):
+        load_scenario(bad)
+
+
+def test_command_reports_bad_input_in_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.scenario.json"
+    bad.write_text(json.dumps(_with("timeline.0.move", "ghost")))
+    result = CliRunner().invoke(cli, ["simulate", str(bad), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    assert "unknown piece 'ghost'" in result.output
+    assert "Traceback" not in result.output
+    missing = CliRunner().invoke(cli, ["simulate", str(tmp_path / "nope.json"), "--out", "x"])
+    assert missing.exit_code == 2 and "no such scenario file" in missing.output
+
+
+def test_simulate_writes_video_and_consistent_truth(tmp_path: Path) -> None:
+    import cv2
+
+    path = tmp_path / "small.scenario.json"
+    path.write_text(json.dumps(SMALL))
+    result = CliRunner().invoke(cli, ["simulate", str(path), "--out", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "out"
+    lines = (out / "truth.jsonl").read_text().splitlines()
+    assert len(lines) == 40
+    frame15 = json.loads(lines[15])
+    assert frame15["frame"] == 15 and frame15["t"] == 1.5
+    a = next(p for p in frame15["pieces"] if p["id"] == "a")
+    assert a["moving"] and a["lift"] > 0
+    video = cv2.VideoCapture(str(out / "video.mp4"))
+    count = 0
+    while video.read()[0]:
+        count += 1
+    assert count == 40
+    assert (out / "calibration.mp4").stat().st_size > 0
+    profile = json.loads((out / "camera.json").read_text())
+    assert profile["frame_source"] == "simulated" and profile["image_size"] == [640, 480]
+    roster = json.loads((out / "roster.json").read_text())
+    assert [p["tag"] for p in roster["pieces"]] == [1, 2]
+    assert [a["tag"] for a in roster["anchors"]] == [96, 97, 98, 99]
+    scene = json.loads((out / "scene.json").read_text())
+    assert scene["pieces"][0]["x"] == 6  # the START position
+
+
+@pytest.mark.skipif(not SAMPLE_OUT.exists(), reason="sample footage not generated")
+def test_committed_sample_footage_is_reproducible(tmp_path: Path) -> None:
+    """The JSON files under sample_footage/skirmish are exactly what the command writes."""
+    simulate(load_scenario(SAMPLE), tmp_path, video=False, progress=False)
+    for name in ("roster.json", "scene.json", "camera.json", "truth.jsonl", "truth-moves.json"):
+        assert (tmp_path / name).read_bytes() == (SAMPLE_OUT / name).read_bytes(), name
+
+
+@pytest.mark.skipif(not SAMPLE_OUT.exists(), reason="sample footage not generated")
+def test_committed_sample_video_matches_truth_length() -> None:
+    import cv2
+
+    frames = len((SAMPLE_OUT / "truth.jsonl").read_text().splitlines())
+    video = cv2.VideoCapture(str(SAMPLE_OUT / "video.mp4"))
+    assert int(video.get(cv2.CAP_PROP_FRAME_COUNT)) == frames
+    total = sum(f.stat().st_size for f in SAMPLE_OUT.iterdir())
+    assert total < 25 * 1024 * 1024
