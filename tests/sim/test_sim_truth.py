@@ -20,6 +20,7 @@ from referee.calibration.camera import Intrinsics, TablePose, project, table_xyz
 from referee.calibration.profile import TableSize
 from referee.calibration.table import anchor_table_corners, default_anchors
 from referee.markers.roster import RosterEntry
+from referee.sim.measure import edge_fit_corners
 from referee.sim.render import Hand, PiecePose, TableRenderer
 
 DICT = "DICT_4X4_100"
@@ -71,62 +72,6 @@ def _detector(method: int) -> cv2.aruco.ArucoDetector:
     params.cornerRefinementMaxIterations = 100
     dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_100)
     return cv2.aruco.ArucoDetector(dictionary, params)
-
-
-def _bilinear(image: np.ndarray, xy: np.ndarray) -> np.ndarray:
-    x, y = xy[..., 0], xy[..., 1]
-    x0, y0 = np.floor(x).astype(int), np.floor(y).astype(int)
-    fx, fy = x - x0, y - y0
-    a, b = image[y0, x0], image[y0, x0 + 1]
-    c, d = image[y0 + 1, x0], image[y0 + 1, x0 + 1]
-    return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
-
-
-def edge_fit_corners(
-    grey: np.ndarray, corners: np.ndarray, intrinsics: Intrinsics, cells: int = 6
-) -> np.ndarray:
-    """Refine a tag's corners from its four sides: sub-pixel edge points, line fits, intersections.
-
-    The lines are fitted with the lens removed (a straight edge bows by a tenth
-    of a pixel near the image corners) and the corners distorted back.
-    """
-    grey = grey.astype(np.float64)
-    centre = corners.mean(axis=0)
-    lines = []
-    for k in range(4):
-        a, b = corners[k], corners[(k + 1) % 4]
-        side = b - a
-        length = float(np.hypot(*side))
-        direction = side / length
-        normal = np.array([-direction[1], direction[0]])
-        if np.dot(normal, (a + b) / 2 - centre) < 0:
-            normal = -normal
-        cell = length / cells
-        points = []
-        for t in np.linspace(0.25, 0.75, 15):
-            base = a + side * t
-            offsets = np.linspace(-0.5 * cell, 1.0 * cell, 301)
-            profile = _bilinear(grey, base[None] + offsets[:, None] * normal[None])
-            black, white = profile[:20].mean(), profile[-20:].mean()
-            # Area method: for an area-sampled step the integral of the normalised
-            # profile from the edge to the far end is exactly the distance covered.
-            covered = np.trapezoid((profile - black) / (white - black), offsets)
-            points.append(base + (offsets[-1] - covered) * normal)
-        pts = intrinsics.undistort_normalized(np.array(points))
-        mean = pts.mean(axis=0)
-        _, _, vt = np.linalg.svd(pts - mean)
-        lines.append((mean, vt[0]))
-    out = []
-    for k in range(4):
-        (p1, d1), (p2, d2) = lines[(k - 1) % 4], lines[k]
-        # p1 + s d1 = p2 + u d2
-        s, _ = np.linalg.solve(np.column_stack([d1, -d2]), p2 - p1)
-        out.append(p1 + s * d1)
-    rays = np.column_stack([np.array(out), np.ones(4)])
-    pixels, _ = cv2.projectPoints(
-        rays, np.zeros(3), np.zeros(3), intrinsics.matrix, intrinsics.distortion
-    )
-    return pixels.reshape(4, 2)
 
 
 def test_every_tag_is_detected_with_its_id(clean) -> None:
