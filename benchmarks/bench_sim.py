@@ -7,23 +7,19 @@ Prints a markdown table (medians over repeats, one OpenCV thread).
 from __future__ import annotations
 
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from referee.calibration.camera import Intrinsics, TablePose  # noqa: E402
-from referee.calibration.profile import TableSize  # noqa: E402
-from referee.calibration.table import default_anchors  # noqa: E402
-from referee.markers.roster import RosterEntry  # noqa: E402
-from referee.sim.imaging import Imager  # noqa: E402
-from referee.sim.measure import edge_fit_corners  # noqa: E402
-from referee.sim.render import Hand, PiecePose, TableRenderer  # noqa: E402
-from referee.sim.warp import RayMap  # noqa: E402
+from referee.calibration.camera import Intrinsics, TablePose
+from referee.calibration.profile import TableSize
+from referee.calibration.table import default_anchors
+from referee.markers.roster import RosterEntry
+from referee.sim.imaging import Imager
+from referee.sim.measure import edge_fit_corners
+from referee.sim.render import Hand, PiecePose, TableRenderer
+from referee.sim.warp import RayMap
 
 DICT = "DICT_4X4_100"
 LENS = (-0.2, 0.05, 0.0008, -0.0005, 0.0)
@@ -96,7 +92,7 @@ def main() -> None:
         busy = median_ms(lambda r=renderer, p=moving, h=hand: r.render(p, [h]))
         imager = Imager(res, 0.6, 2.0, 0.25, 0.12, seed=1)
         frame, truth = renderer.render(poses)
-        optics = median_ms(lambda f=frame: imager.apply(f))
+        optics = median_ms(lambda f=frame, im=imager: im.apply(f))
         rows.append((label, ray_ms, background_ms, still, busy, optics))
         if label == "1080p":
             accuracy = measure_accuracy(renderer, frame, truth)
@@ -106,9 +102,8 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|")
     for label, ray_ms, background_ms, still, busy, optics in rows:
-        print(
-            f"| {label} | {ray_ms:.0f} | {background_ms:.0f} | {still:.1f} | {busy:.1f} | {optics:.1f} |"
-        )
+        cells = [f"{ray_ms:.0f}", f"{background_ms:.0f}", f"{still:.1f}", f"{busy:.1f}"]
+        print(f"| {label} | {' | '.join(cells)} | {optics:.1f} |")
     print()
     print("| 1080p clean render, tag corners vs projected truth | median px | p95 px | max px |")
     print("|---|---|---|---|")
