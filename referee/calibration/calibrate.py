@@ -386,8 +386,20 @@ def iter_folder(folder: Path) -> Iterator[Frame]:
         yield Frame(path.name, read_image(path))
 
 
-def iter_video(path: Path, every_s: float = 0.2) -> Iterator[Frame]:
-    """Frames of a video, one every ``every_s`` seconds, plus the final frame (the table view)."""
+def _thumbnail(image: Image) -> NDArray[np.float32]:
+    return np.asarray(
+        cv2.resize(to_gray(image), (64, 36), interpolation=cv2.INTER_AREA), np.float32
+    )
+
+
+def iter_video(path: Path, every_s: float = 0.2, still_level: float = 0.6) -> Iterator[Frame]:
+    """Frames of a video, one every ``every_s`` seconds, plus the final frame (the table view).
+
+    A sampled frame that looks the same as the last one yielded (mean
+    difference of a 64x36 thumbnail under ``still_level`` grey levels: nothing
+    moved) is skipped, so a board lying still is not detected over and over.
+    The final frame is always yielded.
+    """
     capture = cv2.VideoCapture(str(path))
     if not capture.isOpened():
         raise SourceError(f"{path}: cannot open video (unreadable file or unsupported codec)")
@@ -396,17 +408,21 @@ def iter_video(path: Path, every_s: float = 0.2) -> Iterator[Frame]:
         step = max(1, round(every_s * fps))
         index = 0
         last: Frame | None = None
+        shown: NDArray[np.float32] | None = None
         while True:
             ok, image = capture.read()
             if not ok:
                 break
             frame = Frame(f"frame {index}", image)
-            if index % step == 0:
-                yield frame
-                last = None
-            else:
-                last = frame
             index += 1
+            if (index - 1) % step == 0:
+                thumb = _thumbnail(image)
+                if shown is None or float(np.mean(np.abs(thumb - shown))) >= still_level:
+                    shown = thumb
+                    last = None
+                    yield frame
+                    continue
+            last = frame
         if index == 0:
             raise SourceError(f"{path}: the video has no frames that can be decoded")
         if last is not None:

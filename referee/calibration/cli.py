@@ -91,7 +91,7 @@ def _report(run: CalibrationRun, out: Path) -> None:
         click.echo(f"{name:<28} {error:>9.3f}  dropped (outlier)")
     click.echo(
         f"RMS {sol.rms_px:.3f} px over {len(sol.used)} views "
-        f"({run.views_seen} frames read; rejected: "
+        f"({run.views_seen} frames examined; rejected: "
         + (", ".join(f"{n} {r}" for r, n in run.rejected) or "none")
         + ")"
     )

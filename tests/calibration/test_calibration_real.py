@@ -200,7 +200,7 @@ def test_video_source(photos: Path, tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     profile = load_profile(out)
-    # Frames repeat five times each: the duplicates are rejected, four views remain.
+    # Frames repeat five times each: repeats are skipped (still) or rejected (duplicate).
     assert profile.views_used == 4
     assert "duplicate" in result.output
     assert profile.rms_px is not None and profile.rms_px < 0.5
