@@ -90,9 +90,7 @@ def test_big_twist_recovered_from_scratch() -> None:
 
 def test_too_few_anchors() -> None:
     ids, corners = seen(bumped(), keep=(2,))
-    with pytest.raises(
-        RefereeError, match=r"only 1 of the 4 anchor tags .*missing ids 96, 97, 99"
-    ):
+    with pytest.raises(RefereeError, match=r"only 1 of the 4 anchor tags .*missing ids 96, 97, 99"):
         reregister(profile(), ids, corners)
     # ... and a hand over three corners is no evidence of a bump.
     assert not camera_moved(profile(), ids[:0], corners[:0])
