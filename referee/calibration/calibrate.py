@@ -560,6 +560,12 @@ def calibrate_frames(
 
     # The table view: an explicit image, else the final frame, else the last frame with a board.
     if table_image is not None:
+        th, tw = table_image.image.shape[:2]
+        if (tw, th) != image_size:
+            raise SourceError(
+                f"{table_image.name}: table image is {tw}x{th} but the views are "
+                f"{image_size[0]}x{image_size[1]}; take it with the same camera and resolution"
+            )
         table_frame, table_board = table_image, detector.detect(table_image.image, table_image.name)
     elif last_view is not None and len(last_view) >= MIN_CORNERS:
         table_frame, table_board = last, last_view

@@ -256,5 +256,10 @@ def calibrate(
         )
     finally:
         bar.close()
-    run.profile.save(out)
+    try:
+        run.profile.save(out)
+    except OSError as error:
+        raise RefereeError(
+            f"{out}: cannot write the profile ({error.strerror}); choose another --out"
+        ) from None
     _report(run, out)

@@ -234,3 +234,14 @@ def _flat(value: object) -> list[object]:
     if isinstance(value, list):
         return [x for v in value for x in _flat(v)]
     return [value]
+
+
+def test_table_image_from_another_resolution(photos: Path, tmp_path: Path) -> None:
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), cv2.resize(cv2.imread(str(CHARUCO / "img_00.jpg")), (320, 240)))
+    out = tmp_path / "x.json"
+    line = _fails(
+        ["calibrate", str(photos), "--out", str(out), "--board", SPEC, "--table-image", str(small)]
+    )
+    assert "small.png" in line and "320x240" in line and "640x480" in line
+    assert not out.exists()
