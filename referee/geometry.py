@@ -127,14 +127,13 @@ def point_segment_distance(p: Sequence[float], a: Sequence[float], b: Sequence[f
 
 def _point_seg_dist(p: Array, a: Array, b: Array) -> Array:
     """Broadcasting point-to-segment distance over the last axis (size 2)."""
-    ab = b - a
-    ap = p - a
-    denom = np.sum(ab * ab, axis=-1)
+    abx, aby = b[..., 0] - a[..., 0], b[..., 1] - a[..., 1]
+    apx, apy = p[..., 0] - a[..., 0], p[..., 1] - a[..., 1]
+    denom = abx * abx + aby * aby
     with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.where(denom > 0, np.sum(ap * ab, axis=-1) / np.where(denom > 0, denom, 1), 0.0)
-    t = np.clip(t, 0.0, 1.0)
-    closest = a + t[..., None] * ab
-    return np.asarray(np.hypot(*np.moveaxis(p - closest, -1, 0)))
+        t = (apx * abx + apy * aby) / denom
+    t = np.where(denom > 0, np.clip(t, 0.0, 1.0), 0.0)
+    return np.asarray(np.hypot(apx - t * abx, apy - t * aby))
 
 
 def _cross(o: Array, a: Array, b: Array) -> Array:
@@ -190,7 +189,7 @@ def _seg_seg_dist(a: Array, b: Array, c: Array, d: Array) -> Array:
 def as_polygon(points: ArrayLike) -> Array:
     """An ``(n, 2)`` float array of vertices, without a repeated closing vertex."""
     poly = np.asarray(points, float).reshape(-1, 2)
-    if len(poly) > 1 and np.allclose(poly[0], poly[-1]):
+    if len(poly) > 1 and poly[0, 0] == poly[-1, 0] and poly[0, 1] == poly[-1, 1]:
         poly = poly[:-1]
     return poly
 
@@ -412,6 +411,19 @@ def polygons_overlap(p: ArrayLike, q: ArrayLike) -> bool:
     False
     """
     P, Q = as_polygon(p), as_polygon(q)
+    if np.any(P.min(axis=0) > Q.max(axis=0)) or np.any(Q.min(axis=0) > P.max(axis=0)):
+        return False
+    # Quick answers: a vertex strictly inside the other, or two edges properly crossing.
+    if points_in_polygon(P, Q, strict=True).any() or points_in_polygon(Q, P, strict=True).any():
+        return True
+    a, b = P[:, None, :], np.roll(P, -1, axis=0)[:, None, :]
+    c, d = Q[None], np.roll(Q, -1, axis=0)[None]
+    o1, o2, o3, o4 = _cross(a, b, c), _cross(a, b, d), _cross(c, d, a), _cross(c, d, b)
+    if np.any((o1 * o2 < -EPS * EPS) & (o3 * o4 < -EPS * EPS)):
+        return True
+    if polygon_distance(P, Q) > EPS:
+        return False
+    # Touching somewhere: decide exactly, edge by edge.
     for X, Y in ((P, Q), (Q, P)):
         for a, b in zip(X, np.roll(X, -1, axis=0), strict=True):
             if segment_spans(a, b, Y):
@@ -521,14 +533,15 @@ def pairwise_base_distances(xy: ArrayLike, heading: ArrayLike, base: ArrayLike) 
 
 @dataclass(frozen=True)
 class SegmentsContact:
-    """All-pairs :func:`segment_polygon` results, each array ``(segments, polygons)``."""
+    """Many-segment :func:`segment_polygon` results, each array ``(segments, polygons)``."""
 
     crosses: NDArray[np.bool_]
     touches: NDArray[np.bool_]
     clearance: Array
-    """Exact up to the ``margin`` asked for; beyond it a lower bound (bounding-box gap)."""
+    """Exact where at most the ``margin`` asked for; ``inf`` where farther."""
     depth: Array
-    """As :attr:`SegmentContact.depth` where ``crosses``, computed only when asked."""
+    """Where ``crosses`` and ``depth=True`` was asked: exact where at most ``margin``
+    (for convex polygons); where deeper, a depth the segment certainly reaches (> margin)."""
 
 
 def segments_polygons(
@@ -538,80 +551,219 @@ def segments_polygons(
     *,
     margin: float = 0.0,
     depth: bool = False,
+    endpoints: tuple[Array, NDArray[np.intp], NDArray[np.intp]] | None = None,
 ) -> SegmentsContact:
     """Vectorised :func:`segment_polygon` for segments ``a[i]``-``b[i]`` (``(s, 2)`` each)
-    against every polygon. Bounding boxes farther apart than ``margin`` are skipped
-    (reported clear); rare degenerate contacts (through a vertex, along an edge) fall
-    back to :func:`segment_polygon`. ``depth=True`` also fills ``depth`` (golden-section
-    search of the signed distance along the segment: exact for convex polygons).
+    against every polygon, built for all-pairs lines of sight between pieces.
+    ``endpoints=(points, i, j)``, with ``a = points[i]`` and ``b = points[j]``, saves
+    finding the distinct endpoints.
+
+    Orientation of every polygon vertex against every segment line finds the
+    edges a segment properly crosses; work that depends only on an endpoint (is it
+    inside, how far from the outline) is done once per distinct endpoint. Rare
+    knife-edge contacts (a vertex exactly on a segment, an endpoint on an outline)
+    are decided by :func:`segment_polygon`. ``margin`` bounds the clearances and
+    depths reported exactly (see :class:`SegmentsContact`).
 
     >>> sq = [(0, 0), (4, 0), (4, 4), (0, 4)]
-    >>> r = segments_polygons([(-1, 2), (-1, 0), (-1, 6)], [(5, 2), (5, 0), (5, 6)], [sq])
+    >>> r = segments_polygons([(-1, 2), (-1, 0), (-1, 6)], [(5, 2), (5, 0), (5, 6)], [sq],
+    ...                       margin=3)
     >>> r.crosses[:, 0].tolist(), r.touches[:, 0].tolist(), r.clearance[:, 0].tolist()
     ([True, False, False], [False, True, False], [0.0, 0.0, 2.0])
     """
     A = np.asarray(a, float).reshape(-1, 2)
     B = np.asarray(b, float).reshape(-1, 2)
     polys = [as_polygon(p) for p in polygons]
-    s, n_poly = len(A), len(polys)
-    crosses = np.zeros((s, n_poly), bool)
-    touches = np.zeros((s, n_poly), bool)
-    clearance = np.full((s, n_poly), np.inf)
-    depths = np.zeros((s, n_poly))
-    if s == 0 or n_poly == 0:
+    s_n, p_n = len(A), len(polys)
+    crosses = np.zeros((s_n, p_n), bool)
+    touches = np.zeros((s_n, p_n), bool)
+    clearance = np.full((s_n, p_n), np.inf)
+    depths = np.zeros((s_n, p_n))
+    if s_n == 0 or p_n == 0:
         return SegmentsContact(crosses, touches, clearance, depths)
-    nv = max(len(p) for p in polys)
-    C = np.zeros((n_poly, nv, 2))
-    valid = np.zeros((n_poly, nv), bool)
-    for k, p in enumerate(polys):
-        C[k, : len(p)] = p
-        C[k, len(p) :] = p[-1]
-        valid[k, : len(p)] = True
-    D = np.array([np.roll(c, -1, axis=0) for c in C])
-    for k, p in enumerate(polys):
-        D[k, len(p) - 1] = p[0]
-        D[k, len(p) :] = p[-1]
-    plo = np.array([p.min(axis=0) for p in polys])
-    phi = np.array([p.max(axis=0) for p in polys])
+    # Distinct endpoints: inside tests and outline distances once per point.
+    if endpoints is None:
+        pts, inv = np.unique(np.concatenate([A, B]), axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        ia, ib = inv[:s_n], inv[s_n:]
+    else:
+        pts, ia, ib = endpoints
+    closed, bdist = points_polygons(pts, polys)
+    inside = closed & (bdist > EPS)  # strictly inside
+    on_outline = bdist <= EPS
+    # Candidates: segments passing within margin of a polygon's bounding circle.
+    centre = np.array([p.mean(axis=0) for p in polys])
+    radius = np.array([np.max(np.hypot(*(p - c).T)) for p, c in zip(polys, centre, strict=True)])
+    # Bounding boxes first (cheap booleans), then the circle test on the survivors.
+    reach = margin + 1e-6
+    plo = np.array([p.min(axis=0) for p in polys]) - reach
+    phi = np.array([p.max(axis=0) for p in polys]) + reach
     slo, shi = np.minimum(A, B), np.maximum(A, B)
-    gap = np.maximum(
-        np.maximum(plo[None] - shi[:, None], slo[:, None] - phi[None]), 0.0
-    )  # (s, p, 2)
-    box_gap = np.hypot(gap[..., 0], gap[..., 1])
-    clearance[:] = box_gap
-    si, pi = np.nonzero(box_gap <= margin + EPS)
-    if len(si) == 0:
-        return SegmentsContact(crosses, touches, clearance, depths)
-    a_k, b_k = A[si][:, None, :], B[si][:, None, :]
-    c_k, d_k, v_k = C[pi], D[pi], valid[pi]
-    dist = np.where(v_k, _seg_seg_dist(a_k, b_k, c_k, d_k), np.inf)
-    clear_k = dist.min(axis=1)
-    o1, o2 = _cross(a_k, b_k, c_k), _cross(a_k, b_k, d_k)
-    o3, o4 = _cross(c_k, d_k, a_k), _cross(c_k, d_k, b_k)
-    tol = EPS
-    strict = (np.abs(o1) > tol) & (np.abs(o2) > tol) & (np.abs(o3) > tol) & (np.abs(o4) > tol)
-    proper = np.any(v_k & strict & (o1 * o2 < 0) & (o3 * o4 < 0), axis=1)
-    a_in = _parity(A[si], c_k, d_k, v_k)
-    b_in = _parity(B[si], c_k, d_k, v_k)
-    met = clear_k <= EPS
-    cross_k = proper | (a_in & ~met) | (b_in & ~met)
-    # Contacts at a vertex or along an edge without a clean crossing: decide exactly.
-    awkward = np.nonzero(met & ~proper)[0]
-    touch_k = np.zeros(len(si), bool)
-    for k in map(int, awkward):
-        res = segment_polygon(A[si[k]], B[si[k]], polys[pi[k]])
-        cross_k[k] = res.contact == "crosses"
-        touch_k[k] = res.contact == "touches"
-    clear_k = np.where(cross_k | touch_k, 0.0, clear_k)
-    crosses[si, pi] = cross_k
-    touches[si, pi] = touch_k
-    clearance[si, pi] = clear_k
-    if depth and np.any(cross_k):
-        sel = np.nonzero(cross_k)[0]
-        depths[si[sel], pi[sel]] = _golden_many(
-            A[si[sel]], B[si[sel]], c_k[sel], d_k[sel], v_k[sel]
+    box = (slo[:, 0:1] <= phi[None, :, 0]) & (shi[:, 0:1] >= plo[None, :, 0])
+    box &= (slo[:, 1:2] <= phi[None, :, 1]) & (shi[:, 1:2] >= plo[None, :, 1])
+    cs, cp = np.nonzero(box)
+    abx, aby = B[cs, 0] - A[cs, 0], B[cs, 1] - A[cs, 1]
+    apx, apy = centre[cp, 0] - A[cs, 0], centre[cp, 1] - A[cs, 1]
+    denom = np.maximum(abx * abx + aby * aby, 1e-300)
+    t_c = np.clip((apx * abx + apy * aby) / denom, 0.0, 1.0)
+    keep = (apx - t_c * abx) ** 2 + (apy - t_c * aby) ** 2 <= (radius[cp] + reach) ** 2
+    cs, cp = cs[keep], cp[keep]
+    # Padded outlines as contiguous x/y tables; padding repeats the last vertex, so
+    # padded edges have zero length and never cross anything.
+    nv = max(len(p) for p in polys)
+    cx_t, cy_t = np.empty((p_n, nv)), np.empty((p_n, nv))
+    dx_t, dy_t = np.empty((p_n, nv)), np.empty((p_n, nv))
+    for k, p in enumerate(polys):
+        m = len(p)
+        cx_t[k, :m], cy_t[k, :m] = p[:, 0], p[:, 1]
+        dx_t[k, : m - 1], dy_t[k, : m - 1] = p[1:, 0], p[1:, 1]
+        dx_t[k, m - 1], dy_t[k, m - 1] = p[0, 0], p[0, 1]
+        cx_t[k, m:] = dx_t[k, m:] = p[-1, 0]
+        cy_t[k, m:] = dy_t[k, m:] = p[-1, 1]
+    ax, ay = A[cs, 0:1], A[cs, 1:2]
+    abx, aby = B[cs, 0:1] - ax, B[cs, 1:2] - ay
+    cx, cy, dx, dy = cx_t[cp], cy_t[cp], dx_t[cp], dy_t[cp]
+    seg_len = np.hypot(abx, aby)
+    tol = EPS * np.maximum(seg_len, 1.0)
+    o_c = abx * (cy - ay) - aby * (cx - ax)  # side of each vertex from the segment's line
+    o_d = abx * (dy - ay) - aby * (dx - ax)
+    straddle = ((o_c > tol) & (o_d < -tol)) | ((o_c < -tol) & (o_d > tol))
+    ks, ke = np.nonzero(straddle)
+    # Sides of the two endpoints from each straddling edge's line.
+    ex, ey = dx[ks, ke] - cx[ks, ke], dy[ks, ke] - cy[ks, ke]
+    ax1, ay1 = ax[ks, 0] - cx[ks, ke], ay[ks, 0] - cy[ks, ke]
+    e_a = ex * ay1 - ey * ax1
+    e_b = ex * (ay1 + aby[ks, 0]) - ey * (ax1 + abx[ks, 0])
+    etol = EPS * np.maximum(np.hypot(ex, ey), 1.0)
+    proper = (np.abs(e_a) > etol) & (np.abs(e_b) > etol) & ((e_a > 0) != (e_b > 0))
+    crosses[cs[ks[proper]], cp[ks[proper]]] = True
+    crosses |= inside[ia] | inside[ib]
+    # Knife edges: a vertex on the segment, or an endpoint on an outline.
+    len2 = np.maximum(seg_len[:, 0] ** 2, 1e-300)
+    vs, vv = np.nonzero(np.abs(o_c) <= tol)
+    t_v = ((cx[vs, vv] - ax[vs, 0]) * abx[vs, 0] + (cy[vs, vv] - ay[vs, 0]) * aby[vs, 0]) / len2[vs]
+    awkward = np.zeros((s_n, p_n), bool)
+    hit = (t_v >= -EPS) & (t_v <= 1 + EPS)
+    awkward[cs[vs[hit]], cp[vs[hit]]] = True
+    awkward |= on_outline[ia] | on_outline[ib]
+    clearance = np.where(crosses, 0.0, np.inf)
+    if margin > 0:
+        # A segment that does not cross comes nearest at an endpoint or at a vertex.
+        near = np.minimum(bdist[ia], bdist[ib])
+        near = np.where(near <= margin + EPS, near, np.inf)
+        ns, nvx = np.nonzero(np.abs(o_c) <= (margin + EPS) * seg_len)
+        t_n = (
+            (cx[ns, nvx] - ax[ns, 0]) * abx[ns, 0] + (cy[ns, nvx] - ay[ns, 0]) * aby[ns, 0]
+        ) / len2[ns]
+        within = (t_n >= 0) & (t_n <= 1)
+        dv = np.abs(o_c[ns, nvx]) / np.sqrt(len2[ns])
+        np.minimum.at(near, (cs[ns[within]], cp[ns[within]]), dv[within])
+        clearance = np.where(crosses, 0.0, np.where(near <= margin + EPS, near, np.inf))
+    for s_k, p_k in zip(*np.nonzero(awkward), strict=True):
+        one = segment_polygon(A[s_k], B[s_k], polys[p_k])
+        crosses[s_k, p_k] = one.contact == "crosses"
+        touches[s_k, p_k] = one.contact == "touches"
+        clearance[s_k, p_k] = one.clearance if one.clearance <= margin + EPS else np.inf
+        depths[s_k, p_k] = one.depth
+    if depth:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t_cross = e_a[proper] / (e_a[proper] - e_b[proper])
+        _fill_depths(
+            A,
+            B,
+            polys,
+            crosses & ~awkward,
+            cs[ks[proper]],
+            cp[ks[proper]],
+            t_cross,
+            inside[ia],
+            inside[ib],
+            margin,
+            depths,
         )
     return SegmentsContact(crosses, touches, clearance, depths)
+
+
+def points_polygons(points: ArrayLike, polygons: Sequence[ArrayLike]) -> tuple[NDArray, Array]:
+    """For ``points (n, 2)`` against each polygon: ``(inside, distance)``, both ``(n, p)``:
+    whether each point lies in the closed polygon, and its distance to the outline.
+
+    >>> inside, dist = points_polygons([(1, 2), (5, 2)], [[(0, 0), (4, 0), (4, 4), (0, 4)]])
+    >>> inside.tolist(), dist.tolist()
+    ([[True], [False]], [[1.0], [1.0]])
+    """
+    pts = np.asarray(points, float).reshape(-1, 2)
+    polys = [as_polygon(p) for p in polygons]
+    if not polys or not len(pts):
+        return np.zeros((len(pts), len(polys)), bool), np.zeros((len(pts), len(polys)))
+    counts = np.array([len(p) for p in polys])
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    verts = np.concatenate(polys)
+    nxt = np.arange(len(verts)) + 1
+    nxt[starts + counts - 1] = starts
+    ends = verts[nxt]
+    dist = np.minimum.reduceat(_point_seg_dist(pts[:, None, :], verts[None], ends[None]), starts, 1)
+    vy, ey, py = verts[:, 1], ends[:, 1], pts[:, 1:2]
+    straddle = (vy > py) != (ey > py)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x_at = verts[:, 0] + (py - vy) * (ends[:, 0] - verts[:, 0]) / (ey - vy)
+    parity = np.add.reduceat((straddle & (pts[:, 0:1] < x_at)).astype(np.int32), starts, axis=1)
+    return (parity % 2 == 1) | (dist <= EPS), dist
+
+
+def _fill_depths(
+    A: Array,
+    B: Array,
+    polys: list[Array],
+    want: NDArray[np.bool_],
+    cs: NDArray[np.intp],
+    cp: NDArray[np.intp],
+    ct: Array,
+    a_in: NDArray[np.bool_],
+    b_in: NDArray[np.bool_],
+    margin: float,
+    out: Array,
+) -> None:
+    """Depth of crossing pairs: the midpoint of the crossed stretch first, a golden-section
+    search where that is not already deeper than ``margin``."""
+    ws, wp = np.nonzero(want)
+    if len(ws) == 0:
+        return
+    s_n, p_n = want.shape
+    t_lo = np.full((s_n, p_n), np.inf)
+    t_hi = np.full((s_n, p_n), -np.inf)
+    np.minimum.at(t_lo, (cs, cp), ct)
+    np.maximum.at(t_hi, (cs, cp), ct)
+    t_lo = np.where(a_in, 0.0, t_lo)
+    t_hi = np.where(b_in, 1.0, t_hi)
+    lo, hi = t_lo[ws, wp], t_hi[ws, wp]
+    nv = max(len(p) for p in polys)
+    C = np.zeros((p_n, nv, 2))
+    D = np.zeros((p_n, nv, 2))
+    valid = np.zeros((p_n, nv), bool)
+    for k, p in enumerate(polys):
+        C[k, : len(p)] = p
+        D[k, : len(p)] = np.roll(p, -1, axis=0)
+        valid[k, : len(p)] = True
+    a_k, b_k = A[ws], B[ws]
+    c_k, d_k, v_k = C[wp], D[wp], valid[wp]
+    mid = (lo + hi) / 2
+    mp = a_k + mid[:, None] * (b_k - a_k)
+    dist = np.where(v_k, _point_seg_dist(mp[:, None, :], c_k, d_k), np.inf).min(axis=1)
+    got = np.where(_parity(mp, c_k, d_k, v_k), dist, 0.0)
+    shallow = np.nonzero(got <= margin)[0]
+    if len(shallow):
+        g = _golden_many(
+            a_k[shallow],
+            b_k[shallow],
+            c_k[shallow],
+            d_k[shallow],
+            v_k[shallow],
+            lo[shallow],
+            hi[shallow],
+        )
+        got[shallow] = np.maximum(got[shallow], g)
+    out[ws, wp] = got
 
 
 def _parity(p: Array, c: Array, d: Array, valid: NDArray[np.bool_]) -> NDArray[np.bool_]:
@@ -625,9 +777,17 @@ def _parity(p: Array, c: Array, d: Array, valid: NDArray[np.bool_]) -> NDArray[n
 
 
 def _golden_many(
-    A: Array, B: Array, C: Array, D: Array, valid: NDArray[np.bool_], iters: int = 30
+    A: Array,
+    B: Array,
+    C: Array,
+    D: Array,
+    valid: NDArray[np.bool_],
+    lo: Array,
+    hi: Array,
+    iters: int = 30,
 ) -> Array:
-    """Vectorised golden-section maximum of the signed boundary distance along segments."""
+    """Vectorised golden-section maximum of the signed boundary distance along segments,
+    over parameters ``lo..hi`` (one new evaluation per iteration)."""
     g = (math.sqrt(5) - 1) / 2
 
     def f(t: Array) -> Array:
@@ -635,16 +795,19 @@ def _golden_many(
         dist = np.where(valid, _point_seg_dist(p[:, None, :], C, D), np.inf).min(axis=1)
         return np.where(_parity(p, C, D, valid), dist, -dist)
 
-    lo, hi = np.zeros(len(A)), np.ones(len(A))
+    lo, hi = lo.copy(), hi.copy()
     x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
     f1, f2 = f(x1), f(x2)
     for _ in range(iters):
-        left = f1 < f2  # the maximum lies right of x1
-        lo = np.where(left, x1, lo)
-        hi = np.where(left, hi, x2)
-        nx1 = np.where(left, x2, hi - g * (hi - lo))
-        nx2 = np.where(left, lo + g * (hi - lo), x1)
-        nf1 = np.where(left, f2, f(nx1))
-        nf2 = np.where(left, f(nx2), f1)
-        x1, x2, f1, f2 = nx1, nx2, nf1, nf2
+        right = f1 < f2  # the maximum lies right of x1
+        lo = np.where(right, x1, lo)
+        hi = np.where(right, hi, x2)
+        new_x = np.where(right, lo + g * (hi - lo), hi - g * (hi - lo))
+        new_f = f(new_x)
+        x1, x2, f1, f2 = (
+            np.where(right, x2, new_x),
+            np.where(right, new_x, x1),
+            np.where(right, f2, new_f),
+            np.where(right, new_f, f1),
+        )
     return np.maximum(np.maximum(f1, f2), 0.0)

@@ -162,9 +162,16 @@ class Terrain:
     objective: float = 0.0
     """Victory points for controlling it (0: not an objective)."""
     name: str | None = None
+    _outline: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        outline = as_polygon(self.polygon)
+        outline.setflags(write=False)
+        object.__setattr__(self, "_outline", outline)
 
     def outline(self) -> np.ndarray:
-        return as_polygon(self.polygon)
+        """The polygon as a read-only ``(n, 2)`` array."""
+        return self._outline
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {

@@ -43,7 +43,7 @@ from referee.geometry import (
     pairwise_base_distances,
     pairwise_centre_distances,
     point_in_polygon,
-    points_in_polygon,
+    points_polygons,
     polygon_distance,
     polygons_overlap,
     segment_polygon,
@@ -282,7 +282,11 @@ class PaperTigers(Ruleset):
                 for p in scene.pieces
                 if self.is_wreck(p) and p.id not in (firer.id, target.id)
             ]
+        lo = np.minimum(a, b) - doubt - 1e-6
+        hi = np.maximum(a, b) + doubt + 1e-6
         for oid, kind, poly, see_into in obstacles:
+            if np.any(poly.min(axis=0) > hi) or np.any(poly.max(axis=0) < lo):
+                continue  # nowhere near the line (nor, then, around either centre)
             contact = segment_polygon(a, b, poly)
             edge_doubt = False
             if see_into:
@@ -360,16 +364,15 @@ class PaperTigers(Ruleset):
         i, j = np.triu_indices(n, k=1)
         u = doubt[i, j]
         hit = segments_polygons(
-            xy[i], xy[j], polys, margin=float(u.max(initial=0.0)), depth=bool(u.max(initial=0) > 0)
+            xy[i],
+            xy[j],
+            polys,
+            margin=float(u.max(initial=0.0)),
+            depth=bool(u.max(initial=0) > 0),
+            endpoints=(xy, i, j),
         )
         nt = len(terrain)
-        inside = np.zeros((n, len(polys)), bool)
-        edge = np.full((n, len(polys)), np.inf)
-        for k, t in enumerate(terrain):
-            inside[:, k] = points_in_polygon(xy, t.outline())
-            poly = t.outline()
-            nxt = np.roll(poly, -1, axis=0)
-            edge[:, k] = np.min(_pt_seg(xy[:, None, :], poly[None], nxt[None]), axis=1)
+        inside, edge = points_polygons(xy, polys)
         uk = u[:, None]
         # Seen into/out of: a centre inside by more than the pair's doubt.
         in_i = inside[i] & (edge[i] > uk)
@@ -464,8 +467,12 @@ class PaperTigers(Ruleset):
         start_base = base_corners(start.x, start.y, start.heading, piece.base)
         end_base = base_corners(end.x, end.y, end.heading, piece.base)
         entered: list[tuple[float, Terrain]] = []
+        reach = np.concatenate([start_base, end_base])
+        lo, hi = reach.min(axis=0) - 1e-6, reach.max(axis=0) + 1e-6
         for t in scene.terrain:
             poly = t.outline()
+            if np.any(poly.min(axis=0) > hi) or np.any(poly.max(axis=0) < lo):
+                continue  # the move's footprint never comes near it
             spans = segment_spans(a, b, poly) if a.tolist() != b.tolist() else []
             ends_in = polygons_overlap(end_base, poly)
             if t.kind == "building" and self.is_vehicle(piece) and (spans or ends_in):
@@ -1046,13 +1053,6 @@ class Visibility:
 
 
 # ----------------------------------------------------------------------------------------
-
-
-def _pt_seg(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    ab = b - a
-    t = np.clip(np.sum((p - a) * ab, -1) / np.maximum(np.sum(ab * ab, -1), 1e-300), 0.0, 1.0)
-    d = p - (a + t[..., None] * ab)
-    return np.asarray(np.hypot(d[..., 0], d[..., 1]))
 
 
 def _hops(
