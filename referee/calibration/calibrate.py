@@ -160,6 +160,8 @@ class Verdict:
     reason: str
     """"accepted", "no board", "too few corners", "blurry" or "duplicate"."""
     view: BoardView
+    guidance: str = ""
+    """The collector's advice after this view (see :meth:`ViewCollector.guidance`)."""
 
 
 class ViewCollector:
@@ -199,7 +201,7 @@ class ViewCollector:
             np.add.at(self._cells, (rows, cols), 1)
         else:
             self.rejected[reason] = self.rejected.get(reason, 0) + 1
-        return Verdict(reason == "accepted", reason, view)
+        return Verdict(reason == "accepted", reason, view, self.guidance())
 
     def _judge(self, view: BoardView) -> str:
         if len(view) == 0:
@@ -239,9 +241,10 @@ class ViewCollector:
         """One line telling the user what to do next."""
         missing = self.missing_regions()
         n = len(self.views)
+        views = f"{n} view{'' if n == 1 else 's'}"
         if not missing:
-            return f"{n} views; every region of the image has corners"
-        return f"{n} views; no corners yet near the {', '.join(missing)} of the image"
+            return f"{views}; every region of the image has corners"
+        return f"{views}; no corners yet near the {', '.join(missing)} of the image"
 
 
 @dataclass(frozen=True)

@@ -235,12 +235,15 @@ def calibrate(
     bar = tqdm(
         total=total, unit="view", desc="calibrate", file=sys.stderr, leave=False, disable=None
     )
-    state = {"accepted": 0}
+    said = {"guidance": ""}
 
     def on_verdict(verdict: Verdict) -> None:
-        state["accepted"] += verdict.accepted
         bar.update(1)
-        bar.set_postfix_str(f"{state['accepted']} accepted, last: {verdict.reason}")
+        bar.set_postfix_str(f"last: {verdict.reason}; {verdict.guidance}")
+        if total is None and verdict.guidance != said["guidance"]:
+            # Live or video: say where the board should go next, once per change.
+            said["guidance"] = verdict.guidance
+            bar.write(f"calibrate: {verdict.guidance}", file=sys.stderr)
 
     try:
         run = calibrate_frames(
