@@ -18,7 +18,7 @@ edge).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -140,6 +140,7 @@ class TableRenderer:
     def __post_init__(self) -> None:
         self.ray_map = RayMap.for_camera(self.intrinsics)
         self._textures: dict[tuple[int, float], NDArray[np.float32]] = {}
+        self._still_layer: tuple[tuple[tuple[str, PiecePose], ...], Image] | None = None
 
     # -- static background -------------------------------------------------------------
 
@@ -192,19 +193,38 @@ class TableRenderer:
         hands: Iterable[Hand] = (),
         board: BoardPlacement | None = None,
         board_spec: object | None = None,
+        moving: Collection[str] | None = None,
     ) -> tuple[Image, dict[str, TagTruth]]:
         """One clean frame (no lens blur, noise or compression) and the truth of every tag.
 
         Pieces missing from ``poses`` are not drawn (off the table). Truth is
-        given for every drawn piece, in view or not.
+        given for every drawn piece, in view or not. Given ``moving`` (ids of
+        pieces that may move between frames), the still pieces are drawn once
+        into a cached layer and reused while they stay put.
         """
-        frame = self.background.copy()
         entries = {entry.id: entry for entry in self.pieces}
-        order = sorted(poses, key=lambda pid: (poses[pid].lift, pid))
+        if moving is None:
+            frame = self.background.copy()
+            rest = list(poses)
+        else:
+            still = tuple(
+                sorted(
+                    (pid, pose)
+                    for pid, pose in poses.items()
+                    if pid not in moving and not pose.lift
+                )
+            )
+            if self._still_layer is None or self._still_layer[0] != still:
+                layer = self.background.copy()
+                for pid, pose in still:
+                    self._draw_piece(layer, entries[pid], pose)
+                self._still_layer = (still, layer)
+            frame = self._still_layer[1].copy()
+            drawn = {pid for pid, _ in still}
+            rest = [pid for pid in poses if pid not in drawn]
+        order = sorted(rest, key=lambda pid: (poses[pid].lift, pid))
         for pid in order:
-            entry = entries[pid]
-            pose = poses[pid]
-            self._draw_piece(frame, entry, pose)
+            self._draw_piece(frame, entries[pid], poses[pid])
         if board is not None and board_spec is not None:
             from referee.calibration.board import BoardSpec
 

@@ -90,13 +90,13 @@ def render_state(
 ) -> tuple[Image, dict[str, TagTruth]]:
     """A clean frame for ``state``; with motion blur, sub-frames over half a frame period."""
     renderer = renderers.get(state.bump)
-    frame, truth = renderer.render(state.poses, state.hands)
+    frame, truth = renderer.render(state.poses, state.hands, moving=state.moving)
     if scenario.imaging.motion_blur and (state.moving or state.hands):
         exposure = 0.5 / scenario.fps
         acc = frame.astype(np.float32)
         for k in (-1, 1):
             sub = scenario.state_at(state.t + k * exposure / 2)
-            acc += renderers.get(sub.bump).render(sub.poses, sub.hands)[0]
+            acc += renderers.get(sub.bump).render(sub.poses, sub.hands, moving=state.moving)[0]
         frame = np.clip(acc / MOTION_SAMPLES + 0.5, 0, 255).astype(np.uint8)
     return frame, truth
 
@@ -342,7 +342,7 @@ def write_calibration_clip(
             if last is not None and last[0] == board:
                 clean = last[1]
             else:
-                clean, _ = renderer.render(poses, (), board, spec)
+                clean, _ = renderer.render(poses, (), board, spec, moving=())
                 last = (board, clean)
             writer.write(imager.apply(clean))
     finally:

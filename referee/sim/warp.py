@@ -246,6 +246,22 @@ def _area_weights(old: int, new: int) -> tuple[NDArray[np.intp], NDArray[np.floa
     return np.clip(index, 0, old - 1), weights.astype(np.float32)
 
 
+_RESAMPLED: dict[tuple[int, tuple[int, int]], tuple[NDArray[np.float32], NDArray[np.float32]]] = {}
+
+
+def _resample_cached(tex: NDArray[np.float32], size: tuple[int, int]) -> NDArray[np.float32]:
+    """:func:`_resample` remembered per (texture object, size): still pieces reuse it."""
+    key = (id(tex), size)
+    hit = _RESAMPLED.get(key)
+    if hit is not None and hit[0] is tex:
+        return hit[1]
+    out = _resample(tex, size)
+    if len(_RESAMPLED) >= 256:
+        _RESAMPLED.pop(next(iter(_RESAMPLED)))
+    _RESAMPLED[key] = (tex, out)
+    return out
+
+
 def _resample(tex: NDArray[np.float32], size: tuple[int, int]) -> NDArray[np.float32]:
     """Exact area resample to ``size`` (width, height), source texels treated as hard squares.
 
@@ -292,11 +308,12 @@ def render_plane(
                 max(round(extent[0] * scale_u * supersample), 2),
                 max(round(extent[1] * scale_v * supersample), 2),
             )
-            tex = _resample(tex, size)
+            tex = _resample_cached(tex, size)
     ppi_u, ppi_v = tex.shape[1] / extent[0], tex.shape[0] / extent[1]
     x0, y0, w, h = bbox
     normalized = ray_map.sample(x0, y0, w, h, supersample)
-    hom = plane.homography_from_normalized()
+    # float32 keeps texel positions to ~1e-4 texel here: far below anything visible.
+    hom = plane.homography_from_normalized().astype(np.float32)
     x, y = normalized[..., 0], normalized[..., 1]
     q = hom[:, 0, None, None] * x + hom[:, 1, None, None] * y + hom[:, 2, None, None]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -308,8 +325,8 @@ def render_plane(
     map_y[behind] = -1e6
     samples = cv2.remap(
         tex,
-        map_x.astype(np.float32),
-        map_y.astype(np.float32),
+        map_x.astype(np.float32, copy=False),
+        map_y.astype(np.float32, copy=False),
         cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_CONSTANT,
         borderValue=(0, 0, 0, 0),
