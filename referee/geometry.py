@@ -636,29 +636,33 @@ def segments_polygons(
     e_b = ex * (ay1 + aby[ks, 0]) - ey * (ax1 + abx[ks, 0])
     etol = EPS * np.maximum(np.hypot(ex, ey), 1.0)
     proper = (np.abs(e_a) > etol) & (np.abs(e_b) > etol) & ((e_a > 0) != (e_b > 0))
-    crosses[cs[ks[proper]], cp[ks[proper]]] = True
-    crosses |= inside[ia] | inside[ib]
+    # Everything below works on the candidate pairs only (an endpoint inside a polygon
+    # always makes its pair a candidate), then lands in the dense results.
+    ca, cb = ia[cs], ib[cs]
+    cross_k = inside[ca, cp] | inside[cb, cp]
+    cross_k[ks[proper]] = True
     # Knife edges: a vertex on the segment, or an endpoint on an outline.
     len2 = np.maximum(seg_len[:, 0] ** 2, 1e-300)
     vs, vv = np.nonzero(np.abs(o_c) <= tol)
     t_v = ((cx[vs, vv] - ax[vs, 0]) * abx[vs, 0] + (cy[vs, vv] - ay[vs, 0]) * aby[vs, 0]) / len2[vs]
-    awkward = np.zeros((s_n, p_n), bool)
-    hit = (t_v >= -EPS) & (t_v <= 1 + EPS)
-    awkward[cs[vs[hit]], cp[vs[hit]]] = True
-    awkward |= on_outline[ia] | on_outline[ib]
-    clearance = np.where(crosses, 0.0, np.inf)
+    awkward_k = on_outline[ca, cp] | on_outline[cb, cp]
+    awkward_k[vs[(t_v >= -EPS) & (t_v <= 1 + EPS)]] = True
+    clear_k = np.where(cross_k, 0.0, np.inf)
     if margin > 0:
         # A segment that does not cross comes nearest at an endpoint or at a vertex.
-        near = np.minimum(bdist[ia], bdist[ib])
-        near = np.where(near <= margin + EPS, near, np.inf)
+        near = np.minimum(bdist[ca, cp], bdist[cb, cp])
         ns, nvx = np.nonzero(np.abs(o_c) <= (margin + EPS) * seg_len)
         t_n = (
             (cx[ns, nvx] - ax[ns, 0]) * abx[ns, 0] + (cy[ns, nvx] - ay[ns, 0]) * aby[ns, 0]
         ) / len2[ns]
         within = (t_n >= 0) & (t_n <= 1)
         dv = np.abs(o_c[ns, nvx]) / np.sqrt(len2[ns])
-        np.minimum.at(near, (cs[ns[within]], cp[ns[within]]), dv[within])
-        clearance = np.where(crosses, 0.0, np.where(near <= margin + EPS, near, np.inf))
+        np.minimum.at(near, ns[within], dv[within])
+        clear_k = np.where(cross_k, 0.0, np.where(near <= margin + EPS, near, np.inf))
+    crosses[cs, cp] = cross_k
+    clearance[cs, cp] = clear_k
+    awkward = np.zeros((s_n, p_n), bool)
+    awkward[cs[awkward_k], cp[awkward_k]] = True
     for s_k, p_k in zip(*np.nonzero(awkward), strict=True):
         one = segment_polygon(A[s_k], B[s_k], polys[p_k])
         crosses[s_k, p_k] = one.contact == "crosses"
@@ -729,14 +733,27 @@ def _fill_depths(
     ws, wp = np.nonzero(want)
     if len(ws) == 0:
         return
-    s_n, p_n = want.shape
-    t_lo = np.full((s_n, p_n), np.inf)
-    t_hi = np.full((s_n, p_n), -np.inf)
-    np.minimum.at(t_lo, (cs, cp), ct)
-    np.maximum.at(t_hi, (cs, cp), ct)
-    t_lo = np.where(a_in, 0.0, t_lo)
-    t_hi = np.where(b_in, 1.0, t_hi)
-    lo, hi = t_lo[ws, wp], t_hi[ws, wp]
+    p_n = want.shape[1]
+    # Entry and exit of each crossed stretch: extreme crossing parameters per pair.
+    key = cs.astype(np.int64) * p_n + cp
+    order = np.argsort(key, kind="stable")
+    key, ct = key[order], ct[order]
+    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, int)
+    group_key = key[first]
+    t_min = np.minimum.reduceat(ct, first) if len(key) else np.zeros(0)
+    t_max = np.maximum.reduceat(ct, first) if len(key) else np.zeros(0)
+    wkey = ws.astype(np.int64) * p_n + wp
+    g = np.searchsorted(group_key, wkey)
+    g_ok = g < len(group_key)
+    found = np.zeros(len(ws), bool)
+    found[g_ok] = group_key[g[g_ok]] == wkey[g_ok]
+    gi = np.where(found, g, 0)
+    lo = np.where(found, t_min[gi] if len(t_min) else 0.0, np.inf)
+    hi = np.where(found, t_max[gi] if len(t_max) else 1.0, -np.inf)
+    lo = np.where(a_in[ws, wp], 0.0, lo)
+    hi = np.where(b_in[ws, wp], 1.0, hi)
+    lo = np.where(np.isfinite(lo), lo, 0.0)  # wholly inside without crossing an edge
+    hi = np.where(np.isfinite(hi), hi, 1.0)
     nv = max(len(p) for p in polys)
     C = np.zeros((p_n, nv, 2))
     D = np.zeros((p_n, nv, 2))
@@ -753,7 +770,7 @@ def _fill_depths(
     got = np.where(_parity(mp, c_k, d_k, v_k), dist, 0.0)
     shallow = np.nonzero(got <= margin)[0]
     if len(shallow):
-        g = _golden_many(
+        gold = _golden_many(
             a_k[shallow],
             b_k[shallow],
             c_k[shallow],
@@ -762,7 +779,7 @@ def _fill_depths(
             lo[shallow],
             hi[shallow],
         )
-        got[shallow] = np.maximum(got[shallow], g)
+        got[shallow] = np.maximum(got[shallow], gold)
     out[ws, wp] = got
 
 

@@ -373,20 +373,27 @@ class PaperTigers(Ruleset):
         )
         nt = len(terrain)
         inside, edge = points_polygons(xy, polys)
-        uk = u[:, None]
-        # Seen into/out of: a centre inside by more than the pair's doubt.
-        in_i = inside[i] & (edge[i] > uk)
-        in_j = inside[j] & (edge[j] > uk)
-        excluded = in_i | in_j
-        excluded[:, nt:] = False
-        near_end = ((edge[i] <= uk) | (edge[j] <= uk)) & ~excluded
-        near_end[:, nt:] = False
-        for col, k in enumerate(wrecks):  # a wreck never blocks a line from or to itself
-            excluded[(i == k) | (j == k), nt + col] = True
-        deep = hit.crosses & (hit.depth > uk) if u.max(initial=0) > 0 else hit.crosses
+        # Only segment/obstacle pairs in contact (crossing, touching or within the
+        # pair's doubt) can block or cast doubt: classify those sparsely.
+        near = hit.crosses | hit.touches | (hit.clearance <= u[:, None] + 1e-12)
+        ss, pp = np.nonzero(near)
+        us, si, sj = u[ss], i[ss], j[ss]
+        terrain_col = pp < nt
+        col = np.minimum(pp, len(polys) - 1)
+        in_i = terrain_col & inside[si, col] & (edge[si, col] > us)
+        in_j = terrain_col & inside[sj, col] & (edge[sj, col] > us)
+        excluded = in_i | in_j  # seen into/out of: a centre inside by more than the doubt
+        near_end = terrain_col & ~excluded & ((edge[si, col] <= us) | (edge[sj, col] <= us))
+        if wrecks:  # a wreck never blocks a line from or to itself
+            owner = np.asarray(wrecks)[np.clip(pp - nt, 0, len(wrecks) - 1)]
+            excluded |= ~terrain_col & ((si == owner) | (sj == owner))
+        crossing = hit.crosses[ss, pp]
+        deep = crossing & (hit.depth[ss, pp] > us) if u.max(initial=0) > 0 else crossing
         block = deep & ~near_end & ~excluded
-        maybe = (hit.crosses | hit.touches | (hit.clearance <= uk)) & ~excluded & ~block
-        code = np.where(block.any(axis=1), 2, np.where(maybe.any(axis=1), 1, 0)).astype(np.int8)
+        maybe = ~excluded & ~block
+        code = np.zeros(len(i), np.int8)
+        code[ss[maybe]] = 1
+        code[ss[block]] = 2  # after the doubtful ones: blocked wins
         los[i, j] = code
         los[j, i] = code
         return Visibility(tuple(p.id for p in pieces), dist, los)
