@@ -132,7 +132,8 @@ def test_anchors_and_unknown_ids_are_separated(scene):
 
 def test_edge_refinement_beats_opencv_contour_corners(scene):
     """The default ``edges`` refinement gives steadier facings than OpenCV's own corners."""
-    intr, pose, tags, image = scene
+    intr, pose, tags, sharp = scene
+    image = cv2.GaussianBlur(sharp, (0, 0), 0.6)  # a real lens is never perfectly sharp
 
     def heading_errors(refine):
         found = TagDetector(settings=DetectorSettings(refine=refine)).detect_full(image)
@@ -146,4 +147,5 @@ def test_edge_refinement_beats_opencv_contour_corners(scene):
             out.append(abs((angle + 180) % 360 - 180))
         return np.array(out)
 
-    assert heading_errors("edges").max() < 0.5 * heading_errors("contour").max()
+    edges, contour = heading_errors("edges"), heading_errors("contour")
+    assert edges.max() < 0.2 and edges.max() < 0.5 * contour.max()
