@@ -163,3 +163,17 @@ def test_demo_without_footage_is_a_one_line_error(tmp_path):
     result = CliRunner().invoke(cli, ["demo", "--footage", str(tmp_path)])
     assert result.exit_code == 2
     assert "referee simulate" in result.output and result.output.count("\n") == 1
+
+
+def test_demo_on_the_bundled_sample_footage():
+    """The README's main command: calibrate from the clip, referee all 7 moves of the skirmish."""
+    from referee.demo import repo_footage
+
+    assert (repo_footage() / "video.mp4").is_file(), "sample_footage/skirmish is committed"
+    result = CliRunner().invoke(cli, ["demo"])
+    assert result.exit_code == 0, result.output
+    assert "calibrated: reprojection RMS" in result.output
+    assert "7 of 7 true moves found, 0 extra" in result.output
+    assert "t34b ended" in result.output  # the Follow Me after-move check
+    error = float(result.output.split("move distance error: mean ")[1].split("in")[0])
+    assert error < TOLERANCE
