@@ -18,6 +18,7 @@ Everything positions and cards decide, per RULES.md section 1. Questions
 - ``cards``: ``dice`` (side -> the two dice rolled): cards dealt this turn;
   also checks that no model holds more than two cards.
 - ``deployment``: optional ``side``/``pieces``/``edge``: inside the own third.
+- ``victory``: victory points for destroyed units and controlled objectives.
 
 A pose is ``{"x": .., "y": .., "heading": ..}`` (heading optional). Distances
 within their combined measurement uncertainty of a limit give ``ok: null``.
@@ -137,6 +138,12 @@ class PaperTigers(Ruleset):
         crossings: tuple[str, ...] = ("bridge",)
         wrecks_block: bool = True
         """Destroyed vehicles left on the table are burning wrecks that block LOS."""
+        halftrack_points: int = 3
+        """Victory points for a halftrack: the book names squads and unarmoured vehicles (1),
+        guns and armoured cars (3) and tanks (5); a halftrack gets an armour roll like an
+        armoured car, so it counts as one by default."""
+        marginal_margin: float = 3.0
+        """A win by fewer victory points than this is only marginal."""
 
         def __post_init__(self) -> None:
             for key in ("blocking", "difficult", "impassable", "crossings"):
@@ -1028,6 +1035,71 @@ class PaperTigers(Ruleset):
             tuple(reasons),
             details={"pieces": per_piece, "outside": outside},
             summary="deployment: " + ("all inside" if ok else f"outside: {', '.join(outside)}"),
+        )
+
+    def unit_points(self, piece: Piece) -> float:
+        """Victory points the enemy scores for destroying ``piece``."""
+        category = self.category(piece)
+        if category == "tank":
+            return 5
+        if category in ("gun", "armoured car"):
+            return 3
+        if category == "halftrack":
+            return self.settings.halftrack_points
+        return 1
+
+    def ask_victory(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """Victory points at the end of a deck: destroyed enemy units (every piece with
+        ``state: destroyed``) plus objectives controlled; ok is None when an objective's
+        control is too close to call."""
+        sides = list(scene.sides())
+        extra = query.get("sides")
+        if isinstance(extra, list):
+            sides += [str(x) for x in extra if str(x) not in sides]
+        if len(sides) < 2:
+            raise QueryError(".sides", 'victory needs two sides (list them in "sides")')
+        points = dict.fromkeys(sides, 0.0)
+        reasons: list[str] = []
+        for p in scene.pieces:
+            if p.state != "destroyed":
+                continue
+            vp = self.unit_points(p)
+            for side in sides:
+                if side != p.side:
+                    points[side] += vp
+            reasons.append(f"{p.id} ({self.category(p)}, {p.side}) destroyed: {vp:g} VP")
+        unsure = False
+        for t in scene.terrain:
+            if t.objective <= 0:
+                continue
+            holder, ok, _ = self._control(scene, t)
+            if ok is None:
+                unsure = True
+                reasons.append(f"control of {t.id} is too close to call")
+            elif holder is not None:
+                points[holder] = points.get(holder, 0.0) + t.objective
+                reasons.append(f"{holder} controls {t.id}: {t.objective:g} VP")
+        ranked = sorted(points.items(), key=lambda kv: kv[1], reverse=True)
+        (top, best), (_, second) = ranked[0], ranked[1]
+        margin = best - second
+        if margin == 0:
+            result, winner = "tied", None
+        elif margin < self.settings.marginal_margin:
+            result, winner = "marginal victory", top
+        else:
+            result, winner = "victory", top
+        reasons.append(
+            f"{result}" + (f" for {winner}" if winner else "") + f" ({best:g} to {second:g} VP)"
+        )
+        return Verdict(
+            "victory",
+            None if unsure else True,
+            tuple(reasons),
+            details={"points": points, "winner": winner, "result": result},
+            summary="victory: "
+            + ", ".join(f"{k} {v:g}" for k, v in points.items())
+            + f" -> {result}"
+            + (f" for {winner}" if winner else ""),
         )
 
     # -- shared checks -----------------------------------------------------------------
