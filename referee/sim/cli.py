@@ -32,6 +32,18 @@ from referee.sim.video import simulate as run_simulation
     default=None,
     help="Render only the first N frames of each video (truth still covers the whole game).",
 )
+@click.option(
+    "--images",
+    is_flag=True,
+    help="Write folders of JPEG frames (video/, calibration/) instead of mp4 files.",
+)
+@click.option(
+    "--jpeg-quality",
+    type=click.IntRange(1, 100),
+    default=92,
+    show_default=True,
+    help="JPEG quality for --images.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def simulate(
     scenario: Path,
@@ -39,6 +51,8 @@ def simulate(
     no_video: bool,
     no_calibration: bool,
     max_frames: int | None,
+    images: bool,
+    jpeg_quality: int,
     quiet: bool,
 ) -> None:
     """Render SCENARIO (a *.scenario.json script) as a camera over the table would film it.
@@ -53,6 +67,7 @@ def simulate(
         calibration=not no_calibration,
         max_frames=max_frames,
         progress=not quiet,
+        jpeg_quality=jpeg_quality if images else None,
     )
     click.echo(
         f"wrote {', '.join(result.files)} to {result.out_dir} "

@@ -2,7 +2,7 @@
 
 Output directory::
 
-    video.mp4          the game (mp4v)
+    video.mp4          the game (mp4v; or video/frame_000000.jpg... with --images)
     calibration.mp4    a ChArUco board held at varied angles, then lying flat (last ~1.5 s)
     roster.json        which tag is on which piece (+ corner anchors)
     scene.json         the scene at the START positions (ruleset, terrain, queries)
@@ -225,11 +225,48 @@ def board_at(keys: list[tuple[float, BoardPlacement]], t: float) -> BoardPlaceme
     return keys[-1][1]
 
 
-def _writer(path: Path, fps: float, size: tuple[int, int]) -> cv2.VideoWriter:
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), fps, size)
-    if not writer.isOpened():
-        raise OutputError(f"{path}: cannot write video (this OpenCV build has no mp4v encoder)")
-    return writer
+class _Sink:
+    """Where frames go: an mp4 file, or a folder of JPEG images (``jpeg_quality`` set)."""
+
+    def __init__(
+        self, path: Path, fps: float, size: tuple[int, int], jpeg_quality: int | None = None
+    ) -> None:
+        self.path, self.quality, self.count = path, jpeg_quality, 0
+        self.writer: cv2.VideoWriter | None = None
+        if jpeg_quality is None:
+            self.writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), fps, size)
+            if not self.writer.isOpened():
+                raise OutputError(
+                    f"{path}: cannot write video (this OpenCV build has no mp4v encoder)"
+                )
+        else:
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise OutputError(f"{path}: cannot create folder ({error.strerror})") from None
+
+    def write(self, frame: Image) -> None:
+        if self.writer is not None:
+            self.writer.write(frame)
+        else:
+            name = self.path / f"frame_{self.count:06d}.jpg"
+            if not cv2.imwrite(
+                str(name), frame, [cv2.IMWRITE_JPEG_QUALITY, int(self.quality or 92)]
+            ):
+                raise OutputError(f"{name}: cannot write image")
+        self.count += 1
+
+    def release(self) -> None:
+        if self.writer is not None:
+            self.writer.release()
+
+
+def _writer(
+    path: Path, fps: float, size: tuple[int, int], jpeg_quality: int | None = None
+) -> _Sink:
+    if jpeg_quality is not None:
+        path = path.with_suffix("")
+    return _Sink(path, fps, size, jpeg_quality)
 
 
 def _frames(count: int, label: str, progress: bool) -> Iterator[int]:
@@ -244,11 +281,14 @@ def simulate(
     calibration: bool = True,
     max_frames: int | None = None,
     progress: bool = True,
+    jpeg_quality: int | None = None,
 ) -> SimulationResult:
     """Write every output file for ``scenario`` into ``out_dir`` (created if needed).
 
     ``video=False`` writes only the JSON files (fast: no frame is drawn);
-    ``max_frames`` cuts the videos short (the truth still covers every frame).
+    ``max_frames`` cuts the videos short (the truth still covers every frame);
+    ``jpeg_quality`` writes folders of JPEG images (``video/frame_000000.jpg``,
+    ``calibration/...``) instead of mp4 files.
     """
     out = Path(out_dir)
     try:
@@ -275,7 +315,9 @@ def simulate(
         scenario.imaging.light,
         scenario.seed,
     )
-    writer = _writer(out / "video.mp4", scenario.fps, (width, height)) if video else None
+    writer = (
+        _writer(out / "video.mp4", scenario.fps, (width, height), jpeg_quality) if video else None
+    )
     tmp_truth = out / "truth.jsonl.tmp"
     last_key: Any = None
     last_clean: Image | None = None
@@ -308,13 +350,14 @@ def simulate(
         if tmp_truth.exists():
             tmp_truth.unlink()
     cal_frames = 0
+    suffix = "/" if jpeg_quality is not None else ".mp4"
     if video:
-        files.append("video.mp4")
-    if video and calibration and scenario.calibration.views >= 0:
+        files.append("video" + suffix)
+    if video and calibration:
         cal_frames = write_calibration_clip(
-            scenario, out / "calibration.mp4", imager, progress, max_frames
+            scenario, out / "calibration.mp4", imager, progress, max_frames, jpeg_quality
         )
-        files.append("calibration.mp4")
+        files.append("calibration" + suffix)
     return SimulationResult(out, video_frames if video else 0, cal_frames, tuple(files))
 
 
@@ -324,6 +367,7 @@ def write_calibration_clip(
     imager: Imager,
     progress: bool = True,
     max_frames: int | None = None,
+    jpeg_quality: int | None = None,
 ) -> int:
     """The calibration clip: pieces at their start, a board held at varied angles, then flat."""
     keys = calibration_views(scenario)
@@ -334,7 +378,7 @@ def write_calibration_clip(
     if max_frames is not None:
         count = min(count, max_frames)
     width, height = scenario.camera.intrinsics.image_size
-    writer = _writer(path, scenario.fps, (width, height))
+    writer = _writer(path, scenario.fps, (width, height), jpeg_quality)
     last: tuple[BoardPlacement, Image] | None = None
     try:
         for frame in _frames(count, "calibration", progress):

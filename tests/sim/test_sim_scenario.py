@@ -171,3 +171,48 @@ def test_committed_sample_video_matches_truth_length() -> None:
     assert int(video.get(cv2.CAP_PROP_FRAME_COUNT)) == frames
     total = sum(f.stat().st_size for f in SAMPLE_OUT.iterdir())
     assert total < 25 * 1024 * 1024
+
+
+def test_hover_hand_slide_and_bump_events() -> None:
+    data = copy.deepcopy(SMALL)
+    data["timeline"] += [
+        {"t": 2.5, "hand": {"enter": "north", "over": [18, 9], "duration": 1.0}},
+        {"t": 2.5, "move": "b", "to": {"x": 16, "y": 9}, "duration": 0.5, "hand": False},
+        {"t": 3.5, "bump": {"yaw_deg": 0.5, "dx": 0.2}},
+    ]
+    scenario = parse_scenario(data)
+    hover = scenario.state_at(3.0)
+    assert len(hover.hands) == 1 and hover.hands[0].entry[1] < 0  # from the top edge
+    sliding = scenario.state_at(2.75)
+    assert "b" in sliding.moving and sliding.poses["b"].lift == 0
+    assert scenario.state_at(3.4).bump == {}
+    assert scenario.state_at(3.6).bump == {"yaw_deg": 0.5, "dx": 0.2}
+
+
+def test_bumped_camera_moves_the_true_corners(tmp_path: Path) -> None:
+    data = copy.deepcopy(SMALL)
+    data["timeline"].append({"t": 3.0, "bump": {"yaw_deg": 1.0}})
+    simulate(parse_scenario(data), tmp_path, video=False, progress=False)
+    lines = [json.loads(line) for line in (tmp_path / "truth.jsonl").read_text().splitlines()]
+    before, after = lines[29], lines[31]
+    assert "camera_bump" not in before and after["camera_bump"] == {"yaw_deg": 1.0}
+    b0 = next(p for p in before["pieces"] if p["id"] == "b")
+    b1 = next(p for p in after["pieces"] if p["id"] == "b")
+    assert (b0["x"], b0["y"]) == (b1["x"], b1["y"])
+    assert abs(b0["corners_px"][0][1] - b1["corners_px"][0][1]) > 2  # yaw turns the image
+
+
+def test_images_option_writes_jpeg_folders(tmp_path: Path) -> None:
+    path = tmp_path / "small.scenario.json"
+    path.write_text(json.dumps(SMALL))
+    out = tmp_path / "out"
+    args = ["simulate", str(path), "--out", str(out), "--images", "--frames", "3", "-q"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (out / "video").iterdir()) == [
+        "frame_000000.jpg",
+        "frame_000001.jpg",
+        "frame_000002.jpg",
+    ]
+    assert len(list((out / "calibration").iterdir())) == 3
+    assert len((out / "truth.jsonl").read_text().splitlines()) == 40
