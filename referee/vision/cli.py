@@ -62,10 +62,6 @@ def warn(message: str) -> None:
     tqdm.write(f"referee: warning: {message}", file=sys.stderr)
 
 
-def _open(source: str, on_warning: Callable[[str], None] = warn) -> FrameSource:
-    return open_source(source, on_warning=on_warning)
-
-
 def run_frames(
     source: FrameSource,
     pipeline: Pipeline,
@@ -117,6 +113,9 @@ def _flag_printer(result: FrameResult) -> None:
 @click.option("--out", "-o", required=True, metavar="TRACKS.jsonl", help="One JSON line per frame.")
 @click.option("--events", metavar="EVENTS.jsonl", help="Write move and warning events here.")
 @click.option("--max-frames", type=click.IntRange(min=1), help="Stop after this many frames.")
+@click.option("--width", type=click.IntRange(min=1), help="Camera: requested width in pixels.")
+@click.option("--height", type=click.IntRange(min=1), help="Camera: requested height in pixels.")
+@click.option("--fps", type=click.FloatRange(min=1), help="Camera: requested frame rate.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def track(
     source: str,
@@ -125,6 +124,9 @@ def track(
     out: str,
     events: str | None,
     max_frames: int | None,
+    width: int | None,
+    height: int | None,
+    fps: float | None,
     quiet: bool,
 ) -> None:
     """Track every tagged piece in SOURCE and write its pose per frame.
@@ -136,7 +138,7 @@ def track(
     warnings) go to EVENTS.jsonl.
     """
     profile, roster_value = load_inputs(calibration, roster)
-    frames = _open(source)
+    frames = open_source(source, width=width, height=height, fps=fps, on_warning=warn)
     pipeline = Pipeline(profile, roster_value, source_name=source)
     tracks = JsonLinesWriter(out)
     event_log = JsonLinesWriter(events) if events else None
@@ -184,8 +186,8 @@ def _source_option(camera: int | None, video: str | None) -> str:
 @click.option("--annotate", metavar="OUT.mp4", help="Write the footage with what was seen.")
 @click.option("--tracks", metavar="TRACKS.jsonl", help="Also write the tracks file.")
 @click.option("--events", metavar="EVENTS.jsonl", help="Also write move and verdict events.")
-@click.option("--width", type=int, help="Requested camera width in pixels.")
-@click.option("--height", type=int, help="Requested camera height in pixels.")
+@click.option("--width", type=click.IntRange(min=1), help="Requested camera width in pixels.")
+@click.option("--height", type=click.IntRange(min=1), help="Requested camera height in pixels.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run(
     camera: int | None,

@@ -90,6 +90,7 @@ class VideoFileSource(FrameSource):
             self._capture.release()
             raise SourceError(f"{self.name}: cannot decode any frame from this video")
         self._first: NDArray[Any] | None = first
+        self._first_t: float | None = 0.0
         self.fps = _fps(self._capture)
         count = int(self._capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
         self.frame_count = count if count > 0 else None
@@ -97,15 +98,25 @@ class VideoFileSource(FrameSource):
     def __iter__(self) -> Iterator[Frame]:
         index = 0
         image = self._first
+        stamp = self._first_t
         self._first = None
         if image is None:
             return
+        last = -1.0
         while image is not None:
-            yield Frame(index, index / self.fps, image)
+            # The container's timestamp when it is usable (variable frame rate), else index/fps.
+            t = stamp if stamp is not None and stamp > last else index / self.fps
+            last = t
+            yield Frame(index, t, image)
             index += 1
             ok, image = self._capture.read()
+            stamp = self._stamp()
             if not ok:
                 image = None
+
+    def _stamp(self) -> float | None:
+        msec = float(self._capture.get(cv2.CAP_PROP_POS_MSEC) or 0.0)
+        return msec / 1000.0 if msec > 0 else None
 
     def close(self) -> None:
         self._capture.release()
