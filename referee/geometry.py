@@ -542,6 +542,9 @@ class SegmentsContact:
     depth: Array
     """Where ``crosses`` and ``depth=True`` was asked: exact where at most ``margin``
     (for convex polygons); where deeper, a depth the segment certainly reaches (> margin)."""
+    point_inside: NDArray[np.bool_] | None = None
+    """With ``endpoints=(points, i, j)``: :func:`points_polygons` of those points."""
+    point_distance: Array | None = None
 
 
 def segments_polygons(
@@ -669,6 +672,7 @@ def segments_polygons(
         touches[s_k, p_k] = one.contact == "touches"
         clearance[s_k, p_k] = one.clearance if one.clearance <= margin + EPS else np.inf
         depths[s_k, p_k] = one.depth
+    extra = (closed, bdist) if endpoints is not None else (None, None)
     if depth:
         with np.errstate(invalid="ignore", divide="ignore"):
             t_cross = e_a[proper] / (e_a[proper] - e_b[proper])
@@ -685,7 +689,7 @@ def segments_polygons(
             margin,
             depths,
         )
-    return SegmentsContact(crosses, touches, clearance, depths)
+    return SegmentsContact(crosses, touches, clearance, depths, *extra)
 
 
 def points_polygons(points: ArrayLike, polygons: Sequence[ArrayLike]) -> tuple[NDArray, Array]:

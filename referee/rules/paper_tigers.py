@@ -44,7 +44,6 @@ from referee.geometry import (
     pairwise_base_distances,
     pairwise_centre_distances,
     point_in_polygon,
-    points_polygons,
     polygon_distance,
     polygons_overlap,
     segment_polygon,
@@ -379,7 +378,8 @@ class PaperTigers(Ruleset):
             endpoints=(xy, i, j),
         )
         nt = len(terrain)
-        inside, edge = points_polygons(xy, polys)
+        assert hit.point_inside is not None and hit.point_distance is not None
+        inside, edge = hit.point_inside, hit.point_distance
         # Only segment/obstacle pairs in contact (crossing, touching or within the
         # pair's doubt) can block or cast doubt: classify those sparsely.
         near = hit.crosses | hit.touches | (hit.clearance <= u[:, None] + 1e-12)
