@@ -416,6 +416,12 @@ class TableRenderer:
                 [base + side * 0.26, tip + side * 0.22, tip - side * 0.22, base - side * 0.26]
             )
             fingers.append(project(self.intrinsics, self.pose, table_xyz(quad, hand.height - 0.3)))
+        if frame.ndim == 3:
+            # A soft shadow on the table from a lamp up and to one side.
+            lean = np.array([0.3, 0.2])
+            arm_shadow = np.array([arm[k, :2] - lean * arm[k, 2] for k in range(4)])
+            for shadow in (arm_shadow, palm_xy - lean * -hand.height):
+                self._fill_table_polygon(frame, shadow, 0.0, (20, 30, 25), alpha=0.3)
         for poly, shade in [(arm_px, 0.92), (palm_px, 1.0), *[(f, 0.97) for f in fingers]]:
             if not np.all(np.isfinite(poly)):
                 continue

@@ -311,12 +311,21 @@ class Scenario:
 
 
 def _ease(s: float) -> float:
+    """Smooth start and stop: 0 -> 0, 0.5 -> 0.5, 1 -> 1, clamped outside.
+
+    >>> _ease(-1.0), _ease(0.5), _ease(2.0)
+    (0.0, 0.5, 1.0)
+    """
     s = min(max(s, 0.0), 1.0)
     return s * s * (3 - 2 * s)
 
 
 def _angle_diff(a: float, b: float) -> float:
-    """a - b wrapped to (-180, 180]."""
+    """a - b wrapped to (-180, 180]: the short way round.
+
+    >>> _angle_diff(10, 350), _angle_diff(350, 10), _angle_diff(180, 0)
+    (20.0, -20.0, 180.0)
+    """
     d = (a - b) % 360.0
     return d - 360.0 if d > 180.0 else d
 

@@ -82,6 +82,11 @@ class _Renderers:
 
 
 def frame_time(frame: int, fps: float) -> float:
+    """Seconds at which video frame ``frame`` (counted from 0) is exposed.
+
+    >>> frame_time(24, 12.0)
+    2.0
+    """
     return frame / fps
 
 

@@ -235,6 +235,10 @@ def _area_weights(old: int, new: int) -> tuple[NDArray[np.intp], NDArray[np.floa
 
     New texel ``j`` spans source ``[j*r, (j+1)*r)`` with ``r = old/new``; the
     weights are its overlaps with the source texels (hard squares).
+
+    >>> index, weights = _area_weights(2, 3)  # two texels stretched over three
+    >>> index.tolist(), weights.round(6).tolist()
+    ([[0, 1], [0, 1], [1, 1]], [[1.0, 0.0], [0.5, 0.5], [1.0, 0.0]])
     """
     ratio = old / new
     taps = math.ceil(ratio) + 1
