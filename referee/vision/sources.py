@@ -172,13 +172,22 @@ class LiveSource(FrameSource):
         self._opener = opener or self._open_capture
         self._capture = self._open()
         if self._capture is None:
-            raise SourceError(
-                f"{self.name}: cannot open (is it plugged in, and not used by another program?)"
+            hint = (
+                "is it plugged in, and not used by another program?"
+                if isinstance(device, int)
+                else "check the address, and that the camera or phone app is streaming"
             )
+            raise SourceError(f"{self.name}: cannot open ({hint})")
         self.fps = _fps(self._capture, fps or 30.0)
 
     def _open_capture(self, device: int | str) -> Any:
-        return cv2.VideoCapture(device)
+        # OpenCV's own warnings about missing devices would repeat our one-line message.
+        level = cv2.utils.logging.getLogLevel()
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+        try:
+            return cv2.VideoCapture(device)
+        finally:
+            cv2.utils.logging.setLogLevel(level)
 
     def _open(self) -> Any:
         capture = self._opener(self.device)
