@@ -179,8 +179,16 @@ def _source_option(camera: int | None, video: str | None) -> str:
 @click.command()
 @click.option("--camera", type=click.IntRange(min=0), help="Camera index (0 is the first).")
 @click.option("--video", metavar="FILE", help="A recorded video (or image folder, or stream URL).")
-@click.option("--calibration", "-c", required=True, metavar="PROFILE.json")
-@click.option("--roster", "-r", required=True, metavar="ROSTER.json")
+@click.option(
+    "--calibration",
+    "-c",
+    required=True,
+    metavar="PROFILE.json",
+    help="Calibration profile from 'referee calibrate'.",
+)
+@click.option(
+    "--roster", "-r", required=True, metavar="ROSTER.json", help="Which tag is on which piece."
+)
 @click.option("--scene", metavar="SCENE.json", help="Terrain, sides and cards for the rules.")
 @click.option("--ruleset", default=None, help="Rules to judge moves by (default: the scene's).")
 @click.option("--annotate", metavar="OUT.mp4", help="Write the footage with what was seen.")
@@ -203,7 +211,15 @@ def run(
     height: int | None,
     quiet: bool,
 ) -> None:
-    """Referee a game live: print each settled move with the ruleset's verdict."""
+    """Referee a game live: print each settled move with the ruleset's verdict.
+
+    Every move is measured front to front between where the piece settled
+    before and after, and judged with the scene's terrain and Follow Me
+    announcements (allowance, 6in infantry cap, stopping in woods, followers
+    within 3in). Example:
+
+      referee run --camera 0 -c table.json -r roster.json --scene game.json
+    """
     from referee.vision.referee_feed import RulesFeed
 
     spec = _source_option(camera, video)
