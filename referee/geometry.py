@@ -613,7 +613,8 @@ def segments_polygons(
     cs, cp = cs[keep], cp[keep]
     # Padded outlines as contiguous x/y tables; padding repeats the last vertex, so
     # padded edges have zero length and never cross anything.
-    nv = max(len(p) for p in polys)
+    counts = np.array([len(p) for p in polys])
+    nv = int(counts.max())
     cx_t, cy_t = np.empty((p_n, nv)), np.empty((p_n, nv))
     dx_t, dy_t = np.empty((p_n, nv)), np.empty((p_n, nv))
     for k, p in enumerate(polys):
@@ -623,20 +624,33 @@ def segments_polygons(
         dx_t[k, m - 1], dy_t[k, m - 1] = p[0, 0], p[0, 1]
         cx_t[k, m:] = dx_t[k, m:] = p[-1, 0]
         cy_t[k, m:] = dy_t[k, m:] = p[-1, 1]
-    ax, ay = A[cs, 0:1], A[cs, 1:2]
-    abx, aby = B[cs, 0:1] - ax, B[cs, 1:2] - ay
-    cx, cy, dx, dy = cx_t[cp], cy_t[cp], dx_t[cp], dy_t[cp]
+    # Layout (vertex, candidate): long inner loops over candidates. Operations are done
+    # in place where possible: fresh megabyte temporaries cost page faults.
+    ax, ay = A[cs, 0][None], A[cs, 1][None]
+    abx, aby = B[cs, 0][None] - ax, B[cs, 1][None] - ay
+    cx, cy = np.take(cx_t.T, cp, axis=1), np.take(cy_t.T, cp, axis=1)
     seg_len = np.hypot(abx, aby)
     tol = EPS * np.maximum(seg_len, 1.0)
-    o_c = abx * (cy - ay) - aby * (cx - ax)  # side of each vertex from the segment's line
-    o_d = abx * (dy - ay) - aby * (dx - ax)
+    o_c = cy - ay  # becomes the side of each vertex from the segment's line
+    o_c *= abx
+    tmp = cx - ax
+    tmp *= aby
+    o_c -= tmp
+    # The next vertex's side is the same table shifted by one row, except at each
+    # outline's last real vertex (next is row 0) and on padding (itself).
+    o_d = np.empty_like(o_c)
+    o_d[:-1] = o_c[1:]
+    o_d[-1] = o_c[-1]
+    last = counts[cp] - 1
+    cols = np.arange(len(cp))
+    o_d[last, cols] = o_c[0, cols]
     straddle = ((o_c > tol) & (o_d < -tol)) | ((o_c < -tol) & (o_d > tol))
-    ks, ke = np.nonzero(straddle)
+    ke, ks = np.nonzero(straddle)
     # Sides of the two endpoints from each straddling edge's line.
-    ex, ey = dx[ks, ke] - cx[ks, ke], dy[ks, ke] - cy[ks, ke]
-    ax1, ay1 = ax[ks, 0] - cx[ks, ke], ay[ks, 0] - cy[ks, ke]
+    ex, ey = dx_t[cp[ks], ke] - cx[ke, ks], dy_t[cp[ks], ke] - cy[ke, ks]
+    ax1, ay1 = ax[0, ks] - cx[ke, ks], ay[0, ks] - cy[ke, ks]
     e_a = ex * ay1 - ey * ax1
-    e_b = ex * (ay1 + aby[ks, 0]) - ey * (ax1 + abx[ks, 0])
+    e_b = ex * (ay1 + aby[0, ks]) - ey * (ax1 + abx[0, ks])
     etol = EPS * np.maximum(np.hypot(ex, ey), 1.0)
     proper = (np.abs(e_a) > etol) & (np.abs(e_b) > etol) & ((e_a > 0) != (e_b > 0))
     # Everything below works on the candidate pairs only (an endpoint inside a polygon
@@ -645,21 +659,21 @@ def segments_polygons(
     cross_k = inside[ca, cp] | inside[cb, cp]
     cross_k[ks[proper]] = True
     # Knife edges: a vertex on the segment, or an endpoint on an outline.
-    len2 = np.maximum(seg_len[:, 0] ** 2, 1e-300)
-    vs, vv = np.nonzero(np.abs(o_c) <= tol)
-    t_v = ((cx[vs, vv] - ax[vs, 0]) * abx[vs, 0] + (cy[vs, vv] - ay[vs, 0]) * aby[vs, 0]) / len2[vs]
+    len2 = np.maximum(seg_len[0] ** 2, 1e-300)
+    vv, vs = np.nonzero(np.abs(o_c) <= tol)
+    t_v = ((cx[vv, vs] - ax[0, vs]) * abx[0, vs] + (cy[vv, vs] - ay[0, vs]) * aby[0, vs]) / len2[vs]
     awkward_k = on_outline[ca, cp] | on_outline[cb, cp]
     awkward_k[vs[(t_v >= -EPS) & (t_v <= 1 + EPS)]] = True
     clear_k = np.where(cross_k, 0.0, np.inf)
     if margin > 0:
         # A segment that does not cross comes nearest at an endpoint or at a vertex.
         near = np.minimum(bdist[ca, cp], bdist[cb, cp])
-        ns, nvx = np.nonzero(np.abs(o_c) <= (margin + EPS) * seg_len)
+        nvx, ns = np.nonzero(np.abs(o_c) <= (margin + EPS) * seg_len)
         t_n = (
-            (cx[ns, nvx] - ax[ns, 0]) * abx[ns, 0] + (cy[ns, nvx] - ay[ns, 0]) * aby[ns, 0]
+            (cx[nvx, ns] - ax[0, ns]) * abx[0, ns] + (cy[nvx, ns] - ay[0, ns]) * aby[0, ns]
         ) / len2[ns]
         within = (t_n >= 0) & (t_n <= 1)
-        dv = np.abs(o_c[ns, nvx]) / np.sqrt(len2[ns])
+        dv = np.abs(o_c[nvx, ns]) / np.sqrt(len2[ns])
         np.minimum.at(near, ns[within], dv[within])
         clear_k = np.where(cross_k, 0.0, np.where(near <= margin + EPS, near, np.inf))
     crosses[cs, cp] = cross_k
