@@ -141,11 +141,7 @@ def _agree(scene: Scene) -> None:
         assert vis.distance[vis.ids.index(a.id), vis.ids.index(b.id)] == pytest.approx(rng)
 
 
-@pytest.mark.parametrize(
-    "path",
-    [DATA / "los_edges.json", DATA / "los_woods_example.json", EXAMPLE],
-    ids=lambda p: p.stem,
-)
+@pytest.mark.parametrize("path", [*sorted(DATA.glob("*.json")), EXAMPLE], ids=lambda p: p.stem)
 def test_all_pairs_visibility_agrees_with_single_questions(path: Path) -> None:
     _agree(load_scene(path))
 
