@@ -26,7 +26,14 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.calibration.camera import Intrinsics, TablePose, project, table_xyz
+from referee.calibration.board import BoardSpec
+from referee.calibration.camera import (
+    Intrinsics,
+    TablePose,
+    inches_per_pixel,
+    project,
+    table_xyz,
+)
 from referee.calibration.profile import AnchorTag, TableSize
 from referee.markers.roster import RosterEntry
 from referee.markers.tags import QUIET_ZONE_CELLS, TagLayout, marker_bits, marker_cells
@@ -51,6 +58,10 @@ SKIN = (120, 150, 205)
 
 #: Building walls are this tall (inches) when drawn raised.
 BUILDING_HEIGHT = 1.6
+
+#: Anchors are glued with their printed top towards the far edge (-y); the
+#: calibration accepts any quarter turn.
+ANCHOR_HEADING = 270.0
 
 #: Terrain drawn as a raised box (the rest is flat felt on the cloth).
 RAISED_KINDS = ("building",)
@@ -161,7 +172,9 @@ class TableRenderer:
         table_plane = PlanePose.on_table(self.pose, (0, 0, 0), (1, 0, 0), (0, 1, 0))
         draw_plane(frame, self.ray_map, table_plane, layer, ppi, supersample=1, exact=False)
         for anchor in self.anchors:
-            self._draw_tag(frame, anchor.tag, anchor.size, (anchor.x, anchor.y, 0.0), 270.0)
+            self._draw_tag(
+                frame, anchor.tag, anchor.size, (anchor.x, anchor.y, 0.0), ANCHOR_HEADING
+            )
         if self.look.raised_buildings:
             for kind, polygon in self.terrain:
                 if kind in RAISED_KINDS:
@@ -177,9 +190,6 @@ class TableRenderer:
             self.pose,
             table_xyz([[self.table.width / 2, self.table.depth / 2]], 0.0),
         )
-        _width, _height = self.intrinsics.image_size
-        from referee.calibration.camera import inches_per_pixel
-
         ipp = float(inches_per_pixel(self.intrinsics, self.pose, centre)[0])
         if not math.isfinite(ipp) or ipp <= 0:
             return 20.0
@@ -192,7 +202,7 @@ class TableRenderer:
         poses: Mapping[str, PiecePose],
         hands: Iterable[Hand] = (),
         board: BoardPlacement | None = None,
-        board_spec: object | None = None,
+        board_spec: BoardSpec | None = None,
         moving: Collection[str] | None = None,
     ) -> tuple[Image, dict[str, TagTruth]]:
         """One clean frame (no lens blur, noise or compression) and the truth of every tag.
@@ -226,9 +236,6 @@ class TableRenderer:
         for pid in order:
             self._draw_piece(frame, entries[pid], poses[pid])
         if board is not None and board_spec is not None:
-            from referee.calibration.board import BoardSpec
-
-            assert isinstance(board_spec, BoardSpec)
             rotation, _ = cv2.Rodrigues(np.asarray(board.rvec, float))
             plane = PlanePose.on_table(self.pose, board.tvec, rotation[:, 0], rotation[:, 1])
             draw_board(frame, self.ray_map, plane, board_spec, self.table.inch_mm)
