@@ -445,8 +445,22 @@ class PaperTigers(Ruleset):
         terrain_ok, terrain_reasons, stopped = self.move_terrain(scene, piece, start, end)
         oks.append(terrain_ok)
         reasons += terrain_reasons
-        oks.append(self._can_act(piece, True, reasons))
+        can_act = self._can_act(piece, True, reasons)
+        oks.append(can_act)
         ok = False if False in oks else (None if None in oks else True)
+        causes = []
+        if limit is not None and oks[0] is False:
+            causes.append("over the limit")
+        if not terrain_ok:
+            causes.append(
+                next(
+                    r
+                    for r in terrain_reasons
+                    if "may not" in r or "impassable" in r or "went on" in r
+                ).split(":")[0]
+            )
+        if can_act is False:
+            causes.append(f"{piece.id} may not act")
         details: dict[str, Any] = {
             "from": {"x": start.x, "y": start.y, "heading": start.heading},
             "to": {"x": end.x, "y": end.y, "heading": end.heading},
@@ -457,6 +471,8 @@ class PaperTigers(Ruleset):
             details["stopped_in"] = stopped
         word = {True: "legal", False: "illegal", None: "too close to call"}[ok]
         limit_text = f" (limit {_limit(limit)})" if limit is not None else ""
+        if causes:
+            limit_text += ": " + "; ".join(causes)
         return Verdict(
             "move",
             ok,
