@@ -359,8 +359,17 @@ def simulate(
     if video:
         files.append("video" + suffix)
     if video and calibration:
+        # Its own imager: the clip's noise must not depend on how long the game was.
+        cal_imager = Imager(
+            (width, height),
+            scenario.imaging.blur,
+            scenario.imaging.noise,
+            scenario.imaging.vignetting,
+            scenario.imaging.light,
+            scenario.seed,
+        )
         cal_frames = write_calibration_clip(
-            scenario, out / "calibration.mp4", imager, progress, max_frames, jpeg_quality
+            scenario, out / "calibration.mp4", cal_imager, progress, max_frames, jpeg_quality
         )
         files.append("calibration" + suffix)
     return SimulationResult(out, video_frames if video else 0, cal_frames, tuple(files))

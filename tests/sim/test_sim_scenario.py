@@ -216,3 +216,23 @@ def test_images_option_writes_jpeg_folders(tmp_path: Path) -> None:
     ]
     assert len(list((out / "calibration").iterdir())) == 3
     assert len((out / "truth.jsonl").read_text().splitlines()) == 40
+
+
+@pytest.mark.skipif(not SAMPLE_OUT.exists(), reason="sample footage not generated")
+def test_committed_sample_videos_start_as_the_command_renders_them(tmp_path: Path) -> None:
+    """The first frames of both committed clips decode to what the renderer makes today."""
+    import cv2
+    import numpy as np
+
+    simulate(load_scenario(SAMPLE), tmp_path, max_frames=2, progress=False)
+    for name in ("video.mp4", "calibration.mp4"):
+        fresh, committed = (
+            cv2.VideoCapture(str(tmp_path / name)),
+            cv2.VideoCapture(str(SAMPLE_OUT / name)),
+        )
+        for index in range(2):
+            ok_fresh, a = fresh.read()
+            ok_committed, b = committed.read()
+            assert ok_fresh and ok_committed, (name, index)
+            # Equal with this OpenCV; a few grey levels of slack for another codec build.
+            assert np.abs(a.astype(np.int16) - b).max() <= 3, (name, index)
