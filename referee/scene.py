@@ -395,9 +395,16 @@ def _list(value: Any, source: str, path: str) -> list[Any]:
     return value
 
 
+#: Largest magnitude accepted for any number in a scene: 2.5 km of table
+#: is already absurd, and it keeps squared lengths far from overflow.
+LIMIT = 1e5
+
+
 def _number(value: Any, source: str, path: str, *, positive: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise SceneError(at(source, path, f"must be a finite number, got {value!r}"))
+    if abs(value) > LIMIT:
+        raise SceneError(at(source, path, f"must be within +/-{LIMIT:g}, got {value!r}"))
     if positive and value <= 0:
         raise SceneError(at(source, path, f"must be positive, got {value!r}"))
     return float(value)

@@ -416,7 +416,7 @@ class PaperTigers(Ruleset):
             isinstance(allowance, bool)
             or not isinstance(allowance, (int, float))
             or not math.isfinite(allowance)
-            or allowance < 0
+            or not 0 <= allowance <= 1e5
         ):
             raise QueryError(".allowance", f"must be a number of inches >= 0, got {allowance!r}")
         doubt = _number(query.get("uncertainty", 2 * piece.uncertainty), ".uncertainty")
@@ -991,7 +991,11 @@ class PaperTigers(Ruleset):
     def ask_deployment(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         s = self.settings
         if "pieces" in query:
-            pieces = [scene.piece(pid) for pid in as_ids(query["pieces"], ".pieces")]
+            ids = as_ids(query["pieces"], ".pieces")
+            for k, pid in enumerate(ids):
+                if pid not in scene:
+                    raise QueryError(f".pieces[{k}]", f"unknown piece id {pid!r}")
+            pieces = [scene.piece(pid) for pid in ids]
         elif "side" in query:
             pieces = [p for p in scene.pieces if p.side == query["side"]]
             if not pieces:
@@ -1188,6 +1192,8 @@ def _piece(scene: Scene, query: Mapping[str, Any], key: str) -> Piece:
 def _number(value: Any, path: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise QueryError(path, f"must be a finite number, got {value!r}")
+    if abs(value) > 1e5:
+        raise QueryError(path, f"must be within +/-100000, got {value!r}")
     return float(value)
 
 
