@@ -57,7 +57,13 @@ def simulate(
 ) -> None:
     """Render SCENARIO (a *.scenario.json script) as a camera over the table would film it.
 
-    Example: referee simulate sample_footage/skirmish.scenario.json --out sample_footage/skirmish
+    Writes the game video, a calibration clip, roster.json, scene.json (start
+    positions), camera.json (the true profile), truth.jsonl (every piece's true
+    pose and tag corners per frame) and truth-moves.json. Deterministic.
+
+    \b
+    Example:
+      referee simulate sample_footage/skirmish.scenario.json --out sample_footage/skirmish
     """
     loaded = load_scenario(scenario)
     result = run_simulation(

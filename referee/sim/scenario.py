@@ -30,13 +30,19 @@ and the roster fields (``tag tag_offset tag_height tag_size name``); ``x, y,
 heading`` are the START pose. ``camera`` takes ``fov`` (horizontal degrees)
 or ``matrix``; ``target`` defaults to the table centre; ``tilt`` leans the
 camera back to look from the near (+y, "south") edge; ``yaw`` turns it.
-Timeline ``t`` and ``duration`` are seconds. A ``move`` with ``"hand": true``
-is carried by a hand (reach in, lift, carry, set down, withdraw, each about
-0.5 s around the move's own ``duration``); without a hand the piece slides.
-``enter`` (``north``/``south``/``east``/``west`` or ``top``/``bottom``/
-``left``/``right``) picks the edge a hand comes from; default the nearest.
-A ``bump`` nudges the camera from then on (``yaw_deg``, ``tilt_deg``,
-``dx``, ``dy``, ``dz`` inches).
+Timeline ``t`` and ``duration`` are seconds. A ``move`` is carried by a
+hand unless ``"hand": false`` (then the piece slides, as if pushed): the hand
+reaches in for 0.6 s, lifts the piece 1.2 in over the first quarter of the
+move's ``duration``, carries it, sets it down over the last quarter, and
+withdraws for 0.6 s; moves of one piece may not overlap. ``enter``
+(``north``/``south``/``east``/``west`` or ``top``/``bottom``/``left``/
+``right``) picks the edge a hand comes from; default the nearest. A ``hand``
+event hovers a hand over a point. A ``bump`` nudges the camera from then on
+(``yaw_deg``, ``tilt_deg``, ``dx``, ``dy``, ``dz`` inches; bumps add up).
+``anchors`` defaults to the four corner anchors of
+``referee.calibration.table.default_anchors`` (2 in tags, centres 1.5 in from
+both edges, printed top towards -y); give a list to place them, or ``false``
+for none. ``imaging`` all zero (and ``motion_blur`` false) gives clean frames.
 
 Every problem raises :class:`ScenarioError` naming the file, the JSON path
 (and the line, for invalid JSON).
