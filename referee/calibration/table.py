@@ -34,6 +34,8 @@ from referee.calibration.camera import Intrinsics, TablePose, pixels_to_table, p
 from referee.calibration.profile import AnchorTag, TableSize
 from referee.errors import RefereeError
 from referee.markers.tags import (
+    ANCHOR_INSET_IN,
+    ANCHOR_SIZE_IN,
     TagLayout,
     anchor_ids,
     get_dictionary,
@@ -42,11 +44,6 @@ from referee.markers.tags import (
 )
 
 FloatArray = NDArray[np.float64]
-
-#: Anchor tag centres sit this far in from both table edges, inches.
-ANCHOR_INSET = 1.5
-#: Side of an anchor tag's black square, inches.
-ANCHOR_SIZE = 2.0
 
 
 def default_anchors(dictionary: str, table: TableSize) -> tuple[AnchorTag, ...]:
@@ -57,10 +54,10 @@ def default_anchors(dictionary: str, table: TableSize) -> tuple[AnchorTag, ...]:
     >>> [(a.tag, a.x, a.y) for a in default_anchors("DICT_4X4_100", TableSize(48, 36))]
     [(96, 1.5, 1.5), (97, 46.5, 1.5), (98, 46.5, 34.5), (99, 1.5, 34.5)]
     """
-    w, d, m = table.width, table.depth, ANCHOR_INSET
+    w, d, m = table.width, table.depth, ANCHOR_INSET_IN
     spots = [(m, m), (w - m, m), (w - m, d - m), (m, d - m)]
     return tuple(
-        AnchorTag(tag, x, y, ANCHOR_SIZE)
+        AnchorTag(tag, x, y, ANCHOR_SIZE_IN)
         for tag, (x, y) in zip(anchor_ids(dictionary), spots, strict=True)
     )
 

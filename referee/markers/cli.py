@@ -14,8 +14,6 @@ from referee.errors import RefereeError, RosterError
 from referee.markers.pdf import write_pdf
 from referee.markers.roster import Roster, load_roster
 from referee.markers.sheets import (
-    ANCHOR_INSET_IN,
-    ANCHOR_SIZE_IN,
     AUTO_MARGIN,
     DEFAULT_TAG_SIZE_IN,
     MIN_PX_PER_CELL,
@@ -30,7 +28,13 @@ from referee.markers.sheets import (
     piece_tags,
     tag_sheet,
 )
-from referee.markers.tags import DEFAULT_DICTIONARY, anchor_ids, get_dictionary
+from referee.markers.tags import (
+    ANCHOR_INSET_IN,
+    ANCHOR_SIZE_IN,
+    DEFAULT_DICTIONARY,
+    anchor_ids,
+    get_dictionary,
+)
 
 PAGES = click.Choice(["letter", "a4"], case_sensitive=False)
 

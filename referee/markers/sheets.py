@@ -38,6 +38,9 @@ from referee.markers.pdf import (
     up_arrow,
 )
 from referee.markers.tags import (
+    ANCHOR_HEADING_DEG,
+    ANCHOR_INSET_IN,
+    ANCHOR_SIZE_IN,
     DEFAULT_DICTIONARY,
     TagLayout,
     anchor_ids,
@@ -48,16 +51,6 @@ from referee.markers.tags import (
 
 #: Side of a piece tag's black square when no size is given, inches.
 DEFAULT_TAG_SIZE_IN = 0.8
-
-#: Side of a corner anchor's black square, inches: bigger than piece tags so the
-#: table frame is found reliably at the far edge of the picture.
-ANCHOR_SIZE_IN = 2.0
-
-#: Distance of an anchor's centre from both table edges at its corner, inches.
-ANCHOR_INSET_IN = 1.5
-
-#: Direction each anchor's arrow (its printed top) points on the table: +x, along the width.
-ANCHOR_HEADING_DEG = 0.0
 
 #: Pixels per marker cell ``--size auto`` aims for: below about 5, detection drops.
 MIN_PX_PER_CELL = 5.0

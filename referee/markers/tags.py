@@ -37,6 +37,16 @@ QUIET_ZONE_CELLS = 2
 #: piece tags can number up from 0.
 ANCHOR_COUNT = 4
 
+#: Side of a corner anchor's black square, inches: bigger than piece tags so the
+#: table frame is found reliably at the far edge of the picture.
+ANCHOR_SIZE_IN = 2.0
+
+#: Distance of an anchor's centre from both table edges at its corner, inches.
+ANCHOR_INSET_IN = 1.5
+
+#: Direction each anchor's arrow (its printed top) points on the table: +x, along the width.
+ANCHOR_HEADING_DEG = 0.0
+
 
 def dictionary_names() -> list[str]:
     """Every OpenCV predefined dictionary name, e.g. ``DICT_4X4_100``."""
