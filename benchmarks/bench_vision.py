@@ -165,7 +165,7 @@ def calibrated_profile(case: Case, roster: Roster, tmp: Path) -> CalibrationProf
             "duration": 1,
             "seed": 5,
             "anchors": [{"tag": a.tag, "x": a.x, "y": a.y, "size": a.size} for a in roster.anchors],
-            "calibration": {"board": board, "views": 14, "flat_at": [width / 2, depth / 2]},
+            "calibration": {"board": board, "views": 24, "flat_at": [width / 2, depth / 2]},
         },
         "<bench>",
     )

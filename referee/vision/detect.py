@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from referee.markers.tags import DEFAULT_DICTIONARY, get_dictionary
+from referee.markers.tags import DEFAULT_DICTIONARY, get_dictionary, marker_bits, marker_cells
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -129,6 +129,8 @@ class DetectorSettings:
     """Margin around a known tag's box, in tag sides, searched on the frames in between."""
     adaptive_window: tuple[int, int, int] = (3, 23, 10)
     """Adaptive threshold window sizes (min, max, step)."""
+    verify: bool = True
+    """Re-read each tag's cells at the refined corners and drop tags that disagree."""
 
 
 class TagDetector:
@@ -154,6 +156,11 @@ class TagDetector:
                 f"use one of {sorted(REFINE_METHODS)}"
             )
         self._params = self._make_params()
+        self._cells = marker_bits(dictionary) + 2
+        centres = np.arange(self._cells, dtype=np.float32) + 0.5
+        grid_x, grid_y = np.meshgrid(centres, centres)
+        self._cell_centres = np.stack([grid_x.ravel(), grid_y.ravel()], axis=1)[None]
+        self._code_cache: dict[int, NDArray[np.bool_]] = {}
         self._detector = cv2.aruco.ArucoDetector(get_dictionary(dictionary), self._params)
         self.reset()
 
@@ -195,9 +202,48 @@ class TagDetector:
         if ids is None or len(ids) == 0:
             return Detections.empty()
         quads = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+        tags = np.asarray(ids, dtype=np.int64).reshape(-1)
         if self.settings.refine == "edges":
             quads = refine_edges(gray, quads)
-        return Detections(np.asarray(ids, dtype=np.int64).reshape(-1), quads)
+        if self.settings.verify:
+            keep = self._cells_agree(gray, quads, tags)
+            quads, tags = quads[keep], tags[keep]
+        return Detections(tags, quads)
+
+    def _cells_agree(
+        self, gray: NDArray[np.uint8], quads: FloatArray, tags: IntArray
+    ) -> NDArray[np.bool_]:
+        """Re-read every cell at the refined corners; keep tags whose cells all match their id.
+
+        OpenCV reads a tag's bits once, from its first, rougher outline. On
+        tags of about 14 px (2.3 px per cell) it occasionally reads a valid
+        but wrong id (measured: 2 of 5,200 detections on 72in/1080p
+        footage); re-reading the cells at their centres from the refined
+        corners disagrees with such a misread and agrees with every correct
+        one. A dropped tag is simply found again in the next frame.
+        """
+        n = self._cells
+        src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+        points = np.empty((len(tags), n * n, 2), np.float32)
+        for k, quad in enumerate(quads):
+            homography = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
+            points[k] = cv2.perspectiveTransform(self._cell_centres, homography)[0]
+        values = cv2.remap(
+            gray,
+            points[..., 0],
+            points[..., 1],
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        ).astype(np.float64)
+        threshold = 0.5 * (values.max(axis=1, keepdims=True) + values.min(axis=1, keepdims=True))
+        bits = values > threshold
+        expected = np.stack([self._codes(int(t)) for t in tags])
+        return np.asarray(np.all(bits == expected, axis=1))
+
+    def _codes(self, tag: int) -> NDArray[np.bool_]:
+        if tag not in self._code_cache:
+            self._code_cache[tag] = marker_cells(self.dictionary, tag).ravel()
+        return self._code_cache[tag]
 
     def detect_full(self, image: NDArray[Any]) -> Detections:
         """Search the whole image, statelessly."""

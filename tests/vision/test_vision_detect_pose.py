@@ -149,3 +149,13 @@ def test_edge_refinement_beats_opencv_contour_corners(scene):
 
     edges, contour = heading_errors("edges"), heading_errors("contour")
     assert edges.max() < 0.2 and edges.max() < 0.5 * contour.max()
+
+
+def test_cells_are_reread_at_the_refined_corners_to_reject_misreads():
+    intr, pose = camera_1080p()
+    tag = Tag(5, 24, 18, 30)
+    gray = cv2.cvtColor(render(intr, pose, [tag]), cv2.COLOR_BGR2GRAY)
+    quad = tag_corners_px(intr, pose, tag)[None]
+    detector = TagDetector()
+    assert detector._cells_agree(gray, quad, np.array([5])).tolist() == [True]
+    assert detector._cells_agree(gray, quad, np.array([6])).tolist() == [False]
