@@ -121,7 +121,9 @@ class Annotator:
         if self.scene is not None:
             for terrain in self.scene.terrain:
                 colour = TERRAIN_COLOURS.get(terrain.kind, (100, 100, 100))
-                cv2.fillPoly(panel, [to_px(terrain.polygon)], colour, cv2.LINE_AA, shift=4)
+                outline = to_px(terrain.polygon)
+                cv2.fillPoly(panel, [outline], colour, cv2.LINE_AA, shift=4)
+                cv2.polylines(panel, [outline], True, (200, 200, 200), 1, cv2.LINE_AA, shift=4)
         for tracked in result.tracks.pieces:
             entry = self.roster.by_id(tracked.pose.id)
             if entry is None:
@@ -134,8 +136,19 @@ class Annotator:
                 cv2.polylines(panel, [outline], True, colour, 1, cv2.LINE_AA, shift=4)
             front = to_px([tracked.pose.front(entry.base[1])])[0, 0] / 16
             cv2.circle(panel, (int(front[0]), int(front[1])), 2, (255, 255, 255), -1)
+            centre = to_px([[tracked.pose.x, tracked.pose.y]])[0, 0] / 16
+            cv2.putText(
+                panel,
+                tracked.pose.id,
+                (int(centre[0]) + 6, int(centre[1]) + 4),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.35,
+                (255, 255, 255),
+                1,
+                cv2.LINE_AA,
+            )
         cv2.rectangle(panel, (0, 0), (inset_w - 1, inset_h - 1), (255, 255, 255), 1)
-        image[y0 : y0 + inset_h, x0 : x0 + inset_w] = cv2.addWeighted(region, 0.25, panel, 0.75, 0)
+        image[y0 : y0 + inset_h, x0 : x0 + inset_w] = panel
 
     def write(self, result: FrameResult) -> None:
         image = self.draw(result)
