@@ -236,3 +236,12 @@ def test_committed_sample_videos_start_as_the_command_renders_them(tmp_path: Pat
             assert ok_fresh and ok_committed, (name, index)
             # Equal with this OpenCV; a few grey levels of slack for another codec build.
             assert np.abs(a.astype(np.int16) - b).max() <= 3, (name, index)
+
+
+def test_camera_matrix_instead_of_fov() -> None:
+    matrix = [[700.0, 0, 319.5], [0, 700.0, 239.5], [0, 0, 1]]
+    data = _with("camera", {"resolution": [640, 480], "matrix": matrix, "height": 24})
+    assert parse_scenario(data).camera.intrinsics.fx == 700.0
+    bad = _with("camera", {"resolution": [640, 480], "matrix": [[1, 2]], "height": 24})
+    with pytest.raises(ScenarioError, match=r"s.json: \$\.camera: "):
+        parse_scenario(bad, "s.json")
