@@ -1,0 +1,13 @@
+"""The scene simulator: camera footage of a scripted game with exact ground truth.
+
+- :mod:`referee.sim.warp`: draw flat textures (tags, boards, cloth) into a
+  distorted camera image by inverse mapping (``RayMap``, ``PlanePose``,
+  ``draw_plane``, ``draw_board``).
+- :mod:`referee.sim.render`: ``TableRenderer`` (cloth, terrain, anchors,
+  tagged pieces at their roster height, hands) and per-tag ``TagTruth``.
+- :mod:`referee.sim.imaging`: ``Imager`` for defocus, light falloff, noise.
+- :mod:`referee.sim.scenario`: the ``*.scenario.json`` format.
+- :mod:`referee.sim.video`: ``simulate`` writes footage and truth files
+  (``referee simulate``).
+- :mod:`referee.sim.measure`: an unbiased tag-corner measurement for checks.
+"""
