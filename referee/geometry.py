@@ -547,10 +547,355 @@ class SegmentsContact:
     point_distance: Array | None = None
 
 
+@dataclass(frozen=True)
+class PreparedPolygons:
+    """Outlines laid out once for the vectorised tests (compare shapely's ``prepare``).
+
+    ``verts``/``ends`` are all edges end to end (polygon ``k`` owns ``starts[k]`` to
+    ``starts[k] + counts[k]``); the ``(polygons, max vertices)`` tables ``cx``, ``cy``
+    (edge starts), ``dx``, ``dy`` (edge ends), ``ex``, ``ey`` (edge vectors) and
+    ``den`` (squared lengths) repeat each outline's last vertex as zero-length
+    padding, which never crosses anything.
+    """
+
+    polys: tuple[Array, ...]
+    counts: NDArray[np.intp]
+    starts: NDArray[np.intp]
+    verts: Array
+    ends: Array
+    cx: Array
+    cy: Array
+    dx: Array
+    dy: Array
+    ex: Array
+    ey: Array
+    den: Array
+    valid: NDArray[np.bool_]
+    etol: Array
+    """``EPS`` scaled to each edge's length (at least ``EPS``)."""
+    lo: Array
+    hi: Array
+    centre: Array
+    radius: Array
+
+
+def prepare_polygons(polygons: Sequence[ArrayLike] | PreparedPolygons) -> PreparedPolygons:
+    """Lay out outlines for :func:`segment_contacts` and :func:`points_polygons`.
+
+    >>> prepare_polygons([[(0, 0), (4, 0), (4, 4)], [(0, 0), (1, 0), (1, 1), (0, 1)]]).cx
+    array([[0., 4., 4., 4.],
+           [0., 1., 1., 0.]])
+    """
+    if isinstance(polygons, PreparedPolygons):
+        return polygons
+    polys = tuple(as_polygon(p) for p in polygons)
+    p_n = len(polys)
+    counts = np.array([len(p) for p in polys], np.intp)
+    starts = np.zeros(p_n, np.intp)
+    np.cumsum(counts[:-1], out=starts[1:])
+    verts = np.concatenate(polys) if p_n else np.zeros((0, 2))
+    nxt = np.arange(len(verts)) + 1
+    nxt[starts + counts - 1] = starts
+    ends = verts[nxt]
+    nv = int(counts.max()) if p_n else 1
+    col = np.arange(nv)[None, :]
+    last = (counts - 1)[:, None]
+    c_idx = starts[:, None] + np.minimum(col, last)
+    d_idx = np.where(col < last, c_idx + 1, np.where(col == last, starts[:, None], c_idx))
+    cx, cy = verts[c_idx, 0], verts[c_idx, 1]
+    dx, dy = verts[d_idx, 0], verts[d_idx, 1]
+    ex, ey = dx - cx, dy - cy
+    den = ex * ex + ey * ey
+    etol = EPS * np.maximum(np.hypot(ex, ey), 1.0)
+    if p_n:
+        lo = np.minimum.reduceat(verts, starts, axis=0)
+        hi = np.maximum.reduceat(verts, starts, axis=0)
+        centre = np.add.reduceat(verts, starts, axis=0) / counts[:, None]
+        off = verts - np.repeat(centre, counts, axis=0)
+        radius = np.sqrt(np.maximum.reduceat(off[:, 0] ** 2 + off[:, 1] ** 2, starts))
+    else:
+        lo = hi = centre = np.zeros((0, 2))
+        radius = np.zeros(0)
+    return PreparedPolygons(
+        polys, counts, starts, verts, ends, cx, cy, dx, dy, ex, ey, den, col < counts[:, None],
+        etol, lo, hi, centre, radius,
+    )  # fmt: skip
+
+
+def _psd_min(px: Array, py: Array, prep: PreparedPolygons, wp: NDArray[np.intp]) -> Array:
+    """Distance from points ``(k, 1)`` to the outline of polygon ``wp[k]``, with the
+    arithmetic of :func:`_point_seg_dist` (same rounding) on the prepared tables."""
+    ex, ey, den = prep.ex[wp], prep.ey[wp], prep.den[wp]
+    apx = np.subtract(px, prep.cx[wp])
+    apy = np.subtract(py, prep.cy[wp])
+    t = apx * ex
+    tmp = apy * ey
+    t += tmp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t /= den
+    np.clip(t, 0.0, 1.0, out=t)
+    t[~(den > 0)] = 0.0
+    np.multiply(t, ex, out=tmp)
+    apx -= tmp
+    t *= ey
+    apy -= t
+    d = np.hypot(apx, apy, out=apx)
+    d[~prep.valid[wp]] = np.inf
+    return np.asarray(d.min(axis=1))
+
+
+def _parity_prepared(
+    px: Array, py: Array, prep: PreparedPolygons, wp: NDArray[np.intp]
+) -> BoolArray:
+    """:func:`_parity` of points ``(k, 1)`` in polygon ``wp[k]`` (padding never straddles)."""
+    ay, by = prep.cy[wp], prep.dy[wp]
+    straddle = (ay > py) != (by > py)
+    x_at = np.subtract(py, ay)
+    x_at *= prep.ex[wp]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x_at /= prep.ey[wp]
+    x_at += prep.cx[wp]
+    straddle &= px < x_at
+    return np.asarray(np.count_nonzero(straddle, axis=1) % 2 == 1)
+
+
+def points_polygons(
+    points: ArrayLike, polygons: Sequence[ArrayLike] | PreparedPolygons
+) -> tuple[NDArray, Array]:
+    """For ``points (n, 2)`` against each polygon: ``(inside, distance)``, both ``(n, p)``:
+    whether each point lies in the closed polygon, and its distance to the outline.
+
+    >>> inside, dist = points_polygons([(1, 2), (5, 2)], [[(0, 0), (4, 0), (4, 4), (0, 4)]])
+    >>> inside.tolist(), dist.tolist()
+    ([[True], [False]], [[1.0], [1.0]])
+    """
+    pts = np.asarray(points, float).reshape(-1, 2)
+    prep = prepare_polygons(polygons)
+    p_n = len(prep.polys)
+    if not p_n or not len(pts):
+        return np.zeros((len(pts), p_n), bool), np.zeros((len(pts), p_n))
+    verts, ends, starts = prep.verts, prep.ends, prep.starts
+    vx, vy = verts[:, 0], verts[:, 1]
+    ex, ey = ends[:, 0] - vx, ends[:, 1] - vy
+    den = ex * ex + ey * ey
+    px, py = pts[:, 0:1], pts[:, 1:2]
+    # _point_seg_dist's arithmetic, in place: (points, all edges) tables.
+    apx = px - vx
+    apy = py - vy
+    t = apx * ex
+    tmp = apy * ey
+    t += tmp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t /= den
+    np.clip(t, 0.0, 1.0, out=t)
+    if not np.all(den > 0):
+        t[:, ~(den > 0)] = 0.0
+    np.multiply(t, ex, out=tmp)
+    apx -= tmp
+    np.multiply(t, ey, out=tmp)
+    apy -= tmp
+    dist = np.minimum.reduceat(np.hypot(apx, apy, out=apx), starts, 1)
+    straddle = (vy > py) != (ends[:, 1] > py)
+    x_at = np.subtract(py, vy, out=apy)
+    x_at *= ex
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x_at /= ey
+    x_at += vx
+    straddle &= px < x_at
+    parity = np.add.reduceat(straddle.view(np.int8), starts, axis=1)
+    return (parity % 2 == 1) | (dist <= EPS), dist
+
+
+@dataclass(frozen=True)
+class SegmentContacts:
+    """:func:`segment_polygon` results for the (segment, polygon) pairs that can be in
+    contact, as flat arrays over those candidate pairs (all other pairs are ``clear``
+    and farther than the margin)."""
+
+    seg: NDArray[np.intp]
+    poly: NDArray[np.intp]
+    crosses: NDArray[np.bool_]
+    touches: NDArray[np.bool_]
+    clearance: Array
+    """Exact where at most the margin; ``inf`` where farther."""
+    awkward: NDArray[np.bool_]
+    """Knife-edge pairs, decided by :func:`segment_polygon` (``depth`` holds its depth)."""
+    depth: Array
+    lo: Array
+    """Parameter where the segment first enters the polygon (0 if ``a`` is inside)."""
+    hi: Array
+    """Parameter where it last leaves (1 if ``b`` is inside)."""
+
+
+def segment_contacts(
+    A: Array,
+    B: Array,
+    prep: PreparedPolygons,
+    points: Array,
+    ia: NDArray[np.intp],
+    ib: NDArray[np.intp],
+    closed: NDArray[np.bool_],
+    bdist: Array,
+    margin: float,
+) -> SegmentContacts:
+    """The sparse core of :func:`segments_polygons`: segments ``A[s]``-``B[s]`` with
+    ``A = points[ia]``, ``B = points[ib]`` and ``(closed, bdist) =``
+    :func:`points_polygons` ``(points, prep)``."""
+    p_n = len(prep.polys)
+    inside = closed & (bdist > EPS)  # strictly inside
+    on_outline = bdist <= EPS
+    # Bounding boxes by outcodes: a segment misses a box when both endpoints lie beyond
+    # the same side of it, a test on distinct endpoints only.
+    reach = margin + 1e-6
+    plo, phi = prep.lo - reach, prep.hi + reach
+    px, py = points[:, 0:1], points[:, 1:2]
+    code = (px < plo[:, 0]).view(np.uint8)
+    code |= (px > phi[:, 0]).view(np.uint8) << 1
+    code |= (py < plo[:, 1]).view(np.uint8) << 2
+    code |= (py > phi[:, 1]).view(np.uint8) << 3
+    box = code[ia]
+    box &= code[ib]
+    cs, cp = np.nonzero(box == 0)
+    del box
+    # Then the bounding circles (within margin).
+    sabx, saby = B[:, 0] - A[:, 0], B[:, 1] - A[:, 1]
+    sax, say = A[:, 0].copy(), A[:, 1].copy()
+    apx = prep.centre[:, 0][cp]
+    apx -= sax[cs]
+    apy = prep.centre[:, 1][cp]
+    apy -= say[cs]
+    abx, aby = sabx[cs], saby[cs]
+    t_c = apx * abx
+    tmp = apy * aby
+    t_c += tmp
+    t_c /= np.maximum(sabx * sabx + saby * saby, 1e-300)[cs]
+    np.clip(t_c, 0.0, 1.0, out=t_c)
+    np.multiply(t_c, abx, out=tmp)
+    apx -= tmp
+    np.multiply(t_c, aby, out=tmp)
+    apy -= tmp
+    apx *= apx
+    apy *= apy
+    apx += apy
+    keep = apx <= ((prep.radius + reach) ** 2)[cp]
+    cs, cp = cs[keep], cp[keep]
+    del apx, apy, abx, aby, t_c, tmp, keep
+    k_n = len(cs)
+    nv = prep.cx.shape[1]
+    # Layout (vertex, candidate): long inner loops over candidates.
+    ax, ay = sax[cs][None], say[cs][None]
+    abx, aby = sabx[cs][None], saby[cs][None]
+    cx, cy = np.take(prep.cx.T, cp, axis=1), np.take(prep.cy.T, cp, axis=1)
+    seg_len = np.hypot(abx, aby)
+    tol = EPS * np.maximum(seg_len, 1.0)
+    o_c = np.subtract(cy, ay)  # becomes the side of each vertex from the segment's line
+    o_c *= abx
+    tmp2 = cx - ax
+    tmp2 *= aby
+    o_c -= tmp2
+    del tmp2
+    pos = o_c > tol
+    neg = o_c < -tol
+    # The next vertex's side is the same table shifted by one row, except at each
+    # outline's last real vertex (next is row 0) and on padding (itself).
+    last = prep.counts[cp] - 1
+    cols = np.arange(k_n)
+    straddle = np.empty_like(pos)
+    for side, other in ((pos, neg), (neg, pos)):
+        nxt = np.empty_like(other)
+        nxt[:-1] = other[1:]
+        nxt[-1] = other[-1]
+        nxt[last, cols] = other[0, cols]
+        if side is pos:
+            np.logical_and(side, nxt, out=straddle)
+        else:
+            nxt &= side
+            straddle |= nxt
+    ke, ks = np.nonzero(straddle)
+    del straddle
+    # Sides of the two endpoints from each straddling edge's line.
+    fi = cp[ks] * nv + ke
+    ex, ey = prep.ex.ravel()[fi], prep.ey.ravel()[fi]
+    ax1 = ax[0, ks] - prep.cx.ravel()[fi]
+    ay1 = ay[0, ks] - prep.cy.ravel()[fi]
+    e_a = ex * ay1 - ey * ax1
+    e_b = ex * (ay1 + aby[0, ks]) - ey * (ax1 + abx[0, ks])
+    etol = prep.etol.ravel()[fi]
+    proper = (np.abs(e_a) > etol) & (np.abs(e_b) > etol) & ((e_a > 0) != (e_b > 0))
+    # Everything below works on the candidate pairs only (an endpoint inside a polygon
+    # always makes its pair a candidate).
+    fa, fb = ia[cs] * p_n + cp, ib[cs] * p_n + cp
+    a_in, b_in = inside.ravel()[fa], inside.ravel()[fb]
+    cross_k = a_in | b_in
+    kp = ks[proper]
+    cross_k[kp] = True
+    # Entry and exit of each crossed stretch: extreme crossing parameters per pair.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t_cross = e_a[proper] / (e_a[proper] - e_b[proper])
+    lo = np.full(k_n, np.inf)
+    hi = np.full(k_n, -np.inf)
+    np.minimum.at(lo, kp, t_cross)
+    np.maximum.at(hi, kp, t_cross)
+    lo[a_in] = 0.0
+    hi[b_in] = 1.0
+    lo[~np.isfinite(lo)] = 0.0  # wholly inside without crossing an edge
+    hi[~np.isfinite(hi)] = 1.0
+    # Knife edges: a vertex on the segment, or an endpoint on an outline.
+    len2 = np.maximum(seg_len[0] ** 2, 1e-300)
+    vv, vs = np.nonzero(~(pos | neg))
+    t_v = ((cx[vv, vs] - ax[0, vs]) * abx[0, vs] + (cy[vv, vs] - ay[0, vs]) * aby[0, vs]) / len2[vs]
+    awkward_k = on_outline.ravel()[fa] | on_outline.ravel()[fb]
+    awkward_k[vs[(t_v >= -EPS) & (t_v <= 1 + EPS)]] = True
+    clear_k = np.where(cross_k, 0.0, np.inf)
+    if margin > 0:
+        # A segment that does not cross comes nearest at an endpoint or at a vertex.
+        near = np.minimum(bdist.ravel()[fa], bdist.ravel()[fb])
+        nvx, ns = np.nonzero(np.abs(o_c) <= (margin + EPS) * seg_len)
+        t_n = (
+            (cx[nvx, ns] - ax[0, ns]) * abx[0, ns] + (cy[nvx, ns] - ay[0, ns]) * aby[0, ns]
+        ) / len2[ns]
+        within = (t_n >= 0) & (t_n <= 1)
+        dv = np.abs(o_c[nvx, ns]) / np.sqrt(len2[ns])
+        np.minimum.at(near, ns[within], dv[within])
+        clear_k = np.where(cross_k, 0.0, np.where(near <= margin + EPS, near, np.inf))
+    touch_k = np.zeros(k_n, bool)
+    depth_k = np.zeros(k_n)
+    for k in np.flatnonzero(awkward_k):
+        one = segment_polygon(A[cs[k]], B[cs[k]], prep.polys[cp[k]])
+        cross_k[k] = one.contact == "crosses"
+        touch_k[k] = one.contact == "touches"
+        clear_k[k] = one.clearance if one.clearance <= margin + EPS else np.inf
+        depth_k[k] = one.depth
+    return SegmentContacts(cs, cp, cross_k, touch_k, clear_k, awkward_k, depth_k, lo, hi)
+
+
+def stretch_depths(
+    A: Array, B: Array, prep: PreparedPolygons, con: SegmentContacts, sel: NDArray[np.intp]
+) -> Array:
+    """Depth at the middle of the crossed stretch for candidates ``sel`` (crossing, not
+    awkward): a depth the segment certainly reaches (0 if the middle is not inside)."""
+    ws, wp = con.seg[sel], con.poly[sel]
+    mid = (con.lo[sel] + con.hi[sel]) / 2
+    ax, ay = A[ws, 0], A[ws, 1]
+    mx = (ax + mid * (B[ws, 0] - ax))[:, None]
+    my = (ay + mid * (B[ws, 1] - ay))[:, None]
+    dist = _psd_min(mx, my, prep, wp)
+    return np.where(_parity_prepared(mx, my, prep, wp), dist, 0.0)
+
+
+def golden_depths(
+    A: Array, B: Array, prep: PreparedPolygons, con: SegmentContacts, sel: NDArray[np.intp]
+) -> Array:
+    """Golden-section maximum of the inside distance over each crossed stretch, for
+    candidates ``sel`` (exact where the distance is unimodal, as for convex outlines)."""
+    ws, wp = con.seg[sel], con.poly[sel]
+    return _golden_many(A[ws], B[ws], prep, wp, con.lo[sel], con.hi[sel])
+
+
 def segments_polygons(
     a: ArrayLike,
     b: ArrayLike,
-    polygons: Sequence[ArrayLike],
+    polygons: Sequence[ArrayLike] | PreparedPolygons,
     *,
     margin: float = 0.0,
     depth: bool = False,
@@ -567,6 +912,7 @@ def segments_polygons(
     knife-edge contacts (a vertex exactly on a segment, an endpoint on an outline)
     are decided by :func:`segment_polygon`. ``margin`` bounds the clearances and
     depths reported exactly (see :class:`SegmentsContact`).
+    :func:`segment_contacts` is the same test returning only the pairs in contact.
 
     >>> sq = [(0, 0), (4, 0), (4, 4), (0, 4)]
     >>> r = segments_polygons([(-1, 2), (-1, 0), (-1, 6)], [(5, 2), (5, 0), (5, 6)], [sq],
@@ -576,8 +922,8 @@ def segments_polygons(
     """
     A = np.asarray(a, float).reshape(-1, 2)
     B = np.asarray(b, float).reshape(-1, 2)
-    polys = [as_polygon(p) for p in polygons]
-    s_n, p_n = len(A), len(polys)
+    prep = prepare_polygons(polygons)
+    s_n, p_n = len(A), len(prep.polys)
     crosses = np.zeros((s_n, p_n), bool)
     touches = np.zeros((s_n, p_n), bool)
     clearance = np.full((s_n, p_n), np.inf)
@@ -591,244 +937,44 @@ def segments_polygons(
         ia, ib = inv[:s_n], inv[s_n:]
     else:
         pts, ia, ib = endpoints
-    closed, bdist = points_polygons(pts, polys)
-    inside = closed & (bdist > EPS)  # strictly inside
-    on_outline = bdist <= EPS
-    # Candidates: segments passing within margin of a polygon's bounding circle.
-    centre = np.array([p.mean(axis=0) for p in polys])
-    radius = np.array([np.max(np.hypot(*(p - c).T)) for p, c in zip(polys, centre, strict=True)])
-    # Bounding boxes first (cheap booleans), then the circle test on the survivors.
-    reach = margin + 1e-6
-    plo = np.array([p.min(axis=0) for p in polys]) - reach
-    phi = np.array([p.max(axis=0) for p in polys]) + reach
-    slo, shi = np.minimum(A, B), np.maximum(A, B)
-    box = (slo[:, 0:1] <= phi[None, :, 0]) & (shi[:, 0:1] >= plo[None, :, 0])
-    box &= (slo[:, 1:2] <= phi[None, :, 1]) & (shi[:, 1:2] >= plo[None, :, 1])
-    cs, cp = np.nonzero(box)
-    abx, aby = B[cs, 0] - A[cs, 0], B[cs, 1] - A[cs, 1]
-    apx, apy = centre[cp, 0] - A[cs, 0], centre[cp, 1] - A[cs, 1]
-    denom = np.maximum(abx * abx + aby * aby, 1e-300)
-    t_c = np.clip((apx * abx + apy * aby) / denom, 0.0, 1.0)
-    keep = (apx - t_c * abx) ** 2 + (apy - t_c * aby) ** 2 <= (radius[cp] + reach) ** 2
-    cs, cp = cs[keep], cp[keep]
-    # Padded outlines as contiguous x/y tables; padding repeats the last vertex, so
-    # padded edges have zero length and never cross anything.
-    counts = np.array([len(p) for p in polys])
-    nv = int(counts.max())
-    cx_t, cy_t = np.empty((p_n, nv)), np.empty((p_n, nv))
-    dx_t, dy_t = np.empty((p_n, nv)), np.empty((p_n, nv))
-    for k, p in enumerate(polys):
-        m = len(p)
-        cx_t[k, :m], cy_t[k, :m] = p[:, 0], p[:, 1]
-        dx_t[k, : m - 1], dy_t[k, : m - 1] = p[1:, 0], p[1:, 1]
-        dx_t[k, m - 1], dy_t[k, m - 1] = p[0, 0], p[0, 1]
-        cx_t[k, m:] = dx_t[k, m:] = p[-1, 0]
-        cy_t[k, m:] = dy_t[k, m:] = p[-1, 1]
-    # Layout (vertex, candidate): long inner loops over candidates. Operations are done
-    # in place where possible: fresh megabyte temporaries cost page faults.
-    ax, ay = A[cs, 0][None], A[cs, 1][None]
-    abx, aby = B[cs, 0][None] - ax, B[cs, 1][None] - ay
-    cx, cy = np.take(cx_t.T, cp, axis=1), np.take(cy_t.T, cp, axis=1)
-    seg_len = np.hypot(abx, aby)
-    tol = EPS * np.maximum(seg_len, 1.0)
-    o_c = cy - ay  # becomes the side of each vertex from the segment's line
-    o_c *= abx
-    tmp = cx - ax
-    tmp *= aby
-    o_c -= tmp
-    # The next vertex's side is the same table shifted by one row, except at each
-    # outline's last real vertex (next is row 0) and on padding (itself).
-    o_d = np.empty_like(o_c)
-    o_d[:-1] = o_c[1:]
-    o_d[-1] = o_c[-1]
-    last = counts[cp] - 1
-    cols = np.arange(len(cp))
-    o_d[last, cols] = o_c[0, cols]
-    straddle = ((o_c > tol) & (o_d < -tol)) | ((o_c < -tol) & (o_d > tol))
-    ke, ks = np.nonzero(straddle)
-    # Sides of the two endpoints from each straddling edge's line.
-    ex, ey = dx_t[cp[ks], ke] - cx[ke, ks], dy_t[cp[ks], ke] - cy[ke, ks]
-    ax1, ay1 = ax[0, ks] - cx[ke, ks], ay[0, ks] - cy[ke, ks]
-    e_a = ex * ay1 - ey * ax1
-    e_b = ex * (ay1 + aby[0, ks]) - ey * (ax1 + abx[0, ks])
-    etol = EPS * np.maximum(np.hypot(ex, ey), 1.0)
-    proper = (np.abs(e_a) > etol) & (np.abs(e_b) > etol) & ((e_a > 0) != (e_b > 0))
-    # Everything below works on the candidate pairs only (an endpoint inside a polygon
-    # always makes its pair a candidate), then lands in the dense results.
-    ca, cb = ia[cs], ib[cs]
-    cross_k = inside[ca, cp] | inside[cb, cp]
-    cross_k[ks[proper]] = True
-    # Knife edges: a vertex on the segment, or an endpoint on an outline.
-    len2 = np.maximum(seg_len[0] ** 2, 1e-300)
-    vv, vs = np.nonzero(np.abs(o_c) <= tol)
-    t_v = ((cx[vv, vs] - ax[0, vs]) * abx[0, vs] + (cy[vv, vs] - ay[0, vs]) * aby[0, vs]) / len2[vs]
-    awkward_k = on_outline[ca, cp] | on_outline[cb, cp]
-    awkward_k[vs[(t_v >= -EPS) & (t_v <= 1 + EPS)]] = True
-    clear_k = np.where(cross_k, 0.0, np.inf)
-    if margin > 0:
-        # A segment that does not cross comes nearest at an endpoint or at a vertex.
-        near = np.minimum(bdist[ca, cp], bdist[cb, cp])
-        nvx, ns = np.nonzero(np.abs(o_c) <= (margin + EPS) * seg_len)
-        t_n = (
-            (cx[nvx, ns] - ax[0, ns]) * abx[0, ns] + (cy[nvx, ns] - ay[0, ns]) * aby[0, ns]
-        ) / len2[ns]
-        within = (t_n >= 0) & (t_n <= 1)
-        dv = np.abs(o_c[nvx, ns]) / np.sqrt(len2[ns])
-        np.minimum.at(near, ns[within], dv[within])
-        clear_k = np.where(cross_k, 0.0, np.where(near <= margin + EPS, near, np.inf))
-    crosses[cs, cp] = cross_k
-    clearance[cs, cp] = clear_k
-    awkward = np.zeros((s_n, p_n), bool)
-    awkward[cs[awkward_k], cp[awkward_k]] = True
-    for s_k, p_k in zip(*np.nonzero(awkward), strict=True):
-        one = segment_polygon(A[s_k], B[s_k], polys[p_k])
-        crosses[s_k, p_k] = one.contact == "crosses"
-        touches[s_k, p_k] = one.contact == "touches"
-        clearance[s_k, p_k] = one.clearance if one.clearance <= margin + EPS else np.inf
-        depths[s_k, p_k] = one.depth
-    extra = (closed, bdist) if endpoints is not None else (None, None)
+    closed, bdist = points_polygons(pts, prep)
+    con = segment_contacts(A, B, prep, pts, ia, ib, closed, bdist, margin)
+    cs, cp = con.seg, con.poly
+    crosses[cs, cp] = con.crosses
+    touches[cs, cp] = con.touches
+    clearance[cs, cp] = con.clearance
+    depths[cs, cp] = con.depth
     if depth:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            t_cross = e_a[proper] / (e_a[proper] - e_b[proper])
-        _fill_depths(
-            A,
-            B,
-            polys,
-            crosses & ~awkward,
-            cs[ks[proper]],
-            cp[ks[proper]],
-            t_cross,
-            inside[ia],
-            inside[ib],
-            margin,
-            depths,
-        )
+        sel = np.flatnonzero(con.crosses & ~con.awkward)
+        got = stretch_depths(A, B, prep, con, sel)
+        shallow = np.flatnonzero(got <= margin)
+        if len(shallow):
+            got[shallow] = np.maximum(got[shallow], golden_depths(A, B, prep, con, sel[shallow]))
+        depths[cs[sel], cp[sel]] = got
+    extra = (closed, bdist) if endpoints is not None else (None, None)
     return SegmentsContact(crosses, touches, clearance, depths, *extra)
-
-
-def points_polygons(points: ArrayLike, polygons: Sequence[ArrayLike]) -> tuple[NDArray, Array]:
-    """For ``points (n, 2)`` against each polygon: ``(inside, distance)``, both ``(n, p)``:
-    whether each point lies in the closed polygon, and its distance to the outline.
-
-    >>> inside, dist = points_polygons([(1, 2), (5, 2)], [[(0, 0), (4, 0), (4, 4), (0, 4)]])
-    >>> inside.tolist(), dist.tolist()
-    ([[True], [False]], [[1.0], [1.0]])
-    """
-    pts = np.asarray(points, float).reshape(-1, 2)
-    polys = [as_polygon(p) for p in polygons]
-    if not polys or not len(pts):
-        return np.zeros((len(pts), len(polys)), bool), np.zeros((len(pts), len(polys)))
-    counts = np.array([len(p) for p in polys])
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    verts = np.concatenate(polys)
-    nxt = np.arange(len(verts)) + 1
-    nxt[starts + counts - 1] = starts
-    ends = verts[nxt]
-    dist = np.minimum.reduceat(_point_seg_dist(pts[:, None, :], verts[None], ends[None]), starts, 1)
-    vy, ey, py = verts[:, 1], ends[:, 1], pts[:, 1:2]
-    straddle = (vy > py) != (ey > py)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        x_at = verts[:, 0] + (py - vy) * (ends[:, 0] - verts[:, 0]) / (ey - vy)
-    parity = np.add.reduceat((straddle & (pts[:, 0:1] < x_at)).astype(np.int32), starts, axis=1)
-    return (parity % 2 == 1) | (dist <= EPS), dist
-
-
-def _fill_depths(
-    A: Array,
-    B: Array,
-    polys: list[Array],
-    want: NDArray[np.bool_],
-    cs: NDArray[np.intp],
-    cp: NDArray[np.intp],
-    ct: Array,
-    a_in: NDArray[np.bool_],
-    b_in: NDArray[np.bool_],
-    margin: float,
-    out: Array,
-) -> None:
-    """Depth of crossing pairs: the midpoint of the crossed stretch first, a golden-section
-    search where that is not already deeper than ``margin``."""
-    ws, wp = np.nonzero(want)
-    if len(ws) == 0:
-        return
-    p_n = want.shape[1]
-    # Entry and exit of each crossed stretch: extreme crossing parameters per pair.
-    key = cs.astype(np.int64) * p_n + cp
-    order = np.argsort(key, kind="stable")
-    key, ct = key[order], ct[order]
-    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, int)
-    group_key = key[first]
-    t_min = np.minimum.reduceat(ct, first) if len(key) else np.zeros(0)
-    t_max = np.maximum.reduceat(ct, first) if len(key) else np.zeros(0)
-    wkey = ws.astype(np.int64) * p_n + wp
-    g = np.searchsorted(group_key, wkey)
-    g_ok = g < len(group_key)
-    found = np.zeros(len(ws), bool)
-    found[g_ok] = group_key[g[g_ok]] == wkey[g_ok]
-    gi = np.where(found, g, 0)
-    lo = np.where(found, t_min[gi] if len(t_min) else 0.0, np.inf)
-    hi = np.where(found, t_max[gi] if len(t_max) else 1.0, -np.inf)
-    lo = np.where(a_in[ws, wp], 0.0, lo)
-    hi = np.where(b_in[ws, wp], 1.0, hi)
-    lo = np.where(np.isfinite(lo), lo, 0.0)  # wholly inside without crossing an edge
-    hi = np.where(np.isfinite(hi), hi, 1.0)
-    nv = max(len(p) for p in polys)
-    C = np.zeros((p_n, nv, 2))
-    D = np.zeros((p_n, nv, 2))
-    valid = np.zeros((p_n, nv), bool)
-    for k, p in enumerate(polys):
-        C[k, : len(p)] = p
-        D[k, : len(p)] = np.roll(p, -1, axis=0)
-        valid[k, : len(p)] = True
-    a_k, b_k = A[ws], B[ws]
-    c_k, d_k, v_k = C[wp], D[wp], valid[wp]
-    mid = (lo + hi) / 2
-    mp = a_k + mid[:, None] * (b_k - a_k)
-    dist = np.where(v_k, _point_seg_dist(mp[:, None, :], c_k, d_k), np.inf).min(axis=1)
-    got = np.where(_parity(mp, c_k, d_k, v_k), dist, 0.0)
-    shallow = np.nonzero(got <= margin)[0]
-    if len(shallow):
-        gold = _golden_many(
-            a_k[shallow],
-            b_k[shallow],
-            c_k[shallow],
-            d_k[shallow],
-            v_k[shallow],
-            lo[shallow],
-            hi[shallow],
-        )
-        got[shallow] = np.maximum(got[shallow], gold)
-    out[ws, wp] = got
-
-
-def _parity(p: Array, c: Array, d: Array, valid: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """Crossing-number inside test of points ``p (k, 2)`` against padded edges ``(k, v, 2)``."""
-    px, py = p[:, 0:1], p[:, 1:2]
-    ay, by = c[..., 1], d[..., 1]
-    straddle = valid & ((ay > py) != (by > py))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        x_at = c[..., 0] + (py - ay) * (d[..., 0] - c[..., 0]) / (by - ay)
-    return np.asarray(np.sum(straddle & (px < x_at), axis=1) % 2 == 1)
 
 
 def _golden_many(
     A: Array,
     B: Array,
-    C: Array,
-    D: Array,
-    valid: NDArray[np.bool_],
+    prep: PreparedPolygons,
+    wp: NDArray[np.intp],
     lo: Array,
     hi: Array,
     iters: int = 30,
 ) -> Array:
-    """Vectorised golden-section maximum of the signed boundary distance along segments,
-    over parameters ``lo..hi`` (one new evaluation per iteration)."""
+    """Vectorised golden-section maximum of the signed boundary distance along segments
+    ``A[k]``-``B[k]`` in polygon ``wp[k]``, over parameters ``lo..hi`` (one new
+    evaluation per iteration)."""
     g = (math.sqrt(5) - 1) / 2
+    ax, ay = A[:, 0], A[:, 1]
+    abx, aby = B[:, 0] - ax, B[:, 1] - ay
 
     def f(t: Array) -> Array:
-        p = A + t[:, None] * (B - A)
-        dist = np.where(valid, _point_seg_dist(p[:, None, :], C, D), np.inf).min(axis=1)
-        return np.where(_parity(p, C, D, valid), dist, -dist)
+        px, py = (ax + t * abx)[:, None], (ay + t * aby)[:, None]
+        dist = _psd_min(px, py, prep, wp)
+        return np.where(_parity_prepared(px, py, prep, wp), dist, -dist)
 
     lo, hi = lo.copy(), hi.copy()
     x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)

@@ -37,18 +37,24 @@ from numpy.typing import NDArray
 
 from referee.geometry import (
     Pose,
+    PreparedPolygons,
+    SegmentContacts,
     base_corners,
     boundary_distance,
     centre_distance,
     front_point,
+    golden_depths,
     pairwise_base_distances,
     pairwise_centre_distances,
     point_in_polygon,
+    points_polygons,
     polygon_distance,
     polygons_overlap,
+    prepare_polygons,
+    segment_contacts,
     segment_polygon,
     segment_spans,
-    segments_polygons,
+    stretch_depths,
 )
 from referee.rules import QueryError, Ruleset, Verdict, as_ids, judge, register
 from referee.rules.cards import Card
@@ -369,21 +375,15 @@ class PaperTigers(Ruleset):
             return Visibility(tuple(p.id for p in pieces), dist, los)
         i, j = np.triu_indices(n, k=1)
         u = doubt[i, j]
-        hit = segments_polygons(
-            xy[i],
-            xy[j],
-            polys,
-            margin=float(u.max(initial=0.0)),
-            depth=bool(u.max(initial=0) > 0),
-            endpoints=(xy, i, j),
-        )
+        u_max = float(u.max(initial=0.0))
+        prep = prepare_polygons(polys)
+        inside, edge = points_polygons(xy, prep)
+        hit = segment_contacts(xy[i], xy[j], prep, xy, i, j, inside, edge, u_max)
         nt = len(terrain)
-        assert hit.point_inside is not None and hit.point_distance is not None
-        inside, edge = hit.point_inside, hit.point_distance
         # Only segment/obstacle pairs in contact (crossing, touching or within the
         # pair's doubt) can block or cast doubt: classify those sparsely.
-        near = hit.crosses | hit.touches | (hit.clearance <= u[:, None] + 1e-12)
-        ss, pp = np.nonzero(near)
+        near = np.flatnonzero(hit.crosses | hit.touches | (hit.clearance <= u[hit.seg] + 1e-12))
+        ss, pp = hit.seg[near], hit.poly[near]
         us, si, sj = u[ss], i[ss], j[ss]
         terrain_col = pp < nt
         col = np.minimum(pp, len(polys) - 1)
@@ -394,9 +394,9 @@ class PaperTigers(Ruleset):
         if wrecks:  # a wreck never blocks a line from or to itself
             owner = np.asarray(wrecks)[np.clip(pp - nt, 0, len(wrecks) - 1)]
             excluded |= ~terrain_col & ((si == owner) | (sj == owner))
-        crossing = hit.crosses[ss, pp]
-        deep = crossing & (hit.depth[ss, pp] > us) if u.max(initial=0) > 0 else crossing
-        block = deep & ~near_end & ~excluded
+        block = hit.crosses[near] & ~near_end & ~excluded
+        if u_max > 0:
+            block = self._deep(xy[i], xy[j], prep, hit, near, block, us, u_max)
         maybe = ~excluded & ~block
         code = np.zeros(len(i), np.int8)
         code[ss[maybe]] = 1
@@ -404,6 +404,40 @@ class PaperTigers(Ruleset):
         los[i, j] = code
         los[j, i] = code
         return Visibility(tuple(p.id for p in pieces), dist, los)
+
+    @staticmethod
+    def _deep(
+        a: np.ndarray,
+        b: np.ndarray,
+        prep: PreparedPolygons,
+        hit: SegmentContacts,
+        near: np.ndarray,
+        block: np.ndarray,
+        us: np.ndarray,
+        margin: float,
+    ) -> np.ndarray:
+        """Which of the crossings that would block (``block``, over candidates ``near``)
+        reach deeper than the pair's doubt ``us``. Depths are bounded only as far as the
+        verdict needs: the middle of the crossed stretch first, and the search for the
+        deepest point only on lines that nothing else already blocks."""
+        deep = np.zeros(len(near), bool)
+        awk = hit.awkward[near]
+        fixed = block & awk
+        deep[fixed] = hit.depth[near[fixed]] > us[fixed]
+        todo = np.flatnonzero(block & ~awk)
+        got = stretch_depths(a, b, prep, hit, near[todo])
+        deep[todo] = got > us[todo]
+        # depth = got where got > margin, else max(got, golden): golden can only help
+        # where got <= the doubt, and only on lines not already blocked.
+        seg = hit.seg[near]
+        blocked = np.zeros(len(a), bool)
+        blocked[seg[deep]] = True
+        rest = todo[~deep[todo] & ~blocked[seg[todo]]]
+        if len(rest):
+            gold = golden_depths(a, b, prep, hit, near[rest])
+            shallow = got[np.searchsorted(todo, rest)]
+            deep[rest] = np.maximum(shallow, gold) > us[rest]
+        return deep
 
     def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         piece = _piece(scene, query, "piece")
