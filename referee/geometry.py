@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 import numpy as np
@@ -740,7 +740,40 @@ def segment_contacts(
 ) -> SegmentContacts:
     """The sparse core of :func:`segments_polygons`: segments ``A[s]``-``B[s]`` with
     ``A = points[ia]``, ``B = points[ib]`` and ``(closed, bdist) =``
-    :func:`points_polygons` ``(points, prep)``."""
+    :func:`points_polygons` ``(points, prep)``. Candidates come in segment order."""
+    # Blocks of segments keep every temporary small: fresh megabyte arrays cost page
+    # faults (the allocator hands them back to the kernel after each call).
+    step = max(1, _BLOCK // max(len(prep.polys), 1))
+    if len(A) <= step:
+        return _contacts_block(A, B, prep, points, ia, ib, closed, bdist, margin)
+    parts = []
+    for s in range(0, len(A), step):
+        part = slice(s, s + step)
+        got = _contacts_block(
+            A[part], B[part], prep, points, ia[part], ib[part], closed, bdist, margin
+        )
+        got.seg[:] += s
+        parts.append(got)
+    return SegmentContacts(
+        *(np.concatenate([getattr(q, f.name) for q in parts]) for f in fields(SegmentContacts))
+    )
+
+
+_BLOCK = 1 << 15
+"""(segment, polygon) pairs per block in :func:`segment_contacts`."""
+
+
+def _contacts_block(
+    A: Array,
+    B: Array,
+    prep: PreparedPolygons,
+    points: Array,
+    ia: NDArray[np.intp],
+    ib: NDArray[np.intp],
+    closed: NDArray[np.bool_],
+    bdist: Array,
+    margin: float,
+) -> SegmentContacts:
     p_n = len(prep.polys)
     inside = closed & (bdist > EPS)  # strictly inside
     on_outline = bdist <= EPS

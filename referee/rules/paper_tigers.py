@@ -418,25 +418,41 @@ class PaperTigers(Ruleset):
     ) -> np.ndarray:
         """Which of the crossings that would block (``block``, over candidates ``near``)
         reach deeper than the pair's doubt ``us``. Depths are bounded only as far as the
-        verdict needs: the middle of the crossed stretch first, and the search for the
-        deepest point only on lines that nothing else already blocks."""
+        verdict needs: one crossing deeper than the doubt blocks the line, so the
+        others on that line are never measured. The middle of each crossed stretch
+        comes first (on each line the longest stretch, then the rest of the lines still
+        open); the search for the deepest point only on lines still open after that."""
         deep = np.zeros(len(near), bool)
-        awk = hit.awkward[near]
-        fixed = block & awk
-        deep[fixed] = hit.depth[near[fixed]] > us[fixed]
-        todo = np.flatnonzero(block & ~awk)
-        got = stretch_depths(a, b, prep, hit, near[todo])
-        deep[todo] = got > us[todo]
-        # depth = got where got > margin, else max(got, golden): golden can only help
-        # where got <= the doubt, and only on lines not already blocked.
         seg = hit.seg[near]
         blocked = np.zeros(len(a), bool)
-        blocked[seg[deep]] = True
-        rest = todo[~deep[todo] & ~blocked[seg[todo]]]
+        awk = hit.awkward[near]
+        fixed = np.flatnonzero(block & awk)
+        deep[fixed] = hit.depth[near[fixed]] > us[fixed]
+        blocked[seg[fixed[deep[fixed]]]] = True
+        todo = np.flatnonzero(block & ~awk)  # in line order
+        got = np.full(len(near), np.nan)
+
+        def measure(k: np.ndarray) -> None:
+            got[k] = stretch_depths(a, b, prep, hit, near[k])
+            deep[k] = got[k] > us[k]
+            blocked[seg[k[deep[k]]]] = True
+
+        if len(todo):
+            span = hit.hi[near[todo]] - hit.lo[near[todo]]
+            starts = np.flatnonzero(np.r_[True, seg[todo][1:] != seg[todo][:-1]])
+            longest = np.maximum.reduceat(span, starts)
+            first = span == np.repeat(longest, np.diff(np.r_[starts, len(todo)]))
+            pick = todo[first]
+            measure(pick[~blocked[seg[pick]]])
+            rest = todo[~first]
+            measure(rest[~blocked[seg[rest]]])
+        # depth = got where got > margin, else max(got, golden): golden can only help
+        # where got <= the doubt, and only on lines not already blocked.
+        rest = todo[~blocked[seg[todo]]]
+        rest = rest[~deep[rest]]
         if len(rest):
             gold = golden_depths(a, b, prep, hit, near[rest])
-            shallow = got[np.searchsorted(todo, rest)]
-            deep[rest] = np.maximum(shallow, gold) > us[rest]
+            deep[rest] = np.maximum(got[rest], gold) > us[rest]
         return deep
 
     def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
