@@ -237,6 +237,8 @@ def run(
     if event_log is not None:
         closers.append(event_log.close)
 
+    tally = {"moves": 0, "not ok": 0, "doubtful": 0}
+
     def judge(result: FrameResult) -> None:
         for event in result.events:
             if event_log is not None:
@@ -244,6 +246,9 @@ def run(
         for ruling in feed.update(result):
             from tqdm import tqdm
 
+            tally["moves"] += 1
+            tally["not ok"] += ruling.ok is False
+            tally["doubtful"] += ruling.ok is None
             tqdm.write(ruling.describe())
             if event_log is not None:
                 event_log.write(ruling.to_json())
@@ -263,6 +268,11 @@ def run(
     finally:
         for close in closers:
             close()
+    click.echo(
+        f"{tally['moves']} moves judged: {tally['not ok']} not ok, "
+        f"{tally['doubtful']} too close to call",
+        err=True,
+    )
 
 
 __all__ = ["JsonLinesWriter", "describe_move", "run", "track"]
