@@ -622,41 +622,43 @@ def prepare_polygons(polygons: Sequence[ArrayLike] | PreparedPolygons) -> Prepar
     )  # fmt: skip
 
 
-def _psd_min(px: Array, py: Array, prep: PreparedPolygons, wp: NDArray[np.intp]) -> Array:
-    """Distance from points ``(k, 1)`` to the outline of polygon ``wp[k]``, with the
-    arithmetic of :func:`_point_seg_dist` (same rounding) on the prepared tables."""
-    ex, ey, den = prep.ex[wp], prep.ey[wp], prep.den[wp]
-    apx = np.subtract(px, prep.cx[wp])
-    apy = np.subtract(py, prep.cy[wp])
+def _edge_rows(prep: PreparedPolygons, wp: NDArray[np.intp]) -> tuple[Array, ...]:
+    """The prepared edge tables of polygons ``wp``, one row each, for :func:`_dist_parity`."""
+    den = prep.den[wp]
+    return (
+        prep.cx[wp], prep.cy[wp], prep.dy[wp], prep.ex[wp], prep.ey[wp], den,
+        ~(den > 0), ~prep.valid[wp],
+    )  # fmt: skip
+
+
+def _dist_parity(px: Array, py: Array, rows: tuple[Array, ...]) -> tuple[Array, BoolArray]:
+    """For points ``(k, 1)`` and :func:`_edge_rows`: the distance to the outline (the
+    arithmetic of :func:`_point_seg_dist`, same rounding) and whether the point is
+    inside by crossing number (:func:`_parity`; padding never straddles)."""
+    cx, cy, dy, ex, ey, den, flat, pad = rows
+    apx = np.subtract(px, cx)
+    apy = np.subtract(py, cy)
     t = apx * ex
     tmp = apy * ey
     t += tmp
     with np.errstate(invalid="ignore", divide="ignore"):
         t /= den
     np.clip(t, 0.0, 1.0, out=t)
-    t[~(den > 0)] = 0.0
+    t[flat] = 0.0
     np.multiply(t, ex, out=tmp)
     apx -= tmp
-    t *= ey
-    apy -= t
+    np.multiply(t, ey, out=tmp)
+    apy -= tmp
     d = np.hypot(apx, apy, out=apx)
-    d[~prep.valid[wp]] = np.inf
-    return np.asarray(d.min(axis=1))
-
-
-def _parity_prepared(
-    px: Array, py: Array, prep: PreparedPolygons, wp: NDArray[np.intp]
-) -> BoolArray:
-    """:func:`_parity` of points ``(k, 1)`` in polygon ``wp[k]`` (padding never straddles)."""
-    ay, by = prep.cy[wp], prep.dy[wp]
-    straddle = (ay > py) != (by > py)
-    x_at = np.subtract(py, ay)
-    x_at *= prep.ex[wp]
+    d[pad] = np.inf
+    straddle = (cy > py) != (dy > py)
+    x_at = np.subtract(py, cy, out=apy)
+    x_at *= ex
     with np.errstate(invalid="ignore", divide="ignore"):
-        x_at /= prep.ey[wp]
-    x_at += prep.cx[wp]
+        x_at /= ey
+    x_at += cx
     straddle &= px < x_at
-    return np.asarray(np.count_nonzero(straddle, axis=1) % 2 == 1)
+    return np.asarray(d.min(axis=1)), np.asarray(np.count_nonzero(straddle, axis=1) % 2 == 1)
 
 
 def points_polygons(
@@ -704,6 +706,34 @@ def points_polygons(
     straddle &= px < x_at
     parity = np.add.reduceat(straddle.view(np.int8), starts, axis=1)
     return (parity % 2 == 1) | (dist <= EPS), dist
+
+
+def points_near_polygons(
+    points: ArrayLike, prep: PreparedPolygons, reach: float
+) -> tuple[NDArray, Array]:
+    """:func:`points_polygons` where it can matter within ``reach`` (> 0) of an outline:
+    exact for points in a polygon's bounding box grown by ``reach``; elsewhere a point is
+    outside and farther than ``reach``, reported as distance ``inf``.
+
+    >>> inside, dist = points_near_polygons([(1, 2), (9, 2)], prepare_polygons(
+    ...     [[(0, 0), (4, 0), (4, 4), (0, 4)]]), 1.0)
+    >>> inside.tolist(), dist.tolist()
+    ([[True], [False]], [[1.0], [inf]])
+    """
+    pts = np.asarray(points, float).reshape(-1, 2)
+    p_n = len(prep.polys)
+    closed = np.zeros((len(pts), p_n), bool)
+    dist = np.full((len(pts), p_n), np.inf)
+    if not p_n or not len(pts):
+        return closed, dist
+    px, py = pts[:, 0:1], pts[:, 1:2]
+    box = (px >= prep.lo[:, 0] - reach) & (px <= prep.hi[:, 0] + reach)
+    box &= (py >= prep.lo[:, 1] - reach) & (py <= prep.hi[:, 1] + reach)
+    k, q = np.nonzero(box)
+    d, parity = _dist_parity(px[k], py[k], _edge_rows(prep, q))
+    closed[k, q] = parity | (d <= EPS)
+    dist[k, q] = d
+    return closed, dist
 
 
 @dataclass(frozen=True)
@@ -912,8 +942,8 @@ def stretch_depths(
     ax, ay = A[ws, 0], A[ws, 1]
     mx = (ax + mid * (B[ws, 0] - ax))[:, None]
     my = (ay + mid * (B[ws, 1] - ay))[:, None]
-    dist = _psd_min(mx, my, prep, wp)
-    return np.where(_parity_prepared(mx, my, prep, wp), dist, 0.0)
+    dist, inside = _dist_parity(mx, my, _edge_rows(prep, wp))
+    return np.where(inside, dist, 0.0)
 
 
 def golden_depths(
@@ -1004,10 +1034,13 @@ def _golden_many(
     ax, ay = A[:, 0], A[:, 1]
     abx, aby = B[:, 0] - ax, B[:, 1] - ay
 
+    rows = _edge_rows(prep, wp)
+
     def f(t: Array) -> Array:
         px, py = (ax + t * abx)[:, None], (ay + t * aby)[:, None]
-        dist = _psd_min(px, py, prep, wp)
-        return np.where(_parity_prepared(px, py, prep, wp), dist, -dist)
+        dist, inside = _dist_parity(px, py, rows)
+        np.negative(dist, out=dist, where=~inside)
+        return dist
 
     lo, hi = lo.copy(), hi.copy()
     x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)

@@ -47,7 +47,7 @@ from referee.geometry import (
     pairwise_base_distances,
     pairwise_centre_distances,
     point_in_polygon,
-    points_polygons,
+    points_near_polygons,
     polygon_distance,
     polygons_overlap,
     prepare_polygons,
@@ -377,7 +377,8 @@ class PaperTigers(Ruleset):
         u = doubt[i, j]
         u_max = float(u.max(initial=0.0))
         prep = prepare_polygons(polys)
-        inside, edge = points_polygons(xy, prep)
+        # Centres farther than the doubt from an outline only matter as 'outside'.
+        inside, edge = points_near_polygons(xy, prep, u_max + 1e-6)
         hit = segment_contacts(xy[i], xy[j], prep, xy, i, j, inside, edge, u_max)
         nt = len(terrain)
         # Only segment/obstacle pairs in contact (crossing, touching or within the
