@@ -622,7 +622,10 @@ def prepare_polygons(polygons: Sequence[ArrayLike] | PreparedPolygons) -> Prepar
     )  # fmt: skip
 
 
-def _edge_rows(prep: PreparedPolygons, wp: NDArray[np.intp]) -> tuple[Array, ...]:
+_EdgeRows = tuple[Array, Array, Array, Array, Array, Array, BoolArray, BoolArray]
+
+
+def _edge_rows(prep: PreparedPolygons, wp: NDArray[np.intp]) -> _EdgeRows:
     """The prepared edge tables of polygons ``wp``, one row each, for :func:`_dist_parity`."""
     den = prep.den[wp]
     return (
@@ -631,7 +634,7 @@ def _edge_rows(prep: PreparedPolygons, wp: NDArray[np.intp]) -> tuple[Array, ...
     )  # fmt: skip
 
 
-def _dist_parity(px: Array, py: Array, rows: tuple[Array, ...]) -> tuple[Array, BoolArray]:
+def _dist_parity(px: Array, py: Array, rows: _EdgeRows) -> tuple[Array, BoolArray]:
     """For points ``(k, 1)`` and :func:`_edge_rows`: the distance to the outline (the
     arithmetic of :func:`_point_seg_dist`, same rounding) and whether the point is
     inside by crossing number (:func:`_parity`; padding never straddles)."""
