@@ -547,6 +547,10 @@ class SegmentsContact:
     point_distance: Array | None = None
 
 
+_EdgeRows = tuple[Array, Array, Array, Array, Array, Array, BoolArray, BoolArray]
+"""Edge tables ``cx, cy, dy, ex, ey, den, zero-length, padding`` for :func:`_dist_parity`."""
+
+
 @dataclass(frozen=True)
 class PreparedPolygons:
     """Outlines laid out once for the vectorised tests (compare shapely's ``prepare``).
@@ -577,6 +581,11 @@ class PreparedPolygons:
     hi: Array
     centre: Array
     radius: Array
+    rows: _EdgeRows
+    """The edge tables again, padded to a multiple of 8 columns (cheap row reductions)."""
+    cxT: Array
+    """``cx`` and ``cy`` transposed, contiguous: ``(max vertices, polygons)``."""
+    cyT: Array
 
 
 def prepare_polygons(polygons: Sequence[ArrayLike] | PreparedPolygons) -> PreparedPolygons:
@@ -616,21 +625,27 @@ def prepare_polygons(polygons: Sequence[ArrayLike] | PreparedPolygons) -> Prepar
     else:
         lo = hi = centre = np.zeros((0, 2))
         radius = np.zeros(0)
+    # Zero-length padding edges at the last vertex up to a multiple of 8 columns.
+    col8 = np.arange(-(-nv // 8) * 8)[None, :]
+    c8 = starts[:, None] + np.minimum(col8, last)
+    d8 = np.where(col8 < last, c8 + 1, np.where(col8 == last, starts[:, None], c8))
+    cx8, cy8, dy8 = verts[c8, 0], verts[c8, 1], verts[d8, 1]
+    ex8, ey8 = verts[d8, 0] - cx8, dy8 - cy8
+    den8 = ex8 * ex8 + ey8 * ey8
+    rows = (cx8, cy8, dy8, ex8, ey8, den8, ~(den8 > 0), col8 >= counts[:, None])
     return PreparedPolygons(
         polys, counts, starts, verts, ends, cx, cy, dx, dy, ex, ey, den, col < counts[:, None],
-        etol, lo, hi, centre, radius,
+        etol, lo, hi, centre, radius, rows, np.ascontiguousarray(cx.T),
+        np.ascontiguousarray(cy.T),
     )  # fmt: skip
-
-
-_EdgeRows = tuple[Array, Array, Array, Array, Array, Array, BoolArray, BoolArray]
 
 
 def _edge_rows(prep: PreparedPolygons, wp: NDArray[np.intp]) -> _EdgeRows:
     """The prepared edge tables of polygons ``wp``, one row each, for :func:`_dist_parity`."""
-    den = prep.den[wp]
+    cx, cy, dy, ex, ey, den, flat, pad = prep.rows
     return (
-        prep.cx[wp], prep.cy[wp], prep.dy[wp], prep.ex[wp], prep.ey[wp], den,
-        ~(den > 0), ~prep.valid[wp],
+        cx.take(wp, 0), cy.take(wp, 0), dy.take(wp, 0), ex.take(wp, 0), ey.take(wp, 0),
+        den.take(wp, 0), flat.take(wp, 0), pad.take(wp, 0),
     )  # fmt: skip
 
 
@@ -639,6 +654,7 @@ def _dist_parity(px: Array, py: Array, rows: _EdgeRows) -> tuple[Array, BoolArra
     arithmetic of :func:`_point_seg_dist`, same rounding) and whether the point is
     inside by crossing number (:func:`_parity`; padding never straddles)."""
     cx, cy, dy, ex, ey, den, flat, pad = rows
+    k = len(cx)
     apx = np.subtract(px, cx)
     apy = np.subtract(py, cy)
     t = apx * ex
@@ -654,6 +670,11 @@ def _dist_parity(px: Array, py: Array, rows: _EdgeRows) -> tuple[Array, BoolArra
     apy -= tmp
     d = np.hypot(apx, apy, out=apx)
     d[pad] = np.inf
+    # Row minima over blocks of 8 columns by halving (reductions along short rows are slow).
+    m = d.reshape(k, d.shape[1] // 8, 8)
+    m = np.minimum(m[..., :4], m[..., 4:])
+    m = np.minimum(m[..., :2], m[..., 2:])
+    dist = np.minimum(m[..., 0], m[..., 1]).min(axis=1)
     straddle = (cy > py) != (dy > py)
     x_at = np.subtract(py, cy, out=apy)
     x_at *= ex
@@ -661,7 +682,9 @@ def _dist_parity(px: Array, py: Array, rows: _EdgeRows) -> tuple[Array, BoolArra
         x_at /= ey
     x_at += cx
     straddle &= px < x_at
-    return np.asarray(d.min(axis=1)), np.asarray(np.count_nonzero(straddle, axis=1) % 2 == 1)
+    # Crossing-number parity: each 8 columns are one 64-bit word of 0/1 bytes.
+    words = np.bitwise_xor.reduce(straddle.view(np.uint64).reshape(k, d.shape[1] // 8), axis=1)
+    return dist, np.asarray(np.bitwise_count(words) & 1 == 1)
 
 
 def points_polygons(
@@ -851,7 +874,7 @@ def _contacts_block(
     # Layout (vertex, candidate): long inner loops over candidates.
     ax, ay = sax[cs][None], say[cs][None]
     abx, aby = sabx[cs][None], saby[cs][None]
-    cx, cy = np.take(prep.cx.T, cp, axis=1), np.take(prep.cy.T, cp, axis=1)
+    cx, cy = np.take(prep.cxT, cp, axis=1), np.take(prep.cyT, cp, axis=1)
     seg_len = np.hypot(abx, aby)
     tol = EPS * np.maximum(seg_len, 1.0)
     o_c = np.subtract(cy, ay)  # becomes the side of each vertex from the segment's line
@@ -940,13 +963,21 @@ def stretch_depths(
 ) -> Array:
     """Depth at the middle of the crossed stretch for candidates ``sel`` (crossing, not
     awkward): a depth the segment certainly reaches (0 if the middle is not inside)."""
-    ws, wp = con.seg[sel], con.poly[sel]
-    mid = (con.lo[sel] + con.hi[sel]) / 2
-    ax, ay = A[ws, 0], A[ws, 1]
-    mx = (ax + mid * (B[ws, 0] - ax))[:, None]
-    my = (ay + mid * (B[ws, 1] - ay))[:, None]
-    dist, inside = _dist_parity(mx, my, _edge_rows(prep, wp))
-    return np.where(inside, dist, 0.0)
+    out = np.empty(len(sel))
+    for k in range(0, len(sel), _ROWS):  # small blocks: temporaries stay in cache
+        part = sel[k : k + _ROWS]
+        ws, wp = con.seg[part], con.poly[part]
+        mid = (con.lo[part] + con.hi[part]) / 2
+        ax, ay = A[ws, 0], A[ws, 1]
+        mx = (ax + mid * (B[ws, 0] - ax))[:, None]
+        my = (ay + mid * (B[ws, 1] - ay))[:, None]
+        dist, inside = _dist_parity(mx, my, _edge_rows(prep, wp))
+        out[k : k + _ROWS] = np.where(inside, dist, 0.0)
+    return out
+
+
+_ROWS = 512
+"""Rows per block in :func:`stretch_depths`."""
 
 
 def golden_depths(

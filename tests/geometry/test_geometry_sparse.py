@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from referee.geometry import (
+    points_near_polygons,
     points_polygons,
     prepare_polygons,
     segment_contacts,
@@ -53,3 +54,43 @@ def test_points_polygons_on_prepared_outlines_matches_the_scalar_distance() -> N
     for k, poly in enumerate(polys):
         signed = signed_boundary_distance(pts, poly)
         assert np.allclose(np.where(inside[:, k], dist[:, k], -dist[:, k]), signed, atol=1e-12)
+
+
+def _convex(rng: np.random.Generator, n: int) -> np.ndarray:
+    ang = np.sort(rng.uniform(0, 2 * np.pi, n))
+    r = rng.uniform(2.0, 5.0)
+    c = rng.uniform(6, 30, 2)
+    return np.stack([c[0] + r * np.cos(ang), c[1] + r * np.sin(ang)], axis=1)
+
+
+def test_many_vertex_outlines_give_the_scalar_depths() -> None:
+    # 9-20 vertices: the padded edge tables span more than one block of 8 columns.
+    polys = [_convex(RNG, int(RNG.integers(9, 21))) for _ in range(6)]
+    a = RNG.uniform(0, 36, (80, 2))
+    b = RNG.uniform(0, 36, (80, 2))
+    margin = 0.4
+    res = segments_polygons(a, b, polys, margin=margin, depth=True)
+    crossings = 0
+    for s in range(len(a)):
+        for k, poly in enumerate(polys):
+            one = segment_polygon(a[s], b[s], poly)
+            assert res.crosses[s, k] == (one.contact == "crosses")
+            if one.contact == "crosses":
+                crossings += 1
+                if one.depth <= margin:
+                    assert abs(res.depth[s, k] - one.depth) <= 1e-4
+                else:
+                    assert margin < res.depth[s, k] <= one.depth + 1e-9
+    assert crossings > 20
+
+
+def test_points_near_polygons_is_exact_within_reach() -> None:
+    polys = [_convex(RNG, int(RNG.integers(3, 21))) for _ in range(8)]
+    pts = RNG.uniform(0, 36, (200, 2))
+    prep = prepare_polygons(polys)
+    inside, dist = points_polygons(pts, prep)
+    near_in, near_d = points_near_polygons(pts, prep, 0.5)
+    assert np.array_equal(inside, near_in)
+    close = dist <= 0.5
+    assert np.array_equal(near_d[close], dist[close])
+    assert np.all(dist[near_d == np.inf] > 0.5)
