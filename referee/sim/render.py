@@ -36,7 +36,13 @@ from referee.calibration.camera import (
 )
 from referee.calibration.profile import AnchorTag, TableSize
 from referee.markers.roster import RosterEntry
-from referee.markers.tags import QUIET_ZONE_CELLS, TagLayout, marker_bits, marker_cells
+from referee.markers.tags import (
+    ANCHOR_HEADING_DEG,
+    QUIET_ZONE_CELLS,
+    TagLayout,
+    marker_bits,
+    marker_cells,
+)
 from referee.sim.textures import cloth_texture, terrain_layer
 from referee.sim.warp import PlanePose, RayMap, draw_board, draw_plane, premultiplied
 
@@ -58,10 +64,6 @@ SKIN = (120, 150, 205)
 
 #: Building walls are this tall (inches) when drawn raised.
 BUILDING_HEIGHT = 1.6
-
-#: Anchors are glued with their printed top towards the far edge (-y); the
-#: calibration accepts any quarter turn.
-ANCHOR_HEADING = 270.0
 
 #: Terrain drawn as a raised box (the rest is flat felt on the cloth).
 RAISED_KINDS = ("building",)
@@ -173,7 +175,7 @@ class TableRenderer:
         draw_plane(frame, self.ray_map, table_plane, layer, ppi, supersample=1, exact=False)
         for anchor in self.anchors:
             self._draw_tag(
-                frame, anchor.tag, anchor.size, (anchor.x, anchor.y, 0.0), ANCHOR_HEADING
+                frame, anchor.tag, anchor.size, (anchor.x, anchor.y, 0.0), ANCHOR_HEADING_DEG
             )
         if self.look.raised_buildings:
             for kind, polygon in self.terrain:

@@ -20,8 +20,9 @@ from referee.calibration.camera import Intrinsics, TablePose, project, table_xyz
 from referee.calibration.profile import TableSize
 from referee.calibration.table import anchor_table_corners, default_anchors
 from referee.markers.roster import RosterEntry
+from referee.markers.tags import ANCHOR_HEADING_DEG
 from referee.sim.measure import edge_fit_corners
-from referee.sim.render import ANCHOR_HEADING, Hand, PiecePose, TableRenderer
+from referee.sim.render import Hand, PiecePose, TableRenderer
 
 DICT = "DICT_4X4_100"
 LENS = (-0.2, 0.05, 0.0008, -0.0005, 0.0)
@@ -113,7 +114,7 @@ def test_anchor_corners_match_projected_truth(clean) -> None:
         expected = project(
             renderer.intrinsics,
             renderer.pose,
-            table_xyz(anchor_table_corners(anchor, ANCHOR_HEADING), 0.0),
+            table_xyz(anchor_table_corners(anchor, ANCHOR_HEADING_DEG), 0.0),
         )
         fitted = edge_fit_corners(grey, found[anchor.tag].reshape(4, 2), renderer.intrinsics)
         assert np.linalg.norm(fitted - expected, axis=1).max() < 0.02
