@@ -266,6 +266,19 @@ class _Sink:
             self.writer.release()
 
 
+def _imager(scenario: Scenario) -> Imager:
+    """A fresh imager seeded by the scenario, so each clip's noise is reproducible on its own."""
+    imaging = scenario.imaging
+    return Imager(
+        scenario.camera.intrinsics.image_size,
+        imaging.blur,
+        imaging.noise,
+        imaging.vignetting,
+        imaging.light,
+        scenario.seed,
+    )
+
+
 def _writer(
     path: Path, fps: float, size: tuple[int, int], jpeg_quality: int | None = None
 ) -> _Sink:
@@ -312,14 +325,7 @@ def simulate(
     count = scenario.frame_count
     video_frames = count if max_frames is None else min(count, max_frames)
     width, height = scenario.camera.intrinsics.image_size
-    imager = Imager(
-        (width, height),
-        scenario.imaging.blur,
-        scenario.imaging.noise,
-        scenario.imaging.vignetting,
-        scenario.imaging.light,
-        scenario.seed,
-    )
+    imager = _imager(scenario)
     writer = (
         _writer(out / "video.mp4", scenario.fps, (width, height), jpeg_quality) if video else None
     )
@@ -360,14 +366,7 @@ def simulate(
         files.append("video" + suffix)
     if video and calibration:
         # Its own imager: the clip's noise must not depend on how long the game was.
-        cal_imager = Imager(
-            (width, height),
-            scenario.imaging.blur,
-            scenario.imaging.noise,
-            scenario.imaging.vignetting,
-            scenario.imaging.light,
-            scenario.seed,
-        )
+        cal_imager = _imager(scenario)
         cal_frames = write_calibration_clip(
             scenario, out / "calibration.mp4", cal_imager, progress, max_frames, jpeg_quality
         )
