@@ -47,6 +47,20 @@ def load_inputs(calibration: str, roster_path: str) -> tuple[CalibrationProfile,
     return profile, roster
 
 
+def inputs_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The ``--calibration`` and ``--roster`` options every pipeline command takes."""
+    command = click.option(
+        "--roster", "-r", required=True, metavar="ROSTER.json", help="Which tag is on which piece."
+    )(command)
+    return click.option(
+        "--calibration",
+        "-c",
+        required=True,
+        metavar="PROFILE.json",
+        help="Calibration profile from 'referee calibrate'.",
+    )(command)
+
+
 def describe_move(event: MoveEvent) -> str:
     a, b = event.from_pose, event.to_pose
     return (
@@ -100,16 +114,7 @@ def _flag_printer(result: FrameResult) -> None:
 
 @click.command()
 @click.argument("source")
-@click.option(
-    "--calibration",
-    "-c",
-    required=True,
-    metavar="PROFILE.json",
-    help="Calibration profile from 'referee calibrate'.",
-)
-@click.option(
-    "--roster", "-r", required=True, metavar="ROSTER.json", help="Which tag is on which piece."
-)
+@inputs_options
 @click.option("--out", "-o", required=True, metavar="TRACKS.jsonl", help="One JSON line per frame.")
 @click.option("--events", metavar="EVENTS.jsonl", help="Write move and warning events here.")
 @click.option("--max-frames", type=click.IntRange(min=1), help="Stop after this many frames.")
@@ -179,16 +184,7 @@ def _source_option(camera: int | None, video: str | None) -> str:
 @click.command()
 @click.option("--camera", type=click.IntRange(min=0), help="Camera index (0 is the first).")
 @click.option("--video", metavar="FILE", help="A recorded video (or image folder, or stream URL).")
-@click.option(
-    "--calibration",
-    "-c",
-    required=True,
-    metavar="PROFILE.json",
-    help="Calibration profile from 'referee calibrate'.",
-)
-@click.option(
-    "--roster", "-r", required=True, metavar="ROSTER.json", help="Which tag is on which piece."
-)
+@inputs_options
 @click.option("--scene", metavar="SCENE.json", help="Terrain, sides and cards for the rules.")
 @click.option("--ruleset", default=None, help="Rules to judge moves by (default: the scene's).")
 @click.option("--annotate", metavar="OUT.mp4", help="Write the footage with what was seen.")
