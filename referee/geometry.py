@@ -981,12 +981,19 @@ _ROWS = 512
 
 
 def golden_depths(
-    A: Array, B: Array, prep: PreparedPolygons, con: SegmentContacts, sel: NDArray[np.intp]
+    A: Array,
+    B: Array,
+    prep: PreparedPolygons,
+    con: SegmentContacts,
+    sel: NDArray[np.intp],
+    limit: Array | None = None,
 ) -> Array:
     """Golden-section maximum of the inside distance over each crossed stretch, for
-    candidates ``sel`` (exact where the distance is unimodal, as for convex outlines)."""
+    candidates ``sel`` (exact where the distance is unimodal, as for convex outlines).
+    With ``limit`` (per candidate), rows stop as soon as whether their result exceeds the
+    limit is settled; their value then only answers that comparison."""
     ws, wp = con.seg[sel], con.poly[sel]
-    return _golden_many(A[ws], B[ws], prep, wp, con.lo[sel], con.hi[sel])
+    return _golden_many(A[ws], B[ws], prep, wp, con.lo[sel], con.hi[sel], limit=limit)
 
 
 def segments_polygons(
@@ -1060,15 +1067,21 @@ def _golden_many(
     lo: Array,
     hi: Array,
     iters: int = 30,
+    limit: Array | None = None,
 ) -> Array:
     """Vectorised golden-section maximum of the signed boundary distance along segments
     ``A[k]``-``B[k]`` in polygon ``wp[k]``, over parameters ``lo..hi`` (one new
-    evaluation per iteration)."""
+    evaluation per iteration). With ``limit``, see :func:`golden_depths`: the best value
+    so far never decreases, and no later point (all within the bracket) can beat it by
+    more than the bracket's length, the distance being 1-Lipschitz along the segment."""
     g = (math.sqrt(5) - 1) / 2
+    n = len(A)
+    out = np.empty(n)
+    idx = np.arange(n)
     ax, ay = A[:, 0], A[:, 1]
     abx, aby = B[:, 0] - ax, B[:, 1] - ay
-
     rows = _edge_rows(prep, wp)
+    length = np.hypot(abx, aby) * (1 + 1e-9)
 
     def f(t: Array) -> Array:
         px, py = (ax + t * abx)[:, None], (ay + t * aby)[:, None]
@@ -1080,6 +1093,21 @@ def _golden_many(
     x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
     f1, f2 = f(x1), f(x2)
     for _ in range(iters):
+        if limit is not None:
+            best = np.maximum(f1, f2)
+            settled = (best > limit) | (best + (hi - lo) * length + 1e-9 <= limit)
+            if settled.any():
+                out[idx[settled]] = best[settled]
+                keep = ~settled
+                if not keep.any():
+                    return np.maximum(out, 0.0)
+                idx, limit = idx[keep], limit[keep]
+                ax, ay, abx, aby, length = (v[keep] for v in (ax, ay, abx, aby, length))
+                lo, hi, x1, x2, f1, f2 = (v[keep] for v in (lo, hi, x1, x2, f1, f2))
+                rows = (
+                    rows[0][keep], rows[1][keep], rows[2][keep], rows[3][keep],
+                    rows[4][keep], rows[5][keep], rows[6][keep], rows[7][keep],
+                )  # fmt: skip
         right = f1 < f2  # the maximum lies right of x1
         lo = np.where(right, x1, lo)
         hi = np.where(right, hi, x2)
@@ -1091,4 +1119,5 @@ def _golden_many(
             np.where(right, f2, new_f),
             np.where(right, new_f, f1),
         )
-    return np.maximum(np.maximum(f1, f2), 0.0)
+    out[idx] = np.maximum(f1, f2)
+    return np.maximum(out, 0.0)

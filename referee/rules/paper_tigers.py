@@ -452,7 +452,7 @@ class PaperTigers(Ruleset):
         rest = todo[~blocked[seg[todo]]]
         rest = rest[~deep[rest]]
         if len(rest):
-            gold = golden_depths(a, b, prep, hit, near[rest])
+            gold = golden_depths(a, b, prep, hit, near[rest], limit=us[rest])
             deep[rest] = np.maximum(got[rest], gold) > us[rest]
         return deep
 

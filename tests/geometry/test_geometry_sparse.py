@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from referee.geometry import (
+    golden_depths,
     points_near_polygons,
     points_polygons,
     prepare_polygons,
@@ -94,3 +95,19 @@ def test_points_near_polygons_is_exact_within_reach() -> None:
     close = dist <= 0.5
     assert np.array_equal(near_d[close], dist[close])
     assert np.all(dist[near_d == np.inf] > 0.5)
+
+
+def test_golden_depths_with_a_limit_answer_the_comparison_like_the_full_search() -> None:
+    polys = [_star(RNG) for _ in range(8)]
+    pts = RNG.uniform(0, 36, (40, 2))
+    i, j = np.triu_indices(len(pts), k=1)
+    prep = prepare_polygons(polys)
+    closed, bdist = points_polygons(pts, prep)
+    con = segment_contacts(pts[i], pts[j], prep, pts, i, j, closed, bdist, 1.0)
+    sel = np.flatnonzero(con.crosses & ~con.awkward)
+    full = golden_depths(pts[i], pts[j], prep, con, sel)
+    for limit in (0.0, 0.05, 0.3, 1.0):
+        lim = np.full(len(sel), limit)
+        fast = golden_depths(pts[i], pts[j], prep, con, sel, limit=lim)
+        assert np.array_equal(fast > limit, full > limit)
+    assert len(sel) > 20
