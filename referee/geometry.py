@@ -584,7 +584,9 @@ class PreparedPolygons:
     rows: _EdgeRows
     """The edge tables again, padded to a multiple of 8 columns (cheap row reductions)."""
     cxT: Array
-    """``cx`` and ``cy`` transposed, contiguous: ``(max vertices, polygons)``."""
+    """Vertices as ``(max vertices + 1, polygons)`` tables: each outline's vertices, then
+    its first vertex again (closing it) down to the bottom row, so that row ``m`` and
+    row ``m + 1`` are edge ``m`` (zero-length past the last edge)."""
     cyT: Array
 
 
@@ -633,10 +635,11 @@ def prepare_polygons(polygons: Sequence[ArrayLike] | PreparedPolygons) -> Prepar
     ex8, ey8 = verts[d8, 0] - cx8, dy8 - cy8
     den8 = ex8 * ex8 + ey8 * ey8
     rows = (cx8, cy8, dy8, ex8, ey8, den8, ~(den8 > 0), col8 >= counts[:, None])
+    cyc = np.arange(nv + 1)[:, None]
+    cyc = starts[None, :] + np.where(cyc < counts[None, :], cyc, 0)
     return PreparedPolygons(
         polys, counts, starts, verts, ends, cx, cy, dx, dy, ex, ey, den, col < counts[:, None],
-        etol, lo, hi, centre, radius, rows, np.ascontiguousarray(cx.T),
-        np.ascontiguousarray(cy.T),
+        etol, lo, hi, centre, radius, rows, verts[cyc, 0], verts[cyc, 1],
     )  # fmt: skip
 
 
@@ -793,20 +796,23 @@ def segment_contacts(
     closed: NDArray[np.bool_],
     bdist: Array,
     margin: float,
+    spans: bool = True,
 ) -> SegmentContacts:
     """The sparse core of :func:`segments_polygons`: segments ``A[s]``-``B[s]`` with
     ``A = points[ia]``, ``B = points[ib]`` and ``(closed, bdist) =``
-    :func:`points_polygons` ``(points, prep)``. Candidates come in segment order."""
+    :func:`points_polygons` ``(points, prep)`` (or :func:`points_near_polygons` with a
+    reach beyond ``margin``). Candidates come in segment order. ``spans=False`` skips
+    the crossed stretches (``lo``, ``hi`` are then empty), which only depths need."""
     # Blocks of segments keep every temporary small: fresh megabyte arrays cost page
     # faults (the allocator hands them back to the kernel after each call).
     step = max(1, _BLOCK // max(len(prep.polys), 1))
     if len(A) <= step:
-        return _contacts_block(A, B, prep, points, ia, ib, closed, bdist, margin)
+        return _contacts_block(A, B, prep, points, ia, ib, closed, bdist, margin, spans)
     parts = []
     for s in range(0, len(A), step):
         part = slice(s, s + step)
         got = _contacts_block(
-            A[part], B[part], prep, points, ia[part], ib[part], closed, bdist, margin
+            A[part], B[part], prep, points, ia[part], ib[part], closed, bdist, margin, spans
         )
         got.seg[:] += s
         parts.append(got)
@@ -829,10 +835,9 @@ def _contacts_block(
     closed: NDArray[np.bool_],
     bdist: Array,
     margin: float,
+    spans: bool,
 ) -> SegmentContacts:
     p_n = len(prep.polys)
-    inside = closed & (bdist > EPS)  # strictly inside
-    on_outline = bdist <= EPS
     # Bounding boxes by outcodes: a segment misses a box when both endpoints lie beyond
     # the same side of it, a test on distinct endpoints only.
     reach = margin + 1e-6
@@ -844,35 +849,32 @@ def _contacts_block(
     code |= (py > phi[:, 1]).view(np.uint8) << 3
     box = code[ia]
     box &= code[ib]
-    cs, cp = np.nonzero(box == 0)
+    fa = np.flatnonzero(box == 0)  # flat (segment, polygon) indices: faster than 2-d
     del box
-    # Then the bounding circles (within margin).
+    cs = fa // p_n
+    cp = fa - cs * p_n
+    # Then the line through the segment must pass within reach of the bounding circle
+    # (a superset of the segment doing so: exact tests follow).
     sabx, saby = B[:, 0] - A[:, 0], B[:, 1] - A[:, 1]
-    sax, say = A[:, 0].copy(), A[:, 1].copy()
-    apx = prep.centre[:, 0][cp]
-    apx -= sax[cs]
-    apy = prep.centre[:, 1][cp]
-    apy -= say[cs]
+    fa += ia[cs] * p_n - cs * p_n  # now (endpoint a, polygon)
+    qx = (prep.centre[:, 0] - px).ravel()[fa]
+    qy = (prep.centre[:, 1] - py).ravel()[fa]
     abx, aby = sabx[cs], saby[cs]
-    t_c = apx * abx
-    tmp = apy * aby
-    t_c += tmp
-    t_c /= np.maximum(sabx * sabx + saby * saby, 1e-300)[cs]
-    np.clip(t_c, 0.0, 1.0, out=t_c)
-    np.multiply(t_c, abx, out=tmp)
-    apx -= tmp
-    np.multiply(t_c, aby, out=tmp)
-    apy -= tmp
-    apx *= apx
-    apy *= apy
-    apx += apy
-    keep = apx <= ((prep.radius + reach) ** 2)[cp]
-    cs, cp = cs[keep], cp[keep]
-    del apx, apy, abx, aby, t_c, tmp, keep
+    qx *= aby
+    qy *= abx
+    qx -= qy
+    qx *= qx
+    abx *= abx
+    aby *= aby
+    abx += aby
+    abx *= ((prep.radius + reach) ** 2)[cp]
+    keep = np.flatnonzero(qx <= abx)
+    cs, cp, fa = cs[keep], cp[keep], fa[keep]
+    del qx, qy, abx, aby, keep
     k_n = len(cs)
     nv = prep.cx.shape[1]
     # Layout (vertex, candidate): long inner loops over candidates.
-    ax, ay = sax[cs][None], say[cs][None]
+    ax, ay = A[:, 0][cs][None], A[:, 1][cs][None]
     abx, aby = sabx[cs][None], saby[cs][None]
     cx, cy = np.take(prep.cxT, cp, axis=1), np.take(prep.cyT, cp, axis=1)
     seg_len = np.hypot(abx, aby)
@@ -885,23 +887,13 @@ def _contacts_block(
     del tmp2
     pos = o_c > tol
     neg = o_c < -tol
-    # The next vertex's side is the same table shifted by one row, except at each
-    # outline's last real vertex (next is row 0) and on padding (itself).
-    last = prep.counts[cp] - 1
-    cols = np.arange(k_n)
-    straddle = np.empty_like(pos)
-    for side, other in ((pos, neg), (neg, pos)):
-        nxt = np.empty_like(other)
-        nxt[:-1] = other[1:]
-        nxt[-1] = other[-1]
-        nxt[last, cols] = other[0, cols]
-        if side is pos:
-            np.logical_and(side, nxt, out=straddle)
-        else:
-            nxt &= side
-            straddle |= nxt
-    ke, ks = np.nonzero(straddle)
+    # Rows m and m + 1 are the ends of edge m (cyclic tables).
+    straddle = pos[:-1] & neg[1:]
+    straddle |= neg[:-1] & pos[1:]
+    f = np.flatnonzero(straddle)
     del straddle
+    ke = f // k_n
+    ks = f - ke * k_n
     # Sides of the two endpoints from each straddling edge's line.
     fi = cp[ks] * nv + ke
     ex, ey = prep.ex.ravel()[fi], prep.ey.ravel()[fi]
@@ -913,33 +905,41 @@ def _contacts_block(
     proper = (np.abs(e_a) > etol) & (np.abs(e_b) > etol) & ((e_a > 0) != (e_b > 0))
     # Everything below works on the candidate pairs only (an endpoint inside a polygon
     # always makes its pair a candidate).
-    fa, fb = ia[cs] * p_n + cp, ib[cs] * p_n + cp
-    a_in, b_in = inside.ravel()[fa], inside.ravel()[fb]
+    fb = fa + (ib[cs] - ia[cs]) * p_n
+    a_d, b_d = bdist.ravel()[fa], bdist.ravel()[fb]
+    a_in = closed.ravel()[fa] & (a_d > EPS)  # strictly inside
+    b_in = closed.ravel()[fb] & (b_d > EPS)
     cross_k = a_in | b_in
     kp = ks[proper]
     cross_k[kp] = True
-    # Entry and exit of each crossed stretch: extreme crossing parameters per pair.
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t_cross = e_a[proper] / (e_a[proper] - e_b[proper])
-    lo = np.full(k_n, np.inf)
-    hi = np.full(k_n, -np.inf)
-    np.minimum.at(lo, kp, t_cross)
-    np.maximum.at(hi, kp, t_cross)
-    lo[a_in] = 0.0
-    hi[b_in] = 1.0
-    lo[~np.isfinite(lo)] = 0.0  # wholly inside without crossing an edge
-    hi[~np.isfinite(hi)] = 1.0
+    lo = hi = np.zeros(0)
+    if spans:
+        # Entry and exit of each crossed stretch: extreme crossing parameters per pair.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t_cross = e_a[proper] / (e_a[proper] - e_b[proper])
+        lo = np.full(k_n, np.inf)
+        hi = np.full(k_n, -np.inf)
+        np.minimum.at(lo, kp, t_cross)
+        np.maximum.at(hi, kp, t_cross)
+        lo[a_in] = 0.0
+        hi[b_in] = 1.0
+        lo[~np.isfinite(lo)] = 0.0  # wholly inside without crossing an edge
+        hi[~np.isfinite(hi)] = 1.0
     # Knife edges: a vertex on the segment, or an endpoint on an outline.
     len2 = np.maximum(seg_len[0] ** 2, 1e-300)
-    vv, vs = np.nonzero(~(pos | neg))
+    f = np.flatnonzero(~(pos | neg))
+    vv = f // k_n
+    vs = f - vv * k_n
     t_v = ((cx[vv, vs] - ax[0, vs]) * abx[0, vs] + (cy[vv, vs] - ay[0, vs]) * aby[0, vs]) / len2[vs]
-    awkward_k = on_outline.ravel()[fa] | on_outline.ravel()[fb]
+    awkward_k = (a_d <= EPS) | (b_d <= EPS)
     awkward_k[vs[(t_v >= -EPS) & (t_v <= 1 + EPS)]] = True
     clear_k = np.where(cross_k, 0.0, np.inf)
     if margin > 0:
         # A segment that does not cross comes nearest at an endpoint or at a vertex.
-        near = np.minimum(bdist.ravel()[fa], bdist.ravel()[fb])
-        nvx, ns = np.nonzero(np.abs(o_c) <= (margin + EPS) * seg_len)
+        near = np.minimum(a_d, b_d)
+        f = np.flatnonzero(np.abs(o_c) <= (margin + EPS) * seg_len)
+        nvx = f // k_n
+        ns = f - nvx * k_n
         t_n = (
             (cx[nvx, ns] - ax[0, ns]) * abx[0, ns] + (cy[nvx, ns] - ay[0, ns]) * aby[0, ns]
         ) / len2[ns]
@@ -1042,7 +1042,7 @@ def segments_polygons(
     else:
         pts, ia, ib = endpoints
     closed, bdist = points_polygons(pts, prep)
-    con = segment_contacts(A, B, prep, pts, ia, ib, closed, bdist, margin)
+    con = segment_contacts(A, B, prep, pts, ia, ib, closed, bdist, margin, depth)
     cs, cp = con.seg, con.poly
     crosses[cs, cp] = con.crosses
     touches[cs, cp] = con.touches

@@ -379,7 +379,7 @@ class PaperTigers(Ruleset):
         prep = prepare_polygons(polys)
         # Centres farther than the doubt from an outline only matter as 'outside'.
         inside, edge = points_near_polygons(xy, prep, u_max + 1e-6)
-        hit = segment_contacts(xy[i], xy[j], prep, xy, i, j, inside, edge, u_max)
+        hit = segment_contacts(xy[i], xy[j], prep, xy, i, j, inside, edge, u_max, u_max > 0)
         nt = len(terrain)
         # Only segment/obstacle pairs in contact (crossing, touching or within the
         # pair's doubt) can block or cast doubt: classify those sparsely.
