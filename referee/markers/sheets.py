@@ -38,7 +38,6 @@ from referee.markers.pdf import (
     up_arrow,
 )
 from referee.markers.tags import (
-    ANCHOR_HEADING_DEG,
     ANCHOR_INSET_IN,
     ANCHOR_SIZE_IN,
     DEFAULT_DICTIONARY,
