@@ -583,6 +583,8 @@ class PreparedPolygons:
     radius: Array
     rows: _EdgeRows
     """The edge tables again, padded to a multiple of 8 columns (cheap row reductions)."""
+    inner: Array
+    """Radius of a disc about ``centre`` inside the polygon (0 if the centre is not)."""
     cxT: Array
     """Vertices as ``(max vertices + 1, polygons)`` tables: each outline's vertices, then
     its first vertex again (closing it) down to the bottom row, so that row ``m`` and
@@ -635,11 +637,13 @@ def prepare_polygons(polygons: Sequence[ArrayLike] | PreparedPolygons) -> Prepar
     ex8, ey8 = verts[d8, 0] - cx8, dy8 - cy8
     den8 = ex8 * ex8 + ey8 * ey8
     rows = (cx8, cy8, dy8, ex8, ey8, den8, ~(den8 > 0), col8 >= counts[:, None])
+    d_c, in_c = _dist_parity(centre[:, 0:1], centre[:, 1:2], rows)
+    inner = np.where(in_c, d_c, 0.0)
     cyc = np.arange(nv + 1)[:, None]
     cyc = starts[None, :] + np.where(cyc < counts[None, :], cyc, 0)
     return PreparedPolygons(
         polys, counts, starts, verts, ends, cx, cy, dx, dy, ex, ey, den, col < counts[:, None],
-        etol, lo, hi, centre, radius, rows, verts[cyc, 0], verts[cyc, 1],
+        etol, lo, hi, centre, radius, rows, inner, verts[cyc, 0], verts[cyc, 1],
     )  # fmt: skip
 
 
@@ -980,6 +984,22 @@ _ROWS = 512
 """Rows per block in :func:`stretch_depths`."""
 
 
+def stretch_depth_floors(
+    A: Array, B: Array, prep: PreparedPolygons, con: SegmentContacts, sel: NDArray[np.intp]
+) -> Array:
+    """Cheap lower bounds of :func:`stretch_depths` (never above it by more than
+    rounding, about 1e-12): the middle of the stretch lies at least ``inner`` minus its
+    distance from the polygon's centre inside the polygon."""
+    ws, wp = con.seg[sel], con.poly[sel]
+    mid = (con.lo[sel] + con.hi[sel]) / 2
+    ax, ay = A[ws, 0], A[ws, 1]
+    mx = ax + mid * (B[ws, 0] - ax)
+    my = ay + mid * (B[ws, 1] - ay)
+    mx -= prep.centre[wp, 0]
+    my -= prep.centre[wp, 1]
+    return np.asarray(prep.inner[wp] - np.hypot(mx, my))
+
+
 def golden_depths(
     A: Array,
     B: Array,
@@ -1075,9 +1095,6 @@ def _golden_many(
     so far never decreases, and no later point (all within the bracket) can beat it by
     more than the bracket's length, the distance being 1-Lipschitz along the segment."""
     g = (math.sqrt(5) - 1) / 2
-    n = len(A)
-    out = np.empty(n)
-    idx = np.arange(n)
     ax, ay = A[:, 0], A[:, 1]
     abx, aby = B[:, 0] - ax, B[:, 1] - ay
     rows = _edge_rows(prep, wp)
@@ -1094,20 +1111,10 @@ def _golden_many(
     f1, f2 = f(x1), f(x2)
     for _ in range(iters):
         if limit is not None:
+            # Settled rows stay settled as the search goes on, so stop once all are.
             best = np.maximum(f1, f2)
-            settled = (best > limit) | (best + (hi - lo) * length + 1e-9 <= limit)
-            if settled.any():
-                out[idx[settled]] = best[settled]
-                keep = ~settled
-                if not keep.any():
-                    return np.maximum(out, 0.0)
-                idx, limit = idx[keep], limit[keep]
-                ax, ay, abx, aby, length = (v[keep] for v in (ax, ay, abx, aby, length))
-                lo, hi, x1, x2, f1, f2 = (v[keep] for v in (lo, hi, x1, x2, f1, f2))
-                rows = (
-                    rows[0][keep], rows[1][keep], rows[2][keep], rows[3][keep],
-                    rows[4][keep], rows[5][keep], rows[6][keep], rows[7][keep],
-                )  # fmt: skip
+            if np.all((best > limit) | (best + (hi - lo) * length + 1e-9 <= limit)):
+                break
         right = f1 < f2  # the maximum lies right of x1
         lo = np.where(right, x1, lo)
         hi = np.where(right, hi, x2)
@@ -1119,5 +1126,4 @@ def _golden_many(
             np.where(right, f2, new_f),
             np.where(right, new_f, f1),
         )
-    out[idx] = np.maximum(f1, f2)
-    return np.maximum(out, 0.0)
+    return np.maximum(np.maximum(f1, f2), 0.0)

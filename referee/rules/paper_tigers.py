@@ -54,6 +54,7 @@ from referee.geometry import (
     segment_contacts,
     segment_polygon,
     segment_spans,
+    stretch_depth_floors,
     stretch_depths,
 )
 from referee.rules import QueryError, Ruleset, Verdict, as_ids, judge, register
@@ -438,6 +439,12 @@ class PaperTigers(Ruleset):
             deep[k] = got[k] > us[k]
             blocked[seg[k[deep[k]]]] = True
 
+        # Crossings that certainly reach deeper than the doubt (middle of the stretch
+        # well inside the polygon's inner disc) block their lines at once.
+        sure = todo[stretch_depth_floors(a, b, prep, hit, near[todo]) > us[todo] + 1e-9]
+        deep[sure] = True
+        blocked[seg[sure]] = True
+        todo = todo[~blocked[seg[todo]]]
         if len(todo):
             span = hit.hi[near[todo]] - hit.lo[near[todo]]
             starts = np.flatnonzero(np.r_[True, seg[todo][1:] != seg[todo][:-1]])
