@@ -13,6 +13,8 @@ from referee.geometry import (
     segment_polygon,
     segments_polygons,
     signed_boundary_distance,
+    stretch_depth_floors,
+    stretch_depths,
 )
 
 RNG = np.random.default_rng(7)
@@ -111,3 +113,17 @@ def test_golden_depths_with_a_limit_answer_the_comparison_like_the_full_search()
         fast = golden_depths(pts[i], pts[j], prep, con, sel, limit=lim)
         assert np.array_equal(fast > limit, full > limit)
     assert len(sel) > 20
+
+
+def test_stretch_depth_floors_never_exceed_the_measured_depths() -> None:
+    polys = [_star(RNG) for _ in range(8)] + [_convex(RNG, 12) for _ in range(3)]
+    pts = RNG.uniform(0, 36, (40, 2))
+    i, j = np.triu_indices(len(pts), k=1)
+    prep = prepare_polygons(polys)
+    closed, bdist = points_polygons(pts, prep)
+    con = segment_contacts(pts[i], pts[j], prep, pts, i, j, closed, bdist, 0.2)
+    sel = np.flatnonzero(con.crosses & ~con.awkward)
+    floors = stretch_depth_floors(pts[i], pts[j], prep, con, sel)
+    depths = stretch_depths(pts[i], pts[j], prep, con, sel)
+    assert np.all(floors <= depths + 1e-12)
+    assert np.mean(floors > 0) > 0.2  # the certificate decides a fair share
