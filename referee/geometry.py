@@ -497,8 +497,8 @@ def pairwise_centre_distances(xy: ArrayLike) -> Array:
     [[0.0, 5.0], [5.0, 0.0]]
     """
     p = np.asarray(xy, float).reshape(-1, 2)
-    diff = p[:, None, :] - p[None, :, :]
-    return np.asarray(np.hypot(diff[..., 0], diff[..., 1]))
+    x, y = p[:, 0], p[:, 1]
+    return np.asarray(np.hypot(x[:, None] - x, y[:, None] - y))
 
 
 def pairwise_base_distances(xy: ArrayLike, heading: ArrayLike, base: ArrayLike) -> Array:
@@ -940,10 +940,13 @@ def _contacts_block(
     clear_k = np.where(cross_k, 0.0, np.inf)
     if margin > 0:
         # A segment that does not cross comes nearest at an endpoint or at a vertex.
+        # Only pairs that do not cross need it.
         near = np.minimum(a_d, b_d)
-        f = np.flatnonzero(np.abs(o_c) <= (margin + EPS) * seg_len)
-        nvx = f // k_n
-        ns = f - nvx * k_n
+        nc = np.flatnonzero(~cross_k)
+        o_n = np.abs(np.take(o_c, nc, axis=1))
+        f = np.flatnonzero(o_n <= (margin + EPS) * seg_len[:, nc])
+        nvx = f // len(nc)
+        ns = nc[f - nvx * len(nc)]
         t_n = (
             (cx[nvx, ns] - ax[0, ns]) * abx[0, ns] + (cy[nvx, ns] - ay[0, ns]) * aby[0, ns]
         ) / len2[ns]
