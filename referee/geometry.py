@@ -993,14 +993,18 @@ def stretch_depth_floors(
     """Cheap lower bounds of :func:`stretch_depths` (never above it by more than
     rounding, about 1e-12): the middle of the stretch lies at least ``inner`` minus its
     distance from the polygon's centre inside the polygon."""
-    ws, wp = con.seg[sel], con.poly[sel]
-    mid = (con.lo[sel] + con.hi[sel]) / 2
-    ax, ay = A[ws, 0], A[ws, 1]
-    mx = ax + mid * (B[ws, 0] - ax)
-    my = ay + mid * (B[ws, 1] - ay)
-    mx -= prep.centre[wp, 0]
-    my -= prep.centre[wp, 1]
-    return np.asarray(prep.inner[wp] - np.hypot(mx, my))
+    out = np.empty(len(sel))
+    for k in range(0, len(sel), 8 * _ROWS):  # blocks: no megabyte temporaries
+        part = sel[k : k + 8 * _ROWS]
+        ws, wp = con.seg[part], con.poly[part]
+        mid = (con.lo[part] + con.hi[part]) / 2
+        ax, ay = A[ws, 0], A[ws, 1]
+        mx = ax + mid * (B[ws, 0] - ax)
+        my = ay + mid * (B[ws, 1] - ay)
+        mx -= prep.centre[wp, 0]
+        my -= prep.centre[wp, 1]
+        np.subtract(prep.inner[wp], np.hypot(mx, my), out=out[k : k + 8 * _ROWS])
+    return out
 
 
 def golden_depths(
