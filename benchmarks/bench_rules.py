@@ -2,6 +2,8 @@
 
 Run: .venv/bin/python benchmarks/bench_rules.py
 Goal: <= 10 ms median on one core for the whole matrix (Paper Tigers, vectorised).
+The single questions take turns with the matrix: the `los` one, a scalar path, also
+shows how fast the shared machine was running at the time.
 """
 
 from __future__ import annotations
@@ -9,8 +11,10 @@ from __future__ import annotations
 import math
 import os
 import random
+import resource
 import statistics
 import time
+from collections.abc import Callable
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -48,17 +52,28 @@ def make_scene(n_pieces: int, n_terrain: int, uncertainty: float, seed: int = 1)
     return Scene("paper-tigers", Table(72, 48), pieces, tuple(terrain))
 
 
-def median_ms(fn, repeat: int) -> tuple[float, float]:
-    """Median (CPU ms, wall ms) per call. CPU time of this one-threaded process is what
-    one core spends; wall time also counts waiting for a core on a shared machine."""
-    fn()  # warm up
-    cpu, wall = [], []
-    for _ in range(repeat):
-        c0, t0 = time.process_time(), time.perf_counter()
-        fn()
-        cpu.append((time.process_time() - c0) * 1000)
-        wall.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(cpu), statistics.median(wall)
+def measure(cases: dict[str, Callable[[], object]], rounds: int, repeat: int) -> dict:
+    """Median (CPU ms, wall ms, minor page faults) per call of each case. The cases take
+    turns, ``repeat`` calls each per round, so a slow spell of the shared machine hits
+    them all alike. CPU time of this one-threaded process is what one core spends; wall
+    time also counts waiting for a core; page faults count memory the allocator got
+    fresh from the kernel."""
+    samples: dict[str, list[tuple[float, float, int]]] = {k: [] for k in cases}
+    for fn in cases.values():
+        fn()  # warm up
+    for _ in range(rounds):
+        for name, fn in cases.items():
+            for _ in range(repeat):
+                f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+                c0, t0 = time.process_time(), time.perf_counter()
+                fn()
+                c1, t1 = time.process_time(), time.perf_counter()
+                f1 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+                samples[name].append(((c1 - c0) * 1000, (t1 - t0) * 1000, f1 - f0))
+    return {
+        name: tuple(statistics.median(col) for col in zip(*rows, strict=True))
+        for name, rows in samples.items()
+    }
 
 
 def main() -> None:
@@ -69,35 +84,31 @@ def main() -> None:
     except ImportError:  # the rules never need OpenCV
         pass
     rules = find_ruleset("paper-tigers")
-    rows = []
+    counts = {}
+    cases: dict[str, Callable[[], object]] = {}
     for label, unc in (("exact positions (u = 0)", 0.0), ("u = 0.02in per piece", 0.02)):
         scene = make_scene(100, 50, unc)
         vis = rules.visibility(scene)
-        pairs = 100 * 99 // 2
         blocked = int((vis.los == 2).sum() // 2)
         doubtful = int((vis.los == 1).sum() // 2)
-        ms = median_ms(lambda scene=scene: rules.visibility(scene), 50)
-        rows.append((label, ms, pairs, blocked, doubtful))
+        name = f"all-pairs range + LOS, 100 pieces, 50 polygons, {label}"
+        counts[name] = (100 * 99 // 2, blocked, doubtful)
+        cases[name] = lambda scene=scene: rules.visibility(scene)
     scene = make_scene(100, 50, 0.02)
     one_q = {"ask": "los", "from": "p1", "to": "p2"}
-    single = median_ms(lambda: rules.answer(scene, one_q), 200)
     rq = {"ask": "range", "from": "p1", "to": "p2"}
-    single_range = median_ms(lambda: rules.answer(scene, rq), 500)
     mq = {"ask": "move", "piece": "p3", "to": {"x": 30, "y": 20}, "allowance": 8}
-    single_move = median_ms(lambda: rules.answer(scene, mq), 200)
-    print("| case | median CPU ms | median wall ms | pairs | blocked | doubtful |")
-    print("|---|---|---|---|---|---|")
-    for label, (cpu, wall), pairs, blocked, doubtful in rows:
+    cases["one `los` question (50 polygons)"] = lambda: rules.answer(scene, one_q)
+    cases["one `range` question"] = lambda: rules.answer(scene, rq)
+    cases["one `move` question (50 polygons)"] = lambda: rules.answer(scene, mq)
+    result = measure(cases, rounds=10, repeat=10)
+    print("| case | median CPU ms | median wall ms | page faults | pairs | blocked | doubtful |")
+    print("|---|---|---|---|---|---|---|")
+    for name, (cpu, wall, faults) in result.items():
+        pairs, blocked, doubtful = counts.get(name, (1, "", ""))
         print(
-            f"| all-pairs range + LOS, 100 pieces, 50 polygons, {label} | {cpu:.1f} | "
-            f"{wall:.1f} | {pairs} | {blocked} | {doubtful} |"
+            f"| {name} | {cpu:.2f} | {wall:.2f} | {faults:.0f} | {pairs} | {blocked} | {doubtful} |"
         )
-    for label, (cpu, wall) in (
-        ("one `los` question (50 polygons)", single),
-        ("one `range` question", single_range),
-        ("one `move` question (50 polygons)", single_move),
-    ):
-        print(f"| {label} | {cpu:.2f} | {wall:.2f} | 1 | | |")
 
 
 if __name__ == "__main__":

@@ -585,6 +585,7 @@ class PreparedPolygons:
     """The edge tables again, padded to a multiple of 8 columns (cheap row reductions)."""
     inner: Array
     """Radius of a disc about ``centre`` inside the polygon (0 if the centre is not)."""
+    convex: NDArray[np.bool_]
     cxT: Array
     """Vertices as ``(max vertices + 1, polygons)`` tables: each outline's vertices, then
     its first vertex again (closing it) down to the bottom row, so that row ``m`` and
@@ -639,11 +640,18 @@ def prepare_polygons(polygons: Sequence[ArrayLike] | PreparedPolygons) -> Prepar
     rows = (cx8, cy8, dy8, ex8, ey8, den8, ~(den8 > 0), col8 >= counts[:, None])
     d_c, in_c = _dist_parity(centre[:, 0:1], centre[:, 1:2], rows)
     inner = np.where(in_c, d_c, 0.0)
+    # Convex: every turn from one edge to the next has the same sense.
+    e = ends - verts
+    turn = e[:, 0] * e[nxt, 1] - e[:, 1] * e[nxt, 0]
+    if p_n:
+        convex = (np.minimum.reduceat(turn, starts) >= 0) | (np.maximum.reduceat(turn, starts) <= 0)
+    else:
+        convex = np.zeros(0, bool)
     cyc = np.arange(nv + 1)[:, None]
     cyc = starts[None, :] + np.where(cyc < counts[None, :], cyc, 0)
     return PreparedPolygons(
         polys, counts, starts, verts, ends, cx, cy, dx, dy, ex, ey, den, col < counts[:, None],
-        etol, lo, hi, centre, radius, rows, inner, verts[cyc, 0], verts[cyc, 1],
+        etol, lo, hi, centre, radius, rows, inner, convex, verts[cyc, 0], verts[cyc, 1],
     )  # fmt: skip
 
 
@@ -788,6 +796,8 @@ class SegmentContacts:
     """Parameter where the segment first enters the polygon (0 if ``a`` is inside)."""
     hi: Array
     """Parameter where it last leaves (1 if ``b`` is inside)."""
+    sure: NDArray[np.bool_]
+    """Certainly crossing deeper than the margin (see :func:`segment_contacts`)."""
 
 
 def segment_contacts(
@@ -801,22 +811,39 @@ def segment_contacts(
     bdist: Array,
     margin: float,
     spans: bool = True,
+    certify: bool = False,
 ) -> SegmentContacts:
     """The sparse core of :func:`segments_polygons`: segments ``A[s]``-``B[s]`` with
     ``A = points[ia]``, ``B = points[ib]`` and ``(closed, bdist) =``
     :func:`points_polygons` ``(points, prep)`` (or :func:`points_near_polygons` with a
     reach beyond ``margin``). Candidates come in segment order. ``spans=False`` skips
-    the crossed stretches (``lo``, ``hi`` are then empty), which only depths need."""
+    the crossed stretches (``lo``, ``hi`` are then empty), which only depths need.
+
+    ``certify=True`` settles pairs whose segment passes well inside the polygon's inner
+    disc without the edge tests: they cross, and (with ``spans``, for convex polygons)
+    they are marked ``sure``: deeper than ``margin`` at the middle of the crossed
+    stretch. Their ``awkward``, ``depth``, ``lo`` and ``hi`` are then not computed
+    (``False``, 0, 0, 1), so :func:`segments_polygons` never certifies."""
     # Blocks of segments keep every temporary small: fresh megabyte arrays cost page
     # faults (the allocator hands them back to the kernel after each call).
     step = max(1, _BLOCK // max(len(prep.polys), 1))
     if len(A) <= step:
-        return _contacts_block(A, B, prep, points, ia, ib, closed, bdist, margin, spans)
+        return _contacts_block(A, B, prep, points, ia, ib, closed, bdist, margin, spans, certify)
     parts = []
     for s in range(0, len(A), step):
         part = slice(s, s + step)
         got = _contacts_block(
-            A[part], B[part], prep, points, ia[part], ib[part], closed, bdist, margin, spans
+            A[part],
+            B[part],
+            prep,
+            points,
+            ia[part],
+            ib[part],
+            closed,
+            bdist,
+            margin,
+            spans,
+            certify,
         )
         got.seg[:] += s
         parts.append(got)
@@ -825,7 +852,7 @@ def segment_contacts(
     )
 
 
-_BLOCK = 1 << 15
+_BLOCK = 1 << 16
 """(segment, polygon) pairs per block in :func:`segment_contacts`."""
 
 
@@ -840,6 +867,7 @@ def _contacts_block(
     bdist: Array,
     margin: float,
     spans: bool,
+    certify: bool,
 ) -> SegmentContacts:
     p_n = len(prep.polys)
     # Bounding boxes by outcodes: a segment misses a box when both endpoints lie beyond
@@ -874,8 +902,34 @@ def _contacts_block(
     abx *= ((prep.radius + reach) ** 2)[cp]
     keep = np.flatnonzero(qx <= abx)
     cs, cp, fa = cs[keep], cp[keep], fa[keep]
-    del qx, qy, abx, aby, keep
     k_n = len(cs)
+    sure = np.zeros(k_n, bool)
+    if certify:
+        # Distance from each centre to its segment; the disc of radius inner about the
+        # centre lies in the open interior. Along a chord of a convex polygon the depth
+        # is concave, so at the middle of the crossed stretch it is at least half the
+        # depth anywhere on it.
+        qx = (prep.centre[:, 0] - px).ravel()[fa]
+        qy = (prep.centre[:, 1] - py).ravel()[fa]
+        abx, aby = sabx[cs], saby[cs]
+        t_c = qx * abx
+        t_c += qy * aby
+        t_c /= np.maximum(abx * abx + aby * aby, 1e-300)
+        np.clip(t_c, 0.0, 1.0, out=t_c)
+        qx -= t_c * abx
+        qy -= t_c * aby
+        room = prep.inner[cp] - np.hypot(qx, qy)
+        if spans:
+            sure = prep.convex[cp] & (room > 2 * margin + 1e-9)
+        else:
+            sure = room > 1e-9 * (1 + prep.inner[cp])
+    del qx, qy, abx, aby, keep
+    sub = None
+    if sure.any():  # the edge tests run on the others only
+        sub = np.flatnonzero(~sure)
+        cs_all, cp_all = cs, cp
+        cs, cp, fa = cs[sub], cp[sub], fa[sub]
+        k_n = len(cs)
     nv = prep.cx.shape[1]
     # Layout (vertex, candidate): long inner loops over candidates.
     ax, ay = A[:, 0][cs][None], A[:, 1][cs][None]
@@ -954,6 +1008,13 @@ def _contacts_block(
         dv = np.abs(o_c[nvx, ns]) / np.sqrt(len2[ns])
         np.minimum.at(near, ns[within], dv[within])
         clear_k = np.where(cross_k, 0.0, np.where(near <= margin + EPS, near, np.inf))
+    if sub is not None:
+        cs, cp, k_n = cs_all, cp_all, len(cs_all)
+        cross_k, clear_k, awkward_k = _spread(
+            sub, k_n, (cross_k, True), (clear_k, 0.0), (awkward_k, False)
+        )
+        if spans:
+            lo, hi = _spread(sub, k_n, (lo, 0.0), (hi, 1.0))
     touch_k = np.zeros(k_n, bool)
     depth_k = np.zeros(k_n)
     for k in np.flatnonzero(awkward_k):
@@ -962,7 +1023,17 @@ def _contacts_block(
         touch_k[k] = one.contact == "touches"
         clear_k[k] = one.clearance if one.clearance <= margin + EPS else np.inf
         depth_k[k] = one.depth
-    return SegmentContacts(cs, cp, cross_k, touch_k, clear_k, awkward_k, depth_k, lo, hi)
+    return SegmentContacts(cs, cp, cross_k, touch_k, clear_k, awkward_k, depth_k, lo, hi, sure)
+
+
+def _spread(sub: NDArray[np.intp], n: int, *parts: tuple[NDArray, object]) -> list[NDArray]:
+    """Arrays of length ``n`` holding each ``values`` at ``sub`` and ``fill`` elsewhere."""
+    out = []
+    for values, fill in parts:
+        full = np.full(n, fill, values.dtype)
+        full[sub] = values
+        out.append(full)
+    return out
 
 
 def stretch_depths(

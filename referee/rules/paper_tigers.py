@@ -380,7 +380,9 @@ class PaperTigers(Ruleset):
         prep = prepare_polygons(polys)
         # Centres farther than the doubt from an outline only matter as 'outside'.
         inside, edge = points_near_polygons(xy, prep, u_max + 1e-6)
-        hit = segment_contacts(xy[i], xy[j], prep, xy, i, j, inside, edge, u_max, u_max > 0)
+        hit = segment_contacts(
+            xy[i], xy[j], prep, xy, i, j, inside, edge, u_max, spans=u_max > 0, certify=True
+        )
         nt = len(terrain)
         # Only segment/obstacle pairs in contact (crossing, touching or within the
         # pair's doubt) can block or cast doubt: classify those sparsely.
@@ -431,7 +433,10 @@ class PaperTigers(Ruleset):
         fixed = np.flatnonzero(block & awk)
         deep[fixed] = hit.depth[near[fixed]] > us[fixed]
         blocked[seg[fixed[deep[fixed]]]] = True
-        todo = np.flatnonzero(block & ~awk)  # in line order
+        sure = np.flatnonzero(block & hit.sure[near])  # certainly deeper than any doubt
+        deep[sure] = True
+        blocked[seg[sure]] = True
+        todo = np.flatnonzero(block & ~awk & ~hit.sure[near])  # in line order
         got = np.full(len(near), np.nan)
 
         def measure(k: np.ndarray) -> None:
