@@ -127,3 +127,27 @@ def test_stretch_depth_floors_never_exceed_the_measured_depths() -> None:
     depths = stretch_depths(pts[i], pts[j], prep, con, sel)
     assert np.all(floors <= depths + 1e-12)
     assert np.mean(floors > 0) > 0.2  # the certificate decides a fair share
+
+
+def test_certified_pairs_cross_and_are_deeper_than_the_margin() -> None:
+    polys = [_star(RNG) for _ in range(6)] + [
+        _convex(RNG, int(RNG.integers(3, 12))) for _ in range(6)
+    ]
+    pts = RNG.uniform(0, 36, (50, 2))
+    i, j = np.triu_indices(len(pts), k=1)
+    prep = prepare_polygons(polys)
+    closed, bdist = points_polygons(pts, prep)
+    for margin, spans in ((0.0, False), (0.05, True), (0.3, True)):
+        plain = segment_contacts(pts[i], pts[j], prep, pts, i, j, closed, bdist, margin, spans)
+        fast = segment_contacts(
+            pts[i], pts[j], prep, pts, i, j, closed, bdist, margin, spans, certify=True
+        )
+        assert np.array_equal(plain.seg, fast.seg) and np.array_equal(plain.poly, fast.poly)
+        assert np.array_equal(plain.crosses, fast.crosses)
+        assert np.array_equal(plain.touches, fast.touches)
+        assert np.array_equal(plain.clearance, fast.clearance)
+        assert fast.sure.sum() > 10
+        if spans:
+            sure = np.flatnonzero(fast.sure)
+            depth = stretch_depths(pts[i], pts[j], prep, plain, sure)
+            assert np.all(depth > margin)
