@@ -918,11 +918,14 @@ def _contacts_block(
         np.clip(t_c, 0.0, 1.0, out=t_c)
         qx -= t_c * abx
         qy -= t_c * aby
-        room = prep.inner[cp] - np.hypot(qx, qy)
+        qx *= qx
+        qy *= qy
+        qx += qy  # squared distance, compared with a slightly smaller disc's
+        inner = prep.inner[cp]
+        room = inner - (2 * margin + 1e-9 if spans else 1e-9 * (1 + inner))
+        sure = (room > 0) & (qx < room * room * (1 - 1e-9))
         if spans:
-            sure = prep.convex[cp] & (room > 2 * margin + 1e-9)
-        else:
-            sure = room > 1e-9 * (1 + prep.inner[cp])
+            sure &= prep.convex[cp]
     del qx, qy, abx, aby, keep
     sub = None
     if sure.any():  # the edge tests run on the others only
@@ -1170,8 +1173,9 @@ def _golden_many(
     """Vectorised golden-section maximum of the signed boundary distance along segments
     ``A[k]``-``B[k]`` in polygon ``wp[k]``, over parameters ``lo..hi`` (one new
     evaluation per iteration). With ``limit``, see :func:`golden_depths`: the best value
-    so far never decreases, and no later point (all within the bracket) can beat it by
-    more than the bracket's length, the distance being 1-Lipschitz along the segment."""
+    so far never decreases, and no later point (all within the bracket) can exceed the
+    cap that the two inner values put on the bracket, the distance being 1-Lipschitz
+    along the segment."""
     g = (math.sqrt(5) - 1) / 2
     ax, ay = A[:, 0], A[:, 1]
     abx, aby = B[:, 0] - ax, B[:, 1] - ay
@@ -1191,7 +1195,9 @@ def _golden_many(
         if limit is not None:
             # Settled rows stay settled as the search goes on, so stop once all are.
             best = np.maximum(f1, f2)
-            if np.all((best > limit) | (best + (hi - lo) * length + 1e-9 <= limit)):
+            cap = np.maximum(f1 + (x1 - lo) * length, f2 + (hi - x2) * length)
+            cap = np.maximum(cap, (f1 + f2 + np.abs(x2 - x1) * length) / 2)
+            if np.all((best > limit) | (cap + 1e-9 <= limit)):
                 break
         right = f1 < f2  # the maximum lies right of x1
         lo = np.where(right, x1, lo)
