@@ -13,13 +13,17 @@ with a full-frame pass every few frames to pick up tags that appear.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from referee.markers.tags import DEFAULT_DICTIONARY, get_dictionary, marker_bits, marker_cells
+from referee.vision.corners import refine_tag_corners
+
+if TYPE_CHECKING:
+    from referee.calibration.camera import Intrinsics
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -146,10 +150,15 @@ class TagDetector:
     """
 
     def __init__(
-        self, dictionary: str = DEFAULT_DICTIONARY, settings: DetectorSettings | None = None
+        self,
+        dictionary: str = DEFAULT_DICTIONARY,
+        settings: DetectorSettings | None = None,
+        intrinsics: Intrinsics | None = None,
     ) -> None:
         self.dictionary = dictionary
         self.settings = settings or DetectorSettings()
+        # With a camera model the ``edges`` refinement fits the tag sides with the lens removed.
+        self.intrinsics = intrinsics
         if self.settings.refine not in REFINE_METHODS:
             raise ValueError(
                 f"unknown corner refinement {self.settings.refine!r}; "
@@ -193,7 +202,8 @@ class TagDetector:
         """Make the next :meth:`detect` a full-frame pass (e.g. a piece went missing)."""
         self._full_next = True
 
-    def _run(self, gray: NDArray[np.uint8]) -> Detections:
+    def _run(self, gray: NDArray[np.uint8], origin: tuple[int, int] = (0, 0)) -> Detections:
+        """Detect in ``gray``, whose pixel (0, 0) is ``origin`` in the full frame."""
         height, width = gray.shape[:2]
         rate = 4.0 * self.settings.min_side_px / max(height, width)
         self._params.minMarkerPerimeterRate = float(min(rate, 1.0))
@@ -204,7 +214,7 @@ class TagDetector:
         quads = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
         tags = np.asarray(ids, dtype=np.int64).reshape(-1)
         if self.settings.refine == "edges":
-            quads = refine_edges(gray, quads)
+            quads = refine_tag_corners(gray, quads, self._cells, self.intrinsics, origin)
         if self.settings.verify:
             keep = self._cells_agree(gray, quads, tags)
             quads, tags = quads[keep], tags[keep]
@@ -295,7 +305,7 @@ class TagDetector:
                 # Nothing in this region changed since it was measured: same tags, same corners.
                 found = previous[1]
             else:
-                local = self._run(crop)
+                local = self._run(crop, (x0, y0))
                 found = Detections(local.ids, local.corners_px + np.array([x0, y0], float))
             patches[box] = (
                 crop if previous is None or found is not previous[1] else previous[0],
@@ -304,72 +314,6 @@ class TagDetector:
             parts.append(found)
         self._patches = patches
         return Detections.merge(parts)
-
-
-def refine_edges(
-    gray: NDArray[np.uint8], corners: FloatArray, samples: int = 10, step: float = 0.25
-) -> FloatArray:
-    """Corners from lines fitted to the four black-to-white edges of each tag.
-
-    Along each side, intensity profiles across the edge (from inside the
-    black border to the white quiet zone, half a cell each way) give the
-    edge's sub-pixel position as the centroid of the brightness gradient;
-    a line through those points is fitted per side and neighbouring lines
-    are intersected. Symmetric blur does not move such an edge, so facings
-    come out several times steadier than from the contour. A tag whose
-    edges cannot be fitted (too little contrast, a fit far from the start)
-    keeps its input corners.
-    """
-    quads = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
-    if len(quads) == 0:
-        return quads
-    p0 = quads
-    p1 = np.roll(quads, -1, axis=1)
-    length = np.linalg.norm(p1 - p0, axis=2, keepdims=True)
-    d = (p1 - p0) / np.maximum(length, 1e-9)
-    normal = np.stack([d[..., 1], -d[..., 0]], axis=-1)  # outward for OpenCV's clockwise order
-    cell = length.mean(axis=1, keepdims=True) / 6.0  # 4x4 data + border; wider codes: smaller
-    half = np.maximum(0.6 * cell, 1.5)  # (n, 1, 1)
-    t = np.linspace(0.2, 0.8, samples)
-    offsets = np.arange(-1.0, 1.0 + 1e-9, step / 2.0)  # in units of ``half``
-    s = half[..., None] * offsets  # (n, 1, 1, S)
-    along = p0[:, :, None, :] + t[None, None, :, None] * (p1 - p0)[:, :, None, :]  # (n,4,M,2)
-    points = along[:, :, :, None, :] + s[..., None] * normal[:, :, None, None, :]  # (n,4,M,S,2)
-    flat = points.reshape(-1, len(offsets), 2).astype(np.float32)
-    profiles = cv2.remap(
-        gray, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    ).astype(np.float64)
-    profiles = profiles.reshape(points.shape[:4])
-    grad = np.diff(profiles, axis=-1)
-    peak = grad.max(axis=-1, keepdims=True)
-    weight = np.clip(grad - 0.2 * peak, 0.0, None)
-    mids = 0.5 * (s[..., 1:] + s[..., :-1])  # (n, 1, 1, S-1)
-    total = weight.sum(axis=-1)
-    edge = (weight * mids).sum(axis=-1) / np.maximum(total, 1e-9)  # (n, 4, M)
-    contrast = profiles.max(axis=-1) - profiles.min(axis=-1)
-    # Fit offset = a + b t per side (least squares) and rebuild the side lines.
-    design = np.column_stack([np.ones_like(t), t])
-    coef = np.linalg.lstsq(design, edge.reshape(-1, samples).T, rcond=None)[0]  # (2, n*4)
-    a = coef[0].reshape(len(quads), 4)
-    b = coef[1].reshape(len(quads), 4)
-    start = p0 + a[..., None] * normal
-    direction = (p1 - p0) + b[..., None] * normal
-    # Corner k is where side k-1 meets side k.
-    prev_start = np.roll(start, 1, axis=1)
-    prev_dir = np.roll(direction, 1, axis=1)
-    det = prev_dir[..., 0] * (-direction[..., 1]) - prev_dir[..., 1] * (-direction[..., 0])
-    rhs = start - prev_start
-    u = (rhs[..., 0] * (-direction[..., 1]) - rhs[..., 1] * (-direction[..., 0])) / np.where(
-        np.abs(det) > 1e-9, det, np.nan
-    )
-    refined = prev_start + u[..., None] * prev_dir
-    good = (
-        np.all(np.isfinite(refined), axis=(1, 2))
-        & np.all(np.abs(a) < half[..., 0], axis=1)
-        & np.all(contrast.min(axis=-1) > 30, axis=1)
-        & np.all(np.linalg.norm(refined - quads, axis=2) < 2 * half[..., 0], axis=1)
-    )
-    return np.where(good[:, None, None], refined, quads)
 
 
 def _changed(patch: NDArray[np.uint8], reference: NDArray[np.uint8]) -> bool:
