@@ -38,10 +38,9 @@ from referee.markers.tags import (
     ANCHOR_SIZE_IN,
     TagLayout,
     anchor_ids,
-    get_dictionary,
     heading_from_corners,
-    marker_bits,
 )
+from referee.vision.detect import TagDetector
 
 FloatArray = NDArray[np.float64]
 
@@ -271,20 +270,13 @@ def detect_markers(
 ) -> tuple[NDArray[np.int32], FloatArray]:
     """ArUco markers of one dictionary with edge-fitted corners: (ids (n,), corners (n, 4, 2)).
 
-    Corners are refined by :func:`refine_tag_corners` (lens removed when
-    ``intrinsics`` is given), since the table fit uses the tags' sizes.
+    Found by the per-frame detector (:class:`referee.vision.detect.TagDetector`:
+    the same detection, cell check and edge-fitted corners), full-frame and
+    without memory; with ``intrinsics`` the tag sides are fitted with the lens
+    removed, since the table fit uses the tags' sizes.
     """
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    params.relativeCornerRefinmentWinSize = 0.3
-    params.minMarkerPerimeterRate = 0.01
-    detector = cv2.aruco.ArucoDetector(get_dictionary(dictionary), params)
-    corners, ids, _ = detector.detectMarkers(gray)
-    if ids is None or len(ids) == 0:
-        return np.zeros(0, dtype=np.int32), np.zeros((0, 4, 2))
-    quads = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
-    refined = refine_tag_corners(gray, quads, marker_bits(dictionary), intrinsics)
-    return np.asarray(ids, dtype=np.int32).ravel(), refined
+    found = TagDetector(dictionary, intrinsics=intrinsics).detect_full(gray)
+    return found.ids.astype(np.int32), np.array(found.corners_px, dtype=np.float64)
 
 
 def rigid_fit_2d(src: ArrayLike, dst: ArrayLike) -> tuple[FloatArray, FloatArray]:
@@ -483,109 +475,3 @@ def refine_with_flat_tags(
             break
     refined = TablePose(x[:3], x[3:6])
     return refined, float(np.sqrt(cost / (len(r) / 2))), len(tags)
-
-
-def refine_tag_corners(
-    gray: NDArray[np.uint8],
-    corners_px: ArrayLike,
-    bits: int = 4,
-    intrinsics: Intrinsics | None = None,
-) -> FloatArray:
-    """Sub-pixel tag corners from the four edges of the black square, fitted as lines.
-
-    OpenCV's corner refinements shrink or grow small tags by a few tenths of
-    a pixel (measured: 1-4 % of the side on 25 px tags), which biases any fit
-    that uses the tag's size. Here each side's step edge (black border inside,
-    white quiet zone outside) is located at many points along it, where the
-    grey level crosses halfway between the two, a line is fitted through them
-    and adjacent lines are intersected. With ``intrinsics`` the lines are
-    fitted with the lens removed, so the barrel curve of a straight edge does
-    not bend the fit. A side too short to measure (< 8 px) or without a clear
-    edge leaves the input corners unchanged. Input and output: (n, 4, 2).
-    """
-    quads = np.asarray(corners_px, dtype=np.float64).reshape(-1, 4, 2)
-    image = np.asarray(gray, dtype=np.float32)
-    out = quads.copy()
-    for q, quad in enumerate(quads):
-        refined = _refine_quad(image, quad, bits, intrinsics)
-        if refined is not None:
-            out[q] = refined
-    return out
-
-
-def _refine_quad(
-    image: NDArray[np.float32], quad: FloatArray, bits: int, intrinsics: Intrinsics | None
-) -> FloatArray | None:
-    centre = quad.mean(axis=0)
-    side = float(np.mean(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)))
-    if side < 8.0:
-        return None
-    cell = side / (bits + 2)
-    # Profile across the edge: 0.8 cell into the black border, 1.2 cells into the white margin.
-    offsets = np.arange(-0.8 * cell, 1.2 * cell + 1e-9, 0.1)
-    lines = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        along = b - a
-        length = float(np.linalg.norm(along))
-        direction = along / length
-        normal = np.array([-direction[1], direction[0]])
-        if np.dot((a + b) / 2 - centre, normal) < 0:
-            normal = -normal
-        ts = np.linspace(0.15, 0.85, max(6, int(length / 2)))
-        base = a[None, :] + ts[:, None] * along[None, :]
-        samples = base[:, None, :] + offsets[None, :, None] * normal[None, None, :]
-        profile = cv2.remap(
-            image,
-            samples[..., 0].astype(np.float32),
-            samples[..., 1].astype(np.float32),
-            cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_REPLICATE,
-        )
-        inner = offsets < -0.4 * cell
-        outer = offsets > 0.6 * cell
-        dark = np.median(profile[:, inner], axis=1)
-        light = np.median(profile[:, outer], axis=1)
-        points = []
-        for k in range(len(ts)):
-            if light[k] - dark[k] < 20:
-                continue
-            level = (dark[k] + light[k]) / 2
-            row = profile[k]
-            above = np.nonzero(row >= level)[0]
-            above = above[offsets[above] > -0.4 * cell]
-            if len(above) == 0 or above[0] == 0:
-                continue
-            j = above[0]
-            t = (level - row[j - 1]) / max(row[j] - row[j - 1], 1e-6)
-            points.append(base[k] + (offsets[j - 1] + t * 0.1) * normal)
-        if len(points) < 4:
-            return None
-        pts = np.array(points)
-        if intrinsics is not None:
-            pts = intrinsics.undistort_normalized(pts)
-        mean = pts.mean(axis=0)
-        _, _, vt = np.linalg.svd(pts - mean)
-        lines.append((mean, vt[0]))
-    corners = []
-    for i in range(4):
-        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
-        matrix = np.column_stack([d1, -d2])
-        if abs(np.linalg.det(matrix)) < 1e-9:
-            return None
-        s = np.linalg.solve(matrix, p2 - p1)
-        corners.append(p1 + s[0] * d1)
-    result = np.array(corners)
-    if intrinsics is not None:
-        result = _distort(intrinsics, result)
-    if np.max(np.linalg.norm(result - quad, axis=1)) > 0.25 * cell + 1.0:
-        return None  # something else was measured; keep the detector's corners
-    return result
-
-
-def _distort(intrinsics: Intrinsics, normalized: FloatArray) -> FloatArray:
-    points = np.column_stack([normalized, np.ones(len(normalized))])
-    pixels, _ = cv2.projectPoints(
-        points, np.zeros(3), np.zeros(3), intrinsics.matrix, intrinsics.distortion
-    )
-    return np.asarray(pixels, dtype=np.float64).reshape(-1, 2)

@@ -18,6 +18,7 @@ from referee.calibration.calibrate import (
 )
 from referee.calibration.camera import pixels_to_table, project, table_xyz
 from referee.calibration.table import detect_markers
+from referee.markers.tags import TagLayout
 
 SIM_BOARD = BoardSpec.parse("charuco:5x7:1.5in:1.1in:DICT_5X5_100")
 
@@ -76,6 +77,24 @@ def test_tag_at_roof_height_needs_its_height(
         assert np.linalg.norm(at_height - truth) < 0.06
         if np.linalg.norm(truth - [24, 18]) > 10:  # away from the centre the height matters
             assert np.linalg.norm(flat - truth) > 0.3
+
+
+def test_table_fit_tag_corners_within_a_tenth_of_a_pixel(sim: ModuleType, sim_rig: Any) -> None:
+    """Flat tags (edge-fitted corners, lens removed) where the camera truly sees them."""
+    flats = (
+        (10, 4.0, 4.5, 30.0, 1.5),
+        (11, 44.0, 31.5, 200.0, 1.5),
+        (12, 44.0, 4.5, 100.0, 1.5),
+        (13, 24.0, 18.0, 10.0, 1.5),
+    )
+    frame = sim.render_table(sim_rig, board_at=None, anchors=(), flat_tags=flats)
+    ids, corners = detect_markers(frame[:, :, 0].copy(), "DICT_4X4_100", sim_rig.intrinsics)
+    assert sorted(ids.tolist()) == [10, 11, 12, 13]
+    for tag, quad in zip(ids, corners, strict=True):
+        _, x, y, heading, size = flats[tag - 10]
+        corners_xy = TagLayout(size).corners(x, y, heading)
+        truth = project(sim_rig.intrinsics, sim_rig.pose, table_xyz(corners_xy, 0.0))
+        assert np.linalg.norm(quad - truth, axis=1).max() < 0.15
 
 
 def test_board_frame_without_anchors(
