@@ -122,7 +122,8 @@ class DetectorSettings:
     """Smallest tag side looked for, px (OpenCV's default drops tags under ~14 px at 1080p)."""
     refine: str = "edges"
     """Corner refinement: ``edges`` (default: each side of the black square fitted as a line
-    to the sub-pixel black-to-white edge, corners where the lines meet), ``contour``
+    to the sub-pixel black-to-white edge, corners where the lines meet; see
+    :func:`referee.vision.corners.refine_tag_corners`), ``contour``
     (OpenCV's; its outward bias is symmetric, so centres are good but facings less so),
     ``subpix`` or ``none``."""
     refine_window_px: int = 4
