@@ -24,7 +24,12 @@ from referee.calibration.board import BoardSpec
 from referee.calibration.calibrate import BoardView
 from referee.calibration.camera import TablePose, project
 from referee.calibration.profile import AnchorTag, CalibrationProfile
-from referee.calibration.table import match_anchors, pose_from_anchors, solve_pose
+from referee.calibration.table import (
+    AnchorMatch,
+    match_anchors,
+    pose_from_anchors,
+    solve_pose,
+)
 from referee.errors import ProfileError, RefereeError
 
 #: Median anchor-corner error (px) above which the camera counts as moved. Sub-pixel
@@ -55,9 +60,21 @@ def anchor_errors_px(
 
     Empty when no anchor is seen.
     """
-    match = match_anchors(
+    return _errors(profile, _match(profile, ids, corners_px, anchors))
+
+
+def _match(
+    profile: CalibrationProfile,
+    ids: ArrayLike,
+    corners_px: ArrayLike,
+    anchors: Sequence[AnchorTag] | None,
+) -> AnchorMatch:
+    return match_anchors(
         profile.intrinsics, profile.table_pose, ids, corners_px, _anchors(profile, anchors)
     )
+
+
+def _errors(profile: CalibrationProfile, match: AnchorMatch) -> np.ndarray:
     if not match.tags:
         return np.zeros(0)
     xyz = np.column_stack([match.table_xy, np.zeros(len(match.table_xy))])
@@ -78,13 +95,11 @@ def camera_moved(
     False when fewer than ``min_anchors`` anchors are seen: hands over the
     corners are no evidence of a bump.
     """
-    match = match_anchors(
-        profile.intrinsics, profile.table_pose, ids, corners_px, _anchors(profile, anchors)
-    )
+    # Called per frame by the pipeline: match the anchors once, for the count and the errors.
+    match = _match(profile, ids, corners_px, anchors)
     if len(match.tags) < min_anchors:
         return False
-    errors = anchor_errors_px(profile, ids, corners_px, anchors)
-    return bool(np.median(errors) > threshold_px)
+    return bool(np.median(_errors(profile, match)) > threshold_px)
 
 
 def reregister(
