@@ -20,6 +20,7 @@ import click
 
 from referee.calibration.profile import CalibrationProfile, load_profile
 from referee.errors import RefereeError
+from referee.geometry import front_point
 from referee.markers.roster import Roster, load_roster
 
 FOOTAGE = Path("sample_footage") / "skirmish"
@@ -55,11 +56,6 @@ def calibrate_from_clip(
     return run.profile
 
 
-def _front(pose: dict[str, float], depth: float) -> tuple[float, float]:
-    h = math.radians(pose["heading"])
-    return (pose["x"] + depth / 2 * math.cos(h), pose["y"] + depth / 2 * math.sin(h))
-
-
 def accuracy_summary(moves: list[Any], truth: dict[str, Any], roster: Roster) -> list[str]:
     """Lines comparing measured moves with the footage's true moves, matched in order per piece."""
     true_by_piece: dict[str, list[dict[str, Any]]] = {}
@@ -74,7 +70,11 @@ def accuracy_summary(moves: list[Any], truth: dict[str, Any], roster: Roster) ->
         true = queue.pop(0)
         entry = roster.by_id(move.piece)
         depth = entry.base[1] if entry else 0.0
-        distance = math.dist(_front(true["from"], depth), _front(true["to"], depth))
+        start, end = true["from"], true["to"]
+        distance = math.dist(
+            front_point(start["x"], start["y"], start["heading"], depth),
+            front_point(end["x"], end["y"], end["heading"], depth),
+        )
         errors.append(abs(move.front_distance - distance))
         matched += 1
     missed = sum(len(q) for q in true_by_piece.values())

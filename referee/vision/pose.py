@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from referee.calibration.camera import inches_per_pixel, pixels_to_table
 from referee.calibration.profile import CalibrationProfile
+from referee.geometry import base_corners, front_point
 from referee.markers.roster import Roster, RosterEntry
 from referee.markers.tags import anchor_ids
 from referee.vision.detect import Detections
@@ -50,27 +51,11 @@ class PiecePose:
         >>> PiecePose("a", 1, 10.0, 5.0, 90.0, 0.0).front(2.0)
         (10.0, 6.0)
         """
-        h = math.radians(self.heading)
-        return (
-            round(self.x + depth / 2 * math.cos(h), 12),
-            round(self.y + depth / 2 * math.sin(h), 12),
-        )
+        return front_point(self.x, self.y, self.heading, depth)
 
-    def footprint(self, base: tuple[float, float]) -> list[tuple[float, float]]:
-        """Base rectangle corners, inches: front-left, front-right, back-right, back-left."""
-        width, depth = base
-        h = math.radians(self.heading)
-        fwd = (math.cos(h), math.sin(h))
-        right = (-math.sin(h), math.cos(h))
-        out = []
-        for f, r in ((1, -1), (1, 1), (-1, 1), (-1, -1)):
-            out.append(
-                (
-                    self.x + f * depth / 2 * fwd[0] + r * width / 2 * right[0],
-                    self.y + f * depth / 2 * fwd[1] + r * width / 2 * right[1],
-                )
-            )
-        return out
+    def footprint(self, base: tuple[float, float]) -> NDArray[np.float64]:
+        """Base rectangle corners (4, 2), inches: front-left, front-right, back-right, back-left."""
+        return base_corners(self.x, self.y, self.heading, base)
 
     def to_json(self) -> dict[str, Any]:
         return {
