@@ -542,9 +542,6 @@ class SegmentsContact:
     depth: Array
     """Where ``crosses`` and ``depth=True`` was asked: exact where at most ``margin``
     (for convex polygons); where deeper, a depth the segment certainly reaches (> margin)."""
-    point_inside: NDArray[np.bool_] | None = None
-    """With ``endpoints=(points, i, j)``: :func:`points_polygons` of those points."""
-    point_distance: Array | None = None
 
 
 _EdgeRows = tuple[Array, Array, Array, Array, Array, Array, BoolArray, BoolArray]
@@ -557,9 +554,8 @@ class PreparedPolygons:
 
     ``verts``/``ends`` are all edges end to end (polygon ``k`` owns ``starts[k]`` to
     ``starts[k] + counts[k]``); the ``(polygons, max vertices)`` tables ``cx``, ``cy``
-    (edge starts), ``dx``, ``dy`` (edge ends), ``ex``, ``ey`` (edge vectors) and
-    ``den`` (squared lengths) repeat each outline's last vertex as zero-length
-    padding, which never crosses anything.
+    (edge starts) and ``ex``, ``ey`` (edge vectors) repeat each outline's last vertex
+    as zero-length padding, which never crosses anything.
     """
 
     polys: tuple[Array, ...]
@@ -569,12 +565,8 @@ class PreparedPolygons:
     ends: Array
     cx: Array
     cy: Array
-    dx: Array
-    dy: Array
     ex: Array
     ey: Array
-    den: Array
-    valid: NDArray[np.bool_]
     etol: Array
     """``EPS`` scaled to each edge's length (at least ``EPS``)."""
     lo: Array
@@ -617,9 +609,7 @@ def prepare_polygons(polygons: Sequence[ArrayLike] | PreparedPolygons) -> Prepar
     c_idx = starts[:, None] + np.minimum(col, last)
     d_idx = np.where(col < last, c_idx + 1, np.where(col == last, starts[:, None], c_idx))
     cx, cy = verts[c_idx, 0], verts[c_idx, 1]
-    dx, dy = verts[d_idx, 0], verts[d_idx, 1]
-    ex, ey = dx - cx, dy - cy
-    den = ex * ex + ey * ey
+    ex, ey = verts[d_idx, 0] - cx, verts[d_idx, 1] - cy
     etol = EPS * np.maximum(np.hypot(ex, ey), 1.0)
     if p_n:
         lo = np.minimum.reduceat(verts, starts, axis=0)
@@ -650,8 +640,8 @@ def prepare_polygons(polygons: Sequence[ArrayLike] | PreparedPolygons) -> Prepar
     cyc = np.arange(nv + 1)[:, None]
     cyc = starts[None, :] + np.where(cyc < counts[None, :], cyc, 0)
     return PreparedPolygons(
-        polys, counts, starts, verts, ends, cx, cy, dx, dy, ex, ey, den, col < counts[:, None],
-        etol, lo, hi, centre, radius, rows, inner, convex, verts[cyc, 0], verts[cyc, 1],
+        polys, counts, starts, verts, ends, cx, cy, ex, ey, etol, lo, hi, centre, radius,
+        rows, inner, convex, verts[cyc, 0], verts[cyc, 1],
     )  # fmt: skip
 
 
@@ -1104,12 +1094,9 @@ def segments_polygons(
     *,
     margin: float = 0.0,
     depth: bool = False,
-    endpoints: tuple[Array, NDArray[np.intp], NDArray[np.intp]] | None = None,
 ) -> SegmentsContact:
     """Vectorised :func:`segment_polygon` for segments ``a[i]``-``b[i]`` (``(s, 2)`` each)
     against every polygon, built for all-pairs lines of sight between pieces.
-    ``endpoints=(points, i, j)``, with ``a = points[i]`` and ``b = points[j]``, saves
-    finding the distinct endpoints.
 
     Orientation of every polygon vertex against every segment line finds the
     edges a segment properly crosses; work that depends only on an endpoint (is it
@@ -1136,12 +1123,9 @@ def segments_polygons(
     if s_n == 0 or p_n == 0:
         return SegmentsContact(crosses, touches, clearance, depths)
     # Distinct endpoints: inside tests and outline distances once per point.
-    if endpoints is None:
-        pts, inv = np.unique(np.concatenate([A, B]), axis=0, return_inverse=True)
-        inv = inv.reshape(-1)
-        ia, ib = inv[:s_n], inv[s_n:]
-    else:
-        pts, ia, ib = endpoints
+    pts, inv = np.unique(np.concatenate([A, B]), axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    ia, ib = inv[:s_n], inv[s_n:]
     closed, bdist = points_polygons(pts, prep)
     con = segment_contacts(A, B, prep, pts, ia, ib, closed, bdist, margin, depth)
     cs, cp = con.seg, con.poly
@@ -1156,8 +1140,7 @@ def segments_polygons(
         if len(shallow):
             got[shallow] = np.maximum(got[shallow], golden_depths(A, B, prep, con, sel[shallow]))
         depths[cs[sel], cp[sel]] = got
-    extra = (closed, bdist) if endpoints is not None else (None, None)
-    return SegmentsContact(crosses, touches, clearance, depths, *extra)
+    return SegmentsContact(crosses, touches, clearance, depths)
 
 
 def _golden_many(
