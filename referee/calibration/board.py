@@ -35,9 +35,28 @@ PREFIX = "charuco"
 UNITS: dict[str, float] = {"m": 1.0, "cm": 0.01, "mm": 0.001, "in": 0.0254, '"': 0.0254}
 
 _LENGTH = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(mm|cm|m|in|\")\s*$")
+_NUMBER = r"([0-9]+\.?[0-9]*|\.[0-9]+)"
+_PAIR = re.compile(rf"^\s*{_NUMBER}\s*[xX]\s*{_NUMBER}\s*$")
 _GRID = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 
 EXAMPLE = "charuco:5x7:0.04m:0.02m:DICT_6X6_250"
+
+
+def split_length(text: str) -> tuple[float, str]:
+    """(number, unit) of a length like ``25mm``: the one grammar of every length option.
+
+    ``--square`` here and the tag ``--size`` of ``referee markers``/``cards`` read
+    lengths through this, so they accept the same spellings.
+
+    >>> split_length(" 0.8 in"), split_length('2"'), split_length("1.5e1mm")
+    ((0.8, 'in'), (2.0, '"'), (15.0, 'mm'))
+    """
+    match = _LENGTH.match(text)
+    if not match:
+        if re.fullmatch(r"\s*[0-9]*\.?[0-9]+\s*", text):
+            raise ValueError(f"length {text!r} needs a unit: in, mm, cm or m (e.g. 25mm)")
+        raise ValueError(f"cannot read length {text!r}; write a number and a unit, e.g. 25mm")
+    return float(match.group(1)), match.group(2)
 
 
 def parse_length(text: str) -> float:
@@ -50,12 +69,23 @@ def parse_length(text: str) -> float:
     ...
     ValueError: length '12' needs a unit: in, mm, cm or m (e.g. 25mm)
     """
-    match = _LENGTH.match(text)
+    value, unit = split_length(text)
+    return value * UNITS[unit]
+
+
+def parse_pair(text: str) -> tuple[float, float]:
+    """Two numbers written ``AxB``: a table's ``48x36`` inches, a camera's ``1920x1080``.
+
+    The one reader of ``--table`` (``referee calibrate``, ``referee markers``) and
+    ``--camera``; raises ``ValueError`` for anything else (callers name the option).
+
+    >>> parse_pair("48x36"), parse_pair(" 22.5 X 30. ")
+    ((48.0, 36.0), (22.5, 30.0))
+    """
+    match = _PAIR.match(text)
     if not match:
-        if re.fullmatch(r"\s*[0-9]*\.?[0-9]+\s*", text):
-            raise ValueError(f"length {text!r} needs a unit: in, mm, cm or m (e.g. 25mm)")
-        raise ValueError(f"cannot read length {text!r}; write a number and a unit, e.g. 25mm")
-    return float(match.group(1)) * UNITS[match.group(2)]
+        raise ValueError(f"cannot read {text!r} as WIDTHxHEIGHT")
+    return float(match.group(1)), float(match.group(2))
 
 
 def _format_m(metres: float) -> str:

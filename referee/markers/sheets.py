@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from referee.calibration.board import split_length
 from referee.errors import RefereeError
 from referee.markers.pdf import (
     CUT_GRAY,
@@ -64,6 +65,9 @@ AUTO_STEP_IN = 0.05
 _GAP = 0.12 * PT_PER_IN
 _TAB_H = 22.0
 _HEADER_GAP = 10.0
+
+#: Units of :func:`parse_size` per inch.
+_UNITS_PER_INCH = {"in": 1.0, '"': 1.0, "mm": 25.4, "cm": 2.54, "m": 0.0254}
 
 CORNER_NAMES = (
     "origin corner (0, 0)",
@@ -354,16 +358,20 @@ def describe_size(inches: float) -> str:
 def parse_size(text: str) -> float:
     """A printed length like ``0.8in``, ``20mm`` or ``2cm`` in inches.
 
+    Read with :func:`~referee.calibration.board.split_length`, the grammar of
+    ``referee board --square`` too.
+
     >>> parse_size("20mm") == 20 / 25.4, parse_size("0.8in")
     (True, 0.8)
     """
-    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(in|mm|cm|\")\s*", text)
-    if not match:
+    try:
+        value, unit = split_length(text)
+    except ValueError:
         raise RefereeError(
             f"--size: cannot read {text!r}; write a number and a unit, e.g. 0.8in or 20mm"
-        )
-    value = float(match.group(1))
-    inches = {"in": value, '"': value, "mm": value / 25.4, "cm": value / 2.54}[match.group(2)]
+        ) from None
+    # Divided per unit (not via metres) so 20mm is exactly 20 / 25.4 in.
+    inches = value / _UNITS_PER_INCH[unit]
     if inches <= 0:
         raise RefereeError(f"--size: {text!r} must be positive")
     return inches
