@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from collections.abc import Iterator
@@ -12,7 +11,7 @@ import click
 import cv2
 import numpy as np
 
-from referee.calibration.board import BoardSpec
+from referee.calibration.board import BoardSpec, parse_pair
 from referee.calibration.calibrate import (
     CalibrationRun,
     Frame,
@@ -29,11 +28,14 @@ from referee.markers.tags import DEFAULT_DICTIONARY
 
 
 def _table_size(text: str, inch_mm: float) -> TableSize:
-    match = re.fullmatch(r"\s*([0-9.]+)\s*[xX]\s*([0-9.]+)\s*", text)
-    if not match:
-        raise RefereeError(f"--table {text!r}: give WIDTHxDEPTH in game inches, e.g. 48x36")
     try:
-        return TableSize(float(match.group(1)), float(match.group(2)), inch_mm)
+        width, depth = parse_pair(text)
+    except ValueError:
+        raise RefereeError(
+            f"--table {text!r}: give WIDTHxDEPTH in game inches, e.g. 48x36"
+        ) from None
+    try:
+        return TableSize(width, depth, inch_mm)
     except ValueError as error:
         raise RefereeError(f"--table {text!r}: {error}") from None
 

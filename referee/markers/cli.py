@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import sys
 import warnings
 from pathlib import Path
 
 import click
 
-from referee.calibration.board import BoardSpec, parse_length
+from referee.calibration.board import BoardSpec, parse_length, parse_pair
 from referee.errors import RefereeError, RosterError
 from referee.markers.pdf import write_pdf
 from referee.markers.roster import Roster, load_roster
@@ -43,10 +42,10 @@ DEFAULT_ID_COUNT = 48
 
 
 def _pair(text: str, option: str, example: str) -> tuple[float, float]:
-    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*[xX]\s*([0-9]*\.?[0-9]+)\s*", text)
-    if not match:
-        raise RefereeError(f"{option}: cannot read {text!r}; write it like {example}")
-    return float(match.group(1)), float(match.group(2))
+    try:
+        return parse_pair(text)
+    except ValueError:
+        raise RefereeError(f"{option}: cannot read {text!r}; write it like {example}") from None
 
 
 def _dictionary(name: str) -> str:
