@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from referee.calibration.profile import CalibrationProfile
@@ -80,7 +80,8 @@ class Ruling:
         }
 
 
-def _scene_from_roster(roster: Roster, profile: CalibrationProfile, ruleset: str) -> Scene:
+def _bare_scene(profile: CalibrationProfile, ruleset: str) -> Scene:
+    """Just the profile's table: no terrain, no pieces until the camera sees them settle."""
     table = Table(profile.table.width, profile.table.depth, profile.table.inch_mm)
     return Scene(ruleset, table, ())
 
@@ -124,7 +125,7 @@ class RulesFeed:
         if scene_path:
             scene = load_scene(scene_path)
         else:
-            scene = _scene_from_roster(roster, profile, ruleset_name or DEFAULT_RULESET)
+            scene = _bare_scene(profile, ruleset_name or DEFAULT_RULESET)
         name = ruleset_name or scene.ruleset or DEFAULT_RULESET
         try:
             ruleset = find_ruleset(name, scene.settings if name == scene.ruleset else None)
@@ -146,8 +147,6 @@ class RulesFeed:
         if piece is None:
             return
         moved = piece.moved(pose.x, pose.y, pose.heading)
-        from dataclasses import replace
-
         self.scene = self.scene.with_pieces(replace(moved, uncertainty=pose.uncertainty))
         self._placed.add(pose.id)
 
