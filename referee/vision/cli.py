@@ -39,7 +39,7 @@ class JsonLinesWriter:
 
 
 def load_inputs(calibration: str, roster_path: str) -> tuple[CalibrationProfile, Roster]:
-    """The profile and roster a run needs; a roster whose anchors disagree is an error."""
+    """The profile and roster a run needs; a roster without pieces is an error."""
     profile = load_profile(calibration)
     roster = load_roster(roster_path)
     if not len(roster):
@@ -59,15 +59,6 @@ def inputs_options(command: Callable[..., Any]) -> Callable[..., Any]:
         metavar="PROFILE.json",
         help="Calibration profile from 'referee calibrate'.",
     )(command)
-
-
-def describe_move(event: MoveEvent) -> str:
-    a, b = event.from_pose, event.to_pose
-    return (
-        f"{event.end_t:7.2f}s  {event.piece} moved {event.front_distance:.2f}in "
-        f"(+/-{event.uncertainty:.2f}) from ({a.x:.2f}, {a.y:.2f}) to ({b.x:.2f}, {b.y:.2f}), "
-        f"facing {b.heading:.0f} deg"
-    )
 
 
 def warn(message: str) -> None:
@@ -271,4 +262,4 @@ def run(
     )
 
 
-__all__ = ["JsonLinesWriter", "describe_move", "run", "track"]
+__all__ = ["JsonLinesWriter", "run", "track"]
