@@ -32,12 +32,15 @@ from referee.calibration.camera import (
     TablePose,
     inches_per_pixel,
     project,
+    rotation_matrix,
     table_xyz,
 )
 from referee.calibration.profile import AnchorTag, TableSize
 from referee.markers.roster import RosterEntry
+from referee.markers.sheets import DEFAULT_TAG_SIZE_IN
 from referee.markers.tags import (
     ANCHOR_HEADING_DEG,
+    DEFAULT_DICTIONARY,
     QUIET_ZONE_CELLS,
     TagLayout,
     marker_bits,
@@ -49,8 +52,8 @@ from referee.sim.warp import PlanePose, RayMap, draw_board, draw_plane, premulti
 Image = NDArray[np.uint8]
 FloatArray = NDArray[np.float64]
 
-#: Default printed tag size (black square side), inches.
-DEFAULT_TAG_SIZE = 0.8
+#: Default printed tag size (black square side), inches: what ``referee markers`` prints.
+DEFAULT_TAG_SIZE = DEFAULT_TAG_SIZE_IN
 
 #: Base colours (BGR) per side; anything else gets a neutral grey.
 SIDE_COLOURS: dict[str, tuple[int, int, int]] = {
@@ -146,7 +149,7 @@ class TableRenderer:
     terrain: Sequence[tuple[str, Sequence[tuple[float, float]]]] = ()
     """(kind, polygon) pairs in table inches."""
     anchors: Sequence[AnchorTag] = ()
-    dictionary: str = "DICT_4X4_100"
+    dictionary: str = DEFAULT_DICTIONARY
     tag_size: float = DEFAULT_TAG_SIZE
     look: Look = field(default_factory=Look)
 
@@ -238,7 +241,7 @@ class TableRenderer:
         for pid in order:
             self._draw_piece(frame, entries[pid], poses[pid])
         if board is not None and board_spec is not None:
-            rotation, _ = cv2.Rodrigues(np.asarray(board.rvec, float))
+            rotation = rotation_matrix(board.rvec)
             plane = PlanePose.on_table(self.pose, board.tvec, rotation[:, 0], rotation[:, 1])
             draw_board(frame, self.ray_map, plane, board_spec, self.table.inch_mm)
         hand_mask = np.zeros(frame.shape[:2], np.uint8)
@@ -444,7 +447,11 @@ def _shade(colour: Sequence[int], factor: float) -> tuple[int, int, int]:
 
 
 def _rect(x: float, y: float, heading: float, size: Sequence[float]) -> FloatArray:
-    """Rectangle corners (front-left, front-right, back-right, back-left), table inches."""
+    """Rectangle corners (front-left, front-right, back-right, back-left), table inches.
+
+    The corners of ``referee.geometry.base_corners`` without its 1e-12 rounding,
+    which moves antialiased edges of the committed sample footage.
+    """
     h = math.radians(heading)
     fwd = np.array([math.cos(h), math.sin(h)])
     right = np.array([-math.sin(h), math.cos(h)])
