@@ -47,9 +47,10 @@ def tag_for(entry: RosterEntry, x: float, y: float, heading: float) -> Tag:
     return Tag(entry.tag, float(c[0]), float(c[1]), heading, entry.tag_height, 0.8)
 
 
-def write_clip(folder: Path, frames: list[dict], extra_tags=None) -> Path:
+def write_clip(folder: Path, frames: list[dict]) -> Path:
     """``frames``: per frame {piece id: (x, y, heading) or None (hidden)} plus optional
-    ``"_hand": (px, py, r)``. Returns the folder; also writes profile.json and roster.json."""
+    ``"_hand": (px, py, r)`` and ``"_extra": [(tag, x, y, heading), ...]`` (tags on no
+    piece). Returns the folder; also writes profile.json and roster.json."""
     folder.mkdir(parents=True, exist_ok=True)
     intr, pose = small_camera()
     r = roster()

@@ -31,9 +31,8 @@ def footage(tmp_path_factory):
     return out
 
 
-@pytest.fixture(scope="module")
-def tracked(footage):
-    tracks, events = footage / "tracks.jsonl", footage / "events.jsonl"
+def _track(footage, roster, tracks, events):
+    """``referee track`` on the footage's video with its true camera; must succeed."""
     result = CliRunner().invoke(
         cli,
         [
@@ -42,7 +41,7 @@ def tracked(footage):
             "-c",
             str(footage / "camera.json"),
             "-r",
-            str(footage / "roster.json"),
+            str(roster),
             "--out",
             str(tracks),
             "--events",
@@ -51,6 +50,12 @@ def tracked(footage):
         ],
     )
     assert result.exit_code == 0, result.output
+
+
+@pytest.fixture(scope="module")
+def tracked(footage):
+    tracks, events = footage / "tracks.jsonl", footage / "events.jsonl"
+    _track(footage, footage / "roster.json", tracks, events)
     return (
         [json.loads(line) for line in tracks.read_text().splitlines()],
         [json.loads(line) for line in events.read_text().splitlines()],
@@ -128,23 +133,7 @@ def test_a_tag_missing_from_the_roster_is_flagged_once(footage, tmp_path):
     short = tmp_path / "roster.json"
     short.write_text(json.dumps(roster))
     events = tmp_path / "events.jsonl"
-    result = CliRunner().invoke(
-        cli,
-        [
-            "track",
-            str(footage / "video.mp4"),
-            "-c",
-            str(footage / "camera.json"),
-            "-r",
-            str(short),
-            "--out",
-            str(tmp_path / "t.jsonl"),
-            "--events",
-            str(events),
-            "-q",
-        ],
-    )
-    assert result.exit_code == 0, result.output
+    _track(footage, short, tmp_path / "t.jsonl", events)
     flags = [json.loads(line) for line in events.read_text().splitlines()]
     assert [(f["event"], f.get("tag")) for f in flags if f["event"] == "unknown_tag"] == [
         ("unknown_tag", 3)
