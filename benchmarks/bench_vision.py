@@ -32,7 +32,8 @@ import numpy as np
 from referee.calibration.board import BoardSpec
 from referee.calibration.calibrate import calibrate_frames, iter_video
 from referee.calibration.camera import Intrinsics, TablePose
-from referee.calibration.profile import AnchorTag, CalibrationProfile, TableSize
+from referee.calibration.profile import CalibrationProfile, TableSize
+from referee.calibration.table import default_anchors
 from referee.markers.roster import Roster, RosterEntry
 from referee.sim.imaging import Imager
 from referee.sim.render import PiecePose as SimPose
@@ -93,12 +94,7 @@ def build(case: Case, seed: int = 1):
         )
         for i in range(case.pieces)
     )
-    anchors = (
-        AnchorTag(96, 1.5, 1.5, 2.0),
-        AnchorTag(97, width - 1.5, 1.5, 2.0),
-        AnchorTag(98, width - 1.5, depth - 1.5, 2.0),
-        AnchorTag(99, 1.5, depth - 1.5, 2.0),
-    )
+    anchors = default_anchors("DICT_4X4_100", TableSize(width, depth))
     intr, pose = camera(case)
     renderer = TableRenderer(
         intr,
