@@ -461,33 +461,19 @@ def _max_depth(A: Array, B: Array, poly: Array, spans: list[tuple[float, float]]
     """Largest inside distance to the outline over parameter spans (golden section after
     a coarse scan: exact when the distance is unimodal along the span, as for convex)."""
     best = 0.0
+    brackets = []
     for t0, t1 in spans:
         grid = np.linspace(t0, t1, 17)
         vals = signed_boundary_distance(A + grid[:, None] * (B - A), poly)
         k = int(np.argmax(vals))
-        lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
-        best = max(best, float(vals[k]), _golden(A, B, poly, lo, hi))
-    return best
-
-
-def _golden(A: Array, B: Array, poly: Array, lo: float, hi: float, iters: int = 40) -> float:
-    g = (math.sqrt(5) - 1) / 2
-
-    def f(t: float) -> float:
-        return float(signed_boundary_distance([A + t * (B - A)], poly)[0])
-
-    x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
-    f1, f2 = f(x1), f(x2)
-    for _ in range(iters):
-        if f1 < f2:
-            lo, x1, f1 = x1, x2, f2
-            x2 = lo + g * (hi - lo)
-            f2 = f(x2)
-        else:
-            hi, x2, f2 = x2, x1, f1
-            x1 = hi - g * (hi - lo)
-            f1 = f(x1)
-    return max(f1, f2, 0.0)
+        best = max(best, float(vals[k]))
+        brackets.append((grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]))
+    # One golden-section search per span, all at once (the search the sparse path uses).
+    lo, hi = np.array(brackets).T
+    n = len(brackets)
+    ends = np.tile(A, (n, 1)), np.tile(B, (n, 1))
+    gold = _golden_many(*ends, prepare_polygons([poly]), np.zeros(n, np.intp), lo, hi, iters=40)
+    return max(best, float(gold.max()))
 
 
 def pairwise_centre_distances(xy: ArrayLike) -> Array:
