@@ -2,7 +2,7 @@
 
 Stages, each a plain function or a small class with one per-frame method:
 
-* :func:`detect_board` finds the board's chessboard corners in one image.
+* :class:`BoardDetector` finds the board's chessboard corners in one image.
 * :class:`ViewCollector` keeps the views worth solving with: it rejects
   views with too few corners, blurry views (variance of the Laplacian over
   the board, see :func:`sharpness`) and near-duplicates (corners within
@@ -139,11 +139,6 @@ class BoardDetector:
         all_corners = np.asarray(self.board.getChessboardCorners(), dtype=np.float64)
         px = np.asarray(corners, dtype=np.float64).reshape(-1, 2)
         return BoardView(name, ids_arr, px, all_corners[ids_arr], sharpness(gray, px), markers)
-
-
-def detect_board(image: Image, spec: BoardSpec, name: str = "") -> BoardView:
-    """One-off :meth:`BoardDetector.detect` (build a detector to process many images)."""
-    return BoardDetector(spec).detect(image, name)
 
 
 def _collinear(points: FloatArray) -> bool:
@@ -434,14 +429,6 @@ def iter_video(path: Path, every_s: float = 0.2, still_level: float = 0.6) -> It
         capture.release()
 
 
-def video_frame_count(path: Path) -> int:
-    capture = cv2.VideoCapture(str(path))
-    try:
-        return int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) if capture.isOpened() else 0
-    finally:
-        capture.release()
-
-
 # --- the whole run ----------------------------------------------------------------------
 
 
@@ -539,10 +526,7 @@ def calibrate_frames(
                 pending.append(frame)
                 if len(pending) < qr_frames:
                     continue
-                raise RefereeError(
-                    "no board spec given and no board QR seen; pass --board "
-                    f"charuco:COLSxROWS:SQUARE:MARKER:DICT (e.g. {BOARD_EXAMPLE})"
-                )
+                break  # no QR in the first qr_frames frames: refused below
             detector = BoardDetector(spec)
             for early in pending:
                 process(early)
