@@ -11,11 +11,11 @@ with the lens removed, corners where adjacent lines meet, distorted back.
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from referee.calibration.camera import Intrinsics
+from referee.sim.warp import project_camera_points
 
 FloatArray = NDArray[np.float64]
 
@@ -71,8 +71,4 @@ def edge_fit_corners(
         (p1, d1), (p2, d2) = lines[(k - 1) % 4], lines[k]
         s, _ = np.linalg.solve(np.column_stack([d1, -d2]), p2 - p1)
         out.append(p1 + s * d1)
-    rays = np.column_stack([np.array(out), np.ones(4)])
-    pixels, _ = cv2.projectPoints(
-        rays, np.zeros(3), np.zeros(3), intrinsics.matrix, intrinsics.distortion
-    )
-    return np.asarray(pixels, dtype=np.float64).reshape(4, 2)
+    return project_camera_points(intrinsics, np.column_stack([np.array(out), np.ones(4)]))

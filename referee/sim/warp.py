@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from referee.calibration.board import BoardSpec
-from referee.calibration.camera import Intrinsics, TablePose
+from referee.calibration.camera import Intrinsics, TablePose, project, rotation_matrix
 
 FloatArray = NDArray[np.float64]
 Image = NDArray[np.uint8]
@@ -122,9 +122,7 @@ class PlanePose:
     @classmethod
     def from_rvec_tvec(cls, rvec: ArrayLike, tvec: ArrayLike) -> PlanePose:
         """OpenCV's object pose (object x -> u, object y -> v, z = 0 on the plane)."""
-        rotation = np.asarray(
-            cv2.Rodrigues(np.asarray(rvec, dtype=np.float64).reshape(3, 1))[0], dtype=np.float64
-        )
+        rotation = rotation_matrix(rvec)
         return cls(rotation[:, 0].copy(), rotation[:, 1].copy(), np.asarray(tvec, float).ravel())
 
     @classmethod
@@ -154,15 +152,13 @@ class PlanePose:
         return np.asarray(np.linalg.inv(plane_to_normalized))
 
 
+#: The identity pose: :func:`~referee.calibration.camera.project` of camera-frame points.
+CAMERA_FRAME = TablePose(np.zeros(3), np.zeros(3))
+
+
 def project_camera_points(intrinsics: Intrinsics, points_cam: ArrayLike) -> FloatArray:
     """Camera-frame 3-D points -> distorted pixels, shape (n, 2)."""
-    points = np.asarray(points_cam, dtype=np.float64).reshape(-1, 3)
-    if len(points) == 0:
-        return np.zeros((0, 2))
-    pixels, _ = cv2.projectPoints(
-        points, np.zeros(3), np.zeros(3), intrinsics.matrix, intrinsics.distortion
-    )
-    return np.asarray(pixels, dtype=np.float64).reshape(-1, 2)
+    return project(intrinsics, CAMERA_FRAME, points_cam)
 
 
 def premultiplied(texture: NDArray[Any]) -> NDArray[np.float32]:
