@@ -58,17 +58,7 @@ class RayMap:
             np.arange(width, dtype=np.float64), np.arange(height, dtype=np.float64)
         )
         pixels = np.stack([cols, rows], axis=-1).reshape(-1, 2)
-        if np.any(intrinsics.distortion):
-            normalized = intrinsics.undistort_normalized(pixels)
-        else:
-            k = intrinsics.matrix
-            normalized = np.column_stack(
-                [
-                    (pixels[:, 0] - k[0, 2] - k[0, 1] * (pixels[:, 1] - k[1, 2]) / k[1, 1])
-                    / k[0, 0],
-                    (pixels[:, 1] - k[1, 2]) / k[1, 1],
-                ]
-            )
+        normalized = intrinsics.undistort_normalized(pixels)
         ray_map = cls(intrinsics, normalized.reshape(height, width, 2).astype(np.float32))
         ray_map.normalized.setflags(write=False)
         if len(_RAY_MAPS) >= 4:  # a few cameras at most; 4K maps are 66 MB each

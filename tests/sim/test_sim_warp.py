@@ -31,6 +31,16 @@ def test_ray_map_inverts_projection(ray_map: RayMap) -> None:
         )
 
 
+def test_ray_map_of_a_lens_free_camera_agrees_with_projection() -> None:
+    """Also for a camera matrix with skew, which OpenCV's projection does not apply."""
+    matrix = np.array([[700.0, 40.0, 319.5], [0.0, 690.0, 239.5], [0.0, 0.0, 1.0]])
+    ray_map = RayMap.for_camera(Intrinsics((640, 480), matrix, np.zeros(5)))
+    rays = ray_map.sample(100, 50, 3, 2, 1).reshape(-1, 2)
+    pixels = project_camera_points(ray_map.intrinsics, np.column_stack([rays, np.ones(len(rays))]))
+    expected = np.array([[x, y] for y in (50, 51) for x in (100, 101, 102)], float)
+    assert np.abs(pixels - expected).max() < 1e-3
+
+
 @pytest.mark.parametrize(
     "rvec, tvec",
     [((0.3, -0.2, 0.1), (-3.0, -4.0, 30.0)), ((-0.4, 0.5, 2.0), (2.0, 1.0, 26.0))],
