@@ -119,8 +119,7 @@ def board_shapes(spec: BoardSpec, x: float, y: float) -> tuple[Fill, ...]:
 def board_sheet(spec: BoardSpec, page: str = "letter") -> BoardSheet:
     """Lay out ``spec`` on ``page``; refuses a board that does not fit below the header."""
     width, height = page_size(page)
-    board_w = spec.columns * spec.square_m * 1000 * PT_PER_MM
-    board_h = spec.rows * spec.square_m * 1000 * PT_PER_MM
+    board_w, board_h = (side_m * 1000 * PT_PER_MM for side_m in spec.size_m())
     avail_w, avail_h = board_area(page)
     if board_w > avail_w + 1e-6 or board_h > avail_h + 1e-6:
         best = min(avail_w / spec.columns, avail_h / spec.rows) / PT_PER_MM
