@@ -15,7 +15,6 @@ query)`` dispatches it to the method ``ask_<name>`` and returns a
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -153,8 +152,7 @@ class Ruleset:
     @classmethod
     def kind_problem(cls, kind: str) -> str | None:
         """Why a scene's piece kind is not one this ruleset knows, or None if it is."""
-        key = "".join(ch for ch in kind.lower() if ch.isalnum())
-        if not cls.kinds or key in cls.kinds:
+        if not cls.kinds or name_key(kind) in cls.kinds:
             return None
         known = ", ".join(sorted(cls.kinds))
         return f"unknown piece kind {kind!r} for {cls.name} (known: {known})"
@@ -199,7 +197,12 @@ def register(cls: type[Ruleset]) -> type[Ruleset]:
     return cls
 
 
-def _key(name: str) -> str:
+def name_key(name: str) -> str:
+    """How ruleset names and piece kinds are compared: lowercase letters and digits only.
+
+    >>> name_key("Anti-Tank Gun")
+    'antitankgun'
+    """
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
@@ -213,9 +216,9 @@ def find_ruleset_class(name: str) -> type[Ruleset]:
     >>> find_ruleset_class("Paper Tigers").name
     'paper-tigers'
     """
-    key = _key(name)
+    key = name_key(name)
     for cls in RULESETS:
-        if key in {_key(cls.name), *(_key(a) for a in cls.aliases)}:
+        if key in {name_key(cls.name), *(name_key(a) for a in cls.aliases)}:
             return cls
     raise ValueError(f"unknown ruleset {name!r} (known: {', '.join(ruleset_names())})")
 
@@ -235,10 +238,6 @@ def find_ruleset(name: str, settings: Mapping[str, Any] | None = None, **overrid
 def ruleset_for(scene: Scene, **overrides: Any) -> Ruleset:
     """The scene's ruleset configured with the scene's ``settings`` (then ``overrides``)."""
     return find_ruleset(scene.ruleset, scene.settings, **overrides)
-
-
-def finite(value: float) -> bool:
-    return isinstance(value, (int, float)) and math.isfinite(value)
 
 
 def as_ids(value: Any, path: str) -> Sequence[str]:

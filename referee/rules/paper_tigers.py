@@ -57,7 +57,7 @@ from referee.geometry import (
     stretch_depth_floors,
     stretch_depths,
 )
-from referee.rules import QueryError, Ruleset, Verdict, as_ids, judge, register
+from referee.rules import QueryError, Ruleset, Verdict, as_ids, judge, name_key, register
 from referee.rules.cards import Card
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
@@ -184,7 +184,7 @@ class PaperTigers(Ruleset):
     @classmethod
     def category(cls, piece: Piece) -> str:
         """``infantry``, ``gun``, ``tank``, ``armoured car``... from the piece's kind."""
-        return cls.kinds.get(_kind_key(piece.kind), "vehicle")
+        return cls.kinds.get(name_key(piece.kind), "vehicle")
 
     def is_vehicle(self, piece: Piece) -> bool:
         return self.category(piece) in VEHICLES
@@ -1233,10 +1233,6 @@ def _hops(
         frontier = nxt
     del dist[start]
     return dist
-
-
-def _kind_key(kind: str) -> str:
-    return "".join(ch for ch in kind.lower() if ch.isalnum())
 
 
 def _pm(doubt: float) -> str:
