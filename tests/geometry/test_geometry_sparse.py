@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from referee.geometry import (
+    PreparedPolygons,
+    SegmentContacts,
     golden_depths,
     points_near_polygons,
     points_polygons,
@@ -28,16 +30,23 @@ def _star(rng: np.random.Generator) -> np.ndarray:
     return np.stack([c[0] + r * np.cos(ang), c[1] + r * np.sin(ang)], axis=1)
 
 
+def _contacts(
+    pts: np.ndarray, polys: list[np.ndarray], margin: float
+) -> tuple[np.ndarray, np.ndarray, PreparedPolygons, SegmentContacts]:
+    """Every line between two of ``pts`` against ``polys``: ``(i, j, prep, contacts)``."""
+    i, j = np.triu_indices(len(pts), k=1)
+    prep = prepare_polygons(polys)
+    closed, bdist = points_polygons(pts, prep)
+    return i, j, prep, segment_contacts(pts[i], pts[j], prep, pts, i, j, closed, bdist, margin)
+
+
 def test_sparse_contacts_are_the_dense_answers_and_nothing_else_is_near() -> None:
     polys = [_star(RNG) for _ in range(10)]
     pts = RNG.uniform(0, 36, (30, 2))
     pts[0] = polys[0][0]  # an endpoint on a vertex: a knife edge
-    i, j = np.triu_indices(len(pts), k=1)
     margin = 0.3
+    i, j, _, con = _contacts(pts, polys, margin)
     dense = segments_polygons(pts[i], pts[j], polys, margin=margin, depth=True)
-    prep = prepare_polygons(polys)
-    closed, bdist = points_polygons(pts, prep)
-    con = segment_contacts(pts[i], pts[j], prep, pts, i, j, closed, bdist, margin)
     assert np.array_equal(dense.crosses[con.seg, con.poly], con.crosses)
     assert np.array_equal(dense.touches[con.seg, con.poly], con.touches)
     assert np.array_equal(dense.clearance[con.seg, con.poly], con.clearance)
@@ -102,10 +111,7 @@ def test_points_near_polygons_is_exact_within_reach() -> None:
 def test_golden_depths_with_a_limit_answer_the_comparison_like_the_full_search() -> None:
     polys = [_star(RNG) for _ in range(8)]
     pts = RNG.uniform(0, 36, (40, 2))
-    i, j = np.triu_indices(len(pts), k=1)
-    prep = prepare_polygons(polys)
-    closed, bdist = points_polygons(pts, prep)
-    con = segment_contacts(pts[i], pts[j], prep, pts, i, j, closed, bdist, 1.0)
+    i, j, prep, con = _contacts(pts, polys, 1.0)
     sel = np.flatnonzero(con.crosses & ~con.awkward)
     full = golden_depths(pts[i], pts[j], prep, con, sel)
     for limit in (0.0, 0.05, 0.3, 1.0):
@@ -118,10 +124,7 @@ def test_golden_depths_with_a_limit_answer_the_comparison_like_the_full_search()
 def test_stretch_depth_floors_never_exceed_the_measured_depths() -> None:
     polys = [_star(RNG) for _ in range(8)] + [_convex(RNG, 12) for _ in range(3)]
     pts = RNG.uniform(0, 36, (40, 2))
-    i, j = np.triu_indices(len(pts), k=1)
-    prep = prepare_polygons(polys)
-    closed, bdist = points_polygons(pts, prep)
-    con = segment_contacts(pts[i], pts[j], prep, pts, i, j, closed, bdist, 0.2)
+    i, j, prep, con = _contacts(pts, polys, 0.2)
     sel = np.flatnonzero(con.crosses & ~con.awkward)
     floors = stretch_depth_floors(pts[i], pts[j], prep, con, sel)
     depths = stretch_depths(pts[i], pts[j], prep, con, sel)

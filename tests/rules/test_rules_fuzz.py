@@ -6,14 +6,13 @@ import contextlib
 import copy
 import json
 import random
-from pathlib import Path
 from typing import Any
 
 from referee.errors import RefereeError
 from referee.rules import ruleset_for
+from referee.rules.cli import EXAMPLE
 from referee.scene import Scene, load_scene
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "referee" / "data" / "examples" / "skirmish.json"
 WEIRD: list[Any] = [
     None,
     0,

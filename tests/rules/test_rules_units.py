@@ -11,11 +11,11 @@ import pytest
 
 from referee.rules import QueryError, Verdict, find_ruleset, judge, ruleset_for, ruleset_names
 from referee.rules.cards import Card
+from referee.rules.cli import EXAMPLE
 from referee.rules.paper_tigers import PaperTigers
 from referee.scene import Piece, Scene, Table, Terrain, load_scene
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "paper_tigers"
-EXAMPLE = Path(__file__).resolve().parents[2] / "referee" / "data" / "examples" / "skirmish.json"
 
 
 @pytest.mark.parametrize(

@@ -14,9 +14,8 @@ from hypothesis import strategies as st
 from referee.errors import SceneError
 from referee.geometry import Pose
 from referee.rules import ruleset_for
+from referee.rules.cli import EXAMPLE
 from referee.scene import Piece, Scene, load_scene, save_scene
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "referee" / "data" / "examples" / "skirmish.json"
 
 
 def test_example_round_trips_through_json(tmp_path: Path) -> None:
