@@ -90,7 +90,6 @@ class VideoFileSource(FrameSource):
             self._capture.release()
             raise SourceError(f"{self.name}: cannot decode any frame from this video")
         self._first: NDArray[Any] | None = first
-        self._first_t: float | None = 0.0
         self.fps = _fps(self._capture)
         count = int(self._capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
         self.frame_count = count if count > 0 else None
@@ -98,7 +97,7 @@ class VideoFileSource(FrameSource):
     def __iter__(self) -> Iterator[Frame]:
         index = 0
         image = self._first
-        stamp = self._first_t
+        stamp: float | None = 0.0  # the first frame starts the clip
         self._first = None
         if image is None:
             return
