@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from tqdm import tqdm
 
 from referee.calibration.board import BoardSpec
+from referee.calibration.camera import rotation_matrix
 from referee.calibration.profile import write_json_atomic
 from referee.errors import RefereeError
 from referee.scene import save_scene
@@ -185,9 +186,9 @@ def calibration_views(scenario: Scenario) -> list[tuple[float, BoardPlacement]]:
         tilt = math.radians(rng.uniform(18, 42))
         axis_angle = rng.uniform(0, 2 * math.pi)
         spin = math.radians(rng.uniform(-40, 40) + (90 if i % 3 == 2 else 0))
-        rotation = _rodrigues((math.cos(axis_angle), math.sin(axis_angle), 0.0), tilt) @ _rodrigues(
-            (0.0, 0.0, 1.0), spin
-        )
+        rotation = rotation_matrix(
+            np.array([math.cos(axis_angle), math.sin(axis_angle), 0.0]) * tilt
+        ) @ rotation_matrix(np.array([0.0, 0.0, 1.0]) * spin)
         keys.extend(_hold(t, rotation, (cx, cy, -height), bw, bh, plan.board, plan.hold))
         t += plan.hold + plan.travel
     fx, fy = plan.flat_at or (w / 2, d / 2)
@@ -208,10 +209,6 @@ def _hold(
     rvec = cv2.Rodrigues(rotation)[0].ravel()
     placement = BoardPlacement(board, tuple(rvec.tolist()), tuple(origin.tolist()))  # type: ignore[arg-type]
     return [(t, placement), (t + seconds, placement)]
-
-
-def _rodrigues(axis: tuple[float, float, float], angle: float) -> NDArray[np.float64]:
-    return np.asarray(cv2.Rodrigues(np.asarray(axis, float) * angle)[0], np.float64)
 
 
 def board_at(keys: list[tuple[float, BoardPlacement]], t: float) -> BoardPlacement:
@@ -368,7 +365,13 @@ def simulate(
         # Its own imager: the clip's noise must not depend on how long the game was.
         cal_imager = _imager(scenario)
         cal_frames = write_calibration_clip(
-            scenario, out / "calibration.mp4", cal_imager, progress, max_frames, jpeg_quality
+            scenario,
+            out / "calibration.mp4",
+            cal_imager,
+            progress,
+            max_frames,
+            jpeg_quality,
+            renderer=renderers.get({}),
         )
         files.append("calibration" + suffix)
     return SimulationResult(out, video_frames if video else 0, cal_frames, tuple(files))
@@ -381,11 +384,16 @@ def write_calibration_clip(
     progress: bool = True,
     max_frames: int | None = None,
     jpeg_quality: int | None = None,
+    renderer: TableRenderer | None = None,
 ) -> int:
-    """The calibration clip: pieces at their start, a board held at varied angles, then flat."""
+    """The calibration clip: pieces at their start, a board held at varied angles, then flat.
+
+    ``renderer`` (the unbumped camera's, e.g. the game video's) saves drawing
+    the background again; by default a new one is made.
+    """
     keys = calibration_views(scenario)
     spec = BoardSpec.parse(scenario.calibration.board)
-    renderer = _Renderers(scenario).get({})
+    renderer = renderer if renderer is not None else _Renderers(scenario).get({})
     poses = scenario.start_poses()
     count = math.floor(keys[-1][0] * scenario.fps) + 1
     if max_frames is not None:
