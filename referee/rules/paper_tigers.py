@@ -59,7 +59,7 @@ from referee.geometry import (
 )
 from referee.rules import QueryError, Ruleset, Verdict, as_ids, judge, name_key, register
 from referee.rules.cards import Card
-from referee.scene import Piece, Scene, Terrain, normalise_edge
+from referee.scene import LIMIT, Piece, Scene, Terrain, normalise_edge
 
 #: Piece kind (lowercase, letters and digits only) -> category.
 KINDS: dict[str, str] = {
@@ -284,17 +284,14 @@ class PaperTigers(Ruleset):
         reasons: list[str] = []
         blocked: list[str] = []
         doubtful: list[str] = []
+        terrain, wrecks = self.los_obstacles(scene)
         obstacles: list[tuple[str, str, np.ndarray, bool]] = [
-            (t.id, t.kind, t.outline(), True)
-            for t in scene.terrain
-            if t.kind in self.settings.blocking
+            (t.id, t.kind, t.outline(), True) for t in terrain
+        ] + [
+            (p.id, "burning wreck", p.corners(), False)
+            for p in wrecks
+            if p.id not in (firer.id, target.id)
         ]
-        if self.settings.wrecks_block:
-            obstacles += [
-                (p.id, "burning wreck", p.corners(), False)
-                for p in scene.pieces
-                if self.is_wreck(p) and p.id not in (firer.id, target.id)
-            ]
         lo = np.minimum(a, b) - doubt - 1e-6
         hi = np.maximum(a, b) + doubt + 1e-6
         for oid, kind, poly, see_into in obstacles:
@@ -348,6 +345,14 @@ class PaperTigers(Ruleset):
         reasons.append("nothing blocks the line from centre to centre")
         return "clear", reasons, {"blocked": blocked, "doubtful": doubtful}
 
+    def los_obstacles(self, scene: Scene) -> tuple[list[Terrain], list[Piece]]:
+        """What may block a line of sight, for the single question and the all-pairs map
+        alike: terrain of the ``blocking`` kinds (seen into and out of, not through) and,
+        with ``wrecks_block``, burning wrecks (with their base; never their own line)."""
+        terrain = [t for t in scene.terrain if t.kind in self.settings.blocking]
+        wrecks = [p for p in scene.pieces if self.is_wreck(p)] if self.settings.wrecks_block else []
+        return terrain, wrecks
+
     def visibility(self, scene: Scene) -> Visibility:
         """All-pairs range and LOS for every piece on the table, vectorised.
 
@@ -367,11 +372,10 @@ class PaperTigers(Ruleset):
                 xy, [p.heading for p in pieces], [p.base for p in pieces]
             )
         los = np.zeros((n, n), np.int8)
-        terrain = [t for t in scene.terrain if t.kind in self.settings.blocking]
-        wrecks = [
-            k for k, p in enumerate(pieces) if self.settings.wrecks_block and self.is_wreck(p)
-        ]
-        polys = [t.outline() for t in terrain] + [pieces[k].corners() for k in wrecks]
+        terrain, wreck_pieces = self.los_obstacles(scene)
+        row = {p.id: k for k, p in enumerate(pieces)}
+        wrecks = [row[p.id] for p in wreck_pieces]
+        polys = [t.outline() for t in terrain] + [p.corners() for p in wreck_pieces]
         if n < 2 or not polys:
             return Visibility(tuple(p.id for p in pieces), dist, los)
         i, j = np.triu_indices(n, k=1)
@@ -479,7 +483,7 @@ class PaperTigers(Ruleset):
             isinstance(allowance, bool)
             or not isinstance(allowance, (int, float))
             or not math.isfinite(allowance)
-            or not 0 <= allowance <= 1e5
+            or not 0 <= allowance <= LIMIT
         ):
             raise QueryError(".allowance", f"must be a number of inches >= 0, got {allowance!r}")
         doubt = _number(query.get("uncertainty", 2 * piece.uncertainty), ".uncertainty")
@@ -820,12 +824,7 @@ class PaperTigers(Ruleset):
         for p in units:
             if point_in_polygon(p.xy, poly):
                 holders.setdefault(p.side, []).append(p)
-                if boundary_distance(p.xy, poly) <= p.uncertainty:
-                    unsure = True
-                    reasons.append(
-                        f"{p.id} is within {_fmt(p.uncertainty)} of the edge of {feature.id}"
-                    )
-            elif boundary_distance(p.xy, poly) <= p.uncertainty:
+            if boundary_distance(p.xy, poly) <= p.uncertainty:  # in or out: too close
                 unsure = True
                 reasons.append(
                     f"{p.id} is within {_fmt(p.uncertainty)} of the edge of {feature.id}"
@@ -1251,8 +1250,8 @@ def _piece(scene: Scene, query: Mapping[str, Any], key: str) -> Piece:
 def _number(value: Any, path: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise QueryError(path, f"must be a finite number, got {value!r}")
-    if abs(value) > 1e5:
-        raise QueryError(path, f"must be within +/-100000, got {value!r}")
+    if abs(value) > LIMIT:
+        raise QueryError(path, f"must be within +/-{LIMIT:g}, got {value!r}")
     return float(value)
 
 
