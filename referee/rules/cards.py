@@ -77,18 +77,14 @@ class Card:
 
     @property
     def initiative(self) -> tuple[int, int]:
-        """Sort key, larger acts first: value, then suit (hearts, diamonds, spades, clubs)."""
+        """Sort key, larger acts first: value, then suit (hearts, diamonds, spades, clubs).
+
+        >>> cards = [Card.parse(x) for x in ("QS", "QH", "10H", "AC")]
+        >>> [c.code for c in sorted(cards, key=lambda c: c.initiative, reverse=True)]
+        ['AC', 'QH', 'QS', '10H']
+        """
         return (self.value, SUIT_ORDER[self.suit])
 
     def name(self) -> str:
         """``"queen of spades"``."""
         return f"{RANK_NAMES.get(self.rank, self.rank)} of {SUITS[self.suit]}"
-
-
-def initiative_order(cards: list[Card]) -> list[Card]:
-    """Highest initiative first (stable for identical cards from different decks).
-
-    >>> [c.code for c in initiative_order([Card.parse(x) for x in ("QS", "QH", "10H", "AC")])]
-    ['AC', 'QH', 'QS', '10H']
-    """
-    return sorted(cards, key=lambda c: c.initiative, reverse=True)
