@@ -33,7 +33,7 @@ import copy
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -246,13 +246,6 @@ class Scene:
         return self.with_pieces(
             *(self.piece(i).moved(p.x, p.y, p.heading) for i, p in poses.items())
         )
-
-    def without_pieces(self, ids: Iterable[str]) -> Scene:
-        gone = set(ids)
-        return replace(self, pieces=tuple(p for p in self.pieces if p.id not in gone))
-
-    def with_queries(self, queries: Iterable[Mapping[str, Any]]) -> Scene:
-        return replace(self, queries=tuple(copy.deepcopy(dict(q)) for q in queries))
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"ruleset": self.ruleset, "table": self.table.to_json()}
