@@ -61,10 +61,15 @@ from typing import Any
 import numpy as np
 
 from referee.calibration.camera import Intrinsics, TablePose
-from referee.calibration.profile import AnchorTag, CalibrationProfile, TableSize
-from referee.errors import SceneError, at
-from referee.markers.roster import Roster, RosterEntry
-from referee.markers.tags import DEFAULT_DICTIONARY, check_tag_id, get_dictionary
+from referee.calibration.profile import CalibrationProfile, TableSize
+from referee.errors import RosterError, SceneError, at
+from referee.markers.roster import Roster
+from referee.markers.tags import (
+    ANCHOR_SIZE_IN,
+    DEFAULT_DICTIONARY,
+    check_tag_id,
+    get_dictionary,
+)
 from referee.scene import Scene, normalise_edge
 from referee.sim.render import DEFAULT_TAG_SIZE, Hand, PiecePose
 
@@ -418,37 +423,9 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     except SceneError as error:
         raise ScenarioError(str(error)) from None
     table = TableSize(scene.table.width, scene.table.depth, scene.table.inch_mm)
-    roster_entries = []
-    for piece, (raw, path) in zip(scene.pieces, entries, strict=True):
-        offset = raw.get("tag_offset", [0.0, 0.0])
-        if (
-            not isinstance(offset, list)
-            or len(offset) != 2
-            or not all(_is_number(v) for v in offset)
-        ):
-            raise ScenarioError(at(source, f"{path}.tag_offset", "must be [forward, right] inches"))
-        height = _number(raw.get("tag_height", 0.0), source, f"{path}.tag_height")
-        if height < 0:
-            raise ScenarioError(at(source, f"{path}.tag_height", "must not be negative"))
-        size = raw.get("tag_size")
-        if size is not None:
-            size = _number(size, source, f"{path}.tag_size", positive=True)
+    for piece, (_, path) in zip(scene.pieces, entries, strict=True):
         _check_on_table(piece.x, piece.y, table, source, path)
-        roster_entries.append(
-            RosterEntry(
-                raw["tag"],
-                piece.id,
-                piece.side,
-                piece.kind,
-                piece.base,
-                (float(offset[0]), float(offset[1])),
-                height,
-                piece.name,
-                size if size is not None else tag_size,
-            )
-        )
-    anchors = _anchors(data.get("anchors"), dictionary, table, source, set(tags_seen))
-    roster = Roster(dictionary, tuple(sorted(roster_entries, key=lambda e: e.tag)), anchors)
+    roster = _roster(data.get("anchors"), dictionary, tag_size, scene, entries, table, source)
     camera = _camera(data.get("camera"), table, source)
     fps = _number(data.get("fps", 12), source, "$.fps", positive=True)
     duration = _number(data.get("duration", 10), source, "$.duration", positive=True)
@@ -505,38 +482,52 @@ def _check_on_table(x: float, y: float, table: TableSize, source: str, path: str
         )
 
 
-def _anchors(
-    raw: Any, dictionary: str, table: TableSize, source: str, piece_tags: set[int]
-) -> tuple[AnchorTag, ...]:
+def _roster(
+    raw_anchors: Any,
+    dictionary: str,
+    tag_size: float,
+    scene: Scene,
+    entries: Sequence[tuple[Mapping[str, Any], str]],
+    table: TableSize,
+    source: str,
+) -> Roster:
+    """The pieces' roster fields and the anchors, checked as a roster file is (same JSON paths)."""
     from referee.calibration.table import default_anchors
 
-    if raw is None:
-        anchors = default_anchors(dictionary, table)
-    elif raw is False or raw == []:
-        return ()
-    else:
-        if not isinstance(raw, list):
+    pieces = []
+    for piece, (raw, _) in zip(scene.pieces, entries, strict=True):
+        fields = {k: raw[k] for k in PIECE_ROSTER_KEYS if k in raw}
+        if fields.get("tag_size") is None:
+            fields["tag_size"] = tag_size
+        pieces.append(
+            {
+                **fields,
+                "id": piece.id,
+                "side": piece.side,
+                "kind": piece.kind,
+                "base": list(piece.base),
+                "name": piece.name,
+            }
+        )
+    anchors: Any = []
+    if raw_anchors is not None and raw_anchors is not False:
+        if not isinstance(raw_anchors, list):
             raise ScenarioError(at(source, "$.anchors", "must be a list, [] or false"))
-        items = []
-        for i, a in enumerate(raw):
-            path = f"$.anchors[{i}]"
-            if not isinstance(a, dict) or not isinstance(a.get("tag"), int):
-                raise ScenarioError(at(source, path, "needs tag, x, y, size"))
-            items.append(
-                AnchorTag(
-                    a["tag"],
-                    _number(a.get("x"), source, f"{path}.x"),
-                    _number(a.get("y"), source, f"{path}.y"),
-                    _number(a.get("size", 2.0), source, f"{path}.size", positive=True),
-                )
-            )
-        anchors = tuple(items)
-    for i, a in enumerate(anchors):
+        anchors = [{"size": ANCHOR_SIZE_IN, **a} if isinstance(a, dict) else a for a in raw_anchors]
+    try:
+        roster = Roster.from_json(
+            {"dictionary": dictionary, "pieces": pieces, "anchors": anchors}, source
+        )
+    except RosterError as error:
+        raise ScenarioError(str(error)) from None
+    placed = roster.anchors if raw_anchors is not None else default_anchors(dictionary, table)
+    piece_tags = {entry.tag for entry in roster.pieces}
+    for i, a in enumerate(placed):
         if a.tag in piece_tags:
             raise ScenarioError(
                 at(source, f"$.anchors[{i}].tag", f"tag {a.tag} is also on a piece")
             )
-    return anchors
+    return Roster(dictionary, tuple(sorted(roster.pieces, key=lambda e: e.tag)), placed)
 
 
 def _camera(raw: Any, table: TableSize, source: str) -> CameraSpec:

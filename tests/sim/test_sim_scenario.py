@@ -89,6 +89,9 @@ def test_true_moves_name_frames_where_the_piece_left_and_settled() -> None:
         ("calibration.board", "charuco:1x1", "$.calibration.board"),
         ("imaging.grain", 3, "$.imaging.grain: unknown field"),
         ("pieces.0.base", [0, 1], "$.pieces[0].base"),
+        ("pieces.0.tag_offset", [0], "$.pieces[0].tag_offset: must be two numbers"),
+        ("anchors", [{"tag": 500, "x": 1, "y": 1}], "$.anchors[0].tag: tag id 500 is outside"),
+        ("anchors", [{"tag": 2, "x": 1, "y": 1}], "$.anchors[0].tag: tag 2 is also on a piece"),
     ],
 )
 def test_bad_scenarios_name_the_json_path(path: str, value: object, message: str) -> None:
