@@ -471,6 +471,16 @@ def _point(value: Any, source: str, path: str) -> tuple[float, float]:
     return float(value[0]), float(value[1])
 
 
+def _edge(value: Any, source: str, path: str) -> str | None:
+    """A table edge name (``north``...) as ``top``/``bottom``/``left``/``right``; None if absent."""
+    if value is None:
+        return None
+    try:
+        return normalise_edge(str(value))
+    except ValueError as error:
+        raise ScenarioError(at(source, path, str(error))) from None
+
+
 def _check_on_table(x: float, y: float, table: TableSize, source: str, path: str) -> None:
     if not (0 <= x <= table.width and 0 <= y <= table.depth):
         raise ScenarioError(
@@ -632,12 +642,7 @@ def _timeline(
             raise ScenarioError(at(source, f"{path}.t", "must not be negative"))
         events.append((t, i, event, path))
     for t, _, event, path in sorted(events, key=lambda e: (e[0], e[1])):
-        enter = event.get("enter")
-        if enter is not None:
-            try:
-                enter = normalise_edge(str(enter))
-            except ValueError as error:
-                raise ScenarioError(at(source, f"{path}.enter", str(error))) from None
+        enter = _edge(event.get("enter"), source, f"{path}.enter")
         if "move" in event:
             piece = event["move"]
             if piece not in poses:
@@ -674,12 +679,7 @@ def _timeline(
             if not isinstance(spec, dict):
                 raise ScenarioError(at(source, f"{path}.hand", "must be {enter, over, duration}"))
             over = _point(spec.get("over"), source, f"{path}.hand.over")
-            hand_enter = spec.get("enter")
-            if hand_enter is not None:
-                try:
-                    hand_enter = normalise_edge(str(hand_enter))
-                except ValueError as error:
-                    raise ScenarioError(at(source, f"{path}.hand.enter", str(error))) from None
+            hand_enter = _edge(spec.get("enter"), source, f"{path}.hand.enter")
             duration = _number(
                 spec.get("duration", 2.0), source, f"{path}.hand.duration", positive=True
             )
