@@ -52,10 +52,6 @@ class Imager:
                 self._bank.append(np.round(sample).astype(np.int16))
         self._rng = np.random.default_rng(self.seed + 5)
 
-    @property
-    def is_clean(self) -> bool:
-        return not (self.blur or self.noise or self._gain is not None)
-
     def apply(self, frame: Image) -> Image:
         """A new frame with defocus, light falloff and noise (the input is untouched)."""
         out: NDArray[Any] = frame

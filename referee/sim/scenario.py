@@ -54,7 +54,7 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +151,6 @@ class Move:
     duration: float
     hand: bool
     enter: str | None
-    path: str
 
 
 @dataclass(frozen=True)
@@ -206,7 +205,6 @@ class Scenario:
     hands: tuple[HandVisit, ...]
     bumps: tuple[Bump, ...]
     tag_size: float = DEFAULT_TAG_SIZE
-    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def table(self) -> TableSize:
@@ -449,7 +447,6 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         hands,
         bumps,
         tag_size,
-        data,
     )
 
 
@@ -672,7 +669,7 @@ def _timeline(
                 )
             busy_until[piece] = (t + duration + margin, path)
             target = PiecePose(x, y, heading % 360.0)
-            moves.append(Move(t, piece, target, duration, hand, enter, path))
+            moves.append(Move(t, piece, target, duration, hand, enter))
             poses[piece] = target
         elif "hand" in event:
             spec = event["hand"]
