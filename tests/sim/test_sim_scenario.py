@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
+from referee.demo import repo_footage
 from referee.sim.scenario import REACH_S, ScenarioError, load_scenario, parse_scenario
 from referee.sim.video import simulate, true_moves
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_footage" / "skirmish.scenario.json"
-SAMPLE_OUT = ROOT / "sample_footage" / "skirmish"
+SAMPLE_OUT = repo_footage()
+SAMPLE = SAMPLE_OUT.parent / "skirmish.scenario.json"
 
 SMALL = {
     "table": {"width": 24, "depth": 18},
