@@ -21,7 +21,7 @@ from referee.calibration.camera import inches_per_pixel, pixels_to_table
 from referee.calibration.profile import CalibrationProfile
 from referee.geometry import base_corners, front_point
 from referee.markers.roster import Roster, RosterEntry
-from referee.markers.tags import anchor_ids
+from referee.markers.tags import anchor_ids, heading_from_corners
 from referee.vision.detect import Detections
 
 #: Corner localisation noise of the detector, px (1 sigma, measured on simulated footage).
@@ -81,26 +81,6 @@ class FramePoses:
     """Detected ids that are neither pieces nor anchors, sorted."""
 
 
-def tag_headings(corners: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Facing of tags from their corners in table inches (OpenCV order), degrees [0, 360).
-
-    Uses all four edges: the two side edges point forward, the front and back
-    edges point to the right (turned back by 90 degrees). Averaging four
-    edges instead of two cuts the heading noise by about a quarter (measured
-    on simulated 1080p footage: p95 1.08 -> 0.75 degrees).
-
-    >>> from referee.markers.tags import TagLayout
-    >>> float(tag_headings(TagLayout(1.0).corners(3, 4, 30)[None])[0].round(9))
-    30.0
-    """
-    c = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
-    forward = (c[:, 0] - c[:, 3]) + (c[:, 1] - c[:, 2])
-    right = (c[:, 1] - c[:, 0]) + (c[:, 2] - c[:, 3])
-    # Table y grows like image rows: forward is right turned by -90 degrees.
-    total = forward + np.column_stack([right[:, 1], -right[:, 0]])
-    return np.asarray(np.degrees(np.arctan2(total[:, 1], total[:, 0])) % 360.0)
-
-
 class PoseEstimator:
     """Maps :class:`Detections` to :class:`PiecePose` values for one profile and roster."""
 
@@ -143,7 +123,7 @@ class PoseEstimator:
         corner_heights = np.repeat(heights, 4)
         table = pixels_to_table(intr, pose, corners_px, corner_heights).reshape(-1, 4, 2)
         centres = table.mean(axis=1)
-        headings = tag_headings(table)
+        headings = heading_from_corners(table)
         ipp = inches_per_pixel(intr, pose, found.centers_px, heights)
         rms = self.profile.rms_px or 0.0
         side_in = np.linalg.norm(table - np.roll(table, -1, axis=1), axis=2).mean(axis=1)
