@@ -2,8 +2,8 @@
 
 Run: .venv/bin/python benchmarks/bench_rules.py
 Goal: <= 10 ms median on one core for the whole matrix (Paper Tigers, vectorised).
-The single questions take turns with the matrix: the `los` one, a scalar path, also
-shows how fast the shared machine was running at the time.
+The single questions take turns with the matrix: the `move` one, scalar geometry the
+matrix never runs, also shows how fast the shared machine was running at the time.
 """
 
 from __future__ import annotations
