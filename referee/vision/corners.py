@@ -109,7 +109,7 @@ def refine_tag_corners(
     )
     refined = prev_centre + u[..., None] * prev_dir
     if intrinsics is not None:
-        refined = _distort(intrinsics, refined.reshape(-1, 2)).reshape(n, 4, 2) - shift
+        refined = intrinsics.distort_normalized(refined.reshape(-1, 2)).reshape(n, 4, 2) - shift
     good = (
         np.all(np.isfinite(refined), axis=(1, 2))
         & np.all(np.abs(start) < half[..., 0], axis=1)
@@ -117,16 +117,3 @@ def refine_tag_corners(
         & np.all(np.linalg.norm(refined - quads, axis=2) < 2 * half[..., 0], axis=1)
     )
     return np.where(good[:, None, None], refined, quads)
-
-
-def _distort(intrinsics: Intrinsics, normalized: FloatArray) -> FloatArray:
-    """Lens-free normalised coordinates -> pixels (non-finite points stay non-finite)."""
-    finite = np.all(np.isfinite(normalized), axis=1)
-    out = np.full((len(normalized), 2), np.nan)
-    if finite.any():
-        points = np.column_stack([normalized[finite], np.ones(int(finite.sum()))])
-        pixels, _ = cv2.projectPoints(
-            points, np.zeros(3), np.zeros(3), intrinsics.matrix, intrinsics.distortion
-        )
-        out[finite] = np.asarray(pixels, dtype=np.float64).reshape(-1, 2)
-    return out
