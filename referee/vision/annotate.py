@@ -52,7 +52,6 @@ class Annotator:
         sides = list(dict.fromkeys(p.side for p in roster))
         self._side_colour = {s: SIDE_COLOURS[i % len(SIDE_COLOURS)] for i, s in enumerate(sides)}
         self._entries = {p.id: p for p in roster}
-        self._roster_anchors = frozenset(a.tag for a in roster.anchors)
 
     def _open(self, width: int, height: int) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -70,11 +69,10 @@ class Annotator:
         image = np.array(result.image, dtype=np.uint8, copy=True)
         det = result.detections
         thickness = max(1, image.shape[1] // 960)
-        anchors = self._roster_anchors | {a.tag for a in result.profile.anchors}
         for tag, corners in zip(det.ids, det.corners_px, strict=True):
             entry = self.roster.by_tag(int(tag))
             colour = (0, 220, 0) if entry else (220, 120, 0)
-            if entry is None and int(tag) not in anchors:
+            if int(tag) in result.unknown_tags:
                 colour = (0, 0, 255)
             pts = np.round(corners * 16).astype(np.int32).reshape(-1, 1, 2)
             cv2.polylines(image, [pts], True, colour, thickness, cv2.LINE_AA, shift=4)

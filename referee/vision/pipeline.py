@@ -45,6 +45,8 @@ class FrameResult:
     """The profile in force for this frame (re-registered after a bump)."""
     image: NDArray[np.uint8] | None = field(default=None, repr=False, compare=False)
     """The frame itself (read-only), for consumers that draw on it; never serialised."""
+    unknown_tags: tuple[int, ...] = ()
+    """Detected ids that are neither pieces nor anchors (the pose stage's split), sorted."""
 
     def to_json(self) -> dict[str, Any]:
         """One line of the tracks file (DESIGN.md contract)."""
@@ -111,6 +113,7 @@ class Pipeline:
             (*extra, *state.events),
             self.profile,
             frame.image,
+            poses.unknown,
         )
 
     def _watch_anchors(self, frame: Frame, anchors: Detections) -> list[Event]:

@@ -106,3 +106,18 @@ def test_annotated_frame_outlines_tags_and_draws_the_inset(tmp_path):
     annotator.write(r)
     annotator.close()
     assert (tmp_path / "out.mp4").stat().st_size > 0
+
+
+def test_annotator_colours_tags_by_the_pose_stages_split(tmp_path):
+    # Anchors no file lists (the dictionary's defaults) are anchors, not unknown:
+    # only the ids the pose stage called unknown are drawn red.
+    image = np.full((360, 640, 3), 90, np.uint8)
+    square = np.array([[0, 0], [30, 0], [30, 30], [0, 30]], float)
+    corners = np.stack([square + np.array([100, 100]), square + np.array([300, 100])])
+    tracks = result([]).tracks
+    r = FrameResult(0, 0.0, Detections([99, 42], corners), tracks, (), PROFILE, image, (42,))
+    drawn = Annotator(tmp_path / "out.mp4", ROSTER, scene()).draw(r)
+    anchor_b, anchor_r = int(drawn[100, 115, 0]), int(drawn[100, 115, 2])
+    unknown_b, unknown_g, unknown_r = (int(v) for v in drawn[100, 315])
+    assert anchor_b > 150 and anchor_r < 60  # the blue anchor outline, not red
+    assert unknown_r > 200 and unknown_g < 60 and unknown_b < 60  # red: unknown
