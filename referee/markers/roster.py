@@ -127,10 +127,14 @@ class Roster:
             for i, raw in enumerate(raw_pieces)
         )
         _check_unique(pieces, source)
+        raw_anchors = data.get("anchors", [])
+        if not isinstance(raw_anchors, list):
+            raise RosterError(at(source, "$.anchors", "must be a list of anchor tags"))
         anchors = tuple(
             _anchor(raw, str(dictionary), source, f"$.anchors[{i}]")
-            for i, raw in enumerate(data.get("anchors", []))
+            for i, raw in enumerate(raw_anchors)
         )
+        _check_anchor_tags(anchors, pieces, source)
         return cls(str(dictionary), pieces, anchors)
 
 
@@ -234,3 +238,29 @@ def _check_unique(pieces: tuple[RosterEntry, ...], source: str) -> None:
             )
         seen_tags[piece.tag] = i
         seen_ids[piece.id] = i
+
+
+def _check_anchor_tags(
+    anchors: tuple[AnchorTag, ...], pieces: tuple[RosterEntry, ...], source: str
+) -> None:
+    """An anchor's tag must be its own: not another anchor's, not on a piece."""
+    piece_index = {p.tag: i for i, p in enumerate(pieces)}
+    seen: dict[int, int] = {}
+    for i, anchor in enumerate(anchors):
+        if anchor.tag in seen:
+            raise RosterError(
+                at(
+                    source,
+                    f"$.anchors[{i}].tag",
+                    f"tag {anchor.tag} is already anchors[{seen[anchor.tag]}]",
+                )
+            )
+        if anchor.tag in piece_index:
+            raise RosterError(
+                at(
+                    source,
+                    f"$.anchors[{i}].tag",
+                    f"tag {anchor.tag} is also on a piece (pieces[{piece_index[anchor.tag]}])",
+                )
+            )
+        seen[anchor.tag] = i

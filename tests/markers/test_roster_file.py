@@ -55,6 +55,15 @@ def test_with_entry_replaces_a_piece_with_the_same_tag_or_id():
         (lambda d: d["pieces"][0].update(tag=100), "outside DICT_4X4_100"),
         (lambda d: d.update(dictionary="DICT_7X7_5"), r"\$\.dictionary: unknown tag dictionary"),
         (lambda d: d["pieces"][0].update(tag_height=float("nan")), "finite number"),
+        (lambda d: d.update(anchors={"tag": 96}), r"\$\.anchors: must be a list"),
+        (
+            lambda d: d["anchors"].append(dict(d["anchors"][0])),
+            r"\$\.anchors\[1\]\.tag: tag 96 is already",
+        ),
+        (
+            lambda d: d["anchors"][0].update(tag=13),
+            r"\$\.anchors\[0\]\.tag: tag 13 is also on a piece",
+        ),
     ],
 )
 def test_bad_rosters_name_the_json_path(change, message):
