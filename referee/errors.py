@@ -8,6 +8,11 @@ value) so the user knows what to fix.
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
+from typing import Any
+
 
 class RefereeError(ValueError):
     """Bad input from a user: a file, an option, a camera. Exit code 2."""
@@ -36,3 +41,34 @@ def at(path: str, json_path: str, problem: str) -> str:
     'game.json: $.pieces[2].base: must be two positive numbers'
     """
     return f"{path}: {json_path}: {problem}"
+
+
+def read_json_file(
+    path: str | os.PathLike[str], what: str, error: type[RefereeError], hint: str = ""
+) -> Any:
+    """Parse a JSON file a user named; any failure is one ``error`` line naming the file.
+
+    ``what`` names the kind of file in messages ("scene file"); ``hint`` says
+    what to do next and is appended to every message.
+
+    >>> read_json_file("/no/such/game.json", "scene file", SceneError)
+    Traceback (most recent call last):
+    ...
+    referee.errors.SceneError: /no/such/game.json: no such scene file
+    """
+    name = str(path)
+    suffix = f"; {hint}" if hint else ""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(f"{name}: no such {what}{suffix}") from None
+    except (OSError, UnicodeDecodeError) as problem:
+        reason = getattr(problem, "strerror", None) or str(problem)
+        raise error(f"{name}: cannot read {what} ({reason}){suffix}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as problem:
+        raise error(
+            f"{name}: invalid JSON at line {problem.lineno} column {problem.colno}: "
+            f"{problem.msg}{suffix}"
+        ) from None

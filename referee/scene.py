@@ -30,7 +30,6 @@ file, the JSON path and what is wrong.
 from __future__ import annotations
 
 import copy
-import json
 import math
 import os
 from collections.abc import Iterator, Mapping
@@ -40,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from referee.errors import SceneError, at
+from referee.errors import SceneError, at, read_json_file
 from referee.geometry import Pose, as_polygon, base_corners, front_point, polygon_is_simple
 
 PIECE_STATES = ("ok", "damaged", "destroyed")
@@ -323,21 +322,7 @@ class Scene:
 
 def load_scene(path: str | os.PathLike[str]) -> Scene:
     """Read and validate a scene file; errors name the file and the JSON path."""
-    name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SceneError(f"{name}: no such scene file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise SceneError(f"{name}: cannot read scene file ({reason})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SceneError(
-            f"{name}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
-        ) from None
-    return Scene.from_json(data, name)
+    return Scene.from_json(read_json_file(path, "scene file", SceneError), str(path))
 
 
 def save_scene(scene: Scene, path: str | os.PathLike[str]) -> None:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from referee.calibration.camera import Intrinsics, TablePose
-from referee.errors import ProfileError, at
+from referee.errors import ProfileError, at, read_json_file
 
 FORMAT = "table-referee/calibration"
 VERSION = 1
@@ -185,22 +185,10 @@ class CalibrationProfile:
 
 def load_profile(path: str | os.PathLike[str]) -> CalibrationProfile:
     """Read a profile file; a missing, unreadable or foreign file is a :class:`ProfileError`."""
-    name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise ProfileError(
-            f"{name}: cannot read calibration profile ({error.strerror}); "
-            "run 'referee calibrate' to make one"
-        ) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ProfileError(
-            f"{name}: corrupt calibration profile (invalid JSON at line {error.lineno}); "
-            "recalibrate with 'referee calibrate'"
-        ) from None
-    return CalibrationProfile.from_json(data, name)
+    data = read_json_file(
+        path, "calibration profile", ProfileError, "make one with 'referee calibrate'"
+    )
+    return CalibrationProfile.from_json(data, str(path))
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -16,7 +16,6 @@ glued to the table at known table coordinates. Optional per-piece fields:
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Iterator, Mapping
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.calibration.profile import AnchorTag, write_json_atomic
-from referee.errors import RosterError, at
+from referee.errors import RosterError, at, read_json_file
 from referee.markers.tags import DEFAULT_DICTIONARY, check_tag_id, get_dictionary
 
 
@@ -140,14 +139,7 @@ class Roster:
 
 def load_roster(path: str | os.PathLike[str]) -> Roster:
     """Read a roster file; errors name the file and JSON path."""
-    name = str(path)
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise RosterError(f"{name}: cannot read roster ({error.strerror})") from None
-    except json.JSONDecodeError as error:
-        raise RosterError(f"{name}: invalid JSON at line {error.lineno}: {error.msg}") from None
-    return Roster.from_json(data, name)
+    return Roster.from_json(read_json_file(path, "roster file", RosterError), str(path))
 
 
 def _number(value: Any, source: str, path: str, *, positive: bool = False) -> float:

@@ -50,19 +50,17 @@ Every problem raises :class:`ScenarioError` naming the file, the JSON path
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from referee.calibration.camera import Intrinsics, TablePose
 from referee.calibration.profile import CalibrationProfile, TableSize
-from referee.errors import RosterError, SceneError, at
+from referee.errors import RosterError, SceneError, at, read_json_file
 from referee.markers.roster import Roster
 from referee.markers.tags import (
     ANCHOR_SIZE_IN,
@@ -344,21 +342,7 @@ def _angle_diff(a: float, b: float) -> float:
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     """Read and validate a scenario file."""
-    name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{name}: no such scenario file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise ScenarioError(f"{name}: cannot read scenario ({reason})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ScenarioError(
-            f"{name}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"
-        ) from None
-    return parse_scenario(data, name)
+    return parse_scenario(read_json_file(path, "scenario file", ScenarioError), str(path))
 
 
 def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:

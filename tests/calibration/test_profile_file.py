@@ -47,7 +47,7 @@ def test_profile_round_trips_through_its_file(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("{not json", "corrupt calibration profile"),
+        ("{not json", "invalid JSON at line 1 column 2"),
         ('{"pieces": []}', "not a table referee calibration profile"),
         ('{"format": "table-referee/calibration", "version": 99}', "unsupported profile version"),
     ],
@@ -73,3 +73,10 @@ def test_a_broken_field_is_named_by_its_json_path(tmp_path):
 def test_missing_profile_says_how_to_make_one(tmp_path):
     with pytest.raises(ProfileError, match="referee calibrate"):
         load_profile(tmp_path / "absent.json")
+
+
+def test_a_profile_that_is_not_text_is_one_line_not_a_traceback(tmp_path):
+    path = tmp_path / "camera.json"
+    path.write_bytes(b"\xff\xfe{")
+    with pytest.raises(ProfileError, match=r"cannot read calibration profile.*referee calibrate"):
+        load_profile(path)

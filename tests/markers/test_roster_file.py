@@ -71,3 +71,10 @@ def test_bad_rosters_name_the_json_path(change, message):
     change(data)
     with pytest.raises(RosterError, match=message):
         Roster.from_json(data, "roster.json")
+
+
+def test_a_roster_that_is_not_text_is_one_line_not_a_traceback(tmp_path):
+    path = tmp_path / "roster.json"
+    path.write_bytes(b"\xff\xfe{")
+    with pytest.raises(RosterError, match="cannot read roster file"):
+        load_roster(path)
