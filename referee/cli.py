@@ -26,8 +26,9 @@ COMMANDS: dict[str, str] = {
     "board": "referee.markers.cli:board",
     "calibrate": "referee.calibration.cli:calibrate",
     "simulate": "referee.sim.cli:simulate",
-    "track": "referee.vision.cli:track",
-    "run": "referee.vision.cli:run",
+    "track": "referee.session_cli:track",
+    "run": "referee.session_cli:run",
+    "log": "referee.log_cli:log",
     "demo": "referee.demo:demo",
 }
 

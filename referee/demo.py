@@ -9,7 +9,6 @@ how far the measured moves are from the true ones.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 import time
@@ -19,9 +18,11 @@ from typing import Any
 import click
 
 from referee.calibration.profile import CalibrationProfile, load_profile
-from referee.errors import RefereeError
+from referee.errors import RefereeError, read_json_file
 from referee.geometry import front_point
 from referee.markers.roster import Roster, load_roster
+from referee.session import SessionUpdate
+from referee.session_cli import drive, log_options, open_log
 
 FOOTAGE = Path("sample_footage") / "skirmish"
 
@@ -104,12 +105,20 @@ def accuracy_summary(moves: list[Any], truth: dict[str, Any], roster: Roster) ->
     is_flag=True,
     help="Skip calibration and use the footage's true camera.json.",
 )
-def demo(footage: Path | None, annotate: str | None, use_true_camera: bool) -> None:
-    """Referee the bundled sample game: calibrate, track, and judge every move."""
+@log_options
+def demo(
+    footage: Path | None,
+    annotate: str | None,
+    use_true_camera: bool,
+    db: str | None,
+    game: str | None,
+    no_log: bool,
+) -> None:
+    """Referee the bundled sample game: calibrate, track, judge every move, and log the game."""
+    from referee.scene import load_scene
+    from referee.session import Session, game_name
     from referee.vision.pipeline import Pipeline
-    from referee.vision.referee_feed import RulesFeed
     from referee.vision.sources import VideoFileSource
-    from referee.vision.track import FlagEvent, MoveEvent
 
     folder = footage or repo_footage()
     video = folder / "video.mp4"
@@ -121,6 +130,11 @@ def demo(footage: Path | None, annotate: str | None, use_true_camera: bool) -> N
         )
     started = time.monotonic()
     roster = load_roster(folder / "roster.json")
+    scene_path = folder / "scene.json"
+    scene = load_scene(scene_path) if scene_path.is_file() else None
+    truth_path = folder / "truth-moves.json"
+    truth = _load_truth(truth_path) if truth_path.is_file() else None
+    log = open_log(db, no_log)
     true_camera = folder / "camera.json"
     profile: CalibrationProfile | None = None
     if not use_true_camera and (folder / "calibration.mp4").is_file():
@@ -146,42 +160,76 @@ def demo(footage: Path | None, annotate: str | None, use_true_camera: bool) -> N
             click.echo("note: using the footage's committed camera.json (the simulator's truth)")
         profile = load_profile(true_camera)
 
-    scene_path = folder / "scene.json"
-    feed = RulesFeed.create(roster, profile, str(scene_path) if scene_path.is_file() else None)
     source = VideoFileSource(video)
-    pipeline = Pipeline(profile, roster, source_name=str(video))
-    subscribers = []
+    name = game or game_name("demo")
+    session = Session.start(
+        Pipeline(profile, roster, source_name=str(video)),
+        scene,
+        log=log,
+        game=name,
+        source=str(video.resolve()),
+    )
     annotator = None
     if annotate:
         from referee.vision.annotate import Annotator
 
-        annotator = Annotator(annotate, roster, feed.scene, source.fps)
-        subscribers.append(annotator.write)
+        annotator = Annotator(annotate, roster, session.scene, source.fps)
     click.echo(f"refereeing {video} ({source.frame_count} frames, {source.fps:g} fps):")
-    moves: list[MoveEvent] = []
+    moves: list[Any] = []
     flags = 0
+
+    def show(update: SessionUpdate) -> None:
+        nonlocal flags
+        assert update.result is not None
+        if annotator is not None:
+            annotator.write(update.result)
+        for ruling in update.rulings:
+            click.echo(ruling.describe())
+            moves.append(ruling.move)
+        for event in update.events:
+            if event.type in ("flag", "camera"):
+                flags += 1
+                click.echo(f"  ! {event.data.get('message')}", err=True)
+
     try:
-        for result in pipeline.run(source, subscribers):
-            for ruling in feed.update(result):
-                click.echo(ruling.describe())
-                moves.append(ruling.move)
-            for event in result.events:
-                if isinstance(event, FlagEvent):
-                    flags += 1
-                    click.echo(f"  ! {event.message}", err=True)
+        drive(session, source, progress=False, on_update=show)
     finally:
         source.close()
+        session.close()
         if annotator is not None:
             annotator.close()
+        if log is not None:
+            log.close()
     click.echo(f"{len(moves)} moves, {flags} warnings, in {time.monotonic() - started:.1f}s")
-    truth_path = folder / "truth-moves.json"
-    if truth_path.is_file():
-        truth = json.loads(truth_path.read_text(encoding="utf-8"))
+    if truth is not None:
         for line in accuracy_summary(moves, truth, roster):
             click.echo(line)
     if annotate:
         click.echo(f"annotated video: {annotate}")
+    if log is not None:
+        click.echo(f"game log: {log.path} (game {name!r}; 'referee log show {name}' replays it)")
     sys.stdout.flush()
+
+
+def _load_truth(path: Path) -> dict[str, Any]:
+    """The footage's true moves; a file that is not that is a one-line error."""
+    data = read_json_file(path, "truth file", RefereeError, "re-run 'referee simulate'")
+    moves = data.get("moves") if isinstance(data, dict) else None
+    if not isinstance(moves, list) or not all(
+        isinstance(m, dict)
+        and isinstance(m.get("piece"), str)
+        and all(
+            isinstance(m.get(k), dict)
+            and all(isinstance(m[k].get(c), (int, float)) for c in ("x", "y", "heading"))
+            for k in ("from", "to")
+        )
+        for m in moves
+    ):
+        raise RefereeError(
+            f"{path}: $.moves: must be a list of moves with piece, from and to poses; "
+            "re-run 'referee simulate'"
+        )
+    return data
 
 
 def _table_from_scene(folder: Path) -> Any:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from referee.errors import SceneError, at
+from referee.rules.flow import GameFlow
 
 if TYPE_CHECKING:
     from referee.scene import Scene
@@ -161,6 +162,13 @@ class Ruleset:
     def questions(cls) -> tuple[str, ...]:
         """The ``ask`` names this ruleset answers."""
         return tuple(sorted(n[4:] for n in dir(cls) if n.startswith("ask_")))
+
+    def game_flow(self) -> GameFlow:
+        """The hook a referee session drives: declarations in, a judgement per settled move.
+
+        The base flow asks the ruleset's own ``move`` question of every settled move.
+        """
+        return GameFlow(self)
 
     def answer(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """Answer one question; bad questions raise :class:`QueryError`."""

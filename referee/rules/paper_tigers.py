@@ -59,6 +59,7 @@ from referee.geometry import (
 )
 from referee.rules import QueryError, Ruleset, Verdict, as_ids, judge, name_key, register
 from referee.rules.cards import Card
+from referee.rules.flow import GameFlow, PaperTigersFlow
 from referee.scene import LIMIT, Piece, Scene, Terrain, normalise_edge
 
 #: Piece kind (lowercase, letters and digits only) -> category.
@@ -207,6 +208,10 @@ class PaperTigers(Ruleset):
         return polygon_distance(a.corners(), b.corners())
 
     # -- questions --------------------------------------------------------------------
+
+    def game_flow(self) -> GameFlow:
+        """Allowances from the dice and Follow Me obligations on top of the move question."""
+        return PaperTigersFlow(self)
 
     def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         firer = _piece(scene, query, "from")

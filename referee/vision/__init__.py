@@ -8,7 +8,6 @@
 - :mod:`referee.vision.pose`: ``PoseEstimator`` -> ``PiecePose`` in table inches.
 - :mod:`referee.vision.track`: ``Tracker`` -> ``TrackerState``, ``MoveEvent``, ``FlagEvent``.
 - :mod:`referee.vision.pipeline`: ``Pipeline.run(frames, subscribers)`` yields ``FrameResult``.
-- :mod:`referee.vision.referee_feed`: ``RulesFeed`` turns moves into rules verdicts.
 - :mod:`referee.vision.annotate`: ``Annotator`` writes the annotated video.
 
 Nothing is imported here, so ``import referee.vision`` stays cheap.

@@ -158,6 +158,7 @@ class LiveSource(FrameSource):
         fps: float | None = None,
         on_warning: Callable[[str], None] | None = None,
         max_retries: int | None = None,
+        on_camera: Callable[[str, str], None] | None = None,
         backoff: tuple[float, float] = (0.5, 8.0),
         opener: Callable[[int | str], Any] | None = None,
     ) -> None:
@@ -166,6 +167,8 @@ class LiveSource(FrameSource):
         self.size = (width, height)
         self.requested_fps = fps
         self.on_warning = on_warning or (lambda message: None)
+        # Lost/reopened as (kind, message), for a game log; the warning when nobody listens.
+        self.on_camera = on_camera or (lambda kind, message: self.on_warning(message))
         self.max_retries = max_retries
         self.backoff = backoff
         self._opener = opener or self._open_capture
@@ -213,7 +216,7 @@ class LiveSource(FrameSource):
             self._reconnect()
 
     def _reconnect(self) -> None:
-        self.on_warning(f"{self.name}: lost the video feed; reopening (tracks are kept)")
+        self.on_camera("lost", f"{self.name}: lost the video feed; reopening (tracks are kept)")
         if self._capture is not None:
             self._capture.release()
             self._capture = None
@@ -224,7 +227,9 @@ class LiveSource(FrameSource):
             attempt += 1
             self._capture = self._open()
             if self._capture is not None:
-                self.on_warning(f"{self.name}: video feed back after {attempt} attempt(s)")
+                self.on_camera(
+                    "reopened", f"{self.name}: video feed back after {attempt} attempt(s)"
+                )
                 return
             delay = min(delay * 2, limit)
         raise SourceError(f"{self.name}: video feed lost and not back after {attempt} attempts")
@@ -242,12 +247,13 @@ def open_source(
     height: int | None = None,
     fps: float | None = None,
     on_warning: Callable[[str], None] | None = None,
+    on_camera: Callable[[str, str], None] | None = None,
 ) -> FrameSource:
     """Open what ``spec`` names: camera index, stream URL, image folder or video file."""
     if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
-        return LiveSource(int(spec), width, height, fps, on_warning)
+        return LiveSource(int(spec), width, height, fps, on_warning, on_camera=on_camera)
     if spec.lower().startswith(URL_PREFIXES):
-        return LiveSource(spec, width, height, fps, on_warning)
+        return LiveSource(spec, width, height, fps, on_warning, on_camera=on_camera)
     path = Path(spec)
     if path.is_dir():
         return ImageFolderSource(path, fps or 30.0)

@@ -24,7 +24,7 @@ itself stable before it counts).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -235,6 +235,13 @@ class Tracker:
         self._duplicates: frozenset[int] = frozenset()
         self._frames_with_tags = 0
         self._roster_seen = False
+
+    def restore(self, poses: Mapping[str, PiecePose]) -> None:
+        """Start from these resting poses (a resumed game): each piece settled where it was
+        last logged, so seeing it there again is no move and seeing it elsewhere is one."""
+        for pid, pose in poses.items():
+            self._tracks[pid] = _Track("settled", settled=pose, samples=1)
+        self._roster_seen = self._roster_seen or bool(poses)
 
     @property
     def settled_poses(self) -> dict[str, PiecePose]:

@@ -168,8 +168,23 @@ def test_roster_that_matches_no_tag_is_an_error(clip, tmp_path):
     wrong.write_text(json.dumps({"pieces": [{"tag": 70, "id": "x", "base": [1, 1]}]}))
     result = _track(clip, tmp_path, roster_file=wrong)
     assert result.exit_code == 2 and "does not match" in result.output
-    # Everything up to the error is on disk.
-    assert len((tmp_path / "t.jsonl").read_text().splitlines()) == 29
+    # Everything up to the error is on disk beside the output, which a failure never replaces.
+    assert "t.jsonl.partial" in result.output.splitlines()[-1]
+    assert len((tmp_path / "t.jsonl.partial").read_text().splitlines()) == 29
+    assert not (tmp_path / "t.jsonl").exists()
+
+
+def test_a_failed_track_leaves_the_earlier_tracks_file_as_it_was(clip, tmp_path):
+    earlier = tmp_path / "t.jsonl"
+    earlier.write_text('{"frame": 0}\n')
+    result = _track(clip, tmp_path, calibration=tmp_path / "nope.json")
+    assert result.exit_code == 2
+    assert earlier.read_text() == '{"frame": 0}\n'
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"pieces": [{"tag": 70, "id": "x", "base": [1, 1]}]}))
+    result = _track(clip, tmp_path, roster_file=wrong)
+    assert result.exit_code == 2
+    assert earlier.read_text() == '{"frame": 0}\n'
 
 
 def test_run_needs_exactly_one_source(clip):

@@ -1,20 +1,17 @@
-"""The rules feed (verdicts on settled moves) and the annotated frame."""
+"""The annotated frame: tags outlined by kind, the top-down map."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from referee.calibration.camera import Intrinsics, TablePose
 from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.markers.roster import Roster, RosterEntry
-from referee.rules import find_ruleset
 from referee.scene import Piece, Scene, Table, Terrain
 from referee.vision.annotate import Annotator
 from referee.vision.detect import Detections
 from referee.vision.pipeline import FrameResult
 from referee.vision.pose import PiecePose
-from referee.vision.referee_feed import RulesFeed
 from referee.vision.track import MoveEvent, TrackedPiece, TrackerState
 
 ROSTER = Roster(
@@ -52,42 +49,6 @@ def result(events, frame=0, image=None):
     pieces = tuple(TrackedPiece(pose(pid, *xy), "settled") for pid, xy in START.items())
     state = TrackerState(frame, float(frame), pieces, tuple(events))
     return FrameResult(frame, float(frame), Detections.empty(), state, state.events, PROFILE, image)
-
-
-def feed(queries=()):
-    return RulesFeed(scene(queries), find_ruleset("paper-tigers"), ROSTER)
-
-
-def test_settled_move_gets_a_move_verdict_with_the_allowance():
-    f = feed([{"ask": "move", "piece": "sq1", "allowance": 4}])
-    (ruling,) = f.update(result([move("sq1", (30.0, 14.5), 5.0)]))
-    assert ruling.ok is False  # 5.5in with a 4in allowance
-    assert any("allowance" in r or "4in" in r for v in ruling.verdicts for r in v.reasons)
-    assert f.scene.piece("sq1").y == pytest.approx(14.5)  # the scene follows the move
-    assert "NOT OK" in ruling.describe()
-
-
-def test_entering_woods_and_going_on_is_not_ok():
-    (ruling,) = feed().update(result([move("sq1", (31.0, 6.0), 5.0)]))
-    assert ruling.ok is False
-
-
-def test_announced_follow_me_checks_each_follower_after_its_move():
-    f = feed([{"ask": "follow_me", "leader": "t34a", "action": "move"}])
-    (lead,) = f.update(result([move("t34a", (10.0, 14.0), 2.0)]))
-    assert "t34b follows t34a" in lead.describe()
-    (follow,) = f.update(result([move("t34b", (18.0, 14.0), 4.0)], frame=1))
-    asks = [v.ask for v in follow.verdicts]
-    assert asks == ["move", "follow_check"]
-    assert follow.verdicts[1].ok is False  # ended more than 3in from the leader
-    assert follow.ok is False
-
-
-def test_a_follower_that_stays_close_is_ok():
-    f = feed([{"ask": "follow_me", "leader": "t34a", "action": "move"}])
-    f.update(result([move("t34a", (10.0, 14.0), 2.0)]))
-    (follow,) = f.update(result([move("t34b", (12.5, 14.5), 4.0)], frame=1))
-    assert [v.ok for v in follow.verdicts] == [True, True]
 
 
 def test_annotated_frame_outlines_tags_and_draws_the_inset(tmp_path):

@@ -1,0 +1,138 @@
+"""The game's event stream: one immutable, sequence-numbered value per thing that happened.
+
+A :class:`GameEvent` is what the session publishes, the store keeps and the
+export writes. Its JSON form is the public export format (README, "Game
+log"): ``seq``, ``t``, ``type`` and ``frame`` plus the type's own keys:
+
+- ``move``: ``piece``, ``from`` and ``to`` (``{"x", "y", "heading"}``),
+  ``distance`` (front point, inches), ``uncertainty``, ``start_t``, ``end_t``.
+- ``verdict``: ``verdict`` (exactly as ``referee check --json`` prints it) and
+  ``about`` (the ``seq`` of the move it judges, when it judges one).
+- ``declare``: ``declare`` (the scene-file query announced: cards, dice,
+  Follow Me, a move allowance).
+- ``edit``: ``edit`` (``terrain``), ``action`` (``add``/``replace``/``remove``)
+  and the ``terrain`` object or its ``id``.
+- ``flag``: ``kind`` (``unknown_tag``, ``duplicate_tag``, ``jump``),
+  ``message``, ``tag``, ``piece``.
+- ``camera``: ``kind`` (``lost``, ``reopened``, ``moved``, ``started``), ``message``.
+- ``correction``: ``supersedes`` (the ``seq`` it replaces) and the corrected
+  event's own keys.
+
+Nothing is ever changed once logged: a correction is a new event pointing
+at the one it supersedes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+EVENT_TYPES = ("move", "verdict", "declare", "edit", "flag", "camera", "correction")
+"""Every ``type`` an event may have, in the order the README lists them."""
+
+RESERVED = ("seq", "t", "type", "frame")
+"""Keys of every exported line; an event's ``data`` never carries them."""
+
+
+def finite_json(value: Any) -> Any:
+    """``value`` with every non-finite float replaced by None, so the output is strict JSON.
+
+    >>> finite_json({"a": [1.0, float("nan")], "b": float("inf")})
+    {'a': [1.0, None], 'b': None}
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): finite_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class GameEvent:
+    """One logged happening of a game."""
+
+    seq: int
+    """Position in the game's stream: 1, 2, 3... strictly increasing, never reused."""
+    t: float
+    """Seconds from the game's start."""
+    type: str
+    """One of :data:`EVENT_TYPES`."""
+    data: Mapping[str, Any] = field(default_factory=dict)
+    """The type's own keys (see the module docstring); plain JSON values."""
+    frame: int | None = None
+    """The session frame it happened on (None for events before the first frame)."""
+
+    def __post_init__(self) -> None:
+        if self.type not in EVENT_TYPES:
+            raise ValueError(f"unknown event type {self.type!r} (known: {', '.join(EVENT_TYPES)})")
+        clash = sorted(set(self.data) & set(RESERVED))
+        if clash:
+            raise ValueError(f"event data may not carry {clash[0]!r}")
+
+    @property
+    def piece(self) -> str | None:
+        value = self.data.get("piece")
+        return value if isinstance(value, str) else None
+
+    @property
+    def supersedes(self) -> int | None:
+        value = self.data.get("supersedes")
+        return value if isinstance(value, int) else None
+
+    def to_json(self) -> dict[str, Any]:
+        """One line of the JSONL export (strict JSON: no NaN or Infinity)."""
+        line: dict[str, Any] = {"seq": self.seq, "t": round(self.t, 4), "type": self.type}
+        if self.frame is not None:
+            line["frame"] = self.frame
+        line.update(finite_json(dict(self.data)))
+        return line
+
+    def data_text(self) -> str:
+        """``data`` as the compact JSON text the store keeps."""
+        return json.dumps(finite_json(dict(self.data)), separators=(",", ":"), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, line: Mapping[str, Any]) -> GameEvent:
+        """The inverse of :meth:`to_json`."""
+        data = {k: v for k, v in line.items() if k not in RESERVED}
+        frame = line.get("frame")
+        return cls(int(line["seq"]), float(line["t"]), str(line["type"]), data, frame)
+
+    def describe(self) -> str:
+        """One readable timeline line, e.g. ``  12.40s  #15 move t34a 6.00in (+/-0.006)``."""
+        d = self.data
+        head = f"{self.t:8.2f}s  #{self.seq:<5d}"
+        if self.type == "move":
+            to = d.get("to", {})
+            text = (
+                f"move {d.get('piece')} {_num(d.get('distance'))}in "
+                f"(+/-{_num(d.get('uncertainty'), 3)}) to ({_num(to.get('x'))}, "
+                f"{_num(to.get('y'))}) facing {_num(to.get('heading'), 0)}"
+            )
+        elif self.type == "verdict":
+            verdict = d.get("verdict", {})
+            word = {True: "ok", False: "NOT OK", None: "too close to call"}.get(verdict.get("ok"))
+            about = f" (move #{d['about']})" if d.get("about") is not None else ""
+            summary = verdict.get("summary") or "; ".join(verdict.get("reasons", [])[:1])
+            text = f"verdict {verdict.get('ask')}{about}: {word}  {summary}".rstrip()
+        elif self.type == "declare":
+            text = "declare " + json.dumps(d.get("declare"), separators=(", ", ": "))
+        elif self.type == "edit":
+            what = d.get("terrain")
+            name = what.get("id") if isinstance(what, Mapping) else d.get("id")
+            text = f"edit {d.get('edit')} {d.get('action')} {name}"
+        elif self.type == "correction":
+            rest = {k: v for k, v in d.items() if k != "supersedes"}
+            text = f"correction of #{d.get('supersedes')}: " + json.dumps(rest)
+        else:
+            text = f"{self.type} {d.get('kind')}: {d.get('message')}"
+        return head + text
+
+
+def _num(value: Any, digits: int = 2) -> str:
+    return f"{value:.{digits}f}" if isinstance(value, (int, float)) else "?"

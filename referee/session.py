@@ -1,0 +1,772 @@
+"""One referee session: a game's pipeline, ruleset and log, and its one stream of events.
+
+:class:`Session` is the single wiring every command uses (``run``,
+``demo``, ``track``, ``serve``). Each frame goes through the vision
+pipeline; what happened becomes :class:`~referee.events.GameEvent` values
+with consecutive sequence numbers: settled moves and the ruleset's verdicts
+on them, the scene's standing questions answered again whenever a piece
+they name settles, flags (unknown or duplicate tag, jump) and camera events.
+Declarations (cards, dice, Follow Me), terrain edits, questions asked and
+corrections come in through methods, from any thread.
+
+When a :class:`~referee.store.GameLog` is attached, each frame's events and
+position changes are committed in one transaction *before* any subscriber
+hears of them, so whatever was reported as logged survives a crash. A
+session opened on an existing game resumes it: the tracker starts from the
+last resting poses, terrain edits and declarations are replayed into the
+scene and the ruleset's flow, the sequence continues, and on the same video
+the frames already logged are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from referee.calibration.camera import TablePose
+from referee.calibration.profile import CalibrationProfile
+from referee.errors import RefereeError, SceneError
+from referee.events import GameEvent
+from referee.geometry import Pose
+from referee.markers.roster import Roster
+from referee.rules import Ruleset, Verdict, find_ruleset
+from referee.rules.flow import GameFlow, Judgement, SettledMove
+from referee.scene import PIECE_KEYS, Piece, Scene, Table
+from referee.store import GameInfo, GameLog, Position
+from referee.vision.pipeline import FrameResult, Pipeline
+from referee.vision.pose import PiecePose
+from referee.vision.sources import Frame
+from referee.vision.track import FlagEvent, MoveEvent
+
+DEFAULT_RULESET = "paper-tigers"
+POSITION_NOISE = 0.02
+"""Inches a logged pose must change by before it is logged again."""
+HEADING_NOISE = 0.5
+"""...or degrees."""
+PROGRESS_EVERY = 30
+"""Frames between progress marks when nothing else is logged."""
+
+CAMERA_FLAGS = {"camera_moved": "moved", "camera_lost": "lost", "camera_reopened": "reopened"}
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """A settled move and what the rules say about it (what ``run`` prints)."""
+
+    move: MoveEvent
+    judgement: Judgement
+    seq: int
+    """Sequence number of the move's event."""
+
+    @property
+    def verdicts(self) -> tuple[Verdict, ...]:
+        return self.judgement.verdicts
+
+    @property
+    def ok(self) -> bool | None:
+        return self.judgement.ok
+
+    def describe(self) -> str:
+        m = self.move
+        word = {True: "ok", False: "NOT OK", None: "too close to call"}[self.ok]
+        lines = [
+            f"{m.end_t:7.2f}s  {m.piece} moved {m.front_distance:.2f}in "
+            f"(+/-{m.uncertainty:.3f}) to ({m.to_pose.x:.2f}, {m.to_pose.y:.2f}) "
+            f"facing {m.to_pose.heading:.0f}: {word}"
+        ]
+        for verdict in self.verdicts:
+            lines.extend(f"           {reason}" for reason in verdict.reasons)
+        lines.extend(f"           {note}" for note in self.judgement.notes)
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """A line of ``run --events`` (the events file's ``ruling`` record)."""
+        return {
+            "event": "ruling",
+            "piece": self.move.piece,
+            "front_distance": round(self.move.front_distance, 4),
+            "end_t": round(self.move.end_t, 4),
+            "ok": self.ok,
+            "verdicts": [v.to_json() for v in self.verdicts],
+            "notes": list(self.judgement.notes),
+        }
+
+
+@dataclass(frozen=True)
+class SessionUpdate:
+    """What one step of the session produced, after it was logged."""
+
+    events: tuple[GameEvent, ...]
+    result: FrameResult | None = None
+    """The pipeline's frame result (None for a declaration, edit or question)."""
+    rulings: tuple[Ruling, ...] = ()
+    verdicts: tuple[Verdict, ...] = ()
+    """Verdicts of this update in event order (the rulings' and standing questions')."""
+
+
+Subscriber = Callable[[SessionUpdate], None]
+
+
+def _pose(pose: PiecePose) -> Pose:
+    return Pose(pose.x, pose.y, pose.heading)
+
+
+def _pose_json(pose: PiecePose | Pose) -> dict[str, float]:
+    return {"x": round(pose.x, 4), "y": round(pose.y, 4), "heading": round(pose.heading, 2)}
+
+
+def named_pieces(query: Mapping[str, Any]) -> frozenset[str]:
+    """The piece ids a question names (its ``from``, ``to``, ``piece``... and ``chain``).
+
+    >>> sorted(named_pieces({"ask": "range", "from": "a", "to": "b"}))
+    ['a', 'b']
+    """
+    names = {query[k] for k in PIECE_KEYS if isinstance(query.get(k), str)}
+    chain = query.get("chain")
+    if isinstance(chain, list):
+        names.update(c for c in chain if isinstance(c, str))
+    return frozenset(names)
+
+
+def bare_scene(profile: CalibrationProfile, ruleset: str) -> Scene:
+    """Just the profile's table: no terrain, no pieces until the camera sees them settle."""
+    table = Table(profile.table.width, profile.table.depth, profile.table.inch_mm)
+    return Scene(ruleset, table, ())
+
+
+def game_name(prefix: str = "game") -> str:
+    """A new game's default name: ``game-2026-11-23-1504`` (local time, to the second)."""
+    return f"{prefix}-{datetime.now().strftime('%Y-%m-%d-%H%M%S')}"
+
+
+def table_pose_json(pose: TablePose) -> dict[str, list[float]]:
+    return {"rvec": pose.rvec.tolist(), "tvec": pose.tvec.tolist()}
+
+
+class Session:
+    """One game: pipeline + ruleset (+ game log), publishing one stream of events.
+
+    Build it with :meth:`start`. Methods are thread-safe: the frame loop and a
+    dashboard's requests may call them at once.
+    """
+
+    def __init__(
+        self,
+        pipeline: Pipeline,
+        scene: Scene,
+        ruleset: Ruleset,
+        log: GameLog | None = None,
+        game: GameInfo | None = None,
+    ) -> None:
+        self.pipeline = pipeline
+        self.roster: Roster = pipeline.roster
+        self.initial_scene = scene
+        self.ruleset = ruleset
+        self.flow: GameFlow = ruleset.game_flow()
+        self.log = log
+        self.game = game
+        self._lock = threading.RLock()
+        self._subscribers: list[Subscriber] = []
+        self._seq = 0
+        self._frame = -1
+        self._t = 0.0
+        self._frame_offset = 0
+        self._t_offset = 0.0
+        self.resume_after = -1
+        """Frames of the source with this index or lower were logged before: skipped."""
+        self._last_progress = -1
+        self._fixed = {p.id: p for p in scene if self.roster.by_id(p.id) is None}
+        self._templates = {p.id: p for p in scene}
+        self._placed: dict[str, Piece] = {}
+        self._logged: dict[str, Position] = {}
+        self._terrain = scene.terrain
+        self._standing: list[Mapping[str, Any]] = []
+        self._answers: dict[int, dict[str, Any]] = {}
+        self.opening: tuple[GameEvent, ...] = ()
+        """Events logged when the game opened (declarations, questions answerable at once)."""
+        self.latest: FrameResult | None = None
+        """The last frame's result (for a live view)."""
+
+    # -- building ------------------------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        pipeline: Pipeline,
+        scene: Scene | None = None,
+        ruleset: str | None = None,
+        *,
+        log: GameLog | None = None,
+        game: str | None = None,
+        source: str | None = None,
+    ) -> Session:
+        """A session on ``pipeline``: a new game, or the logged game ``game`` resumed.
+
+        ``scene`` gives terrain, sides, settings and questions (a bare table
+        without it); ``ruleset`` overrides the scene's. A resumed game keeps
+        the scene and ruleset it was started with.
+        """
+        profile = pipeline.initial_profile
+        existing = log.find(game) if log is not None and game is not None else None
+        if existing is not None:
+            scene = Scene.from_json(existing.scene, f"{log.path if log else ''}:{existing.name}")
+            ruleset = existing.ruleset
+        elif scene is None:
+            scene = bare_scene(profile, ruleset or DEFAULT_RULESET)
+        name = ruleset or scene.ruleset or DEFAULT_RULESET
+        try:
+            rules = find_ruleset(name, scene.settings if name == scene.ruleset else None)
+        except ValueError as error:
+            raise RefereeError(f"--ruleset: {error}") from None
+        if rules.name != scene.ruleset:
+            scene = replace(scene, ruleset=rules.name, settings={})
+        for piece in scene:
+            problem = rules.kind_problem(piece.kind)
+            if problem:
+                raise SceneError(f"scene piece {piece.id!r}: {problem}")
+        if log is not None and existing is None:
+            existing = log.create_game(
+                game or game_name(),
+                rules.name,
+                scene.to_json(),
+                source=source,
+                roster=pipeline.roster.to_json(),
+                profile=profile.to_json(),
+            )
+        session = cls(pipeline, scene, rules, log, existing)
+        if existing is not None and existing.last_seq > 0:
+            session._resume(existing, source)
+        else:
+            session._open_questions()
+        return session
+
+    def _open_questions(self) -> None:
+        """Take the scene's declarations into the flow; the rest become standing questions."""
+        events: list[GameEvent] = []
+        for query in self.initial_scene.queries:
+            events.extend(self._declare(query))
+        self._commit(events)
+        self.opening = tuple(events)
+
+    def _declare(self, query: Mapping[str, Any], asked: bool = False) -> list[GameEvent]:
+        declared = self.flow.declare(self.scene, query)
+        if not declared.taken and declared.verdict is None:
+            if asked:
+                return [self._verdict(self.flow.answer(self.scene, query))]
+            self._standing.append(dict(query))
+            return self._answer_standing({len(self._standing) - 1})
+        events = [self._event("declare", {"declare": dict(query), "notes": list(declared.notes)})]
+        if declared.verdict is not None:
+            events.append(self._verdict(declared.verdict, about=events[0].seq))
+        return events
+
+    def _resume(self, game: GameInfo, source: str | None) -> None:
+        """Rebuild scene, flow, tracker and sequence from the log; continue after its last frame."""
+        assert self.log is not None
+        history = self.log.events(game)
+        self._seq = history[-1].seq if history else 0
+        self._frame = game.last_frame
+        self._t = game.last_t
+        self._last_progress = game.last_frame
+        for query in self.initial_scene.queries:
+            declared = self.flow.declare(self.scene, query)
+            if not declared.taken and declared.verdict is None:
+                self._standing.append(dict(query))
+        voided = {e.supersedes for e in history if e.type == "correction" and e.data.get("void")}
+        for event in history:
+            if event.seq in voided:
+                continue
+            if event.type == "move":
+                self._replay_move(game, event)
+            elif event.type == "declare" and isinstance(event.data.get("declare"), Mapping):
+                self.flow.declare(self.scene, event.data["declare"])
+            elif event.type == "edit":
+                self._terrain = apply_edit(self._terrain, event.data)
+            elif event.type == "verdict" and isinstance(event.data.get("question"), int):
+                self._answers[event.data["question"]] = event.data["verdict"]
+            elif event.type == "camera" and isinstance(event.data.get("table_pose"), Mapping):
+                pose = event.data["table_pose"]
+                profile = self.pipeline.initial_profile.with_pose(
+                    TablePose(pose["rvec"], pose["tvec"])
+                )
+                self.pipeline.initial_profile = profile
+                self.pipeline.reset()
+        resting = self.log.positions_at(game, resting=True)
+        for pid, position in resting.items():
+            self._place(pid, Pose(position.x, position.y, position.heading), position.uncertainty)
+        self._logged = dict(self.log.positions_at(game))
+        entries = {e.id: e for e in self.roster}
+        self.pipeline.tracker.restore(
+            {
+                pid: PiecePose(pid, entries[pid].tag, p.x, p.y, p.heading, p.uncertainty, False)
+                for pid, p in resting.items()
+                if pid in entries
+            }
+        )
+        if source is not None and source == game.source and not source.isdigit():
+            self.resume_after = game.last_frame  # the same recording: skip what was logged
+        else:
+            self._frame_offset = game.last_frame + 1
+            self._t_offset = game.last_t + 1.0 / 30.0
+
+    def _replay_move(self, game: GameInfo, event: GameEvent) -> None:
+        """Feed a logged move to the flow again, on the positions of the moment before it."""
+        assert self.log is not None
+        piece = str(event.data.get("piece"))
+        if event.frame is not None:
+            for pid, p in self.log.positions_at(game, event.frame - 1, resting=True).items():
+                self._place(pid, Pose(p.x, p.y, p.heading), p.uncertainty)
+        start, end = event.data.get("from"), event.data.get("to")
+        if not isinstance(start, Mapping) or not isinstance(end, Mapping):
+            return
+        begin = Pose(start["x"], start["y"], start["heading"])
+        finish = Pose(end["x"], end["y"], end["heading"])
+        self._place(piece, begin, float(event.data.get("uncertainty", 0.0)))
+        self.flow.judge(self.scene, SettledMove(piece, begin, finish))
+        self._place(piece, finish, float(event.data.get("uncertainty", 0.0)))
+
+    # -- the scene -----------------------------------------------------------------------------
+
+    @property
+    def scene(self) -> Scene:
+        """The table now: fixed scene pieces, every piece seen at rest, the current terrain."""
+        with self._lock:
+            pieces = (*self._fixed.values(), *self._placed.values())
+            return replace(self.initial_scene, pieces=pieces, terrain=self._terrain, queries=())
+
+    def state(self) -> Scene:
+        """The table now as a scene file (with the standing questions) for ``referee check``."""
+        with self._lock:
+            return replace(self.scene, queries=tuple(self._answerable()))
+
+    def _answerable(self) -> list[Mapping[str, Any]]:
+        placed = {p.id for p in self.scene}
+        return [q for q in self._standing if named_pieces(q) <= placed]
+
+    def _place(self, piece_id: str, pose: Pose, uncertainty: float) -> bool:
+        template = self._templates.get(piece_id)
+        if template is None:
+            entry = self.roster.by_id(piece_id)
+            if entry is None:
+                return False
+            template = Piece(entry.id, entry.side, entry.kind, 0, 0, 0, entry.base, name=entry.name)
+            self._templates[piece_id] = template
+        moved = template.moved(pose.x, pose.y, pose.heading)
+        self._placed[piece_id] = replace(moved, uncertainty=uncertainty)
+        return True
+
+    # -- events --------------------------------------------------------------------------------
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        """Call ``subscriber`` with every update after it is logged; returns an unsubscribe."""
+        with self._lock:
+            self._subscribers.append(subscriber)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if subscriber in self._subscribers:
+                    self._subscribers.remove(subscriber)
+
+        return unsubscribe
+
+    @property
+    def last_seq(self) -> int:
+        return self._seq
+
+    @property
+    def t(self) -> float:
+        """Game time of the last frame, seconds."""
+        return self._t
+
+    def _event(self, kind: str, data: Mapping[str, Any], t: float | None = None) -> GameEvent:
+        self._seq += 1
+        frame = self._frame if self._frame >= 0 else None
+        return GameEvent(self._seq, self._t if t is None else t, kind, data, frame)
+
+    def _verdict(
+        self, verdict: Verdict, about: int | None = None, question: int | None = None
+    ) -> GameEvent:
+        data: dict[str, Any] = {"verdict": verdict.to_json()}
+        if about is not None:
+            data["about"] = about
+        if question is not None:
+            data["question"] = question
+        pieces = sorted(named_pieces(verdict.query))
+        if pieces:
+            data["pieces"] = pieces
+        return self._event("verdict", data)
+
+    def _commit(
+        self,
+        events: Sequence[GameEvent],
+        positions: Sequence[Position] = (),
+        force_progress: bool = False,
+    ) -> None:
+        """Log events (one transaction) before anyone hears of them; on failure, unnumber them."""
+        if self.log is None or self.game is None:
+            return
+        progress = None
+        if (
+            events
+            or positions
+            or force_progress
+            or self._frame - self._last_progress >= (PROGRESS_EVERY)
+        ):
+            progress = (self._frame, self._t)
+        if not events and not positions and progress is None:
+            return
+        try:
+            self.log.append(self.game, events, positions, progress)
+        except RefereeError:
+            if events:
+                self._seq = events[0].seq - 1
+            raise
+        if progress is not None:
+            self._last_progress = self._frame
+
+    def _publish(self, update: SessionUpdate) -> None:
+        for subscriber in list(self._subscribers):
+            subscriber(update)
+
+    # -- frames --------------------------------------------------------------------------------
+
+    def process(self, frame: Frame) -> SessionUpdate:
+        """Run one frame through the pipeline, judge what settled, log it, then publish it."""
+        with self._lock:
+            frame = replace(
+                frame, index=frame.index + self._frame_offset, t=frame.t + self._t_offset
+            )
+            result = self.pipeline.process(frame)
+            self._frame, self._t = result.frame, result.t
+            events: list[GameEvent] = []
+            rulings: list[Ruling] = []
+            moved: set[str] = set()
+            for event in result.events:
+                if isinstance(event, MoveEvent):
+                    ruling = self._judge(event, events)
+                    rulings.append(ruling)
+                    moved.add(event.piece)
+                else:
+                    events.append(self._flag(event, result))
+            for tracked in result.tracks.pieces:
+                pose = tracked.pose
+                first = tracked.state == "settled" and pose.id not in self._placed
+                if first and self._place(pose.id, _pose(pose), pose.uncertainty):
+                    moved.add(pose.id)
+            if moved:
+                events.extend(self._answer_standing(self._touched(moved)))
+            positions = self._changed_positions(result)
+            self._commit(events, positions)
+            self.latest = result
+            update = SessionUpdate(
+                tuple(events),
+                result,
+                tuple(rulings),
+                tuple(_verdicts_of(events, rulings, self._standing)),
+            )
+            self._publish(update)
+            return update
+
+    def run(self, frames: Iterable[Frame]) -> Iterator[SessionUpdate]:
+        """Process every frame (skipping those a resumed game already logged)."""
+        for frame in frames:
+            if frame.index <= self.resume_after:
+                continue
+            yield self.process(frame)
+
+    def _judge(self, event: MoveEvent, events: list[GameEvent]) -> Ruling:
+        move = self._event(
+            "move",
+            {
+                "piece": event.piece,
+                "tag": event.tag,
+                "from": _pose_json(event.from_pose),
+                "to": _pose_json(event.to_pose),
+                "distance": round(event.front_distance, 4),
+                "uncertainty": round(event.uncertainty, 4),
+                "start_t": round(event.start_t, 4),
+                "end_t": round(event.end_t, 4),
+            },
+        )
+        events.append(move)
+        self._place(event.piece, _pose(event.from_pose), event.from_pose.uncertainty)
+        judgement = self.flow.judge(
+            self.scene, SettledMove(event.piece, *map(_pose, (event.from_pose, event.to_pose)))
+        )
+        for verdict in judgement.verdicts:
+            events.append(self._verdict(verdict, about=move.seq))
+        if judgement.notes:
+            events[events.index(move)] = replace(
+                move, data={**move.data, "notes": list(judgement.notes)}
+            )
+        self._place(event.piece, _pose(event.to_pose), event.to_pose.uncertainty)
+        return Ruling(event, judgement, move.seq)
+
+    def _flag(self, event: FlagEvent, result: FrameResult) -> GameEvent:
+        data: dict[str, Any] = {"message": event.message}
+        camera = CAMERA_FLAGS.get(event.kind)
+        if camera is not None:
+            data["kind"] = camera
+            if camera == "moved" and result.profile is not self.pipeline.initial_profile:
+                data["table_pose"] = table_pose_json(result.profile.table_pose)
+            return self._event("camera", data)
+        data["kind"] = event.kind
+        if event.tag is not None:
+            data["tag"] = event.tag
+        if event.piece is not None:
+            data["piece"] = event.piece
+        return self._event("flag", data)
+
+    def camera_event(self, kind: str, message: str) -> None:
+        """A camera lost or reopened (from the frame source); logged and published at once."""
+        with self._lock:
+            events = [self._event("camera", {"kind": kind, "message": message})]
+            self._commit(events)
+            self._publish(SessionUpdate(tuple(events)))
+
+    def _changed_positions(self, result: FrameResult) -> list[Position]:
+        rows = []
+        for tracked in result.tracks.pieces:
+            pose = tracked.pose
+            last = self._logged.get(pose.id)
+            if (
+                last is not None
+                and last.state == tracked.state
+                and math.hypot(pose.x - last.x, pose.y - last.y) <= POSITION_NOISE
+                and abs((pose.heading - last.heading + 180) % 360 - 180) <= HEADING_NOISE
+            ):
+                continue
+            row = Position(
+                pose.id,
+                tracked.state,
+                pose.x,
+                pose.y,
+                pose.heading,
+                pose.uncertainty,
+                pose.seen,
+                result.frame,
+                result.t,
+            )
+            self._logged[pose.id] = row
+            rows.append(row)
+        return rows
+
+    # -- standing questions --------------------------------------------------------------------
+
+    def _touched(self, pieces: set[str]) -> set[int]:
+        """Standing questions that name one of ``pieces`` or none at all."""
+        return {
+            i
+            for i, q in enumerate(self._standing)
+            if not named_pieces(q) or named_pieces(q) & pieces
+        }
+
+    def _answer_standing(self, which: Iterable[int]) -> list[GameEvent]:
+        """Answer these standing questions on the live scene; log those whose answer changed."""
+        scene = self.scene
+        placed = {p.id for p in scene}
+        events = []
+        for i in sorted(which):
+            query = self._standing[i]
+            if not named_pieces(query) <= placed:
+                continue
+            verdict = self.flow.answer(scene, query)
+            answer = verdict.to_json()
+            if self._answers.get(i) == answer:
+                continue
+            self._answers[i] = answer
+            events.append(self._verdict(verdict, question=i))
+        return events
+
+    def unanswered(self) -> list[str]:
+        """Why each standing question never got an answer (a piece never seen at rest)."""
+        with self._lock:
+            placed = {p.id for p in self.scene}
+            out = []
+            for i, query in enumerate(self._standing):
+                if i in self._answers:
+                    continue
+                missing = ", ".join(sorted(named_pieces(query) - placed))
+                out.append(f"{query.get('ask')} {json.dumps(dict(query))}: {missing} never seen")
+            return out
+
+    # -- from the players ----------------------------------------------------------------------
+
+    def ask(self, query: Mapping[str, Any]) -> Verdict:
+        """Answer a question on the live table and log the verdict (a dispute settled)."""
+        with self._lock:
+            verdict = self.ruleset.answer(self.scene, query)
+            events = [self._verdict(verdict)]
+            self._commit(events, force_progress=False)
+            self._publish(SessionUpdate(tuple(events), verdicts=(verdict,)))
+            return verdict
+
+    def declare(self, query: Mapping[str, Any]) -> SessionUpdate:
+        """A declaration (cards, dice, a Follow Me, an allowance): kept for the next moves."""
+        with self._lock:
+            self._check_declaration(query)
+            events = self._declare(query, asked=True)
+            self._commit(events)
+            update = SessionUpdate(tuple(events), verdicts=tuple(_verdicts_of(events, (), ())))
+            self._publish(update)
+            return update
+
+    def _check_declaration(self, query: Mapping[str, Any]) -> None:
+        ask = query.get("ask")
+        known = self.ruleset.questions()
+        if not isinstance(ask, str) or ask not in known:
+            raise RefereeError(f"ask: unknown question {ask!r} (known: {', '.join(known)})")
+        for pid in sorted(named_pieces(query)):
+            if pid not in self._templates and self.roster.by_id(pid) is None:
+                raise RefereeError(f"no piece {pid!r} in the roster or the scene")
+
+    def edit_terrain(self, action: str, terrain: Mapping[str, Any] | str) -> SessionUpdate:
+        """Add, replace or remove a terrain piece (validated as a scene file would be)."""
+        with self._lock:
+            data: dict[str, Any] = {"edit": "terrain", "action": action}
+            if action == "remove":
+                data["id"] = terrain if isinstance(terrain, str) else terrain.get("id")
+            else:
+                data["terrain"] = dict(terrain) if isinstance(terrain, Mapping) else terrain
+            terrain_now = apply_edit(self._terrain, data)
+            candidate = replace(self.initial_scene, terrain=terrain_now).to_json()
+            Scene.from_json(candidate, "terrain edit")  # every scene-file check, one error line
+            self._terrain = terrain_now
+            events = [self._event("edit", data)]
+            events.extend(self._answer_standing(range(len(self._standing))))
+            self._commit(events)
+            update = SessionUpdate(tuple(events), verdicts=tuple(_verdicts_of(events, (), ())))
+            self._publish(update)
+            return update
+
+    def correct(self, seq: int, reason: str, **fields: Any) -> GameEvent:
+        """A correction of event ``seq`` (e.g. ``void=True`` for a move that did not happen)."""
+        with self._lock:
+            if not 1 <= seq <= self._seq:
+                raise RefereeError(f"no event #{seq} to correct (the log has 1 to {self._seq})")
+            event = self._event("correction", {"supersedes": seq, "reason": reason, **fields})
+            self._commit([event])
+            self._publish(SessionUpdate((event,)))
+            return event
+
+    def close(self) -> None:
+        """Mark the last frame processed as logged."""
+        with self._lock:
+            if self._frame > self._last_progress:
+                self._commit((), force_progress=True)
+
+
+def _verdicts_of(
+    events: Sequence[GameEvent], rulings: Sequence[Ruling], standing: Sequence[Any]
+) -> list[Verdict]:
+    out: list[Verdict] = [v for r in rulings for v in r.verdicts]
+    about = {r.seq for r in rulings}
+    for event in events:
+        if event.type == "verdict" and event.data.get("about") not in about:
+            out.append(_verdict_from_json(event.data["verdict"]))
+    return out
+
+
+def _verdict_from_json(data: Mapping[str, Any]) -> Verdict:
+    return Verdict(
+        str(data.get("ask")),
+        data.get("ok"),
+        tuple(data.get("reasons", ())),
+        data.get("distance"),
+        data.get("uncertainty"),
+        data.get("limit"),
+        data.get("los"),
+        summary=str(data.get("summary", "")),
+    )
+
+
+def scene_at(
+    log: GameLog, game: GameInfo, *, seq: int | None = None, t: float | None = None
+) -> tuple[Scene, GameEvent | None]:
+    """The table of a logged game at event ``seq`` or at ``t`` seconds, rebuilt from the log.
+
+    Returns the scene (pieces where they last rested, terrain as edited,
+    the standing questions whose pieces are on the table) and the last event
+    up to that moment (None before the first).
+    """
+    from referee.markers.roster import Roster
+
+    events = log.events(game, upto_seq=seq, upto_t=t)
+    last = events[-1] if events else None
+    if seq is not None:
+        frame = last.frame if last is not None and last.frame is not None else -1
+    else:
+        frame = log.frame_at(game, t if t is not None else math.inf)
+    initial = Scene.from_json(game.scene, f"{log.path}:{game.name}")
+    voided = {e.supersedes for e in events if e.type == "correction" and e.data.get("void")}
+    terrain: tuple[Any, ...] = initial.terrain
+    for event in events:
+        if event.type == "edit" and event.seq not in voided:
+            terrain = apply_edit(terrain, event.data)
+    roster = Roster.from_json(game.roster or {"pieces": []}, f"{log.path}:{game.name}")
+    templates = {p.id: p for p in initial}
+    pieces = [p for p in initial if roster.by_id(p.id) is None]
+    for pid, position in log.positions_at(game, frame, resting=True).items():
+        template = templates.get(pid)
+        entry = roster.by_id(pid)
+        if template is None and entry is not None:
+            template = Piece(entry.id, entry.side, entry.kind, 0, 0, 0, entry.base, name=entry.name)
+        if template is not None:
+            moved = template.moved(position.x, position.y, position.heading)
+            pieces.append(replace(moved, uncertainty=position.uncertainty))
+    present = {p.id for p in pieces}
+    flow = find_ruleset(initial.ruleset, initial.settings).game_flow()
+    scene = replace(initial, pieces=tuple(pieces), terrain=terrain, queries=())
+    standing = tuple(
+        q
+        for q in initial.queries
+        if named_pieces(q) <= present and not flow.declare(scene, q).taken
+    )
+    return replace(scene, queries=standing), last
+
+
+def apply_edit(terrain: Sequence[Any], edit: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The terrain after one logged edit (``add``, ``replace`` or ``remove``)."""
+    from referee.scene import Terrain
+
+    action = edit.get("action")
+    if action == "remove":
+        target = edit.get("id")
+        if not any(t.id == target for t in terrain):
+            raise RefereeError(f"no terrain {target!r} to remove")
+        return tuple(t for t in terrain if t.id != target)
+    raw = edit.get("terrain")
+    if action not in ("add", "replace") or not isinstance(raw, Mapping):
+        raise RefereeError(
+            f"a terrain edit is add, replace or remove with a terrain object, got {action!r}"
+        )
+    parsed = Scene.from_json(
+        {"ruleset": DEFAULT_RULESET, "table": {"width": 1, "depth": 1}, "terrain": [dict(raw)]},
+        "terrain",
+    ).terrain[0]
+    assert isinstance(parsed, Terrain)
+    exists = any(t.id == parsed.id for t in terrain)
+    if action == "add" and exists:
+        raise RefereeError(f"terrain {parsed.id!r} exists already; replace it instead")
+    if action == "replace" and not exists:
+        raise RefereeError(f"no terrain {parsed.id!r} to replace; add it instead")
+    if action == "add":
+        return (*terrain, parsed)
+    return tuple(parsed if t.id == parsed.id else t for t in terrain)
+
+
+__all__ = [
+    "Ruling",
+    "Session",
+    "SessionUpdate",
+    "apply_edit",
+    "bare_scene",
+    "game_name",
+    "named_pieces",
+    "scene_at",
+]

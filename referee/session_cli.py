@@ -1,0 +1,385 @@
+"""``referee track`` and ``referee run``: a referee session from the command line.
+
+Both drive one :class:`~referee.session.Session` over a frame source with
+:func:`drive` (``demo`` and ``serve`` use the same loop): ``track`` writes
+the tracks file, ``run`` prints every settled move with its verdicts and
+keeps the game in the log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import click
+
+from referee.calibration.profile import CalibrationProfile, load_profile
+from referee.errors import RefereeError, SourceError
+from referee.events import GameEvent, finite_json
+from referee.markers.roster import Roster, load_roster
+from referee.session import Session, SessionUpdate, game_name
+from referee.store import GameLog, default_db_path
+from referee.vision.pipeline import Pipeline
+from referee.vision.sources import FrameSource, open_source
+
+
+class JsonLinesWriter:
+    """Writes one JSON object per line to ``PATH.partial``, flushed, so a crash loses nothing;
+    :meth:`close` renames it to ``PATH`` when complete, so a failed run never replaces an
+    earlier file."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.partial = self.path.with_name(self.path.name + ".partial")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle: IO[str] = self.partial.open("w", encoding="utf-8")
+        except OSError as error:
+            raise RefereeError(f"{path}: cannot write ({error.strerror})") from None
+
+    def write(self, data: dict[str, Any]) -> None:
+        text = json.dumps(finite_json(data), separators=(",", ":"), allow_nan=False)
+        self._handle.write(text + "\n")
+        self._handle.flush()
+
+    def close(self, complete: bool = True) -> None:
+        """Close; ``complete`` puts the file in place, otherwise ``PATH.partial`` stays."""
+        self._handle.close()
+        if complete:
+            os.replace(self.partial, self.path)
+
+
+def load_inputs(calibration: str, roster_path: str) -> tuple[CalibrationProfile, Roster]:
+    """The profile and roster a run needs; a roster without pieces is an error."""
+    profile = load_profile(calibration)
+    roster = load_roster(roster_path)
+    if not len(roster):
+        raise RefereeError(f"{roster_path}: the roster lists no pieces; nothing to track")
+    return profile, roster
+
+
+def inputs_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The ``--calibration`` and ``--roster`` options every pipeline command takes."""
+    command = click.option(
+        "--roster", "-r", required=True, metavar="ROSTER.json", help="Which tag is on which piece."
+    )(command)
+    return click.option(
+        "--calibration",
+        "-c",
+        required=True,
+        metavar="PROFILE.json",
+        help="Calibration profile from 'referee calibrate'.",
+    )(command)
+
+
+def log_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--db``, ``--game`` and ``--no-log``: where the game is logged."""
+    command = click.option("--no-log", is_flag=True, help="Do not keep a game log.")(command)
+    command = click.option(
+        "--game", metavar="NAME", help="Game name; an existing game is resumed."
+    )(command)
+    return click.option(
+        "--db", metavar="FILE", help=f"Game log file (default: {default_db_path()})."
+    )(command)
+
+
+def open_log(db: str | None, no_log: bool) -> GameLog | None:
+    """The game log a command writes to (None with ``--no-log``)."""
+    if no_log:
+        if db:
+            raise RefereeError("--db and --no-log: give one or the other")
+        return None
+    return GameLog(db or default_db_path())
+
+
+def warn(message: str) -> None:
+    from tqdm import tqdm
+
+    tqdm.write(f"referee: warning: {message}", file=sys.stderr)
+
+
+def print_flags(update: SessionUpdate) -> None:
+    """Flags and camera events as one warning line each."""
+    for event in update.events:
+        if event.type in ("flag", "camera"):
+            where = f"frame {event.frame}: " if event.frame is not None else ""
+            warn(where + str(event.data.get("message")))
+
+
+def drive(
+    session: Session,
+    source: FrameSource,
+    progress: bool,
+    limit: int | None = None,
+    on_update: Callable[[SessionUpdate], None] | None = None,
+) -> int:
+    """Run the session over a source with a progress bar; returns frames processed."""
+    from tqdm import tqdm
+
+    total = source.frame_count
+    if total is not None and session.resume_after >= 0:
+        total = max(total - session.resume_after - 1, 0)
+    if limit is not None and total is not None:
+        total = min(total, limit)
+    count = 0
+    with tqdm(
+        total=total,
+        unit="frame",
+        disable=not progress,
+        file=sys.stderr,
+        desc=Path(source.name).name,
+        leave=False,
+    ) as bar:
+        for update in session.run(source):
+            if on_update is not None:
+                on_update(update)
+            count += 1
+            bar.update(1)
+            if limit is not None and count >= limit:
+                break
+    return count
+
+
+def _source_option(camera: int | None, video: str | None) -> str:
+    if (camera is None) == (video is None):
+        raise SourceError("give exactly one of --camera N or --video FILE")
+    return str(camera) if camera is not None else str(video)
+
+
+def open_camera_source(
+    spec: str, session_ref: list[Session], **options: Any
+) -> tuple[FrameSource, Callable[[str, str], None]]:
+    """Open ``spec``; its camera lost/reopened notices go to the session in ``session_ref``."""
+
+    def on_camera(kind: str, message: str) -> None:
+        warn(message)
+        if session_ref:
+            session_ref[0].camera_event(kind, message)
+
+    source = open_source(spec, on_warning=warn, on_camera=on_camera, **options)
+    return source, on_camera
+
+
+@click.command()
+@click.argument("source")
+@inputs_options
+@click.option("--out", "-o", required=True, metavar="TRACKS.jsonl", help="One JSON line per frame.")
+@click.option("--events", metavar="EVENTS.jsonl", help="Write move and warning events here.")
+@click.option("--max-frames", type=click.IntRange(min=1), help="Stop after this many frames.")
+@click.option("--width", type=click.IntRange(min=1), help="Camera: requested width in pixels.")
+@click.option("--height", type=click.IntRange(min=1), help="Camera: requested height in pixels.")
+@click.option("--fps", type=click.FloatRange(min=1, max=1000), help="Camera: requested frame rate.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def track(
+    source: str,
+    calibration: str,
+    roster: str,
+    out: str,
+    events: str | None,
+    max_frames: int | None,
+    width: int | None,
+    height: int | None,
+    fps: float | None,
+    quiet: bool,
+) -> None:
+    """Track every tagged piece in SOURCE and write its pose per frame.
+
+    SOURCE is a video file, a folder of images, a camera index (0, 1...) or a
+    stream URL. Each line of TRACKS.jsonl is one processed frame:
+    {"frame", "t", "pieces": [{"id", "tag", "x", "y", "heading", "uncertainty",
+    "seen", "state"}]}, in table inches and degrees. Settled moves (and
+    warnings) go to EVENTS.jsonl. Files are written as NAME.partial and put in
+    place when complete, so a failed run leaves an earlier file as it was.
+    """
+    profile, roster_value = load_inputs(calibration, roster)
+    holder: list[Session] = []
+    frames, _ = open_camera_source(source, holder, width=width, height=height, fps=fps)
+    session = Session.start(Pipeline(profile, roster_value, source_name=source))
+    holder.append(session)
+    tracks = JsonLinesWriter(out)
+    event_log = JsonLinesWriter(events) if events else None
+    writers = [w for w in (tracks, event_log) if w is not None]
+    moves = 0
+
+    def write(update: SessionUpdate) -> None:
+        nonlocal moves
+        assert update.result is not None
+        tracks.write(update.result.to_json())
+        for event in update.result.events:
+            if event_log is not None:
+                event_log.write(event.to_json())
+        moves += len(update.rulings)
+        print_flags(update)
+
+    try:
+        count = drive(session, frames, progress=not quiet, limit=max_frames, on_update=write)
+    except KeyboardInterrupt:
+        _close(writers, True, frames)  # the user stopped it: what was tracked is whole
+        click.echo(f"referee: interrupted; the frames up to here are in {out}", err=True)
+        raise SystemExit(130) from None
+    except RefereeError as error:
+        _close(writers, False, frames)
+        raise RefereeError(f"{error} (the frames tracked so far are in {tracks.partial})") from None
+    _close(writers, True, frames)
+    click.echo(f"tracked {count} frames, {moves} moves -> {out}", err=True)
+
+
+def _close(writers: list[JsonLinesWriter], complete: bool, source: FrameSource) -> None:
+    source.close()
+    for writer in writers:
+        writer.close(complete)
+
+
+@click.command()
+@click.option("--camera", type=click.IntRange(min=0), help="Camera index (0 is the first).")
+@click.option("--video", metavar="FILE", help="A recorded video (or image folder, or stream URL).")
+@inputs_options
+@click.option("--scene", metavar="SCENE.json", help="Terrain, sides, cards and questions.")
+@click.option("--ruleset", default=None, help="Rules to judge moves by (default: the scene's).")
+@log_options
+@click.option("--annotate", metavar="OUT.mp4", help="Write the footage with what was seen.")
+@click.option("--tracks", metavar="TRACKS.jsonl", help="Also write the tracks file.")
+@click.option("--events", metavar="EVENTS.jsonl", help="Also write move and verdict events.")
+@click.option("--width", type=click.IntRange(min=1), help="Requested camera width in pixels.")
+@click.option("--height", type=click.IntRange(min=1), help="Requested camera height in pixels.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def run(
+    camera: int | None,
+    video: str | None,
+    calibration: str,
+    roster: str,
+    scene: str | None,
+    ruleset: str | None,
+    db: str | None,
+    game: str | None,
+    no_log: bool,
+    annotate: str | None,
+    tracks: str | None,
+    events: str | None,
+    width: int | None,
+    height: int | None,
+    quiet: bool,
+) -> None:
+    """Referee a game live: print each settled move with the ruleset's verdict.
+
+    Every move is measured front to front between where the piece settled
+    before and after, and judged with the scene's terrain and announcements
+    (allowance, 6in infantry cap, stopping in woods, followers within 3in);
+    the scene's range and LOS questions are answered on the live positions
+    and again whenever a piece they name settles. The game is logged (see
+    'referee log'); --game NAME resumes a logged game after a crash. Example:
+
+      referee run --camera 0 -c table.json -r roster.json --scene game.json
+    """
+    from referee.scene import load_scene
+
+    spec = _source_option(camera, video)
+    profile, roster_value = load_inputs(calibration, roster)
+    scene_value = load_scene(scene) if scene else None
+    holder: list[Session] = []
+    frames, _ = open_camera_source(spec, holder, width=width, height=height)
+    log = open_log(db, no_log)
+    name = game or game_name()
+    pipeline = Pipeline(profile, roster_value, source_name=spec)
+    session = Session.start(
+        pipeline, scene_value, ruleset, log=log, game=name, source=_source_key(spec)
+    )
+    holder.append(session)
+    if log is not None:
+        resumed = session.last_seq > 0
+        verb = "resuming" if resumed else "logging"
+        click.echo(f"{verb} game {name!r} in {log.path} (event #{session.last_seq})", err=True)
+    writers: list[JsonLinesWriter] = []
+    tracks_log = JsonLinesWriter(tracks) if tracks else None
+    event_log = JsonLinesWriter(events) if events else None
+    writers = [w for w in (tracks_log, event_log) if w is not None]
+    annotator = None
+    if annotate:
+        from referee.vision.annotate import Annotator
+
+        annotator = Annotator(annotate, roster_value, session.scene, frames.fps)
+    tally = {"moves": 0, "not ok": 0, "doubtful": 0}
+
+    def show(update: SessionUpdate) -> None:
+        from tqdm import tqdm
+
+        result = update.result
+        assert result is not None
+        if annotator is not None:
+            annotator.write(result)
+        if tracks_log is not None:
+            tracks_log.write(result.to_json())
+        if event_log is not None:
+            for event in result.events:
+                event_log.write(event.to_json())
+            for ruling in update.rulings:
+                event_log.write(ruling.to_json())
+        print_flags(update)
+        for ruling in update.rulings:
+            tally["moves"] += 1
+            tally["not ok"] += ruling.ok is False
+            tally["doubtful"] += ruling.ok is None
+            tqdm.write(ruling.describe())
+        for logged in update.events:
+            if logged.type == "verdict" and "question" in logged.data:
+                tqdm.write(describe_answer(logged))
+
+    for logged in session.opening:
+        if logged.type == "verdict":
+            click.echo(describe_answer(logged))
+    progress = not quiet and frames.frame_count is not None
+    interrupted = False
+    try:
+        drive(session, frames, progress=progress, on_update=show)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        frames.close()
+        session.close()
+        if annotator is not None:
+            annotator.close()
+        for writer in writers:
+            writer.close()
+        if log is not None:
+            log.close()
+    for line in session.unanswered():
+        warn(f"not answered: {line}")
+    click.echo(
+        f"{tally['moves']} moves judged: {tally['not ok']} not ok, "
+        f"{tally['doubtful']} too close to call"
+        + (f"; game {name!r} logged in {log.path}" if log is not None else ""),
+        err=True,
+    )
+    if interrupted:
+        click.echo(f"referee: stopped; resume with --game {name}", err=True)
+        raise SystemExit(130)
+
+
+def _source_key(spec: str) -> str:
+    """How a game remembers its source: a file's absolute path, a camera's index, a URL."""
+    path = Path(spec)
+    return str(path.resolve()) if path.exists() else spec
+
+
+def describe_answer(event: GameEvent) -> str:
+    """A standing question's answer as ``referee check`` prints it."""
+    verdict = event.data.get("verdict", {})
+    mark = {True: "[ok]", False: "[NO]", None: "[??]"}[verdict.get("ok")]
+    summary = verdict.get("summary") or verdict.get("ask")
+    return f"{event.t:7.2f}s  {mark} {summary}"
+
+
+__all__ = [
+    "JsonLinesWriter",
+    "drive",
+    "inputs_options",
+    "load_inputs",
+    "log_options",
+    "open_log",
+    "run",
+    "track",
+]

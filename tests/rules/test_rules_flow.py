@@ -1,0 +1,102 @@
+"""The ruleset's game-flow hook: settled moves judged with allowances and Follow Me obligations."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.geometry import Pose
+from referee.rules import find_ruleset
+from referee.rules.flow import GameFlow, PaperTigersFlow, SettledMove
+from referee.scene import Piece, Scene, Table, Terrain
+
+START = {"t34a": (10.0, 20.0), "t34b": (12.5, 20.0), "sq1": (30.0, 20.0)}
+KINDS = {"t34a": ("tank", (1.5, 3.0)), "t34b": ("tank", (1.5, 3.0)), "sq1": ("infantry", (2, 1))}
+
+
+def scene():
+    pieces = tuple(
+        Piece(pid, "soviet", KINDS[pid][0], *START[pid], heading=270, base=KINDS[pid][1])
+        for pid in START
+    )
+    woods = Terrain("wood1", "woods", ((28, 8), (34, 8), (34, 14), (28, 14)))
+    return Scene("paper-tigers", Table(48, 36), pieces, (woods,))
+
+
+def move(pid, to):
+    return SettledMove(pid, Pose(*START[pid], 270.0), Pose(*to, 270.0))
+
+
+def after(table, pid, to):
+    return table.with_pieces(table.piece(pid).moved(*to))
+
+
+def flow(*declarations):
+    rules = find_ruleset("paper-tigers")
+    f = rules.game_flow()
+    for query in declarations:
+        f.declare(scene(), query)
+    return f
+
+
+def test_paper_tigers_has_its_own_flow_and_others_the_base_one():
+    assert isinstance(find_ruleset("pt").game_flow(), PaperTigersFlow)
+    assert type(GameFlow(find_ruleset("pt"))) is GameFlow
+
+
+def test_a_declared_allowance_applies_to_the_next_move_only():
+    f = flow({"ask": "move", "piece": "sq1", "allowance": 4})
+    first = f.judge(scene(), move("sq1", (30.0, 14.5)))
+    assert first.ok is False  # 5.5in with a 4in allowance
+    assert any("4in" in r for v in first.verdicts for r in v.reasons)
+    second = f.judge(scene(), move("sq1", (30.0, 15.0)))
+    assert second.ok is True  # 5in: only the 6in infantry cap applies now
+
+
+def test_a_successful_move_roll_sets_the_allowance():
+    f = flow()
+    declared = f.declare(
+        scene(), {"ask": "action", "card": "5H", "action": "move", "piece": "sq1", "dice": [2, 3]}
+    )
+    assert declared.taken and declared.verdict is not None and declared.verdict.ok is True
+    judged = f.judge(scene(), move("sq1", (30.0, 14.5)))  # 5.5in > 5in rolled
+    assert judged.ok is False
+
+
+def test_a_failed_roll_is_no_allowance():
+    declared = flow().declare(
+        scene(), {"ask": "action", "card": "KH", "action": "move", "piece": "sq1", "dice": [1, 2]}
+    )
+    assert not declared.taken and declared.verdict is not None and declared.verdict.ok is False
+
+
+def test_entering_woods_and_going_on_is_not_ok():
+    assert flow().judge(scene(), move("sq1", (31.0, 6.0))).ok is False
+
+
+def test_announced_follow_me_checks_each_follower_after_its_move():
+    f = flow({"ask": "follow_me", "leader": "t34a", "action": "move"})
+    lead = f.judge(scene(), move("t34a", (10.0, 14.0)))
+    assert any("t34b follows t34a" in n for n in lead.notes)
+    table = after(scene(), "t34a", (10.0, 14.0))
+    follow = f.judge(table, move("t34b", (18.0, 14.0)))
+    assert [v.ask for v in follow.verdicts] == ["move", "follow_check"]
+    assert follow.verdicts[1].ok is False  # ended more than 3in from the leader
+    assert follow.ok is False
+
+
+def test_a_follower_that_stays_close_is_ok():
+    f = flow({"ask": "follow_me", "leader": "t34a", "action": "move"})
+    f.judge(scene(), move("t34a", (10.0, 14.0)))
+    table = after(scene(), "t34a", (10.0, 14.0))
+    follow = f.judge(table, move("t34b", (12.5, 14.5)))
+    assert [v.ok for v in follow.verdicts] == [True, True]
+
+
+def test_a_move_of_an_unknown_piece_is_doubtful_not_a_crash():
+    judged = flow().judge(scene(), SettledMove("ghost", Pose(1, 1), Pose(2, 2)))
+    assert judged.ok is None and "cannot judge" in judged.verdicts[0].reasons[0]
+
+
+@pytest.mark.parametrize("declaration", [{"ask": "range", "from": "t34a", "to": "sq1"}])
+def test_questions_are_not_declarations(declaration):
+    assert not flow().declare(scene(), declaration).taken
