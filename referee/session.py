@@ -177,6 +177,8 @@ class Session:
         self._t = 0.0
         self._frame_offset = 0
         self._t_offset = 0.0
+        self.resumed = False
+        """True when this session continues a game already in the log."""
         self.resume_after = -1
         """Frames of the source with this index or lower were logged before: skipped."""
         self._last_progress = -1
@@ -268,6 +270,7 @@ class Session:
     def _resume(self, game: GameInfo, source: str | None) -> None:
         """Rebuild scene, flow, tracker and sequence from the log; continue after its last frame."""
         assert self.log is not None
+        self.resumed = True
         history = self.log.events(game)
         self._seq = history[-1].seq if history else 0
         self._frame = game.last_frame
@@ -634,7 +637,7 @@ class Session:
             else:
                 data["terrain"] = dict(terrain) if isinstance(terrain, Mapping) else terrain
             terrain_now = apply_edit(self._terrain, data)
-            candidate = replace(self.initial_scene, terrain=terrain_now).to_json()
+            candidate = replace(self.scene, terrain=terrain_now).to_json()
             Scene.from_json(candidate, "terrain edit")  # every scene-file check, one error line
             self._terrain = terrain_now
             events = [self._event("edit", data)]

@@ -290,8 +290,7 @@ def run(
     )
     holder.append(session)
     if log is not None:
-        resumed = session.last_seq > 0
-        verb = "resuming" if resumed else "logging"
+        verb = "resuming" if session.resumed else "logging"
         click.echo(f"{verb} game {name!r} in {log.path} (event #{session.last_seq})", err=True)
     writers: list[JsonLinesWriter] = []
     tracks_log = JsonLinesWriter(tracks) if tracks else None

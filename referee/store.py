@@ -283,7 +283,8 @@ class GameLog:
             try:
                 yield
             except BaseException:
-                self._con.execute("ROLLBACK")
+                if self._con.in_transaction:  # SQLite already rolled back a full-disk write
+                    self._con.execute("ROLLBACK")
                 raise
             self._con.execute("COMMIT")
 
@@ -291,8 +292,8 @@ class GameLog:
         text = _problem(error)
         if "full" in text:
             return StoreError(
-                f"{self.path}: the disk is full; nothing of this {doing} was logged and every "
-                "earlier event is kept; free some space and resume with the same --game"
+                f"{self.path}: the disk is full; nothing of the last {doing} was logged and "
+                "every earlier event is kept; free some space and resume with the same --game"
             )
         if "readonly" in text or "read-only" in text:
             return StoreError(
@@ -306,7 +307,7 @@ class GameLog:
                 f"{self.path}: another referee is writing this game; stop it first, or give "
                 "--game another name"
             )
-        return StoreError(f"{self.path}: cannot {doing} the game log ({text})")
+        return StoreError(f"{self.path}: cannot {doing} the game log: {text}")
 
     def close(self) -> None:
         with self._lock:
@@ -397,7 +398,7 @@ class GameLog:
         except sqlite3.IntegrityError:
             raise StoreError(f"{self.path}: a game called {name!r} already exists") from None
         except sqlite3.Error as error:
-            raise self._error(error, "create a game in") from None
+            raise self._error(error, "write") from None
         return self.game(name)
 
     # -- writing -------------------------------------------------------------------------------
@@ -465,7 +466,7 @@ class GameLog:
                     )
         except sqlite3.Error as error:
             self._next_n.pop(game.id, None)  # re-read after a rollback
-            raise self._error(error, "frame's events") from None
+            raise self._error(error, "write") from None
         if positions:
             self._next_n[game.id] = self._next_n[game.id] + len(positions)
 

@@ -1,0 +1,384 @@
+"""The referee session: one event stream, rules on live positions, logging, resume, replay."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from referee.calibration.camera import Intrinsics, TablePose
+from referee.calibration.profile import CalibrationProfile, TableSize
+from referee.cli import cli
+from referee.demo import repo_footage
+from referee.errors import RefereeError
+from referee.markers.roster import Roster, RosterEntry
+from referee.scene import Piece, Scene, Table
+from referee.session import Session, scene_at
+from referee.store import GameLog
+from referee.vision.detect import Detections
+from referee.vision.pipeline import FrameResult
+from referee.vision.pose import PiecePose
+from referee.vision.sources import Frame
+from referee.vision.track import FlagEvent, MoveEvent, TrackedPiece, TrackerState
+
+ROSTER = Roster(
+    "DICT_4X4_100",
+    (
+        RosterEntry(1, "t34", "soviet", "tank", (1.5, 3.0)),
+        RosterEntry(2, "pz4", "german", "tank", (1.5, 3.0)),
+        RosterEntry(3, "sq1", "soviet", "infantry", (2.0, 1.0)),
+    ),
+)
+PROFILE = CalibrationProfile(
+    Intrinsics.from_fov((64, 36), 60), TablePose.looking_down((24, 18), 40), TableSize(48, 36)
+)
+START = {"t34": (10.0, 18.0, 0.0), "pz4": (30.0, 18.0, 180.0), "sq1": (10.0, 25.0, 270.0)}
+
+
+def pose(pid, x, y, heading):
+    return PiecePose(pid, ROSTER.by_id(pid).tag, x, y, heading, 0.01)
+
+
+class ScriptedPipeline:
+    """Stands in for the vision pipeline: frame i returns the scripted tracks and events."""
+
+    def __init__(self, script):
+        self.script = script
+        self.roster = ROSTER
+        self.initial_profile = PROFILE
+        self.restored = {}
+        self.tracker = self
+
+    def restore(self, poses):
+        self.restored = dict(poses)
+
+    def reset(self):
+        pass
+
+    def process(self, frame):
+        where, events = self.script(frame.index)
+        pieces = tuple(TrackedPiece(pose(pid, *p), "settled") for pid, p in where.items())
+        state = TrackerState(frame.index, frame.t, pieces, tuple(events))
+        return FrameResult(frame.index, frame.t, Detections.empty(), state, state.events, PROFILE)
+
+
+def frames(n, start=0):
+    image = np.zeros((36, 64, 3), np.uint8)
+    return [Frame(i, i / 30, image) for i in range(start, start + n)]
+
+
+def move_event(pid, to, frame):
+    a, b = pose(pid, *START[pid]), pose(pid, *to)
+    distance = math.dist(a.front(3.0), b.front(3.0))
+    return MoveEvent(
+        pid, a.tag, a, b, distance, 0.014, frame / 30 - 1, frame / 30, frame - 30, frame
+    )
+
+
+def game_script(move_at=10, to=(16.0, 18.0, 0.0)):
+    """Everyone settles from frame 0; t34 moves at ``move_at``; tag 9 is unknown at frame 3."""
+
+    def script(i):
+        where = dict(START)
+        events = []
+        if i >= move_at:
+            where["t34"] = to
+        if i == move_at:
+            events.append(move_event("t34", to, i))
+        if i == 3:
+            events.append(FlagEvent("unknown_tag", "tag 9 is not in the roster", i, i / 30, tag=9))
+        return where, events
+
+    return script
+
+
+def scene(queries=(), terrain=()):
+    """A scene file naming the roster's pieces (where they stand is the camera's business)."""
+    pieces = tuple(
+        Piece(e.id, e.side, e.kind, *START[e.id][:2], START[e.id][2], e.base) for e in ROSTER
+    )
+    return Scene("paper-tigers", Table(48, 36), pieces, tuple(terrain), tuple(queries))
+
+
+def start(tmp_path, script=None, queries=(), terrain=(), game="g", log=None):
+    log = log or GameLog(tmp_path / "games.sqlite")
+    pipeline = ScriptedPipeline(script or game_script())
+    return Session.start(pipeline, scene(queries, terrain), log=log, game=game, source="clip"), log
+
+
+def test_one_stream_of_numbered_events_committed_before_it_is_heard(tmp_path):
+    session, log = start(tmp_path, queries=[{"ask": "range", "from": "t34", "to": "pz4"}])
+    heard = []
+
+    def listener(update):
+        logged = {e.seq for e in log.events(session.game)}
+        heard.extend((e.seq, e.seq in logged) for e in update.events)
+
+    session.subscribe(listener)
+    updates = list(session.run(frames(20)))
+    session.close()
+    events = log.events(session.game)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert heard and all(committed for _, committed in heard)
+    kinds = [e.type for e in events]
+    assert kinds.count("move") == 1 and "flag" in kinds
+    move = next(e for e in events if e.type == "move")
+    assert move.data["piece"] == "t34" and move.data["to"] == {"x": 16.0, "y": 18.0, "heading": 0.0}
+    assert move.data["distance"] == pytest.approx(6.0) and move.data["uncertainty"] > 0
+    about = [e for e in events if e.type == "verdict" and e.data.get("about") == move.seq]
+    assert [e.data["verdict"]["ask"] for e in about] == ["move"]
+    assert sum(len(u.rulings) for u in updates) == 1
+
+
+def test_standing_questions_are_answered_live_and_again_when_a_named_piece_settles(tmp_path):
+    session, log = start(tmp_path, queries=[{"ask": "range", "from": "t34", "to": "pz4"}])
+    list(session.run(frames(20)))
+    answers = [e for e in log.events(session.game) if e.type == "verdict" and "question" in e.data]
+    assert [a.frame for a in answers] == [0, 10]
+    assert [a.data["verdict"]["distance"] for a in answers] == pytest.approx([20.0, 14.0])
+
+
+def test_a_question_about_a_piece_never_seen_is_reported_not_dropped(tmp_path):
+    session, _ = start(tmp_path, queries=[{"ask": "range", "from": "t34", "to": "ghost"}])
+    list(session.run(frames(3)))
+    (missing,) = session.unanswered()
+    assert "ghost never seen" in missing
+
+
+def test_a_terrain_edit_is_logged_and_changes_the_los_verdict(tmp_path):
+    session, log = start(tmp_path, queries=[{"ask": "los", "from": "t34", "to": "pz4"}])
+    list(session.run(frames(2)))
+    assert session.ask({"ask": "los", "from": "t34", "to": "pz4"}).los == "clear"
+    woods = {"id": "w1", "kind": "woods", "polygon": [[18, 15], [22, 15], [22, 21], [18, 21]]}
+    update = session.edit_terrain("add", woods)
+    assert update.events[0].type == "edit" and update.verdicts[0].los == "blocked"
+    assert session.ask({"ask": "los", "from": "t34", "to": "pz4"}).los == "blocked"
+    with pytest.raises(RefereeError, match="exists already"):
+        session.edit_terrain("add", woods)
+    with pytest.raises(RefereeError, match="polygon"):
+        session.edit_terrain("replace", {"id": "w1", "kind": "woods", "polygon": [[1, 1]]})
+    session.edit_terrain("remove", "w1")
+    kinds = [e.type for e in log.events(session.game)]
+    assert kinds.count("edit") == 2  # the refused edits left nothing
+
+
+def test_a_dice_roll_declared_sets_the_next_moves_allowance(tmp_path):
+    session, _log = start(tmp_path)
+    list(session.run(frames(5)))
+    update = session.declare(
+        {"ask": "action", "card": "4S", "action": "move", "piece": "t34", "dice": [1, 2, 1]}
+    )
+    assert [e.type for e in update.events] == ["declare", "verdict"]
+    assert update.verdicts[0].ok is True  # 4 >= difficulty 4
+    (ruling,) = [r for u in session.run(frames(10, start=5)) for r in u.rulings]
+    assert ruling.ok is False  # 6in moved on a 4in allowance
+    with pytest.raises(RefereeError, match="unknown question"):
+        session.declare({"ask": "teleport", "piece": "t34"})
+
+
+def test_a_correction_points_at_what_it_supersedes(tmp_path):
+    session, log = start(tmp_path)
+    list(session.run(frames(12)))
+    move = next(e for e in log.events(session.game) if e.type == "move")
+    fix = session.correct(move.seq, "a player knocked it", void=True)
+    assert fix.type == "correction" and fix.supersedes == move.seq
+    with pytest.raises(RefereeError, match="no event"):
+        session.correct(999, "nothing there")
+    replayed, _ = scene_at(log, session.game)
+    assert replayed.piece("t34").x == pytest.approx(16.0)  # what the camera saw stands
+
+
+def test_replay_rebuilds_the_table_at_any_event_or_time(tmp_path):
+    session, log = start(tmp_path, queries=[{"ask": "range", "from": "t34", "to": "pz4"}])
+    list(session.run(frames(20)))
+    woods = {"id": "w1", "kind": "woods", "polygon": [[18, 15], [22, 15], [22, 21], [18, 21]]}
+    session.edit_terrain("add", woods)
+    game = log.game("g")
+    move = next(e for e in log.events(game) if e.type == "move")
+    before, last = scene_at(log, game, seq=move.seq - 1)
+    assert before.piece("t34").x == pytest.approx(10.0) and before.terrain == ()
+    after, last = scene_at(log, game, seq=move.seq)
+    assert after.piece("t34").x == pytest.approx(16.0) and last is not None
+    assert last.seq == move.seq
+    at_end, _ = scene_at(log, game)
+    assert [t.id for t in at_end.terrain] == ["w1"]
+    early, _ = scene_at(log, game, t=0.2)
+    assert early.piece("t34").x == pytest.approx(10.0)
+    assert [q["ask"] for q in at_end.queries] == ["range"]
+
+
+def test_resuming_continues_the_sequence_and_rebuilds_the_state(tmp_path):
+    script = game_script(move_at=40)
+    session, log = start(tmp_path, script, queries=[{"ask": "follow_me", "leader": "t34"}])
+    list(session.run(frames(20)))
+    session.edit_terrain("add", {"id": "h", "kind": "hill", "polygon": [[0, 0], [2, 0], [2, 2]]})
+    count = len(log.events(session.game))
+    again, _ = start(tmp_path, script, log=log)
+    assert again.last_seq == count and again.resume_after == 19
+    assert [t.id for t in again.scene.terrain] == ["h"]
+    assert set(again.pipeline.restored) == {"t34", "pz4", "sq1"}
+    updates = list(again.run(frames(45)))
+    assert updates[0].result.frame == 20  # frames already logged are skipped
+    seqs = [e.seq for e in log.events(again.game)]
+    assert seqs == list(range(1, len(seqs) + 1))
+    (ruling,) = [r for u in updates for r in u.rulings]
+    assert any("Follow Me by t34" in n for n in ruling.judgement.notes)  # the declaration kept
+
+
+def test_a_resumed_live_game_continues_its_clock(tmp_path):
+    session, log = start(tmp_path)
+    list(session.run(frames(10)))
+    session.close()
+    pipeline = ScriptedPipeline(game_script(move_at=99))
+    live = Session.start(pipeline, None, log=log, game="g", source="0")
+    update = live.process(frames(1)[0])
+    assert update.result.frame == 10 and update.result.t > 9 / 30
+
+
+FOOTAGE = repo_footage()
+
+
+def _run_args(db, game="skirmish"):
+    f = FOOTAGE
+    return [
+        "run",
+        "--video",
+        str(f / "video.mp4"),
+        "-c",
+        str(f / "camera.json"),
+        "-r",
+        str(f / "roster.json"),
+        "--scene",
+        str(f / "scene.json"),
+        "--db",
+        str(db),
+        "--game",
+        game,
+        "-q",
+    ]
+
+
+def _moves_logged(db):
+    try:
+        log = GameLog(db, readonly=True)
+    except RefereeError:
+        return 0
+    try:
+        game = log.find("skirmish")
+        return 0 if game is None else game.moves
+    finally:
+        log.close()
+
+
+@pytest.mark.slow
+def test_a_run_killed_part_way_and_resumed_exports_every_true_move_once(tmp_path):
+    """The issue's bar: SIGKILL mid-game, run again with the same --game, export."""
+    db = tmp_path / "games.sqlite"
+    command = [sys.executable, "-m", "referee", *_run_args(db)]
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while _moves_logged(db) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    killed_at = _moves_logged(db)
+    assert 3 <= killed_at < 7, "killed part way"
+    result = CliRunner().invoke(cli, _run_args(db))
+    assert result.exit_code == 0, result.output
+    assert "resuming game 'skirmish'" in result.output
+    exported = CliRunner().invoke(cli, ["log", "export", "skirmish", "--db", str(db)])
+    lines = [json.loads(line) for line in exported.output.splitlines()]
+    assert [e["seq"] for e in lines] == list(range(1, len(lines) + 1))
+    assert {e["type"] for e in lines} <= {"move", "verdict", "declare", "flag", "camera"}
+    moves = [e for e in lines if e["type"] == "move"]
+    truth = json.loads((FOOTAGE / "truth-moves.json").read_text())["moves"]
+    assert [m["piece"] for m in moves] == [m["piece"] for m in truth]
+    for logged, true in zip(moves, truth, strict=True):
+        assert (
+            math.dist((logged["to"]["x"], logged["to"]["y"]), (true["to"]["x"], true["to"]["y"]))
+            < 0.05
+        )
+        verdicts = [e for e in lines if e["type"] == "verdict" and e.get("about") == logged["seq"]]
+        assert verdicts and verdicts[0]["verdict"]["ask"] == "move"
+        assert set(verdicts[0]["verdict"]) >= {"ask", "ok", "reasons"}
+
+
+def test_log_commands_show_export_and_replay_a_game(tmp_path):
+    db = tmp_path / "games.sqlite"
+    result = CliRunner().invoke(cli, _run_args(db))
+    assert result.exit_code == 0, result.output
+    assert "logging game 'skirmish'" in result.output
+    listed = CliRunner().invoke(cli, ["log", "list", "--db", str(db)])
+    assert "skirmish" in listed.output and " 7 moves" in listed.output
+    shown = CliRunner().invoke(cli, ["log", "show", "skirmish", "--db", str(db)])
+    assert len(re.findall(r"#\d+ +move ", shown.output)) == 7
+    assert "Follow Me by t34a" in shown.output
+    csv = CliRunner().invoke(cli, ["log", "export", "skirmish", "--db", str(db), "--format", "csv"])
+    rows = csv.output.splitlines()
+    assert rows[0] == "seq,t,type,frame,piece,supersedes,summary,data"
+    out = tmp_path / "then.json"
+    replayed = CliRunner().invoke(
+        cli, ["log", "replay", "skirmish", "--at", "5s", "--db", str(db), "--out", str(out)]
+    )
+    assert replayed.exit_code == 0, replayed.output
+    then = json.loads(out.read_text())
+    truth = {m["piece"]: m for m in json.loads((FOOTAGE / "truth-moves.json").read_text())["moves"]}
+    stand = {p["id"]: (p["x"], p["y"]) for p in then["pieces"]}
+    to, start = truth["t34a"]["to"], truth["t34b"]["from"]
+    assert stand["t34a"] == pytest.approx((to["x"], to["y"]), abs=0.05)  # moved at 3.3s
+    assert stand["t34b"] == pytest.approx((start["x"], start["y"]), abs=0.05)  # not yet (6s)
+    checked = CliRunner().invoke(cli, ["check", str(out), "--json"])
+    assert checked.exit_code == 0, checked.output
+    assert json.loads(checked.output)["verdicts"]
+    bad = CliRunner().invoke(cli, ["log", "replay", "skirmish", "--at", "soon", "--db", str(db)])
+    assert bad.exit_code == 2 and "--at" in bad.output
+    missing = CliRunner().invoke(cli, ["log", "show", "nope", "--db", str(db)])
+    assert missing.exit_code == 2 and "skirmish" in missing.output  # lists the games there are
+
+
+def test_demo_logs_by_default_and_says_where(tmp_path):
+    db = tmp_path / "demo.sqlite"
+    result = CliRunner().invoke(cli, ["demo", "--use-true-camera", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert f"game log: {db}" in result.output
+    (game,) = GameLog(db, readonly=True).games()
+    assert game.moves == 7
+    quiet = CliRunner().invoke(cli, ["demo", "--use-true-camera", "--no-log"])
+    assert quiet.exit_code == 0 and "game log" not in quiet.output
+
+
+def test_the_default_log_lives_in_the_users_data_directory(tmp_path, monkeypatch):
+    from referee.store import default_db_path
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    if sys.platform.startswith("linux"):
+        assert default_db_path() == tmp_path / "table-referee" / "games.sqlite"
+    monkeypatch.setenv("REFEREE_DB", str(tmp_path / "mine.sqlite"))
+    assert default_db_path() == tmp_path / "mine.sqlite"
+
+
+def test_events_export_as_strict_json():
+    from referee.events import GameEvent
+
+    event = GameEvent(3, 1.0, "verdict", {"verdict": {"distance": float("nan")}}, 30)
+    assert event.to_json() == {
+        "seq": 3,
+        "t": 1.0,
+        "type": "verdict",
+        "frame": 30,
+        "verdict": {"distance": None},
+    }
+    assert GameEvent.from_json(event.to_json()) == replace(
+        event, data={"verdict": {"distance": None}}
+    )
+    with pytest.raises(ValueError, match="unknown event type"):
+        GameEvent(1, 0.0, "gossip")
