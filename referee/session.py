@@ -48,6 +48,8 @@ POSITION_NOISE = 0.02
 """Inches a logged pose must change by before it is logged again."""
 HEADING_NOISE = 0.5
 """...or degrees."""
+MOVING_EVERY = 0.2
+"""Seconds between logged poses of a piece in a hand: enough to replay its path."""
 PROGRESS_EVERY = 30
 """Frames between progress marks when nothing else is logged."""
 
@@ -537,13 +539,14 @@ class Session:
         for tracked in result.tracks.pieces:
             pose = tracked.pose
             last = self._logged.get(pose.id)
-            if (
-                last is not None
-                and last.state == tracked.state
-                and math.hypot(pose.x - last.x, pose.y - last.y) <= POSITION_NOISE
-                and abs((pose.heading - last.heading + 180) % 360 - 180) <= HEADING_NOISE
-            ):
-                continue
+            if last is not None and last.state == tracked.state:
+                if tracked.state in ("moving", "new") and result.t - last.t < MOVING_EVERY:
+                    continue
+                if (
+                    math.hypot(pose.x - last.x, pose.y - last.y) <= POSITION_NOISE
+                    and abs((pose.heading - last.heading + 180) % 360 - 180) <= HEADING_NOISE
+                ):
+                    continue
             row = Position(
                 pose.id,
                 tracked.state,
