@@ -148,10 +148,80 @@ def long_game(path: Path, hours: float) -> tuple[int, int, float, float]:
     return game.events, int(rows), path.stat().st_size / 1e6, elapsed
 
 
-def replay_times(path: Path, samples: int = 60) -> tuple[int, float, float]:
-    """Median and worst ms of scene_at over random moments of the long game's log."""
+def dense_game(path: Path, events: int = 10_000) -> None:
+    """A game of ``events`` events written straight to the log: 40 pieces, a move every
+    second with its verdict, a terrain edit every 500 events, the carried poses at 5 Hz."""
+    rnd = random.Random(3)
+    log = GameLog(path, durable=False)
+    roster = ROSTER.to_json()
+    game = log.create_game("dense", "paper-tigers", SCENE, roster=roster)
+    rest = {e.id: (rnd.uniform(3, 45), rnd.uniform(3, 33)) for e in ROSTER}
+    first = [
+        Position(pid, "settled", x, y, 90.0, 0.006, True, 0, 0.0) for pid, (x, y) in rest.items()
+    ]
+    log.append(game, [], first, progress=(0, 0.0))
+    seq, frame = 0, 0
+    while seq < events:
+        frame += 30
+        t = frame / 30
+        pid = f"p{rnd.randrange(40)}"
+        a = rest[pid]
+        b = rest[pid] = (rnd.uniform(3, 45), rnd.uniform(3, 33))
+        path_rows = [
+            Position(
+                pid,
+                "moving",
+                a[0] + (b[0] - a[0]) * k / 5,
+                a[1],
+                90.0,
+                0.006,
+                True,
+                frame - 30 + 6 * k,
+                t - 1 + 0.2 * k,
+            )
+            for k in range(5)
+        ]
+        move = {
+            "piece": pid,
+            "from": {"x": a[0], "y": a[1], "heading": 90.0},
+            "to": {"x": b[0], "y": b[1], "heading": 90.0},
+            "distance": math.dist(a, b),
+            "uncertainty": 0.008,
+        }
+        batch = [
+            GameEvent(seq + 1, t, "move", move, frame),
+            GameEvent(
+                seq + 2,
+                t,
+                "verdict",
+                {
+                    "about": seq + 1,
+                    "verdict": {"ask": "move", "ok": True, "reasons": ["moved"], "distance": 1.0},
+                },
+                frame,
+            ),
+        ]
+        if (seq // 500) != ((seq + 2) // 500):
+            woods = {"id": f"w{seq}", "kind": "woods", "polygon": [[1, 1], [3, 1], [3, 3], [1, 3]]}
+            batch.append(
+                GameEvent(
+                    seq + 3,
+                    t,
+                    "edit",
+                    {"edit": "terrain", "action": "add", "terrain": woods},
+                    frame,
+                )
+            )
+        seq += len(batch)
+        rows = [*path_rows, Position(pid, "settled", *b, 90.0, 0.006, True, frame, t)]
+        log.append(game, batch, rows, progress=(frame, t))
+    log.close()
+
+
+def replay_times(path: Path, name: str, samples: int = 60) -> tuple[int, float, float]:
+    """Median and worst ms of scene_at over random moments of a logged game."""
     log = GameLog(path, readonly=True)
-    game = log.game("long")
+    game = log.game(name)
     rnd = random.Random(2)
     times = []
     for k in range(samples):
@@ -186,9 +256,15 @@ def main() -> None:
             f"{size:.1f} MB, session time {elapsed:.0f} s "
             f"({elapsed / (args.hours * 3600 * 30) * 1000:.3f} ms per frame)"
         )
-        last, median, worst = replay_times(root / "long.sqlite")
+        last, median, worst = replay_times(root / "long.sqlite", "long")
         print(
             f"replay of that {last}-event game to a random moment: median {median:.1f} ms, "
+            f"worst {worst:.1f} ms"
+        )
+        dense_game(root / "dense.sqlite")
+        last, median, worst = replay_times(root / "dense.sqlite", "dense")
+        print(
+            f"replay of a {last}-event game to a random moment: median {median:.1f} ms, "
             f"worst {worst:.1f} ms"
         )
     sys.stdout.flush()

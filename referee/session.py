@@ -290,6 +290,10 @@ class Session:
                 self._replay_move(game, event)
             elif event.type == "declare" and isinstance(event.data.get("declare"), Mapping):
                 self.flow.declare(self.scene, event.data["declare"])
+            elif event.type == "edit" and event.data.get("edit") == "roster":
+                self.roster = apply_roster_edit(self.roster, event.data)
+                self.pipeline.use_roster(self.roster)
+                self._forget_removed()
             elif event.type == "edit":
                 self._terrain = apply_edit(self._terrain, event.data)
             elif event.type == "verdict" and isinstance(event.data.get("question"), int):
@@ -650,6 +654,33 @@ class Session:
             self._publish(update)
             return update
 
+    def edit_roster(self, action: str, entry: Mapping[str, Any] | str) -> SessionUpdate:
+        """Add, replace or remove a roster piece mid-game (validated as a roster file would be).
+
+        The camera follows the edited roster from the next frame; a removed
+        piece leaves the table.
+        """
+        with self._lock:
+            data: dict[str, Any] = {"edit": "roster", "action": action}
+            if action == "remove":
+                data["id"] = entry if isinstance(entry, str) else entry.get("id")
+            else:
+                data["piece"] = dict(entry) if isinstance(entry, Mapping) else entry
+            roster = apply_roster_edit(self.roster, data)
+            self.pipeline.use_roster(roster)
+            self.roster = roster
+            self._forget_removed()
+            events = [self._event("edit", data)]
+            self._commit(events)
+            update = SessionUpdate(tuple(events))
+            self._publish(update)
+            return update
+
+    def _forget_removed(self) -> None:
+        for pid in [p for p in self._placed if self.roster.by_id(p) is None]:
+            del self._placed[pid]
+            self._templates.pop(pid, None)
+
     def correct(self, seq: int, reason: str, **fields: Any) -> GameEvent:
         """A correction of event ``seq`` (e.g. ``void=True`` for a move that did not happen)."""
         with self._lock:
@@ -700,27 +731,33 @@ def scene_at(
     the standing questions whose pieces are on the table) and the last event
     up to that moment (None before the first).
     """
-    from referee.markers.roster import Roster
-
-    events = log.events(game, upto_seq=seq, upto_t=t)
-    last = events[-1] if events else None
+    # Only edits and corrections change what a replay shows beyond the positions.
+    events = log.events(game, upto_seq=seq, upto_t=t, types=("edit", "correction"))
+    final = log.events(game, upto_seq=seq, upto_t=t, last=True)
+    last = final[0] if final else None
     if seq is not None:
         frame = last.frame if last is not None and last.frame is not None else -1
     else:
         frame = log.frame_at(game, t if t is not None else math.inf)
     initial = Scene.from_json(game.scene, f"{log.path}:{game.name}")
     voided = {e.supersedes for e in events if e.type == "correction" and e.data.get("void")}
+    started_with = Roster.from_json(game.roster or {"pieces": []}, f"{log.path}:{game.name}")
+    roster = started_with
     terrain: tuple[Any, ...] = initial.terrain
     for event in events:
         if event.type == "edit" and event.seq not in voided:
-            terrain = apply_edit(terrain, event.data)
-    roster = Roster.from_json(game.roster or {"pieces": []}, f"{log.path}:{game.name}")
+            if event.data.get("edit") == "roster":
+                roster = apply_roster_edit(roster, event.data)
+            else:
+                terrain = apply_edit(terrain, event.data)
     templates = {p.id: p for p in initial}
-    pieces = [p for p in initial if roster.by_id(p.id) is None]
+    pieces = [p for p in initial if started_with.by_id(p.id) is None]  # the untagged ones
     for pid, position in log.positions_at(game, frame, resting=True).items():
         template = templates.get(pid)
         entry = roster.by_id(pid)
-        if template is None and entry is not None:
+        if entry is None:
+            continue  # taken off the roster by then
+        if template is None:
             template = Piece(entry.id, entry.side, entry.kind, 0, 0, 0, entry.base, name=entry.name)
         if template is not None:
             moved = template.moved(position.x, position.y, position.heading)
@@ -734,6 +771,31 @@ def scene_at(
         if named_pieces(q) <= present and not flow.declare(scene, q).taken
     )
     return replace(scene, queries=standing), last
+
+
+def apply_roster_edit(roster: Roster, edit: Mapping[str, Any]) -> Roster:
+    """The roster after one logged edit (``add``, ``replace`` or ``remove`` a piece)."""
+    data = roster.to_json()
+    pieces = data["pieces"]
+    action = edit.get("action")
+    if action == "remove":
+        target = edit.get("id")
+        if roster.by_id(str(target)) is None:
+            raise RefereeError(f"no piece {target!r} in the roster to remove")
+        data["pieces"] = [p for p in pieces if p["id"] != target]
+    elif action in ("add", "replace") and isinstance(edit.get("piece"), Mapping):
+        piece = dict(edit["piece"])
+        exists = roster.by_id(str(piece.get("id"))) is not None
+        if action == "add" and exists:
+            raise RefereeError(f"piece {piece.get('id')!r} is in the roster; replace it instead")
+        if action == "replace" and not exists:
+            raise RefereeError(f"no piece {piece.get('id')!r} in the roster; add it instead")
+        data["pieces"] = [p for p in pieces if p["id"] != piece.get("id")] + [piece]
+    else:
+        raise RefereeError(
+            f"a roster edit is add, replace or remove with a piece object, got {action!r}"
+        )
+    return Roster.from_json(data, "roster edit")
 
 
 def apply_edit(terrain: Sequence[Any], edit: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -771,6 +833,7 @@ __all__ = [
     "Session",
     "SessionUpdate",
     "apply_edit",
+    "apply_roster_edit",
     "bare_scene",
     "game_name",
     "named_pieces",

@@ -486,8 +486,14 @@ class GameLog:
         after: int = 0,
         upto_seq: int | None = None,
         upto_t: float | None = None,
+        *,
+        types: Sequence[str] | None = None,
+        last: bool = False,
     ) -> list[GameEvent]:
-        """The game's events with ``after < seq`` (``<= upto_seq``, ``t <= upto_t``), in order."""
+        """The game's events with ``after < seq`` (``<= upto_seq``, ``t <= upto_t``), in order.
+
+        ``types`` keeps only those types; ``last`` only the last event that matches.
+        """
         sql = "SELECT seq, t, frame, type, data FROM events WHERE game_id = ? AND seq > ?"
         args: list[Any] = [game.id, after]
         if upto_seq is not None:
@@ -496,9 +502,13 @@ class GameLog:
         if upto_t is not None:
             sql += " AND t <= ?"
             args.append(upto_t)
+        if types is not None:
+            sql += f" AND type IN ({', '.join('?' for _ in types)})"
+            args.extend(types)
+        sql += " ORDER BY seq DESC LIMIT 1" if last else " ORDER BY seq"
         try:
             with self._lock:
-                rows = self._con.execute(sql + " ORDER BY seq", args).fetchall()
+                rows = self._con.execute(sql, args).fetchall()
         except sqlite3.Error as error:
             raise self._error(error, "read") from None
         return [

@@ -64,6 +64,9 @@ class ScriptedPipeline:
     def reset(self):
         pass
 
+    def use_roster(self, roster):
+        self.roster = roster
+
     def process(self, frame):
         where, events = self.script(frame.index)
         pieces = tuple(TrackedPiece(pose(pid, *p), "settled") for pid, p in where.items())
@@ -183,6 +186,27 @@ def test_a_dice_roll_declared_sets_the_next_moves_allowance(tmp_path):
     assert ruling.ok is False  # 6in moved on a 4in allowance
     with pytest.raises(RefereeError, match="unknown question"):
         session.declare({"ask": "teleport", "piece": "t34"})
+
+
+def test_a_roster_edit_is_logged_followed_by_the_camera_and_replayed(tmp_path):
+    session, log = start(tmp_path)
+    list(session.run(frames(3)))
+    hq = {"tag": 9, "id": "hq", "side": "soviet", "kind": "tank", "base": [1.5, 3.0]}
+    update = session.edit_roster("add", hq)
+    assert update.events[0].data == {"edit": "roster", "action": "add", "piece": hq}
+    assert session.pipeline.roster.by_tag(9).id == "hq"
+    with pytest.raises(RefereeError, match="tag"):  # a tag that is already taken
+        session.edit_roster("add", {**hq, "id": "hq2"})
+    with pytest.raises(RefereeError, match="replace it instead"):
+        session.edit_roster("add", hq)
+    session.edit_roster("remove", "sq1")
+    assert "sq1" not in session.scene and session.pipeline.roster.by_id("sq1") is None
+    edits = [e for e in log.events(session.game) if e.type == "edit"]
+    assert len(edits) == 2
+    replayed, _ = scene_at(log, session.game)
+    assert "sq1" not in replayed and "t34" in replayed
+    again, _ = start(tmp_path, log=log)
+    assert again.pipeline.roster.by_tag(9).id == "hq" and again.roster.by_id("sq1") is None
 
 
 def test_a_correction_points_at_what_it_supersedes(tmp_path):

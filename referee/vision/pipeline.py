@@ -96,6 +96,19 @@ class Pipeline:
         self._off_count = 0
         self._size_checked = False
 
+    def use_roster(self, roster: Roster) -> None:
+        """Go on with an edited roster (a piece added, retagged or removed mid-game).
+
+        Tracks of pieces still in it are kept; the dictionary cannot change.
+        """
+        if roster.dictionary != self.roster.dictionary:
+            raise RefereeError(
+                f"the roster's dictionary is {self.roster.dictionary}; an edit cannot change it"
+            )
+        self.roster = roster
+        self.poses = PoseEstimator(self.profile, roster)
+        self.tracker.use_roster(roster)
+
     def process(self, frame: Frame) -> FrameResult:
         if not self._size_checked:
             height, width = frame.image.shape[:2]

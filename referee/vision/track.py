@@ -236,6 +236,13 @@ class Tracker:
         self._frames_with_tags = 0
         self._roster_seen = False
 
+    def use_roster(self, roster: Roster) -> None:
+        """Follow an edited roster: tracks of pieces it still lists are kept."""
+        self.roster = roster
+        ids = {entry.id for entry in roster}
+        self._tracks = {pid: t for pid, t in self._tracks.items() if pid in ids}
+        self._unknown_flagged -= {entry.tag for entry in roster}
+
     def restore(self, poses: Mapping[str, PiecePose]) -> None:
         """Start from these resting poses (a resumed game): each piece settled where it was
         last logged, so seeing it there again is no move and seeing it elsewhere is one."""
