@@ -438,6 +438,13 @@ class Session:
         if progress is not None:
             self._last_progress = self._frame
 
+    def _emit(self, events: Sequence[GameEvent]) -> SessionUpdate:
+        """Log events that came from the players (not a frame), then publish them."""
+        self._commit(events)
+        update = SessionUpdate(tuple(events), verdicts=tuple(_verdicts_of(events, (), ())))
+        self._publish(update)
+        return update
+
     def _publish(self, update: SessionUpdate) -> None:
         for subscriber in list(self._subscribers):
             subscriber(update)
@@ -534,9 +541,7 @@ class Session:
     def camera_event(self, kind: str, message: str) -> None:
         """A camera lost or reopened (from the frame source); logged and published at once."""
         with self._lock:
-            events = [self._event("camera", {"kind": kind, "message": message})]
-            self._commit(events)
-            self._publish(SessionUpdate(tuple(events)))
+            self._emit([self._event("camera", {"kind": kind, "message": message})])
 
     def _changed_positions(self, result: FrameResult) -> list[Position]:
         rows = []
@@ -611,20 +616,14 @@ class Session:
         """Answer a question on the live table and log the verdict (a dispute settled)."""
         with self._lock:
             verdict = self.ruleset.answer(self.scene, query)
-            events = [self._verdict(verdict)]
-            self._commit(events, force_progress=False)
-            self._publish(SessionUpdate(tuple(events), verdicts=(verdict,)))
+            self._emit([self._verdict(verdict)])
             return verdict
 
     def declare(self, query: Mapping[str, Any]) -> SessionUpdate:
         """A declaration (cards, dice, a Follow Me, an allowance): kept for the next moves."""
         with self._lock:
             self._check_declaration(query)
-            events = self._declare(query, asked=True)
-            self._commit(events)
-            update = SessionUpdate(tuple(events), verdicts=tuple(_verdicts_of(events, (), ())))
-            self._publish(update)
-            return update
+            return self._emit(self._declare(query, asked=True))
 
     def _check_declaration(self, query: Mapping[str, Any]) -> None:
         ask = query.get("ask")
@@ -638,21 +637,14 @@ class Session:
     def edit_terrain(self, action: str, terrain: Mapping[str, Any] | str) -> SessionUpdate:
         """Add, replace or remove a terrain piece (validated as a scene file would be)."""
         with self._lock:
-            data: dict[str, Any] = {"edit": "terrain", "action": action}
-            if action == "remove":
-                data["id"] = terrain if isinstance(terrain, str) else terrain.get("id")
-            else:
-                data["terrain"] = dict(terrain) if isinstance(terrain, Mapping) else terrain
+            data = _edit_data("terrain", action, terrain)
             terrain_now = apply_edit(self._terrain, data)
             candidate = replace(self.scene, terrain=terrain_now).to_json()
             Scene.from_json(candidate, "terrain edit")  # every scene-file check, one error line
             self._terrain = terrain_now
             events = [self._event("edit", data)]
             events.extend(self._answer_standing(range(len(self._standing))))
-            self._commit(events)
-            update = SessionUpdate(tuple(events), verdicts=tuple(_verdicts_of(events, (), ())))
-            self._publish(update)
-            return update
+            return self._emit(events)
 
     def edit_roster(self, action: str, entry: Mapping[str, Any] | str) -> SessionUpdate:
         """Add, replace or remove a roster piece mid-game (validated as a roster file would be).
@@ -661,20 +653,12 @@ class Session:
         piece leaves the table.
         """
         with self._lock:
-            data: dict[str, Any] = {"edit": "roster", "action": action}
-            if action == "remove":
-                data["id"] = entry if isinstance(entry, str) else entry.get("id")
-            else:
-                data["piece"] = dict(entry) if isinstance(entry, Mapping) else entry
+            data = _edit_data("roster", action, entry)
             roster = apply_roster_edit(self.roster, data)
             self.pipeline.use_roster(roster)
             self.roster = roster
             self._forget_removed()
-            events = [self._event("edit", data)]
-            self._commit(events)
-            update = SessionUpdate(tuple(events))
-            self._publish(update)
-            return update
+            return self._emit([self._event("edit", data)])
 
     def _forget_removed(self) -> None:
         for pid in [p for p in self._placed if self.roster.by_id(p) is None]:
@@ -687,8 +671,7 @@ class Session:
             if not 1 <= seq <= self._seq:
                 raise RefereeError(f"no event #{seq} to correct (the log has 1 to {self._seq})")
             event = self._event("correction", {"supersedes": seq, "reason": reason, **fields})
-            self._commit([event])
-            self._publish(SessionUpdate((event,)))
+            self._emit([event])
             return event
 
     def close(self) -> None:
@@ -771,6 +754,18 @@ def scene_at(
         if named_pieces(q) <= present and not flow.declare(scene, q).taken
     )
     return replace(scene, queries=standing), last
+
+
+def _edit_data(kind: str, action: str, value: Mapping[str, Any] | str) -> dict[str, Any]:
+    """An ``edit`` event's data: the object added or replaced, or the id removed."""
+    data: dict[str, Any] = {"edit": kind, "action": action}
+    if action == "remove":
+        data["id"] = value if isinstance(value, str) else value.get("id")
+    else:
+        data["terrain" if kind == "terrain" else "piece"] = (
+            dict(value) if isinstance(value, Mapping) else value
+        )
+    return data
 
 
 def apply_roster_edit(roster: Roster, edit: Mapping[str, Any]) -> Roster:
