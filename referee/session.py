@@ -243,7 +243,7 @@ class Session:
                 profile=profile.to_json(),
             )
         session = cls(pipeline, scene, rules, log, existing)
-        if existing is not None and existing.last_seq > 0:
+        if existing is not None and (existing.last_seq > 0 or existing.last_frame >= 0):
             session._resume(existing, source)
         else:
             session._open_questions()
@@ -278,8 +278,9 @@ class Session:
         self._frame = game.last_frame
         self._t = game.last_t
         self._last_progress = game.last_frame
+        probe = self.ruleset.game_flow()  # sorts the questions; the log replays declarations
         for query in self.initial_scene.queries:
-            declared = self.flow.declare(self.scene, query)
+            declared = probe.declare(self.scene, query)
             if not declared.taken and declared.verdict is None:
                 self._standing.append(dict(query))
         voided = {e.supersedes for e in history if e.type == "correction" and e.data.get("void")}

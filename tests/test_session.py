@@ -256,6 +256,16 @@ def test_resuming_continues_the_sequence_and_rebuilds_the_state(tmp_path):
     assert seqs == list(range(1, len(seqs) + 1))
     (ruling,) = [r for u in updates for r in u.rulings]
     assert any("Follow Me by t34" in n for n in ruling.judgement.notes)  # the declaration kept
+    assert again.flow._announced == []  # ...once: replaying the log does not declare it twice
+
+
+def test_a_game_with_positions_but_no_events_yet_is_resumed_too(tmp_path):
+    session, log = start(tmp_path, game_script(move_at=99))
+    list(session.run(frames(5)))
+    assert session.last_seq == 0
+    again, _ = start(tmp_path, game_script(move_at=99), log=log)
+    assert again.resumed and again.resume_after == 4
+    assert set(again.pipeline.restored) == {"t34", "pz4", "sq1"}
 
 
 def test_a_resumed_live_game_continues_its_clock(tmp_path):
