@@ -1,4 +1,4 @@
-"""A phone or IP camera as the overhead camera: an MJPEG stream over HTTP that drops and comes back."""
+"""A phone or IP camera overhead: an MJPEG stream over HTTP that drops and comes back."""
 
 from __future__ import annotations
 
