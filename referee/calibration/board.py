@@ -4,7 +4,7 @@ A board is named by one string, typed by the user (``--board``) or read from
 the QR code printed on the sheet::
 
     charuco:5x7:0.04m:0.02m:DICT_6X6_250
-            |   |     |     +-- OpenCV predefined dictionary of the markers
+            |   |     |     +-- dictionary of the markers (OpenCV's name or a .yml file)
             |   |     +-------- marker side (the black square inside a white square)
             |   +-------------- chessboard square side
             +------------------ columns x rows of squares
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import cv2
 
-from referee.markers.tags import dictionary_names, get_dictionary
+from referee.markers.tags import canonical_dictionary, get_dictionary
 
 PREFIX = "charuco"
 
@@ -127,12 +127,10 @@ class BoardSpec:
                 f"board marker ({_format_m(self.marker_m)}) must be smaller than its square "
                 f"({_format_m(self.square_m)})"
             )
-        key = self.dictionary.upper()
-        if key not in dictionary_names():
-            raise ValueError(
-                f"unknown tag dictionary {self.dictionary!r} in board spec; "
-                f"use one of OpenCV's, e.g. DICT_6X6_250"
-            )
+        try:
+            key = canonical_dictionary(self.dictionary)
+        except ValueError as error:
+            raise ValueError(f"board spec dictionary: {error}") from None
         object.__setattr__(self, "dictionary", key)
         markers_needed = (self.columns * self.rows) // 2
         available = int(get_dictionary(key).bytesList.shape[0])

@@ -32,7 +32,7 @@ from referee.markers.tags import (
     ANCHOR_SIZE_IN,
     DEFAULT_DICTIONARY,
     anchor_ids,
-    get_dictionary,
+    canonical_dictionary,
 )
 
 PAGES = click.Choice(["letter", "a4"], case_sensitive=False)
@@ -50,10 +50,9 @@ def _pair(text: str, option: str, example: str) -> tuple[float, float]:
 
 def _dictionary(name: str) -> str:
     try:
-        get_dictionary(name)
+        return canonical_dictionary(name)
     except ValueError as error:
         raise RefereeError(f"--dictionary: {error}") from None
-    return name.upper()
 
 
 def _id_span(ids: list[int]) -> str:
@@ -72,7 +71,8 @@ def _id_span(ids: list[int]) -> str:
 )
 @click.option(
     "--dictionary",
-    help=f"OpenCV tag dictionary.  [default: {DEFAULT_DICTIONARY}, or the roster's]",
+    help=f"Tag dictionary: OpenCV's name or a .yml file.  [default: {DEFAULT_DICTIONARY}, "
+    "or the roster's]",
 )
 @click.option(
     "--roster",
