@@ -5,8 +5,12 @@ from __future__ import annotations
 import sys
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from referee.markers.roster_init import PieceLine
 
 from referee.calibration.board import BoardSpec, parse_length, parse_pair
 from referee.errors import RefereeError, RosterError
@@ -242,6 +246,116 @@ def cards(roster_path: str, out: str, page: str, size: str | None) -> None:
 @click.group()
 def roster() -> None:
     """Build and update the roster (which tag is on which piece)."""
+
+
+@roster.command()
+@click.option(
+    "--pieces",
+    "pieces_path",
+    type=click.Path(dir_okay=False),
+    help="Text file with one piece per line: ID SIDE KIND WIDTHxDEPTH [tag=N height=H "
+    "offset=F,R size=S name=...]; '-' reads standard input.",
+)
+@click.option(
+    "--piece",
+    "piece_lines",
+    multiple=True,
+    help='One piece, same form as a line of --pieces, e.g. --piece "t34a soviet tank 1.5x3 '
+    'height=0.9" (repeat for more).',
+)
+@click.option(
+    "--dictionary",
+    default=DEFAULT_DICTIONARY,
+    show_default=True,
+    help="Tag dictionary: OpenCV's name or a .yml file.",
+)
+@click.option(
+    "--first-tag",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0),
+    help="Pieces without tag=N get ids counting up from here.",
+)
+@click.option(
+    "--out",
+    default="roster.json",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+)
+@click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
+def init(
+    pieces_path: str | None,
+    piece_lines: tuple[str, ...],
+    dictionary: str,
+    first_tag: int,
+    out: str,
+    force: bool,
+) -> None:
+    """Start a roster from a list of pieces, or ask for each piece when no list is given.
+
+    A base is WIDTHxDEPTH in inches: width across the front, depth from front
+    to back. Tags are numbered from --first-tag, skipping the corner anchors'.
+    """
+    from referee.markers.roster_init import build_roster, parse_piece_line, parse_piece_list
+
+    if Path(out).exists() and not force:
+        raise RosterError(f"--out {out}: already exists; add --force to replace it")
+    name = _dictionary(dictionary)
+    pieces = []
+    if pieces_path is not None:
+        if pieces_path == "-":
+            pieces += parse_piece_list(sys.stdin.read(), "<stdin>")
+        else:
+            try:
+                text = Path(pieces_path).read_text(encoding="utf-8")
+            except OSError as error:
+                raise RosterError(
+                    f"--pieces {pieces_path}: cannot read ({error.strerror})"
+                ) from None
+            pieces += parse_piece_list(text, pieces_path)
+    for k, line in enumerate(piece_lines, start=1):
+        piece = parse_piece_line(line, f"--piece #{k}")
+        if piece is not None:
+            pieces.append(piece)
+    if pieces_path is None and not piece_lines:
+        pieces = _ask_pieces()
+    new = build_roster(pieces, name, first_tag)
+    new.save(out)
+    for entry in new:
+        click.echo(
+            f"  tag {entry.tag:>3}  {entry.id}  ({entry.side} {entry.kind}, base "
+            f"{entry.base[0]:g}x{entry.base[1]:g}in, tag {entry.tag_height:g}in up)"
+        )
+    click.echo(
+        f"wrote {out}: {len(new)} piece{'s' if len(new) != 1 else ''} ({new.dictionary}); "
+        f"print their tags with: referee markers --roster {out}"
+    )
+
+
+def _ask_pieces() -> list[PieceLine]:
+    """Ask for pieces one at a time until an empty id."""
+    from referee.markers.roster_init import PieceLine, parse_base
+
+    click.echo(
+        "Describe each piece (empty id to finish). Base: width across the front x depth "
+        "front to back, inches."
+    )
+    pieces: list[PieceLine] = []
+    while True:
+        piece_id = click.prompt("piece id", default="", show_default=False).strip()
+        if not piece_id:
+            break
+        side = click.prompt("  side", default=pieces[-1].side if pieces else None)
+        kind = click.prompt("  kind (tank, infantry, gun...)")
+        while True:
+            try:
+                base = parse_base(click.prompt("  base WIDTHxDEPTH", default="1x2"), "base")
+                break
+            except RosterError as error:
+                click.echo(f"  {error}")
+        height = click.prompt("  tag height above the table, inches", default=0.0, type=float)
+        pieces.append(PieceLine(piece_id, side, kind, base, tag_height=max(height, 0.0)))
+    return pieces
 
 
 @roster.command()
