@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +73,14 @@ def read_json_file(
             f"{name}: invalid JSON at line {problem.lineno} column {problem.colno}: "
             f"{problem.msg}{suffix}"
         ) from None
+
+
+def warn(message: str) -> None:
+    """Tell the user about something doubtful: one ``referee: warning: ...`` line on stderr.
+
+    The one warning style of every command (never a raw Python warning);
+    written above any progress bar on the screen.
+    """
+    from tqdm import tqdm
+
+    tqdm.write(f"referee: warning: {message}", file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
     from referee.markers.roster_init import PieceLine
 
 from referee.calibration.board import BoardSpec, parse_length, parse_pair
-from referee.errors import RefereeError, RosterError
+from referee.errors import RefereeError, RosterError, warn
 from referee.markers.pdf import write_pdf
 from referee.markers.roster import Roster, load_roster
 from referee.markers.sheets import (
@@ -29,6 +30,7 @@ from referee.markers.sheets import (
     parse_ids,
     parse_size,
     piece_tags,
+    size_warning,
     tag_sheet,
 )
 from referee.markers.tags import (
@@ -93,13 +95,13 @@ def _id_span(ids: list[int]) -> str:
     "--table",
     default="48x36",
     show_default=True,
-    help="Table width x depth in inches, for --size auto.",
+    help="Table width x depth in inches, for --size auto and the too-small warning.",
 )
 @click.option(
     "--camera",
     default="1920x1080",
     show_default=True,
-    help="Camera resolution, for --size auto.",
+    help="Camera resolution, for --size auto and the too-small warning.",
 )
 @click.option("--page", type=PAGES, default="letter", show_default=True)
 @click.option(
@@ -178,6 +180,7 @@ def markers(
         target = out or "tags.pdf"
 
     write_pdf(sheet.pages, target, sheet.title)
+    _warn_small(items, name, table, camera)
     tags = [item.tag for item in items]
     kind = "anchor tags" if anchors else "tags"
     sizes = sorted({item.size_in for item in items})
@@ -194,6 +197,20 @@ def markers(
             "arrow along the table's width (+x); corners in id order: "
             "(0, 0), (width, 0), (width, depth), (0, depth)"
         )
+
+
+def _warn_small(items: Sequence[TagPrint], dictionary: str, table: str, camera: str) -> None:
+    """Warn about tags the camera will not read; table and camera count only when given."""
+    ctx = click.get_current_context()
+    given = all(
+        ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+        for name in ("table", "camera")
+    )
+    setup = (_pair(table, "--table", "48x36"), _camera(camera)) if given else (None, None)
+    for size in sorted({item.size_in for item in items}):
+        message = size_warning(size, dictionary, *setup)
+        if message is not None:
+            warn(message)
 
 
 def _camera(text: str) -> tuple[int, int]:
@@ -229,7 +246,12 @@ def cards(roster_path: str, out: str, page: str, size: str | None) -> None:
     from referee.markers.cards import card_sheet
 
     roster = load_roster(roster_path)
-    sheet = card_sheet(roster, page.lower(), parse_size(size) if size else DEFAULT_TAG_SIZE_IN)
+    default_size = parse_size(size) if size else DEFAULT_TAG_SIZE_IN
+    sheet = card_sheet(roster, page.lower(), default_size)
+    for tag_size in sorted({e.tag_size or default_size for e in roster}):
+        message = size_warning(tag_size, roster.dictionary)
+        if message is not None:
+            warn(message)
     write_pdf(sheet.pages, out, sheet.title)
     previews = [p.piece for p in sheet.placed if not p.true_size]
     click.echo(

@@ -30,9 +30,11 @@ from numpy.typing import ArrayLike, NDArray
 
 DEFAULT_DICTIONARY = "DICT_4X4_100"
 
-#: White margin around the black square, in marker cells, on every side.
-#: Two cells keeps detection reliable on dark bases and leaves room to cut.
-QUIET_ZONE_CELLS = 2
+#: White margin around the black square, in marker cells, on every side; the cut line
+#: is its outer edge. One cell is what the detector needs to close the black square's
+#: outline, and keeps the cut tag small: a tag fits a base of its size plus two cells
+#: (0.8 in -> 1.07 in).
+QUIET_ZONE_CELLS = 1
 
 #: Number of corner anchor tags; they take the last ids of the dictionary so
 #: piece tags can number up from 0.

@@ -52,9 +52,9 @@ def render(
     image = np.full((height, width), float(background))
     sub = 4
     for tag in tags:
-        layout = TagLayout(tag.size)
         cells = marker_cells(dictionary, tag.id)
         n = cells.shape[0]
+        layout = TagLayout(tag.size, n - 2)
         outer = project(
             intr,
             pose,
