@@ -39,7 +39,8 @@ _NUMBER = r"([0-9]+\.?[0-9]*|\.[0-9]+)"
 _PAIR = re.compile(rf"^\s*{_NUMBER}\s*[xX]\s*{_NUMBER}\s*$")
 _GRID = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 
-EXAMPLE = "charuco:5x7:0.04m:0.02m:DICT_6X6_250"
+#: The board ``referee board`` prints on Letter paper (``calibration/board-letter.pdf``).
+EXAMPLE = "charuco:5x7:0.03m:0.021m:DICT_6X6_250"
 
 
 def split_length(text: str) -> tuple[float, str]:
@@ -194,8 +195,8 @@ class BoardSpec:
     def with_square(self, square_m: float) -> BoardSpec:
         """The same board printed at a different scale (a measured square size).
 
-        >>> BoardSpec.parse(EXAMPLE).with_square(0.038).to_string()
-        'charuco:5x7:0.038m:0.019m:DICT_6X6_250'
+        >>> BoardSpec.parse(EXAMPLE).with_square(0.0294).to_string()
+        'charuco:5x7:0.0294m:0.02058m:DICT_6X6_250'
         """
         ratio = square_m / self.square_m
         return BoardSpec(

@@ -55,6 +55,8 @@ class BoardSheet:
     spec: BoardSpec
     origin: tuple[float, float]
     page_name: str
+    qr_box: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    """The QR code's top-left corner and module side, points (without its quiet zone)."""
 
     @property
     def title(self) -> str:
@@ -210,4 +212,6 @@ def board_sheet(spec: BoardSpec, page: str = "letter") -> BoardSheet:
         *board_shapes(spec, board_x, board_y),
         *origin_marks(spec, board_x, board_y),
     )
-    return BoardSheet(Page((width, height), shapes), spec, (board_x, board_y), page)
+    return BoardSheet(
+        Page((width, height), shapes), spec, (board_x, board_y), page, (qr_x, qr_y, module)
+    )

@@ -135,7 +135,8 @@ def test_wrong_grid_says_check_the_size(photos: Path, tmp_path: Path) -> None:
 
 def test_no_spec_and_no_qr(photos: Path, tmp_path: Path) -> None:
     line = _fails(["calibrate", str(photos), "--out", str(tmp_path / "x.json")])
-    assert "no board spec given and no board QR seen; pass --board charuco:" in line
+    assert "the board is the printed 5x7 board but its QR code was not read" in line
+    assert "--board charuco:5x7:0.03m:0.021m:DICT_6X6_250" in line
 
 
 @pytest.mark.parametrize(
