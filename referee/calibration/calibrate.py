@@ -27,10 +27,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.calibration.board import EXAMPLE as BOARD_EXAMPLE
-from referee.calibration.board import BoardSpec
 from referee.calibration.camera import Intrinsics, TablePose
-from referee.calibration.profile import AnchorTag, CalibrationProfile, TableSize
+from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.calibration.table import (
     FlatTag,
     TableFix,
@@ -39,7 +37,10 @@ from referee.calibration.table import (
     locate_table,
 )
 from referee.errors import RefereeError, SourceError
-from referee.markers.tags import (
+from referee.tags.anchors import AnchorTag
+from referee.tags.board import EXAMPLE as BOARD_EXAMPLE
+from referee.tags.board import BoardSpec
+from referee.tags.layout import (
     DEFAULT_DICTIONARY,
     dictionary_names,
     dictionary_size,

@@ -11,7 +11,6 @@ import click
 import cv2
 import numpy as np
 
-from referee.calibration.board import BoardSpec, parse_pair
 from referee.calibration.calibrate import (
     CalibrationRun,
     Frame,
@@ -22,9 +21,11 @@ from referee.calibration.calibrate import (
     iter_video,
     read_image,
 )
-from referee.calibration.profile import AnchorTag, TableSize
+from referee.calibration.profile import TableSize
 from referee.errors import RefereeError, SourceError
-from referee.markers.tags import DEFAULT_DICTIONARY
+from referee.tags.anchors import AnchorTag
+from referee.tags.board import BoardSpec, parse_pair
+from referee.tags.layout import DEFAULT_DICTIONARY
 
 
 def _table_size(text: str, inch_mm: float) -> TableSize:

@@ -28,9 +28,9 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.camera import Intrinsics, pixels_to_table
 from referee.calibration.table import solve_pose
+from referee.tags.board import BoardSpec
 
 FloatArray = NDArray[np.float64]
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from referee.calibration.board import BoardSpec
 from referee.errors import RefereeError
 from referee.markers.pdf import (
     MARGIN,
@@ -28,7 +27,8 @@ from referee.markers.pdf import (
     text_width,
 )
 from referee.markers.qr import QUIET_ZONE_MODULES, encode_qr
-from referee.markers.tags import marker_cells
+from referee.tags.board import BoardSpec
+from referee.tags.layout import marker_cells
 
 #: The default board: 5 columns x 7 rows of squares, OpenCV's common calibration dictionary.
 DEFAULT_COLUMNS = 5

@@ -12,7 +12,6 @@ import click
 if TYPE_CHECKING:
     from referee.markers.roster_init import PieceLine
 
-from referee.calibration.board import BoardSpec, parse_length, parse_pair
 from referee.errors import RefereeError, RosterError, warn
 from referee.markers.pdf import write_pdf
 from referee.markers.roster import Roster, load_roster
@@ -32,7 +31,8 @@ from referee.markers.sheets import (
     size_warning,
     tag_sheet,
 )
-from referee.markers.tags import (
+from referee.tags.board import BoardSpec, parse_length, parse_pair
+from referee.tags.layout import (
     ANCHOR_INSET_IN,
     ANCHOR_SIZE_IN,
     DEFAULT_DICTIONARY,

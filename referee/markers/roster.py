@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.calibration.profile import AnchorTag, write_json_atomic
-from referee.errors import RosterError, at, read_json_file
-from referee.markers.tags import (
+from referee.errors import RosterError, at, read_json_file, write_json_atomic
+from referee.tags.anchors import AnchorTag
+from referee.tags.layout import (
     DEFAULT_DICTIONARY,
     canonical_dictionary,
     check_tag_id,

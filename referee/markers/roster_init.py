@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from referee.errors import RosterError
 from referee.markers.roster import Roster, RosterEntry
-from referee.markers.tags import anchor_ids, dictionary_size
+from referee.tags.layout import anchor_ids, dictionary_size
 
 EXAMPLE_LINE = "t34a soviet tank 1.5x3 height=0.9"
 OPTIONS = ("tag", "height", "offset", "size", "name")

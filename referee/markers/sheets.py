@@ -7,7 +7,7 @@ bounded by a dashed line, with an arrow pointing to the model's front and the
 tag's label. Glue the tag with the arrow to the front, then trim the tab off.
 
 Anchor tags go on the table corners. Their id order follows
-:func:`~referee.markers.tags.anchor_ids` (table origin first), their centre
+:func:`~referee.tags.layout.anchor_ids` (table origin first), their centre
 sits :data:`ANCHOR_INSET_IN` from both edges of their corner and their arrow
 points along the table's +x axis (:data:`ANCHOR_HEADING_DEG`).
 """
@@ -19,7 +19,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from referee.calibration.board import split_length
 from referee.errors import RefereeError
 from referee.markers.pdf import (
     CUT_GRAY,
@@ -38,7 +37,8 @@ from referee.markers.pdf import (
     scale_bars,
     up_arrow,
 )
-from referee.markers.tags import (
+from referee.tags.board import split_length
+from referee.tags.layout import (
     ANCHOR_INSET_IN,
     ANCHOR_SIZE_IN,
     DEFAULT_DICTIONARY,
@@ -425,7 +425,7 @@ def describe_size(inches: float) -> str:
 def parse_size(text: str) -> float:
     """A printed length like ``0.8in``, ``20mm`` or ``2cm`` in inches.
 
-    Read with :func:`~referee.calibration.board.split_length`, the grammar of
+    Read with :func:`~referee.tags.board.split_length`, the grammar of
     ``referee board --square`` too.
 
     >>> parse_size("20mm") == 20 / 25.4, parse_size("0.8in")

@@ -1,7 +1,7 @@
 """``referee detect``: what the detector sees in an image, a folder, a video or a camera.
 
 Every tag's id and sub-pixel corners, from the same
-:class:`~referee.vision.detect.TagDetector` the pipeline uses (a full-frame
+:class:`~referee.tags.detect.TagDetector` the pipeline uses (a full-frame
 pass per image, nothing carried between images), printed as text or JSON and
 optionally drawn on a copy of the picture. Corners are in OpenCV's order
 (top-left, top-right, bottom-right, bottom-left; top = the printed "up") and
@@ -22,8 +22,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.errors import RefereeError, SourceError
-from referee.markers.tags import DEFAULT_DICTIONARY, canonical_dictionary
-from referee.vision.detect import Detections, TagDetector
+from referee.tags.detect import Detections, TagDetector
+from referee.tags.layout import DEFAULT_DICTIONARY, canonical_dictionary
 from referee.vision.sources import IMAGE_SUFFIXES, ImageFolderSource, open_source
 
 

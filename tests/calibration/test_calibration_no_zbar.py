@@ -15,13 +15,14 @@ from click.testing import CliRunner
 
 from referee.calibration.calibrate import BoardDetector, calibrate_frames, iter_video
 from referee.calibration.camera import project, table_xyz
-from referee.calibration.profile import AnchorTag, load_profile
+from referee.calibration.profile import load_profile
 from referee.calibration.recognise import match_printed_board, printed_boards
 from referee.calibration.table import default_anchors
 from referee.cli import cli
 from referee.markers import qr
 from referee.markers.board_sheet import board_sheet, default_board
 from referee.markers.pdf import rasterize
+from referee.tags.anchors import AnchorTag
 
 FOOTAGE = Path(__file__).resolve().parents[2] / "sample_footage" / "skirmish"
 LETTER = "charuco:5x7:0.03m:0.021m:DICT_6X6_250"

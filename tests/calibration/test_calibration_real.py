@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.calibrate import (
     BoardDetector,
     Frame,
@@ -22,6 +21,7 @@ from referee.calibration.profile import TableSize, load_profile
 from referee.calibration.table import detect_markers
 from referee.cli import cli
 from referee.errors import RefereeError
+from referee.tags.board import BoardSpec
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "calibration" / "real-images"
 CHARUCO = REAL / "charuco-calibration"

@@ -9,13 +9,13 @@ import cv2
 import pytest
 from click.testing import CliRunner
 
-from referee.calibration.board import BoardSpec
 from referee.cli import cli
 from referee.errors import RosterError
 from referee.markers.pdf import rasterize
 from referee.markers.roster import load_roster
 from referee.markers.sheets import TagPrint, tag_sheet
-from referee.markers.tags import canonical_dictionary, get_dictionary, marker_cells
+from referee.tags.board import BoardSpec
+from referee.tags.layout import canonical_dictionary, get_dictionary, marker_cells
 
 
 def write_dictionary(path: Path, count: int = 12, bits: int = 5) -> cv2.aruco.Dictionary:

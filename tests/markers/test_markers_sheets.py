@@ -17,7 +17,7 @@ from referee.markers.sheets import (
     piece_tags,
     tag_sheet,
 )
-from referee.markers.tags import TagLayout, anchor_ids
+from referee.tags.layout import TagLayout, anchor_ids
 
 
 def _bbox(rects):

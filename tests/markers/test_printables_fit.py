@@ -11,8 +11,8 @@ from referee.cli import cli
 from referee.markers.board_sheet import board_sheet, default_board
 from referee.markers.pdf import PT_PER_IN, Line, Polygon, Text, rasterize
 from referee.markers.sheets import anchor_sheet, piece_tags, size_warning, tag_sheet
-from referee.markers.tags import TagLayout
-from referee.vision.detect import TagDetector
+from referee.tags.detect import TagDetector
+from referee.tags.layout import TagLayout
 
 
 def run(*args: str):

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.markers.tags import (
+from referee.tags.layout import (
     TagLayout,
     anchor_ids,
     dictionary_names,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from referee.calibration.camera import Intrinsics, TablePose, pixels_to_table, project, table_xyz
-from referee.markers.tags import TagLayout, marker_cells
+from referee.tags.layout import TagLayout, marker_cells
 
 
 @dataclass(frozen=True)

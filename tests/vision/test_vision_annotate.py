@@ -8,8 +8,8 @@ import numpy as np
 from referee.calibration.camera import Intrinsics, TablePose
 from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.markers.roster import Roster, RosterEntry
+from referee.tags.detect import Detections
 from referee.vision.annotate import ANNOUNCE_SECONDS, Annotator
-from referee.vision.detect import Detections
 from referee.vision.pipeline import FrameResult
 from referee.vision.pose import PiecePose
 from referee.vision.track import TrackedPiece, TrackerState

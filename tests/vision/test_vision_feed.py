@@ -8,8 +8,8 @@ from referee.calibration.camera import Intrinsics, TablePose
 from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.markers.roster import Roster, RosterEntry
 from referee.scene import Piece, Scene, Table, Terrain
+from referee.tags.detect import Detections
 from referee.vision.annotate import Annotator
-from referee.vision.detect import Detections
 from referee.vision.pipeline import FrameResult
 from referee.vision.pose import PiecePose
 from referee.vision.track import MoveEvent, TrackedPiece, TrackerState

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import cv2
 
-from referee.markers.tags import canonical_dictionary, get_dictionary
+from referee.tags.layout import canonical_dictionary, get_dictionary
 
 PREFIX = "charuco"
 
