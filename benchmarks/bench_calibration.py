@@ -23,8 +23,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.calibrate import BoardDetector, Frame, calibrate_frames
+from referee.tags.board import BoardSpec
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location(

@@ -30,7 +30,7 @@ from referee.markers.roster import Roster, RosterEntry
 from referee.scene import Scene, Table
 from referee.session import Session, scene_at
 from referee.store import GameLog, Position
-from referee.vision.detect import Detections
+from referee.tags.detect import Detections
 from referee.vision.pipeline import FrameResult
 from referee.vision.pose import PiecePose
 from referee.vision.sources import Frame

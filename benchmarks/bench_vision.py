@@ -29,7 +29,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.calibrate import calibrate_frames, iter_video
 from referee.calibration.camera import Intrinsics, TablePose
 from referee.calibration.profile import CalibrationProfile, TableSize
@@ -40,7 +39,8 @@ from referee.sim.render import PiecePose as SimPose
 from referee.sim.render import TableRenderer
 from referee.sim.scenario import parse_scenario
 from referee.sim.video import write_calibration_clip
-from referee.vision.detect import TagDetector
+from referee.tags.board import BoardSpec
+from referee.tags.detect import TagDetector
 from referee.vision.pipeline import Pipeline
 from referee.vision.pose import PoseEstimator
 from referee.vision.sources import VideoFileSource

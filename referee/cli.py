@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "track": "referee.session_cli:track",
     "run": "referee.session_cli:run",
     "log": "referee.log_cli:log",
+    "detect": "referee.vision.detect_cli:detect",
     "demo": "referee.demo:demo",
 }
 

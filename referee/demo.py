@@ -40,8 +40,8 @@ def calibrate_from_clip(
     ``board`` is the board spec text; None reads it from the board's QR code
     (slower, and needs libzbar or OpenCV's QR reader to see it).
     """
-    from referee.calibration.board import BoardSpec
     from referee.calibration.calibrate import calibrate_frames, iter_video
+    from referee.tags.board import BoardSpec
 
     flats = [
         (p.tag, float(p.tag_size)) for p in roster if p.tag_height == 0 and p.tag_size is not None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +74,33 @@ def read_json_file(
             f"{name}: invalid JSON at line {problem.lineno} column {problem.colno}: "
             f"{problem.msg}{suffix}"
         ) from None
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON via a temporary file and rename, so readers never see half a file."""
+    write_text_atomic(path, json.dumps(data, indent=2) + "\n")
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write text via a temporary file beside it and rename: a failure leaves the old file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def warn(message: str) -> None:
+    """Tell the user about something doubtful: one ``referee: warning: ...`` line on stderr.
+
+    The one warning style of every command (never a raw Python warning);
+    written above any progress bar on the screen.
+    """
+    from tqdm import tqdm
+
+    tqdm.write(f"referee: warning: {message}", file=sys.stderr)

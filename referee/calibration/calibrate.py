@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +27,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.calibration.board import EXAMPLE as BOARD_EXAMPLE
-from referee.calibration.board import BoardSpec
 from referee.calibration.camera import Intrinsics, TablePose
-from referee.calibration.profile import AnchorTag, CalibrationProfile, TableSize
+from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.calibration.table import (
     FlatTag,
     TableFix,
@@ -39,7 +37,10 @@ from referee.calibration.table import (
     locate_table,
 )
 from referee.errors import RefereeError, SourceError
-from referee.markers.tags import (
+from referee.tags.anchors import AnchorTag
+from referee.tags.board import EXAMPLE as BOARD_EXAMPLE
+from referee.tags.board import BoardSpec
+from referee.tags.layout import (
     DEFAULT_DICTIONARY,
     dictionary_names,
     dictionary_size,
@@ -472,11 +473,18 @@ def calibrate_frames(
     min_sharpness: float = 30.0,
     on_verdict: Callable[[Verdict], None] | None = None,
     qr_frames: int = 60,
+    on_frame: Callable[[int, str], None] | None = None,
 ) -> CalibrationRun:
     """Calibrate from a stream of frames; the final frame (or ``table_image``) is the table view.
 
-    ``spec`` None reads the board spec from the board's QR code in the first
-    ``qr_frames`` frames. ``anchors`` default to :func:`default_anchors` for
+    ``spec`` None identifies the board in the first ``qr_frames`` frames: one
+    of the project's printed boards by its QR pattern where the sheet prints it
+    (no decoding needed), any board by decoding its QR code (every frame with
+    libzbar; with OpenCV's slower reader every :data:`OPENCV_QR_EVERY` th
+    frame), or, failing both, a printed board by its layout alone, its size
+    then fixed by the anchors or flat tags lying beside it in the table view.
+    ``on_frame(frames_read, stage)`` reports progress as frames are read.
+    ``anchors`` default to :func:`default_anchors` for
     ``marker_dictionary``; ``flat_tags`` are (tag id, size in inches) of
     pieces whose tags lie flat (tag_height 0): seen in the table view they
     refine the plane. Raises :class:`RefereeError` (never writes anything) on
@@ -516,28 +524,44 @@ def calibrate_frames(
         if len(sample_frames) < 4 and len(view) == 0:
             sample_frames.append(frame.image)
 
+    identify = _BoardIdentifier() if spec is None else None
     for frame in frames:
         seen += 1
         last = frame
+        if on_frame is not None:
+            on_frame(seen, "reading board views" if detector else "identifying the board")
         if detector is None:
             if spec is None:
-                spec = spec_from_qr(frame.image)
+                assert identify is not None
+                spec = identify(frame.image)
             if spec is None:
                 pending.append(frame)
                 if len(pending) < qr_frames:
                     continue
-                break  # no QR in the first qr_frames frames: refused below
+                assert identify is not None
+                spec = identify.by_layout()
+                if spec is None:
+                    break  # nothing identified the board: refused below
             detector = BoardDetector(spec)
             for early in pending:
                 process(early)
             pending = []
         process(frame)
+    if detector is None and pending and identify is not None:
+        # A short source: fewer frames than qr_frames, and only the layout was seen.
+        spec = identify.by_layout()
+        if spec is not None:
+            detector = BoardDetector(spec)
+            for early in pending:
+                process(early)
     if seen == 0 or last is None:
         raise SourceError("the source has no images or frames")
     if detector is None or spec is None:
         raise RefereeError(
-            "no board spec given and no board QR seen; pass --board "
-            f"charuco:COLSxROWS:SQUARE:MARKER:DICT (e.g. {BOARD_EXAMPLE})"
+            "no board spec given and no calibration board recognised (no board QR code read, "
+            "and not the printed board's pattern); pass --board "
+            f"charuco:COLSxROWS:SQUARE:MARKER:DICT, e.g. --board {BOARD_EXAMPLE} for "
+            "calibration/board-letter.pdf"
         )
     assert collector is not None and image_size is not None
     if not collector.views:
@@ -560,6 +584,13 @@ def calibrate_frames(
         table_frame, table_board = last_useful
     else:
         table_frame, table_board = last, last_view or detector.detect(last.image, last.name)
+    if identify is not None and identify.scale_unknown:
+        spec = _printed_board_by_scale(
+            intr, spec, table, table_frame, table_board, anchors, marker_dictionary, flat_tags
+        )
+        table_board = replace(
+            table_board, object_m=table_board.object_m * (spec.square_m / detector.spec.square_m)
+        )
     fix = _table_fix(
         intr, spec, table, table_frame, table_board, anchors, marker_dictionary, flat_tags
     )
@@ -588,6 +619,94 @@ def calibrate_frames(
         tuple(sorted(collector.rejected.items())),
         collector.guidance(),
     )
+
+
+#: Without libzbar, OpenCV's QR reader (about a second per 1080p frame) tries every n-th frame.
+OPENCV_QR_EVERY = 10
+
+
+class _BoardIdentifier:
+    """Which board the frames show, when no spec was given (see :func:`calibrate_frames`)."""
+
+    def __init__(self) -> None:
+        from referee.calibration.recognise import printed_boards, same_layout
+        from referee.markers.qr import pyzbar_available
+
+        self.boards = printed_boards()
+        self.layout = BoardDetector(self.boards[0].spec) if same_layout(self.boards) else None
+        self.fast_qr = pyzbar_available()
+        self.frames = 0
+        self.layout_seen = 0
+        self.scale_unknown = False
+
+    def __call__(self, image: Image) -> BoardSpec | None:
+        from referee.calibration.recognise import match_printed_board
+
+        self.frames += 1
+        if self.layout is not None:
+            view = self.layout.detect(image)
+            if len(view) >= MIN_CORNERS:
+                self.layout_seen += 1
+                squares = view.object_m[:, :2] / self.layout.spec.square_m
+                spec = match_printed_board(to_gray(image), view.corners_px, squares, self.boards)
+                if spec is not None:
+                    return spec
+        if self.fast_qr or self.frames % OPENCV_QR_EVERY == 1:
+            return spec_from_qr(image)
+        return None
+
+    def by_layout(self) -> BoardSpec | None:
+        """A printed board recognised by its pattern only: its size is settled at the table."""
+        if self.layout is None or self.layout_seen == 0:
+            return None
+        self.scale_unknown = True
+        return self.layout.spec
+
+
+def _printed_board_by_scale(
+    intr: Intrinsics,
+    spec: BoardSpec,
+    table: TableSize,
+    frame: Frame,
+    board_view: BoardView,
+    anchors: Sequence[AnchorTag],
+    dictionary: str,
+    flat_tags: Sequence[tuple[int, float]],
+) -> BoardSpec:
+    """Which printed size the board is, from tags of known size lying beside it."""
+    from referee.calibration.recognise import choose_by_scale, printed_boards, square_from_tags
+
+    boards = printed_boards()
+    choices = " or ".join(f"--board {b.spec.to_string()} ({b.page})" for b in boards)
+    unread = (
+        f"the board is the printed {spec.columns}x{spec.rows} board but its QR code was not read"
+    )
+    if len(board_view) < MIN_CORNERS:
+        raise RefereeError(
+            f"{unread} and the table view ({frame.name}) does not show it flat; pass {choices}"
+        )
+    ids, corners = detect_markers(to_gray(frame.image), dictionary, intr)
+    sizes = {a.tag: a.size for a in anchors} | dict(flat_tags)
+    known = [(quad, sizes[int(t)]) for t, quad in zip(ids, corners, strict=True) if int(t) in sizes]
+    square = square_from_tags(
+        intr,
+        board_view.corners_px,
+        board_view.object_m[:, :2] / spec.square_m,
+        np.array([quad for quad, _ in known]).reshape(-1, 4, 2),
+        [size * table.inch_mm / 1000.0 for _, size in known],
+    )
+    if square is None:
+        raise RefereeError(
+            f"{unread}, and no anchor or flat tag of known size lies beside it in the table view "
+            f"({frame.name}) to tell its size; pass {choices}"
+        )
+    chosen = choose_by_scale(square, boards)
+    if chosen is None:
+        raise RefereeError(
+            f"{unread}; the tags beside it make a square {square * 1000:.1f} mm, neither printed "
+            f"size: measure a square and use the spec `referee board --square` prints"
+        )
+    return chosen
 
 
 def _table_fix(

@@ -11,7 +11,6 @@ import click
 import cv2
 import numpy as np
 
-from referee.calibration.board import BoardSpec, parse_pair
 from referee.calibration.calibrate import (
     CalibrationRun,
     Frame,
@@ -22,9 +21,11 @@ from referee.calibration.calibrate import (
     iter_video,
     read_image,
 )
-from referee.calibration.profile import AnchorTag, TableSize
+from referee.calibration.profile import TableSize
 from referee.errors import RefereeError, SourceError
-from referee.markers.tags import DEFAULT_DICTIONARY
+from referee.tags.anchors import AnchorTag
+from referee.tags.board import BoardSpec, parse_pair
+from referee.tags.layout import DEFAULT_DICTIONARY
 
 
 def _table_size(text: str, inch_mm: float) -> TableSize:
@@ -136,7 +137,8 @@ def _report(run: CalibrationRun, out: Path) -> None:
     "board",
     default=None,
     metavar="SPEC",
-    help="Board spec, e.g. charuco:5x7:0.04m:0.02m:DICT_6X6_250 (default: read the board's QR).",
+    help="Board spec, e.g. charuco:5x7:0.03m:0.021m:DICT_6X6_250 (default: recognise the "
+    "printed board, or read its QR code).",
 )
 @click.option(
     "--table",
@@ -237,7 +239,14 @@ def calibrate(
     bar = tqdm(
         total=total, unit="view", desc="calibrate", file=sys.stderr, leave=False, disable=None
     )
-    said = {"guidance": ""}
+    said = {"guidance": "", "stage": ""}
+
+    def on_frame(count: int, stage: str) -> None:
+        # Progress while frames are read, before any view is judged (finding the board).
+        if stage != said["stage"]:
+            said["stage"] = stage
+            bar.set_description(f"calibrate: {stage}")
+        bar.set_postfix_str(f"{count} frames read", refresh=True)
 
     def on_verdict(verdict: Verdict) -> None:
         bar.update(1)
@@ -257,6 +266,7 @@ def calibrate(
             flat_tags=flats,
             table_image=table_frame,
             on_verdict=on_verdict,
+            on_frame=on_frame,
             min_sharpness=min_sharpness,
         )
     finally:

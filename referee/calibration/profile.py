@@ -22,10 +22,8 @@ JSON is a public contract (see README): versioned, extended but never broken.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,7 +31,24 @@ from typing import Any
 import numpy as np
 
 from referee.calibration.camera import Intrinsics, TablePose
-from referee.errors import ProfileError, at, read_json_file
+from referee.errors import (
+    ProfileError,
+    at,
+    read_json_file,
+    write_json_atomic,
+    write_text_atomic,
+)
+from referee.tags.anchors import AnchorTag
+
+# Re-exported: the scene and log modules write through the same atomic writers, found here.
+__all__ = [
+    "AnchorTag",
+    "CalibrationProfile",
+    "TableSize",
+    "load_profile",
+    "write_json_atomic",
+    "write_text_atomic",
+]
 
 FORMAT = "table-referee/calibration"
 VERSION = 1
@@ -54,17 +69,6 @@ class TableSize:
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise ValueError(f"table {name} must be a positive number, got {value!r}")
-
-
-@dataclass(frozen=True)
-class AnchorTag:
-    """A corner anchor tag glued at a known place on the table."""
-
-    tag: int
-    x: float
-    y: float
-    size: float
-    """Side of the tag's black square, inches."""
 
 
 @dataclass(frozen=True)
@@ -189,22 +193,3 @@ def load_profile(path: str | os.PathLike[str]) -> CalibrationProfile:
         path, "calibration profile", ProfileError, "make one with 'referee calibrate'"
     )
     return CalibrationProfile.from_json(data, str(path))
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON via a temporary file and rename, so readers never see half a file."""
-    write_text_atomic(path, json.dumps(data, indent=2) + "\n")
-
-
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write text via a temporary file beside it and rename: a failure leaves the old file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

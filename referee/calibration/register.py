@@ -20,10 +20,9 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.calibrate import BoardView
 from referee.calibration.camera import TablePose, project
-from referee.calibration.profile import AnchorTag, CalibrationProfile
+from referee.calibration.profile import CalibrationProfile
 from referee.calibration.table import (
     AnchorMatch,
     match_anchors,
@@ -31,6 +30,8 @@ from referee.calibration.table import (
     solve_pose,
 )
 from referee.errors import ProfileError, RefereeError
+from referee.tags.anchors import AnchorTag
+from referee.tags.board import BoardSpec
 
 #: Median anchor-corner error (px) above which the camera counts as moved. Sub-pixel
 #: corner noise stays well under it; a 1 mm nudge of a camera a metre up exceeds it.

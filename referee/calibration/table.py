@@ -31,16 +31,17 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from referee.calibration.camera import Intrinsics, TablePose, pixels_to_table, project
-from referee.calibration.profile import AnchorTag, TableSize
+from referee.calibration.profile import TableSize
 from referee.errors import RefereeError
-from referee.markers.tags import (
+from referee.tags.anchors import AnchorTag
+from referee.tags.detect import TagDetector
+from referee.tags.layout import (
     ANCHOR_INSET_IN,
     ANCHOR_SIZE_IN,
     TagLayout,
     anchor_ids,
     heading_from_corners,
 )
-from referee.vision.detect import TagDetector
 
 FloatArray = NDArray[np.float64]
 
@@ -270,7 +271,7 @@ def detect_markers(
 ) -> tuple[NDArray[np.int32], FloatArray]:
     """ArUco markers of one dictionary with edge-fitted corners: (ids (n,), corners (n, 4, 2)).
 
-    Found by the per-frame detector (:class:`referee.vision.detect.TagDetector`:
+    Found by the per-frame detector (:class:`referee.tags.detect.TagDetector`:
     the same detection, cell check and edge-fitted corners), full-frame and
     without memory; with ``intrinsics`` the tag sides are fitted with the lens
     removed, since the table fit uses the tags' sizes.

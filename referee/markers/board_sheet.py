@@ -12,13 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from referee.calibration.board import BoardSpec
 from referee.errors import RefereeError
 from referee.markers.pdf import (
     MARGIN,
     PT_PER_MM,
     Fill,
     Page,
+    Polygon,
     Shape,
     Text,
     cell_rects,
@@ -27,7 +27,8 @@ from referee.markers.pdf import (
     text_width,
 )
 from referee.markers.qr import QUIET_ZONE_MODULES, encode_qr
-from referee.markers.tags import marker_cells
+from referee.tags.board import BoardSpec
+from referee.tags.layout import marker_cells
 
 #: The default board: 5 columns x 7 rows of squares, OpenCV's common calibration dictionary.
 DEFAULT_COLUMNS = 5
@@ -54,6 +55,8 @@ class BoardSheet:
     spec: BoardSpec
     origin: tuple[float, float]
     page_name: str
+    qr_box: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    """The QR code's top-left corner and module side, points (without its quiet zone)."""
 
     @property
     def title(self) -> str:
@@ -116,6 +119,35 @@ def board_shapes(spec: BoardSpec, x: float, y: float) -> tuple[Fill, ...]:
     return (Fill(tuple(rects)),)
 
 
+def origin_marks(spec: BoardSpec, x: float, y: float) -> tuple[Shape, ...]:
+    """Outside the board at (x, y): marker 0 named, and its grid corner marked as the origin.
+
+    Without anchors, calibration puts the table origin at the outer grid
+    corner next to marker 0 (OpenCV's board origin: the top-left corner as
+    printed), x along the columns and y along the rows. Nothing is drawn on
+    the board itself, so detection is untouched.
+    """
+    board = spec.cv_board()
+    ids = np.asarray(board.getIds()).ravel().tolist()
+    corners = np.asarray(board.getObjPoints()[ids.index(0)], dtype=np.float64)[:, :2]
+    scale = 1000 * PT_PER_MM
+    marker_x = x + float(corners[:, 0].mean()) * scale
+    size, room = 6.0, x - MARGIN - 11
+    shapes: list[Shape] = [
+        Text(marker_x, y - 2, "marker 0", size, "center", bold=True),
+        Text(x, y - 2, "table origin (0, 0)", size, bold=True),
+        # An arrow pointing right, at the grid's top-left corner.
+        Polygon(((x - 2, y), (x - 9, y - 4), (x - 9, y + 4))),
+    ]
+    lines = ("push this", "corner into", "the table's", "corner")
+    if all(text_width(line, size) <= room for line in lines):
+        shapes.extend(
+            Text(x - 11, y + 2 + size * (i + 0.2), line, size, "right")
+            for i, line in enumerate(lines)
+        )
+    return tuple(shapes)
+
+
 def board_sheet(spec: BoardSpec, page: str = "letter") -> BoardSheet:
     """Lay out ``spec`` on ``page``; refuses a board that does not fit below the header."""
     width, height = page_size(page)
@@ -173,5 +205,13 @@ def board_sheet(spec: BoardSpec, page: str = "letter") -> BoardSheet:
     qr = Fill(cell_rects(grid, qr_x, qr_y, module))
     board_x = (width - board_w) / 2
     board_y = MARGIN + HEADER_HEIGHT + _GAP + (avail_h - board_h) / 2
-    shapes = (*header, *bars, qr, *board_shapes(spec, board_x, board_y))
-    return BoardSheet(Page((width, height), shapes), spec, (board_x, board_y), page)
+    shapes = (
+        *header,
+        *bars,
+        qr,
+        *board_shapes(spec, board_x, board_y),
+        *origin_marks(spec, board_x, board_y),
+    )
+    return BoardSheet(
+        Page((width, height), shapes), spec, (board_x, board_y), page, (qr_x, qr_y, module)
+    )

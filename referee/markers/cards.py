@@ -30,7 +30,7 @@ from referee.markers.pdf import (
 from referee.markers.qr import QUIET_ZONE_MODULES, encode_qr
 from referee.markers.roster import Roster, RosterEntry
 from referee.markers.sheets import DEFAULT_TAG_SIZE_IN, tag_shapes
-from referee.markers.tags import TagLayout, marker_bits
+from referee.tags.layout import TagLayout, marker_bits
 
 #: Card size, points: 3.5 x 2.25 in, eight to a Letter or A4 page.
 CARD_W = 3.5 * PT_PER_IN

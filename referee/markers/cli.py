@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import sys
-import warnings
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from referee.calibration.board import BoardSpec, parse_length, parse_pair
-from referee.errors import RefereeError, RosterError
+if TYPE_CHECKING:
+    from referee.markers.roster_init import PieceLine
+
+from referee.errors import RefereeError, RosterError, warn
 from referee.markers.pdf import write_pdf
 from referee.markers.roster import Roster, load_roster
 from referee.markers.sheets import (
@@ -25,14 +28,16 @@ from referee.markers.sheets import (
     parse_ids,
     parse_size,
     piece_tags,
+    size_warning,
     tag_sheet,
 )
-from referee.markers.tags import (
+from referee.tags.board import BoardSpec, parse_length, parse_pair
+from referee.tags.layout import (
     ANCHOR_INSET_IN,
     ANCHOR_SIZE_IN,
     DEFAULT_DICTIONARY,
     anchor_ids,
-    get_dictionary,
+    canonical_dictionary,
 )
 
 PAGES = click.Choice(["letter", "a4"], case_sensitive=False)
@@ -50,10 +55,9 @@ def _pair(text: str, option: str, example: str) -> tuple[float, float]:
 
 def _dictionary(name: str) -> str:
     try:
-        get_dictionary(name)
+        return canonical_dictionary(name)
     except ValueError as error:
         raise RefereeError(f"--dictionary: {error}") from None
-    return name.upper()
 
 
 def _id_span(ids: list[int]) -> str:
@@ -72,7 +76,8 @@ def _id_span(ids: list[int]) -> str:
 )
 @click.option(
     "--dictionary",
-    help=f"OpenCV tag dictionary.  [default: {DEFAULT_DICTIONARY}, or the roster's]",
+    help=f"Tag dictionary: OpenCV's name or a .yml file.  [default: {DEFAULT_DICTIONARY}, "
+    "or the roster's]",
 )
 @click.option(
     "--roster",
@@ -89,13 +94,13 @@ def _id_span(ids: list[int]) -> str:
     "--table",
     default="48x36",
     show_default=True,
-    help="Table width x depth in inches, for --size auto.",
+    help="Table width x depth in inches, for --size auto and the too-small warning.",
 )
 @click.option(
     "--camera",
     default="1920x1080",
     show_default=True,
-    help="Camera resolution, for --size auto.",
+    help="Camera resolution, for --size auto and the too-small warning.",
 )
 @click.option("--page", type=PAGES, default="letter", show_default=True)
 @click.option(
@@ -174,6 +179,7 @@ def markers(
         target = out or "tags.pdf"
 
     write_pdf(sheet.pages, target, sheet.title)
+    _warn_small(items, name, table, camera)
     tags = [item.tag for item in items]
     kind = "anchor tags" if anchors else "tags"
     sizes = sorted({item.size_in for item in items})
@@ -190,6 +196,20 @@ def markers(
             "arrow along the table's width (+x); corners in id order: "
             "(0, 0), (width, 0), (width, depth), (0, depth)"
         )
+
+
+def _warn_small(items: Sequence[TagPrint], dictionary: str, table: str, camera: str) -> None:
+    """Warn about tags the camera will not read; table and camera count only when given."""
+    ctx = click.get_current_context()
+    given = all(
+        ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+        for name in ("table", "camera")
+    )
+    setup = (_pair(table, "--table", "48x36"), _camera(camera)) if given else (None, None)
+    for size in sorted({item.size_in for item in items}):
+        message = size_warning(size, dictionary, *setup)
+        if message is not None:
+            warn(message)
 
 
 def _camera(text: str) -> tuple[int, int]:
@@ -225,7 +245,12 @@ def cards(roster_path: str, out: str, page: str, size: str | None) -> None:
     from referee.markers.cards import card_sheet
 
     roster = load_roster(roster_path)
-    sheet = card_sheet(roster, page.lower(), parse_size(size) if size else DEFAULT_TAG_SIZE_IN)
+    default_size = parse_size(size) if size else DEFAULT_TAG_SIZE_IN
+    sheet = card_sheet(roster, page.lower(), default_size)
+    for tag_size in sorted({e.tag_size or default_size for e in roster}):
+        message = size_warning(tag_size, roster.dictionary)
+        if message is not None:
+            warn(message)
     write_pdf(sheet.pages, out, sheet.title)
     previews = [p.piece for p in sheet.placed if not p.true_size]
     click.echo(
@@ -242,6 +267,116 @@ def cards(roster_path: str, out: str, page: str, size: str | None) -> None:
 @click.group()
 def roster() -> None:
     """Build and update the roster (which tag is on which piece)."""
+
+
+@roster.command()
+@click.option(
+    "--pieces",
+    "pieces_path",
+    type=click.Path(dir_okay=False),
+    help="Text file with one piece per line: ID SIDE KIND WIDTHxDEPTH [tag=N height=H "
+    "offset=F,R size=S name=...]; '-' reads standard input.",
+)
+@click.option(
+    "--piece",
+    "piece_lines",
+    multiple=True,
+    help='One piece, same form as a line of --pieces, e.g. --piece "t34a soviet tank 1.5x3 '
+    'height=0.9" (repeat for more).',
+)
+@click.option(
+    "--dictionary",
+    default=DEFAULT_DICTIONARY,
+    show_default=True,
+    help="Tag dictionary: OpenCV's name or a .yml file.",
+)
+@click.option(
+    "--first-tag",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0),
+    help="Pieces without tag=N get ids counting up from here.",
+)
+@click.option(
+    "--out",
+    default="roster.json",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+)
+@click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
+def init(
+    pieces_path: str | None,
+    piece_lines: tuple[str, ...],
+    dictionary: str,
+    first_tag: int,
+    out: str,
+    force: bool,
+) -> None:
+    """Start a roster from a list of pieces, or ask for each piece when no list is given.
+
+    A base is WIDTHxDEPTH in inches: width across the front, depth from front
+    to back. Tags are numbered from --first-tag, skipping the corner anchors'.
+    """
+    from referee.markers.roster_init import build_roster, parse_piece_line, parse_piece_list
+
+    if Path(out).exists() and not force:
+        raise RosterError(f"--out {out}: already exists; add --force to replace it")
+    name = _dictionary(dictionary)
+    pieces = []
+    if pieces_path is not None:
+        if pieces_path == "-":
+            pieces += parse_piece_list(sys.stdin.read(), "<stdin>")
+        else:
+            try:
+                text = Path(pieces_path).read_text(encoding="utf-8")
+            except OSError as error:
+                raise RosterError(
+                    f"--pieces {pieces_path}: cannot read ({error.strerror})"
+                ) from None
+            pieces += parse_piece_list(text, pieces_path)
+    for k, line in enumerate(piece_lines, start=1):
+        piece = parse_piece_line(line, f"--piece #{k}")
+        if piece is not None:
+            pieces.append(piece)
+    if pieces_path is None and not piece_lines:
+        pieces = _ask_pieces()
+    new = build_roster(pieces, name, first_tag)
+    new.save(out)
+    for entry in new:
+        click.echo(
+            f"  tag {entry.tag:>3}  {entry.id}  ({entry.side} {entry.kind}, base "
+            f"{entry.base[0]:g}x{entry.base[1]:g}in, tag {entry.tag_height:g}in up)"
+        )
+    click.echo(
+        f"wrote {out}: {len(new)} piece{'s' if len(new) != 1 else ''} ({new.dictionary}); "
+        f"print their tags with: referee markers --roster {out}"
+    )
+
+
+def _ask_pieces() -> list[PieceLine]:
+    """Ask for pieces one at a time until an empty id."""
+    from referee.markers.roster_init import PieceLine, parse_base
+
+    click.echo(
+        "Describe each piece (empty id to finish). Base: width across the front x depth "
+        "front to back, inches."
+    )
+    pieces: list[PieceLine] = []
+    while True:
+        piece_id = click.prompt("piece id", default="", show_default=False).strip()
+        if not piece_id:
+            break
+        side = click.prompt("  side", default=pieces[-1].side if pieces else None)
+        kind = click.prompt("  kind (tank, infantry, gun...)")
+        while True:
+            try:
+                base = parse_base(click.prompt("  base WIDTHxDEPTH", default="1x2"), "base")
+                break
+            except RosterError as error:
+                click.echo(f"  {error}")
+        height = click.prompt("  tag height above the table, inches", default=0.0, type=float)
+        pieces.append(PieceLine(piece_id, side, kind, base, tag_height=max(height, 0.0)))
+    return pieces
 
 
 @roster.command()
@@ -281,11 +416,7 @@ def scan(source: str, roster_path: str | None, out: str | None, frames: int) -> 
     images = tqdm(
         iter_images(source, frames), desc="scanning", unit=" images", file=sys.stderr, leave=False
     )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RuntimeWarning)
-        result = scan_cards(iter(images))
-    for warning in {str(w.message) for w in caught}:
-        click.echo(f"referee: warning: {warning}", err=True)
+    result = scan_cards(iter(images))
     for problem in result.problems:
         click.echo(f"skipped: {problem}", err=True)
     if not result.cards:

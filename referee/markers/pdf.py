@@ -15,6 +15,7 @@ invariant mode without stream compression: the same input gives the same bytes.
 from __future__ import annotations
 
 import io
+import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -361,8 +362,10 @@ def rasterize(page: Page, dpi: float = 300.0) -> NDArray[np.uint8]:
             value = round(shape.gray * 255)
             for x, y, w, h in shape.rects:
                 # Pixel i covers [i, i+1); it is inside when its centre i+0.5 is.
-                c0, c1 = (round(v * scale) for v in (x, x + w))
-                r0, r1 = (round(v * scale) for v in (y, y + h))
+                # Edges shared by neighbouring rectangles, computed along different float
+                # paths, must land on the same pixel: round away the float noise first.
+                c0, c1 = (math.floor(round(v * scale, 6) + 0.5) for v in (x, x + w))
+                r0, r1 = (math.floor(round(v * scale, 6) + 0.5) for v in (y, y + h))
                 image[max(r0, 0) : max(r1, 0), max(c0, 0) : max(c1, 0)] = value
         elif isinstance(shape, Polygon):
             pts = np.round((np.array(shape.points) * scale - 0.5) * (1 << shift)).astype(np.int32)

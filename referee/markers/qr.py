@@ -1,7 +1,8 @@
 """QR codes: encode for printing, decode from camera images.
 
 Decoding uses pyzbar (libzbar) when it loads; on machines without libzbar it
-falls back to OpenCV's QR detectors and warns once per process, not per call.
+falls back to OpenCV's QR detectors and warns once per process, not per call
+(one ``referee: warning:`` line, like every warning of the command).
 OpenCV also gets a try when zbar finds nothing, since each reads some small or
 tilted codes the other misses.
 Encoding uses the ``qrcode`` package and returns the module grid so printers can
@@ -10,7 +11,6 @@ draw each dark module as a vector rectangle.
 
 from __future__ import annotations
 
-import warnings
 from types import ModuleType
 from typing import Any
 
@@ -19,6 +19,8 @@ import numpy as np
 import qrcode
 import qrcode.constants
 from numpy.typing import NDArray
+
+from referee.errors import warn
 
 #: Set to False to skip pyzbar and always use OpenCV (tests force the fallback this way).
 USE_PYZBAR = True
@@ -37,6 +39,11 @@ _pyzbar: ModuleType | None = None
 _pyzbar_tried = False
 
 
+def pyzbar_available() -> bool:
+    """True when libzbar loads (QR decoding is fast); warns once when it does not."""
+    return USE_PYZBAR and _load_pyzbar() is not None
+
+
 def _load_pyzbar() -> ModuleType | None:
     """pyzbar's decoder module, or None (with one warning) when libzbar is missing."""
     global _pyzbar, _pyzbar_tried
@@ -47,11 +54,9 @@ def _load_pyzbar() -> ModuleType | None:
 
             _pyzbar = pyzbar
         except (ImportError, OSError) as error:
-            warnings.warn(
+            warn(
                 f"libzbar not available ({error}); reading QR codes with OpenCV instead, "
-                "which is less robust: install libzbar0 for best results",
-                RuntimeWarning,
-                stacklevel=3,
+                "which is slower and less robust: install libzbar0 for best results"
             )
     return _pyzbar
 

@@ -23,9 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.calibration.profile import AnchorTag, write_json_atomic
-from referee.errors import RosterError, at, read_json_file
-from referee.markers.tags import DEFAULT_DICTIONARY, check_tag_id, get_dictionary
+from referee.errors import RosterError, at, read_json_file, write_json_atomic
+from referee.tags.anchors import AnchorTag
+from referee.tags.layout import (
+    DEFAULT_DICTIONARY,
+    canonical_dictionary,
+    check_tag_id,
+    is_dictionary_file,
+)
 
 
 @dataclass(frozen=True)
@@ -113,9 +118,11 @@ class Roster:
         """Parse and validate; each problem is a one-line :class:`RosterError`."""
         if not isinstance(data, dict):
             raise RosterError(at(source, "$", "a roster must be a JSON object"))
-        dictionary = data.get("dictionary", DEFAULT_DICTIONARY)
+        raw_dictionary = data.get("dictionary", DEFAULT_DICTIONARY)
+        if not isinstance(raw_dictionary, str):
+            raise RosterError(at(source, "$.dictionary", "must be a dictionary name or .yml file"))
         try:
-            get_dictionary(str(dictionary))
+            dictionary = canonical_dictionary(_beside(raw_dictionary, source))
         except ValueError as error:
             raise RosterError(at(source, "$.dictionary", str(error))) from None
         raw_pieces = data.get("pieces")
@@ -135,6 +142,14 @@ class Roster:
         )
         _check_anchor_tags(anchors, pieces, source)
         return cls(str(dictionary), pieces, anchors)
+
+
+def _beside(dictionary: str, source: str) -> str:
+    """A relative dictionary file named in a roster is looked for next to the roster first."""
+    if not is_dictionary_file(dictionary) or Path(dictionary).is_absolute():
+        return dictionary
+    candidate = Path(source).parent / dictionary
+    return str(candidate) if candidate.is_file() else dictionary
 
 
 def load_roster(path: str | os.PathLike[str]) -> Roster:

@@ -7,7 +7,7 @@ bounded by a dashed line, with an arrow pointing to the model's front and the
 tag's label. Glue the tag with the arrow to the front, then trim the tab off.
 
 Anchor tags go on the table corners. Their id order follows
-:func:`~referee.markers.tags.anchor_ids` (table origin first), their centre
+:func:`~referee.tags.layout.anchor_ids` (table origin first), their centre
 sits :data:`ANCHOR_INSET_IN` from both edges of their corner and their arrow
 points along the table's +x axis (:data:`ANCHOR_HEADING_DEG`).
 """
@@ -19,7 +19,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from referee.calibration.board import split_length
 from referee.errors import RefereeError
 from referee.markers.pdf import (
     CUT_GRAY,
@@ -38,7 +37,8 @@ from referee.markers.pdf import (
     scale_bars,
     up_arrow,
 )
-from referee.markers.tags import (
+from referee.tags.board import split_length
+from referee.tags.layout import (
     ANCHOR_INSET_IN,
     ANCHOR_SIZE_IN,
     DEFAULT_DICTIONARY,
@@ -154,6 +154,22 @@ def check_piece_tag(dictionary: str, tag: int) -> None:
         )
 
 
+def camera_px_per_inch(
+    table_in: tuple[float, float], camera_px: tuple[int, int], margin: float = AUTO_MARGIN
+) -> float:
+    """Pixels per table inch of a camera looking straight down, the table filling the picture.
+
+    >>> round(camera_px_per_inch((48, 36), (1920, 1080)), 2)
+    27.27
+    """
+    (table_w, table_d), (cam_w, cam_h) = table_in, camera_px
+    # The table may be seen either way round; use the orientation that fills more pixels.
+    return max(
+        min(cam_w / (table_w * (1 + 2 * margin)), cam_h / (table_d * (1 + 2 * margin))),
+        min(cam_w / (table_d * (1 + 2 * margin)), cam_h / (table_w * (1 + 2 * margin))),
+    )
+
+
 def auto_tag_size(
     table_in: tuple[float, float],
     camera_px: tuple[int, int],
@@ -174,19 +190,59 @@ def auto_tag_size(
     >>> auto_tag_size((48, 36), (3840, 2160))
     (0.55, 5.0)
     """
-    (table_w, table_d), (cam_w, cam_h) = table_in, camera_px
-    if min(table_w, table_d) <= 0 or min(cam_w, cam_h) <= 0:
+    if min(*table_in, *camera_px) <= 0:
         raise RefereeError("--table and --camera need positive sizes, e.g. 48x36 and 1920x1080")
-    # The table may be seen either way round; use the orientation that fills more pixels.
-    px_per_in = max(
-        min(cam_w / (table_w * (1 + 2 * margin)), cam_h / (table_d * (1 + 2 * margin))),
-        min(cam_w / (table_d * (1 + 2 * margin)), cam_h / (table_w * (1 + 2 * margin))),
-    )
+    px_per_in = camera_px_per_inch(table_in, camera_px, margin)
     cells = marker_bits(dictionary) + 2
     exact = cells * min_px_per_cell / px_per_in
     size = math.ceil(round(exact / AUTO_STEP_IN, 6)) * AUTO_STEP_IN
     size = round(size, 4)
     return size, round(size / cells * px_per_in, 2)
+
+
+#: The most favourable setup a tag size is checked against when table and camera are not
+#: given: a 4K camera over a small 24 x 24 in table. Smaller tags are unreadable anywhere.
+BEST_CASE_TABLE_IN = (24.0, 24.0)
+BEST_CASE_CAMERA_PX = (3840, 2160)
+
+
+def size_warning(
+    size_in: float,
+    dictionary: str,
+    table_in: tuple[float, float] | None = None,
+    camera_px: tuple[int, int] | None = None,
+) -> str | None:
+    """Why a tag of ``size_in`` will not be read, or None when it will.
+
+    With the table and camera known, the tag must give :data:`MIN_PX_PER_CELL`
+    pixels per cell (same framing as ``--size auto``); without them, it must
+    at least be readable in the most favourable setup (:data:`BEST_CASE_CAMERA_PX`
+    over :data:`BEST_CASE_TABLE_IN`).
+
+    >>> size_warning(0.8, "DICT_4X4_100", (48, 36), (1920, 1080)) is None
+    False
+    >>> size_warning(1.2, "DICT_4X4_100", (48, 36), (1920, 1080)) is None
+    True
+    >>> print(size_warning(0.1, "DICT_4X4_100"))  # doctest: +ELLIPSIS
+    0.1 in (2.5 mm) tags are too small for any camera to read: even a 3840x2160 camera ...
+    """
+    known = table_in is not None and camera_px is not None
+    table = table_in if table_in is not None else BEST_CASE_TABLE_IN
+    camera = camera_px if camera_px is not None else BEST_CASE_CAMERA_PX
+    needed, _ = auto_tag_size(table, camera, dictionary)
+    if size_in >= needed - 1e-9:
+        return None
+    setup = f"a {camera[0]}x{camera[1]} camera over a {table[0]:g}x{table[1]:g} in table"
+    if known:
+        px = size_in / (marker_bits(dictionary) + 2) * camera_px_per_inch(table, camera)
+        return (
+            f"{describe_size(size_in)} tags give about {px:.1f} px per tag cell with {setup}; "
+            f"the detector needs {MIN_PX_PER_CELL:g}: print {needed:g} in or larger (--size auto)"
+        )
+    return (
+        f"{describe_size(size_in)} tags are too small for any camera to read: even {setup} "
+        f"needs {needed:g} in; give --table and --camera to check your setup, or use --size auto"
+    )
 
 
 def piece_tags(
@@ -253,12 +309,23 @@ def _item_shapes(
     return shapes, (cx, cy), layout.size
 
 
+PIECE_INSTRUCTIONS = (
+    "Print at 100% (actual size). Cut the dashed outline, glue the tag with the "
+    "arrow to the model's front, then trim the tab along the solid line."
+)
+ANCHOR_INSTRUCTIONS = (
+    "Print at 100%. Glue each anchor at its table corner (diagram), centre "
+    f"{ANCHOR_INSET_IN:g} in from both edges, arrow along the width (+x); trim the tab."
+)
+
+
 def tag_sheet(
     items: Sequence[TagPrint],
     dictionary: str = DEFAULT_DICTIONARY,
     page: str = "letter",
     title: str = "",
     header_extra: Sequence[Shape] = (),
+    instructions: str = PIECE_INSTRUCTIONS,
 ) -> TagSheet:
     """Lay out ``items`` on as many pages as needed; every page gets header and scale bars.
 
@@ -298,8 +365,7 @@ def tag_sheet(
             Text(
                 MARGIN,
                 MARGIN + 22,
-                "Print at 100% (actual size). Cut the dashed outline, glue the tag with the "
-                "arrow to the model's front, then trim the tab along the solid line.",
+                instructions,
                 7,
             ),
         ]
@@ -320,6 +386,7 @@ def anchor_sheet(
         page,
         title,
         _corner_diagram(width - MARGIN - 72, MARGIN + 22, anchor_ids(dictionary)),
+        ANCHOR_INSTRUCTIONS,
     )
 
 
@@ -358,7 +425,7 @@ def describe_size(inches: float) -> str:
 def parse_size(text: str) -> float:
     """A printed length like ``0.8in``, ``20mm`` or ``2cm`` in inches.
 
-    Read with :func:`~referee.calibration.board.split_length`, the grammar of
+    Read with :func:`~referee.tags.board.split_length`, the grammar of
     ``referee board --square`` too.
 
     >>> parse_size("20mm") == 20 / 25.4, parse_size("0.8in")

@@ -37,8 +37,9 @@ def edge_fit_corners(
     ``corners_px`` is a first guess within a few tenths of a pixel (a
     detector's output); ``cells`` is the marker width in cells including its
     black border (6 for 4x4 dictionaries): edge profiles run from half a
-    cell inside the border to one cell out into the white quiet zone, along
-    the middle half of each side. Tags must lie at least two cells inside
+    cell inside the border to 0.7 cell out into the one-cell white quiet
+    zone (clear of whatever lies beyond the cut line), along the middle half
+    of each side. Tags must lie at least two cells inside
     the image.
     """
     image = np.asarray(grey, dtype=np.float64)
@@ -54,12 +55,12 @@ def edge_fit_corners(
         if np.dot(normal, (a + b) / 2 - centre) < 0:
             normal = -normal
         cell = length / cells
-        offsets = np.linspace(-0.5 * cell, 1.0 * cell, 301)
+        offsets = np.linspace(-0.5 * cell, 0.7 * cell, 241)
         points = []
         for t in np.linspace(0.25, 0.75, 15):
             base = a + side * t
             profile = _bilinear(image, base[None] + offsets[:, None] * normal[None])
-            black, white = profile[:20].mean(), profile[-20:].mean()
+            black, white = profile[:16].mean(), profile[-16:].mean()
             covered = np.trapezoid((profile - black) / (white - black), offsets)
             points.append(base + (offsets[-1] - covered) * normal)
         pts = intrinsics.undistort_normalized(np.array(points))

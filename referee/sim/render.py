@@ -26,7 +26,6 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.camera import (
     Intrinsics,
     TablePose,
@@ -35,10 +34,14 @@ from referee.calibration.camera import (
     rotation_matrix,
     table_xyz,
 )
-from referee.calibration.profile import AnchorTag, TableSize
+from referee.calibration.profile import TableSize
 from referee.markers.roster import RosterEntry
 from referee.markers.sheets import DEFAULT_TAG_SIZE_IN
-from referee.markers.tags import (
+from referee.sim.textures import cloth_texture, terrain_layer
+from referee.sim.warp import PlanePose, RayMap, draw_board, draw_plane, premultiplied
+from referee.tags.anchors import AnchorTag
+from referee.tags.board import BoardSpec
+from referee.tags.layout import (
     ANCHOR_HEADING_DEG,
     DEFAULT_DICTIONARY,
     QUIET_ZONE_CELLS,
@@ -46,8 +49,6 @@ from referee.markers.tags import (
     marker_bits,
     marker_cells,
 )
-from referee.sim.textures import cloth_texture, terrain_layer
-from referee.sim.warp import PlanePose, RayMap, draw_board, draw_plane, premultiplied
 
 Image = NDArray[np.uint8]
 FloatArray = NDArray[np.float64]

@@ -62,14 +62,14 @@ from referee.calibration.camera import Intrinsics, TablePose
 from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.errors import RosterError, SceneError, at, read_json_file
 from referee.markers.roster import Roster
-from referee.markers.tags import (
+from referee.scene import Scene, normalise_edge
+from referee.sim.render import DEFAULT_TAG_SIZE, Hand, PiecePose
+from referee.tags.layout import (
     ANCHOR_SIZE_IN,
     DEFAULT_DICTIONARY,
     check_tag_id,
     get_dictionary,
 )
-from referee.scene import Scene, normalise_edge
-from referee.sim.render import DEFAULT_TAG_SIZE, Hand, PiecePose
 
 #: Seconds a hand takes to reach a piece, and to withdraw after setting it down.
 REACH_S = 0.6
@@ -583,8 +583,8 @@ def _imaging(raw: Any, source: str) -> Imaging:
 
 
 def _calibration(raw: Any, table: TableSize, source: str) -> CalibrationPlan:
-    from referee.calibration.board import BoardSpec
     from referee.markers.board_sheet import default_board
+    from referee.tags.board import BoardSpec
 
     if not isinstance(raw, dict):
         raise ScenarioError(at(source, "$.calibration", "must be a JSON object"))

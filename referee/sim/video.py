@@ -30,14 +30,13 @@ import numpy as np
 from numpy.typing import NDArray
 from tqdm import tqdm
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.camera import rotation_matrix
-from referee.calibration.profile import write_json_atomic
-from referee.errors import RefereeError
+from referee.errors import RefereeError, write_json_atomic
 from referee.scene import save_scene
 from referee.sim.imaging import Imager
 from referee.sim.render import BoardPlacement, Look, PiecePose, TableRenderer, TagTruth
 from referee.sim.scenario import FrameState, Scenario
+from referee.tags.board import BoardSpec
 
 Image = NDArray[np.uint8]
 

@@ -23,8 +23,8 @@ import cv2
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.camera import Intrinsics, TablePose, project, rotation_matrix
+from referee.tags.board import BoardSpec
 
 FloatArray = NDArray[np.float64]
 Image = NDArray[np.uint8]
@@ -414,7 +414,7 @@ def draw_board(
     inch_mm: float = 25.4,
     supersample: int = 3,
 ) -> tuple[int, int, int, int] | None:
-    """Draw the ChArUco board of ``spec`` (see ``referee.calibration.board``) at ``board_pose``.
+    """Draw the ChArUco board of ``spec`` (see ``referee.tags.board``) at ``board_pose``.
 
     ``board_pose`` is the board's object frame in the camera frame with
     object lengths in game inches: ``spec.cv_board().getChessboardCorners()``

@@ -2,9 +2,8 @@
 
 - :mod:`referee.vision.sources`: ``open_source(spec)`` -> camera, video, image folder or stream,
   yielding immutable ``Frame(index, t, image)``.
-- :mod:`referee.vision.detect`: ``Detections`` and ``TagDetector``.
-- :mod:`referee.vision.corners`: ``refine_tag_corners``, the edge-fitted tag corners that
-  detection and the calibration's table fit share.
+- Tag detection (``Detections``, ``TagDetector``) and the edge-fitted corners it shares with
+  the calibration's table fit live one layer down, in :mod:`referee.tags`.
 - :mod:`referee.vision.pose`: ``PoseEstimator`` -> ``PiecePose`` in table inches.
 - :mod:`referee.vision.track`: ``Tracker`` -> ``TrackerState``, ``MoveEvent``, ``FlagEvent``.
 - :mod:`referee.vision.pipeline`: ``Pipeline.run(frames, subscribers)`` yields ``FrameResult``.

@@ -1,14 +1,18 @@
-"""Annotated video: the footage with what the referee saw drawn on it.
+"""Annotated video: the footage with what the referee saw drawn on it, and a map beside it.
 
 Each frame gets every detected tag outlined (green for pieces, blue for
-anchors, red for unknown ids), the piece's id beside it, and a top-down
-inset map in the corner: the table, terrain, and every tracked base in
-table inches (solid when settled, outlined when hidden or moving).
+anchors, red for unknown ids) and the piece's id beside it. To its right, never
+over the camera's picture, a panel holds a top-down map (the table, terrain,
+and every tracked base in table inches: solid when settled, outlined when
+hidden or moving), the frame and time, and the latest verdicts announced with
+:meth:`Annotator.announce`, each shown for :data:`ANNOUNCE_SECONDS` of video.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +35,19 @@ TERRAIN_COLOURS = {
 }
 SIDE_COLOURS = [(0, 0, 220), (220, 120, 0), (0, 170, 230), (200, 0, 200)]
 
+#: Seconds of video an announced verdict stays on screen.
+ANNOUNCE_SECONDS = 3.0
+#: Most announced lines shown at once (newest first); older ones make room.
+MAX_ANNOUNCED_LINES = 12
+PANEL_BACKGROUND = (38, 38, 38)
+
+
+@dataclass(frozen=True)
+class _Announcement:
+    lines: tuple[str, ...]
+    start: float | None
+    """Video time of the first frame that showed it (None until drawn)."""
+
 
 class Annotator:
     """Writes annotated frames to a video file; use :meth:`write` as a pipeline subscriber."""
@@ -47,8 +64,10 @@ class Annotator:
         self.roster = roster
         self.scene = scene
         self.fps = fps
+        # Width of the side panel (map and verdicts) as a fraction of the camera image's.
         self.inset_fraction = inset_fraction
         self._writer: Any = None
+        self._announced: list[_Announcement] = []
         sides = list(dict.fromkeys(p.side for p in roster))
         self._side_colour = {s: SIDE_COLOURS[i % len(SIDE_COLOURS)] for i, s in enumerate(sides)}
         self._entries = {p.id: p for p in roster}
@@ -62,8 +81,32 @@ class Annotator:
             raise RefereeError(f"{self.path}: cannot write a video here (is the folder writable?)")
         self._writer = writer
 
+    def announce(self, lines: Sequence[str]) -> None:
+        """Show ``lines`` (a verdict and its reasons) on the next ~3 s of video, in the panel.
+
+        The clock starts at the next frame drawn, so a verdict announced while
+        a move settles is seen for :data:`ANNOUNCE_SECONDS` of the video that
+        follows, whatever the frame rate; newer announcements are listed first.
+        """
+        text = tuple(str(line) for line in lines if str(line).strip())
+        if text:
+            self._announced.insert(0, _Announcement(text, None))
+
+    def _current_announcements(self, t: float) -> list[tuple[str, ...]]:
+        live = []
+        for item in self._announced:
+            start = t if item.start is None else item.start
+            if t - start < ANNOUNCE_SECONDS:
+                live.append(_Announcement(item.lines, start))
+        self._announced = live
+        return [item.lines for item in live]
+
     def draw(self, result: FrameResult) -> NDArray[np.uint8]:
-        """A new annotated image for one result (the frame itself is untouched)."""
+        """A new annotated image for one result: the camera's picture, then the panel at its right.
+
+        The frame itself is untouched, and nothing but tag outlines and labels
+        is drawn over the camera's picture.
+        """
         if result.image is None:
             raise ValueError("the frame result carries no image to annotate")
         image = np.array(result.image, dtype=np.uint8, copy=True)
@@ -88,29 +131,52 @@ class Annotator:
                 thickness,
                 cv2.LINE_AA,
             )
-        self._inset(image, result)
-        cv2.putText(
-            image,
-            f"frame {result.frame}  t={result.t:.2f}s",
-            (10, image.shape[0] - 10),
-            cv2.FONT_HERSHEY_SIMPLEX,
-            0.5 * thickness,
-            (255, 255, 255),
-            thickness,
-            cv2.LINE_AA,
-        )
-        return image
-
-    def _inset(self, image: NDArray[np.uint8], result: FrameResult) -> None:
-        table = result.profile.table
         height, width = image.shape[:2]
-        inset_w = int(width * self.inset_fraction)
+        side = np.full((height, max(int(width * self.inset_fraction), 160), 3), PANEL_BACKGROUND)
+        side = side.astype(np.uint8)
+        map_bottom = self._map(side, result)
+        self._panel_text(side, result, map_bottom, thickness)
+        return np.ascontiguousarray(np.concatenate([image, side], axis=1))
+
+    def _panel_text(
+        self, side: NDArray[np.uint8], result: FrameResult, top: int, thickness: int
+    ) -> None:
+        """Frame and time, then the verdicts announced in the last few seconds."""
+        scale = 0.5 * thickness
+        line_h = int(22 * thickness)
+        width = side.shape[1]
+        y = top + line_h
+        cv2.putText(
+            side, f"frame {result.frame}  t={result.t:.2f}s", (8, y), cv2.FONT_HERSHEY_SIMPLEX,
+            scale, (220, 220, 220), thickness, cv2.LINE_AA,
+        )  # fmt: skip
+        shown = 0
+        for lines in self._current_announcements(result.t):
+            for k, line in enumerate(lines):
+                if shown >= MAX_ANNOUNCED_LINES or y + line_h > side.shape[0] - 4:
+                    return
+                y += line_h
+                colour = (255, 255, 255) if k == 0 else (190, 190, 190)
+                text = _fit(line if k == 0 else "  " + line, width - 16, scale, thickness)
+                cv2.putText(
+                    side, text, (8, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thickness,
+                    cv2.LINE_AA,
+                )  # fmt: skip
+                shown += 1
+            y += line_h // 3
+
+    def _map(self, side: NDArray[np.uint8], result: FrameResult) -> int:
+        """The top-down map at the top of the panel; returns the row below it."""
+        table = result.profile.table
+        margin = 8
+        inset_w = side.shape[1] - 2 * margin
         scale = inset_w / table.width
         inset_h = int(table.depth * scale)
-        x0, y0 = width - inset_w - 8, 8
-        if inset_h + y0 >= height:
-            return
-        region = image[y0 : y0 + inset_h, x0 : x0 + inset_w]
+        if inset_h > side.shape[0] // 2:  # a deep table: fit half the panel's height
+            scale = (side.shape[0] // 2) / table.depth
+            inset_w, inset_h = int(table.width * scale), side.shape[0] // 2
+        x0, y0 = margin, margin
+        region = side[y0 : y0 + inset_h, x0 : x0 + inset_w]
         panel = np.full_like(region, (70, 110, 80))
 
         def to_px(points: Any) -> NDArray[np.int32]:
@@ -147,7 +213,8 @@ class Annotator:
                 cv2.LINE_AA,
             )
         cv2.rectangle(panel, (0, 0), (inset_w - 1, inset_h - 1), (255, 255, 255), 1)
-        image[y0 : y0 + inset_h, x0 : x0 + inset_w] = panel
+        side[y0 : y0 + inset_h, x0 : x0 + inset_w] = panel
+        return y0 + inset_h
 
     def write(self, result: FrameResult) -> None:
         image = self.draw(result)
@@ -159,3 +226,13 @@ class Annotator:
         if self._writer is not None:
             self._writer.release()
             self._writer = None
+
+
+def _fit(text: str, width: int, scale: float, thickness: int) -> str:
+    """``text`` cut short with "..." to fit ``width`` pixels."""
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    if cv2.getTextSize(text, font, scale, thickness)[0][0] <= width:
+        return text
+    while text and cv2.getTextSize(text + "...", font, scale, thickness)[0][0] > width:
+        text = text[:-1]
+    return text + "..."

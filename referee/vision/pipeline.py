@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.calibration.profile import AnchorTag, CalibrationProfile
+from referee.calibration.profile import CalibrationProfile
 from referee.errors import ProfileError, RefereeError
 from referee.markers.roster import Roster
-from referee.vision.detect import Detections, DetectorSettings, TagDetector
+from referee.tags.anchors import AnchorTag
+from referee.tags.detect import Detections, DetectorSettings, TagDetector
 from referee.vision.pose import PoseEstimator
 from referee.vision.sources import Frame
 from referee.vision.track import Event, FlagEvent, Tracker, TrackerSettings, TrackerState

@@ -21,8 +21,8 @@ from referee.calibration.camera import inches_per_pixel, pixels_to_table
 from referee.calibration.profile import CalibrationProfile
 from referee.geometry import base_corners, front_point
 from referee.markers.roster import Roster, RosterEntry
-from referee.markers.tags import anchor_ids, heading_from_corners
-from referee.vision.detect import Detections
+from referee.tags.detect import Detections
+from referee.tags.layout import anchor_ids, heading_from_corners
 
 #: Corner localisation noise of the detector, px (1 sigma, measured on simulated footage).
 CORNER_NOISE_PX = 0.15

@@ -9,8 +9,8 @@ from types import ModuleType
 
 import pytest
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.calibrate import CalibrationRun, Frame, calibrate_frames
+from referee.tags.board import BoardSpec
 
 HERE = Path(__file__).resolve().parent
 #: Copies of ../shared/real-images (Apache-2.0, see the README there) so CI needs no sibling.

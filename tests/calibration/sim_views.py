@@ -13,12 +13,13 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.camera import Intrinsics, TablePose, pixels_to_table, project, table_xyz
-from referee.calibration.profile import AnchorTag, TableSize
+from referee.calibration.profile import TableSize
 from referee.calibration.table import default_anchors
-from referee.markers.tags import QUIET_ZONE_CELLS, marker_cells
 from referee.sim.warp import PlanePose, RayMap, draw_charuco, draw_plane
+from referee.tags.anchors import AnchorTag
+from referee.tags.board import BoardSpec
+from referee.tags.layout import QUIET_ZONE_CELLS, marker_cells
 
 Image = NDArray[np.uint8]
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from referee.calibration.board import BoardSpec, parse_length
+from referee.tags.board import BoardSpec, parse_length
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.calibrate import calibrate_frames, iter_video
 from referee.calibration.camera import pixels_to_table, project, table_xyz
 from referee.calibration.profile import load_profile
+from referee.tags.board import BoardSpec
 
 FOOTAGE = Path(__file__).resolve().parents[2] / "sample_footage" / "skirmish"
 

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.calibrate import (
     BoardDetector,
     Frame,
@@ -22,6 +21,7 @@ from referee.calibration.profile import TableSize, load_profile
 from referee.calibration.table import detect_markers
 from referee.cli import cli
 from referee.errors import RefereeError
+from referee.tags.board import BoardSpec
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "calibration" / "real-images"
 CHARUCO = REAL / "charuco-calibration"
@@ -135,7 +135,8 @@ def test_wrong_grid_says_check_the_size(photos: Path, tmp_path: Path) -> None:
 
 def test_no_spec_and_no_qr(photos: Path, tmp_path: Path) -> None:
     line = _fails(["calibrate", str(photos), "--out", str(tmp_path / "x.json")])
-    assert "no board spec given and no board QR seen; pass --board charuco:" in line
+    assert "the board is the printed 5x7 board but its QR code was not read" in line
+    assert "--board charuco:5x7:0.03m:0.021m:DICT_6X6_250" in line
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.calibrate import BoardView
 from referee.calibration.camera import Intrinsics, TablePose, project, table_xyz
 from referee.calibration.profile import CalibrationProfile, TableSize
@@ -17,6 +16,7 @@ from referee.calibration.register import (
 )
 from referee.calibration.table import anchor_table_corners, default_anchors
 from referee.errors import ProfileError, RefereeError
+from referee.tags.board import BoardSpec
 
 TABLE = TableSize(48, 36)
 CAMERA = Intrinsics.from_fov((1920, 1080), 70, (-0.2, 0.03, 0.0, 0.0, 0.0))

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.calibrate import (
     BoardDetector,
     CalibrationRun,
@@ -18,7 +17,8 @@ from referee.calibration.calibrate import (
 )
 from referee.calibration.camera import pixels_to_table, project, table_xyz
 from referee.calibration.table import detect_markers
-from referee.markers.tags import TagLayout
+from referee.tags.board import BoardSpec
+from referee.tags.layout import TagLayout
 
 SIM_BOARD = BoardSpec.parse("charuco:5x7:1.5in:1.1in:DICT_5X5_100")
 
@@ -257,8 +257,9 @@ def test_cli_with_roster_anchors_and_table_image(
     import cv2
     from click.testing import CliRunner
 
-    from referee.calibration.profile import AnchorTag, load_profile
+    from referee.calibration.profile import load_profile
     from referee.cli import cli
+    from referee.tags.anchors import AnchorTag
 
     folder = tmp_path / "views"
     folder.mkdir()

@@ -8,13 +8,9 @@ import numpy as np
 import pytest
 
 from referee.calibration.camera import Intrinsics, TablePose
-from referee.calibration.profile import (
-    AnchorTag,
-    CalibrationProfile,
-    TableSize,
-    load_profile,
-)
+from referee.calibration.profile import CalibrationProfile, TableSize, load_profile
 from referee.errors import ProfileError
+from referee.tags.anchors import AnchorTag
 
 
 def make_profile() -> CalibrationProfile:

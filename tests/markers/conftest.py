@@ -48,7 +48,7 @@ def _read_pdf(path: Path) -> list[PdfPage]:
 
 def _detect_tags(image: np.ndarray, dictionary: str) -> dict[int, np.ndarray]:
     """Tag id -> corners (4, 2) in pixels, as OpenCV's ArUco detector sees the image."""
-    from referee.markers.tags import get_dictionary
+    from referee.tags.layout import get_dictionary
 
     detector = cv2.aruco.ArucoDetector(get_dictionary(dictionary))
     corners, ids, _ = detector.detectMarkers(image)

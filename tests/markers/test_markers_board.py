@@ -6,11 +6,11 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.calibration.board import BoardSpec
 from referee.errors import RefereeError
 from referee.markers.board_sheet import board_sheet, default_board
 from referee.markers.pdf import PT_PER_MM, rasterize, write_pdf
 from referee.markers.qr import decode_qr
+from referee.tags.board import BoardSpec
 
 # (page, spec or None for the page's default, pixels per square giving whole-pixel marker cells)
 SPECS = [

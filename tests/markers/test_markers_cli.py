@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from referee.calibration.board import BoardSpec
 from referee.cli import cli
 from referee.markers.roster import Roster, RosterEntry
+from referee.tags.board import BoardSpec
 
 
 def run(*args: str):

@@ -17,7 +17,7 @@ from referee.markers.sheets import (
     piece_tags,
     tag_sheet,
 )
-from referee.markers.tags import TagLayout, anchor_ids
+from referee.tags.layout import TagLayout, anchor_ids
 
 
 def _bbox(rects):
@@ -28,7 +28,7 @@ def _bbox(rects):
 
 @pytest.mark.parametrize("page", ["letter", "a4"])
 def test_pdf_page_size_is_exactly_the_paper(tmp_path, read_pdf, page):
-    sheet = tag_sheet(piece_tags(range(30), 0.8, "DICT_4X4_100"), page=page)
+    sheet = tag_sheet(piece_tags(range(60), 0.8, "DICT_4X4_100"), page=page)
     write_pdf(sheet.pages, tmp_path / "t.pdf", sheet.title)
     pages = read_pdf(tmp_path / "t.pdf")
     assert len(pages) == len(sheet.pages) >= 2

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.markers.tags import (
+from referee.tags.layout import (
     TagLayout,
     anchor_ids,
     dictionary_names,
@@ -36,7 +36,10 @@ def test_marker_cells_decode_to_their_own_id():
 def test_layout_dimensions_follow_the_cell_size():
     layout = TagLayout(0.6, bits=4)
     assert layout.cell == pytest.approx(0.1)
-    assert layout.outer == pytest.approx(1.0)
+    # The cut line is the quiet zone's edge, one cell out: it fits a base of its size + 2 cells.
+    assert layout.outer == pytest.approx(0.8)
+    assert TagLayout(0.8).outer == pytest.approx(0.8 + 2 * 0.8 / 6)
+    assert TagLayout(0.8).outer < 1.1
 
 
 def test_unknown_dictionary_and_out_of_range_ids_are_refused():

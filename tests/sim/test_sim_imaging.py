@@ -5,10 +5,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from referee.calibration.board import BoardSpec
 from referee.calibration.camera import Intrinsics
 from referee.sim.imaging import Imager
 from referee.sim.warp import PlanePose, RayMap, draw_board
+from referee.tags.board import BoardSpec
 
 
 def _frame() -> np.ndarray:

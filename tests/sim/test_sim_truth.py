@@ -20,9 +20,9 @@ from referee.calibration.camera import Intrinsics, TablePose, project, table_xyz
 from referee.calibration.profile import TableSize
 from referee.calibration.table import anchor_table_corners, default_anchors
 from referee.markers.roster import RosterEntry
-from referee.markers.tags import ANCHOR_HEADING_DEG
 from referee.sim.measure import edge_fit_corners
 from referee.sim.render import Hand, PiecePose, TableRenderer
+from referee.tags.layout import ANCHOR_HEADING_DEG
 
 DICT = "DICT_4X4_100"
 LENS = (-0.2, 0.05, 0.0008, -0.0005, 0.0)

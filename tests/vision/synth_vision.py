@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from referee.calibration.camera import Intrinsics, TablePose, pixels_to_table, project, table_xyz
-from referee.markers.tags import TagLayout, marker_cells
+from referee.tags.layout import TagLayout, marker_cells
 
 
 @dataclass(frozen=True)
@@ -52,9 +52,9 @@ def render(
     image = np.full((height, width), float(background))
     sub = 4
     for tag in tags:
-        layout = TagLayout(tag.size)
         cells = marker_cells(dictionary, tag.id)
         n = cells.shape[0]
+        layout = TagLayout(tag.size, n - 2)
         outer = project(
             intr,
             pose,

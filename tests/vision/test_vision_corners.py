@@ -6,9 +6,9 @@ import cv2
 import numpy as np
 from synth_vision import Tag, camera_1080p, render, tag_corners_px
 
-from referee.markers.tags import get_dictionary
-from referee.vision.corners import refine_tag_corners
-from referee.vision.detect import TagDetector
+from referee.tags.corners import refine_tag_corners
+from referee.tags.detect import TagDetector
+from referee.tags.layout import get_dictionary
 
 
 def warped_tag(dictionary: str, tag: int, cells: int, corners: np.ndarray) -> np.ndarray:

@@ -9,8 +9,8 @@ from synth_vision import Tag, camera_1080p, render, tag_corners_px
 
 from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.markers.roster import Roster, RosterEntry
-from referee.markers.tags import get_dictionary
-from referee.vision.detect import Detections, DetectorSettings, TagDetector
+from referee.tags.detect import Detections, DetectorSettings, TagDetector
+from referee.tags.layout import get_dictionary
 from referee.vision.pose import PoseEstimator
 
 

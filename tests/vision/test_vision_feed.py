@@ -8,8 +8,8 @@ from referee.calibration.camera import Intrinsics, TablePose
 from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.markers.roster import Roster, RosterEntry
 from referee.scene import Piece, Scene, Table, Terrain
+from referee.tags.detect import Detections
 from referee.vision.annotate import Annotator
-from referee.vision.detect import Detections
 from referee.vision.pipeline import FrameResult
 from referee.vision.pose import PiecePose
 from referee.vision.track import MoveEvent, TrackedPiece, TrackerState
@@ -59,11 +59,11 @@ def test_annotated_frame_outlines_tags_and_draws_the_inset(tmp_path):
     r = FrameResult(0, 0.0, Detections([1], corners), r.tracks, (), PROFILE, image)
     annotator = Annotator(tmp_path / "out.mp4", ROSTER, scene())
     drawn = annotator.draw(r)
-    assert drawn.shape == image.shape and image.mean() == 90  # the input is untouched
+    assert drawn.shape == (360, 640 + 192, 3) and image.mean() == 90  # the input is untouched
     b, g, r_ = (int(v) for v in drawn[100, 115])
     assert g > 150 and b < 60 and r_ < 60  # green outline on the tag's top edge
-    inset = drawn[8:150, 640 - 192 - 8 : 640 - 8]
-    assert np.abs(inset.astype(int) - 90).sum() > 0  # the map is drawn top right
+    inset = drawn[8:150, 640 + 8 : 640 + 192 - 8]
+    assert np.abs(inset.astype(int) - 90).sum() > 0  # the map is drawn beside the picture
     annotator.write(r)
     annotator.close()
     assert (tmp_path / "out.mp4").stat().st_size > 0

@@ -9,7 +9,7 @@ import pytest
 
 from referee.errors import RosterError
 from referee.markers.roster import Roster, RosterEntry
-from referee.vision.detect import Detections
+from referee.tags.detect import Detections
 from referee.vision.pose import FramePoses, PiecePose
 from referee.vision.track import FlagEvent, MoveEvent, Tracker, TrackerSettings
 

@@ -13,17 +13,14 @@ with a full-frame pass every few frames to pick up tags that appear.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import cv2
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from referee.markers.tags import DEFAULT_DICTIONARY, get_dictionary, marker_bits, marker_cells
-from referee.vision.corners import refine_tag_corners
-
-if TYPE_CHECKING:
-    from referee.calibration.camera import Intrinsics
+from referee.tags.corners import LensModel, refine_tag_corners
+from referee.tags.layout import DEFAULT_DICTIONARY, get_dictionary, marker_bits, marker_cells
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -123,7 +120,7 @@ class DetectorSettings:
     refine: str = "edges"
     """Corner refinement: ``edges`` (default: each side of the black square fitted as a line
     to the sub-pixel black-to-white edge, corners where the lines meet; see
-    :func:`referee.vision.corners.refine_tag_corners`), ``contour``
+    :func:`referee.tags.corners.refine_tag_corners`), ``contour``
     (OpenCV's; its outward bias is symmetric, so centres are good but facings less so),
     ``subpix`` or ``none``."""
     refine_window_px: int = 4
@@ -154,7 +151,7 @@ class TagDetector:
         self,
         dictionary: str = DEFAULT_DICTIONARY,
         settings: DetectorSettings | None = None,
-        intrinsics: Intrinsics | None = None,
+        intrinsics: LensModel | None = None,
     ) -> None:
         self.dictionary = dictionary
         self.settings = settings or DetectorSettings()

@@ -4,7 +4,7 @@ A board is named by one string, typed by the user (``--board``) or read from
 the QR code printed on the sheet::
 
     charuco:5x7:0.04m:0.02m:DICT_6X6_250
-            |   |     |     +-- OpenCV predefined dictionary of the markers
+            |   |     |     +-- dictionary of the markers (OpenCV's name or a .yml file)
             |   |     +-------- marker side (the black square inside a white square)
             |   +-------------- chessboard square side
             +------------------ columns x rows of squares
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import cv2
 
-from referee.markers.tags import dictionary_names, get_dictionary
+from referee.tags.layout import canonical_dictionary, get_dictionary
 
 PREFIX = "charuco"
 
@@ -39,7 +39,8 @@ _NUMBER = r"([0-9]+\.?[0-9]*|\.[0-9]+)"
 _PAIR = re.compile(rf"^\s*{_NUMBER}\s*[xX]\s*{_NUMBER}\s*$")
 _GRID = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 
-EXAMPLE = "charuco:5x7:0.04m:0.02m:DICT_6X6_250"
+#: The board ``referee board`` prints on Letter paper (``calibration/board-letter.pdf``).
+EXAMPLE = "charuco:5x7:0.03m:0.021m:DICT_6X6_250"
 
 
 def split_length(text: str) -> tuple[float, str]:
@@ -127,12 +128,10 @@ class BoardSpec:
                 f"board marker ({_format_m(self.marker_m)}) must be smaller than its square "
                 f"({_format_m(self.square_m)})"
             )
-        key = self.dictionary.upper()
-        if key not in dictionary_names():
-            raise ValueError(
-                f"unknown tag dictionary {self.dictionary!r} in board spec; "
-                f"use one of OpenCV's, e.g. DICT_6X6_250"
-            )
+        try:
+            key = canonical_dictionary(self.dictionary)
+        except ValueError as error:
+            raise ValueError(f"board spec dictionary: {error}") from None
         object.__setattr__(self, "dictionary", key)
         markers_needed = (self.columns * self.rows) // 2
         available = int(get_dictionary(key).bytesList.shape[0])
@@ -196,8 +195,8 @@ class BoardSpec:
     def with_square(self, square_m: float) -> BoardSpec:
         """The same board printed at a different scale (a measured square size).
 
-        >>> BoardSpec.parse(EXAMPLE).with_square(0.038).to_string()
-        'charuco:5x7:0.038m:0.019m:DICT_6X6_250'
+        >>> BoardSpec.parse(EXAMPLE).with_square(0.0294).to_string()
+        'charuco:5x7:0.0294m:0.02058m:DICT_6X6_250'
         """
         ratio = square_m / self.square_m
         return BoardSpec(

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -29,9 +30,11 @@ from numpy.typing import ArrayLike, NDArray
 
 DEFAULT_DICTIONARY = "DICT_4X4_100"
 
-#: White margin around the black square, in marker cells, on every side.
-#: Two cells keeps detection reliable on dark bases and leaves room to cut.
-QUIET_ZONE_CELLS = 2
+#: White margin around the black square, in marker cells, on every side; the cut line
+#: is its outer edge. One cell is what the detector needs to close the black square's
+#: outline, and keeps the cut tag small: a tag fits a base of its size plus two cells
+#: (0.8 in -> 1.07 in).
+QUIET_ZONE_CELLS = 1
 
 #: Number of corner anchor tags; they take the last ids of the dictionary so
 #: piece tags can number up from 0.
@@ -48,8 +51,12 @@ ANCHOR_INSET_IN = 1.5
 ANCHOR_HEADING_DEG = 0.0
 
 
+#: File suffixes of a custom dictionary written by OpenCV (``Dictionary.writeDictionary``).
+DICTIONARY_FILE_SUFFIXES = (".yml", ".yaml")
+
+
 def dictionary_names() -> list[str]:
-    """Every OpenCV predefined dictionary name, e.g. ``DICT_4X4_100``."""
+    """Every OpenCV predefined dictionary name, e.g. ``DICT_4X4_100`` (AprilTag families too)."""
     return sorted(
         name
         for name in dir(cv2.aruco)
@@ -57,19 +64,73 @@ def dictionary_names() -> list[str]:
     )
 
 
-@cache
-def get_dictionary(name: str) -> cv2.aruco.Dictionary:
-    """The OpenCV predefined dictionary called ``name`` (case-insensitive).
+def is_dictionary_file(name: str) -> bool:
+    """True when ``name`` names a custom dictionary file rather than a built-in one."""
+    return name.lower().endswith(DICTIONARY_FILE_SUFFIXES)
 
-    >>> get_dictionary("dict_4x4_100").bytesList.shape[0]
-    100
+
+def canonical_dictionary(name: str) -> str:
+    """The spelling stored in rosters and specs: OpenCV's name, or the file path as given.
+
+    Raises ``ValueError`` (with what to do) for a name that is neither.
+
+    >>> canonical_dictionary("dict_4x4_100"), canonical_dictionary("DICT_APRILTAG_36h11")
+    ('DICT_4X4_100', 'DICT_APRILTAG_36H11')
     """
+    if is_dictionary_file(name):
+        get_dictionary(name)
+        return name
     key = name.upper()
     if not key.startswith("DICT_") or key not in dictionary_names():
         raise ValueError(
-            f"unknown tag dictionary {name!r}; use one of OpenCV's, e.g. {DEFAULT_DICTIONARY}"
+            f"unknown tag dictionary {name!r}; use one of OpenCV's (e.g. {DEFAULT_DICTIONARY}, "
+            "DICT_APRILTAG_36H11) or a .yml file written by OpenCV's writeDictionary"
         )
+    return key
+
+
+@cache
+def get_dictionary(name: str) -> cv2.aruco.Dictionary:
+    """The dictionary called ``name``: an OpenCV predefined one (case-insensitive) or a .yml file.
+
+    A file is OpenCV's own format (``cv2.aruco.Dictionary.writeDictionary``:
+    ``nmarkers``, ``markersize``, ``maxCorrectionBits``, ``marker_0``...).
+
+    >>> get_dictionary("dict_4x4_100").bytesList.shape[0]
+    100
+    >>> get_dictionary("/no/such/tags.yml")
+    Traceback (most recent call last):
+    ...
+    ValueError: tag dictionary file '/no/such/tags.yml' does not exist
+    """
+    if is_dictionary_file(name):
+        return _read_dictionary_file(name)
+    key = canonical_dictionary(name)
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, key))
+
+
+def _read_dictionary_file(name: str) -> cv2.aruco.Dictionary:
+    path = Path(name)
+    if not path.is_file():
+        raise ValueError(f"tag dictionary file {name!r} does not exist")
+    hint = "write it with OpenCV's cv2.aruco.Dictionary.writeDictionary"
+    try:
+        storage = cv2.FileStorage(str(path), cv2.FILE_STORAGE_READ)
+    except (cv2.error, SystemError):
+        raise ValueError(f"tag dictionary file {name!r} is not OpenCV YAML; {hint}") from None
+    try:
+        dictionary = cv2.aruco.Dictionary()
+        ok = storage.isOpened() and dictionary.readDictionary(storage.root())
+    except cv2.error:
+        ok = False
+    finally:
+        storage.release()
+    if not ok or dictionary.bytesList is None or dictionary.bytesList.shape[0] == 0:
+        raise ValueError(
+            f"tag dictionary file {name!r} has no markers (needs nmarkers, markersize, "
+            f"marker_0...); {hint}"
+        )
+    return dictionary
 
 
 def dictionary_size(name: str) -> int:

@@ -1,7 +1,7 @@
 """Sub-pixel tag corners: lines fitted to the four black-to-white edges of each tag.
 
 The one tag-corner refinement of the project: the per-frame detector
-(:class:`referee.vision.detect.TagDetector`) and the table fit
+(:class:`referee.tags.detect.TagDetector`) and the table fit
 (:mod:`referee.calibration.table`, lens removed) both use
 :func:`refine_tag_corners`. (The simulator keeps its own, independent
 measurement as a test oracle: checking the renderer with this code would be
@@ -10,16 +10,29 @@ circular.)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import cv2
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-if TYPE_CHECKING:
-    from referee.calibration.camera import Intrinsics
-
 FloatArray = NDArray[np.float64]
+
+
+class LensModel(Protocol):
+    """What the corner fit needs of a camera model (``referee.calibration.camera.Intrinsics``).
+
+    A protocol, so this layer does not import calibration, which sits above it.
+    """
+
+    def undistort_normalized(self, xy_px: ArrayLike) -> FloatArray:
+        """Pixels -> lens-free normalised image coordinates."""
+        ...
+
+    def distort_normalized(self, normalized: ArrayLike) -> FloatArray:
+        """Lens-free normalised image coordinates -> pixels."""
+        ...
+
 
 _SAMPLES = 10
 """Edge points per side (between 20% and 80% of its length, clear of the corners)."""
@@ -31,7 +44,7 @@ def refine_tag_corners(
     gray: NDArray[np.uint8],
     corners: ArrayLike,
     cells: int = 6,
-    intrinsics: Intrinsics | None = None,
+    intrinsics: LensModel | None = None,
     origin: tuple[float, float] = (0.0, 0.0),
 ) -> FloatArray:
     """Corners from lines fitted to the four black-to-white edges of each tag, all tags at once.

@@ -1,0 +1,190 @@
+"""Starting a roster (``referee roster init``) from a list of pieces.
+
+One piece per line of a plain text file (or per ``--piece`` option)::
+
+    # id    side     kind      base (width x depth, inches)   options
+    t34a    soviet   tank      1.5x3    height=0.9
+    sq1     soviet   infantry  2x1      tag=20 name="1st Squad"
+
+``base`` is width across the front by depth from front to back. Options:
+``tag=N`` (else the next free id), ``height=H`` (tag height above the table,
+inches), ``offset=F,R`` (tag centre from the base centre, forward and right,
+inches), ``size=S`` (tag side, inches), ``name=...`` (quoted if it has
+spaces). Blank lines and ``#`` comments are skipped.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from referee.errors import RosterError
+from referee.markers.roster import Roster, RosterEntry
+from referee.tags.layout import anchor_ids, dictionary_size
+
+EXAMPLE_LINE = "t34a soviet tank 1.5x3 height=0.9"
+OPTIONS = ("tag", "height", "offset", "size", "name")
+
+
+@dataclass(frozen=True)
+class PieceLine:
+    """One piece as typed: everything but a tag id is required to be known."""
+
+    id: str
+    side: str
+    kind: str
+    base: tuple[float, float]
+    tag: int | None = None
+    tag_height: float = 0.0
+    tag_offset: tuple[float, float] = (0.0, 0.0)
+    tag_size: float | None = None
+    name: str | None = None
+
+
+def _number(text: str, where: str, what: str, positive: bool = False) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise RosterError(f"{where}: {what} {text!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")) or (positive and value <= 0):
+        raise RosterError(
+            f"{where}: {what} must be a {'positive' if positive else 'finite'} number"
+        )
+    return value
+
+
+def parse_base(text: str, where: str) -> tuple[float, float]:
+    """``1.5x3`` -> (1.5, 3.0): width across the front, depth front to back, inches.
+
+    >>> parse_base("1.5x3", "line 1")
+    (1.5, 3.0)
+    """
+    parts = text.lower().removesuffix("in").split("x")
+    if len(parts) != 2:
+        raise RosterError(f"{where}: base {text!r} must be WIDTHxDEPTH in inches, e.g. 1.5x3")
+    width = _number(parts[0], where, "base width", positive=True)
+    depth = _number(parts[1], where, "base depth", positive=True)
+    return width, depth
+
+
+def parse_piece_line(line: str, where: str) -> PieceLine | None:
+    """One line of a piece list; None for a blank or comment line.
+
+    >>> parse_piece_line('sq1 soviet infantry 2x1 tag=20 name="1st Squad"', "line 2")
+    ... # doctest: +NORMALIZE_WHITESPACE
+    PieceLine(id='sq1', side='soviet', kind='infantry', base=(2.0, 1.0), tag=20,
+              tag_height=0.0, tag_offset=(0.0, 0.0), tag_size=None, name='1st Squad')
+    """
+    try:
+        words = shlex.split(line, comments=True)
+    except ValueError as error:
+        raise RosterError(f"{where}: {error} (unbalanced quotes?)") from None
+    if not words:
+        return None
+    fields = [w for w in words if "=" not in w]
+    options = [w for w in words if "=" in w]
+    if len(fields) != 4:
+        raise RosterError(
+            f"{where}: expected ID SIDE KIND WIDTHxDEPTH [options], got {line.strip()!r}; "
+            f"e.g. {EXAMPLE_LINE}"
+        )
+    piece_id, side, kind, base = fields
+    values: dict[str, str] = {}
+    for option in options:
+        key, _, value = option.partition("=")
+        if key not in OPTIONS:
+            raise RosterError(f"{where}: unknown option {key!r}; use {', '.join(OPTIONS)}")
+        values[key] = value
+    tag = None
+    if "tag" in values:
+        if not values["tag"].isdigit():
+            raise RosterError(f"{where}: tag={values['tag']} must be a whole tag id")
+        tag = int(values["tag"])
+    offset = (0.0, 0.0)
+    if "offset" in values:
+        parts = values["offset"].split(",")
+        if len(parts) != 2:
+            raise RosterError(f"{where}: offset must be FORWARD,RIGHT inches, e.g. offset=0.5,0")
+        offset = (_number(parts[0], where, "offset"), _number(parts[1], where, "offset"))
+    height = _number(values.get("height", "0"), where, "height")
+    if height < 0:
+        raise RosterError(f"{where}: height must not be negative")
+    size = values.get("size")
+    return PieceLine(
+        id=piece_id,
+        side=side,
+        kind=kind,
+        base=parse_base(base, where),
+        tag=tag,
+        tag_height=height,
+        tag_offset=offset,
+        tag_size=None if size is None else _number(size, where, "size", positive=True),
+        name=values.get("name"),
+    )
+
+
+def parse_piece_list(text: str, source: str) -> list[PieceLine]:
+    """Every piece of a text list; errors name ``source`` and the line number."""
+    pieces = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        piece = parse_piece_line(line, f"{source}: line {number}")
+        if piece is not None:
+            pieces.append(piece)
+    return pieces
+
+
+def build_roster(pieces: Iterable[PieceLine], dictionary: str, first_tag: int = 0) -> Roster:
+    """A validated roster: pieces without a tag get the next free id from ``first_tag`` up.
+
+    Anchor ids (the dictionary's last four) are never given to a piece.
+    """
+    pieces = list(pieces)
+    reserved = set(anchor_ids(dictionary))
+    taken = {p.tag for p in pieces if p.tag is not None}
+    next_tag = first_tag
+    entries = []
+    for piece in pieces:
+        tag = piece.tag
+        if tag is None:
+            while next_tag in taken or next_tag in reserved:
+                next_tag += 1
+            tag = next_tag
+            taken.add(tag)
+        elif tag in reserved:
+            raise RosterError(
+                f"piece {piece.id!r}: tag {tag} is reserved for the corner anchors of {dictionary}"
+            )
+        entries.append(
+            RosterEntry(
+                tag,
+                piece.id,
+                piece.side,
+                piece.kind,
+                piece.base,
+                piece.tag_offset,
+                piece.tag_height,
+                piece.name,
+                piece.tag_size,
+            )
+        )
+    if not entries:
+        raise RosterError("no pieces given; a roster needs at least one piece")
+    by_id: dict[str, RosterEntry] = {}
+    by_tag: dict[int, RosterEntry] = {}
+    for entry in entries:
+        if entry.id in by_id:
+            raise RosterError(f"piece id {entry.id!r} is given twice; piece ids must be unique")
+        if entry.tag in by_tag:
+            raise RosterError(
+                f"tag {entry.tag} is given to both {by_tag[entry.tag].id!r} and {entry.id!r}"
+            )
+        by_id[entry.id], by_tag[entry.tag] = entry, entry
+    if any(e.tag >= dictionary_size(dictionary) for e in entries):
+        raise RosterError(
+            f"{len(entries)} pieces need more tags than {dictionary} has below its anchors "
+            f"(ids 0-{dictionary_size(dictionary) - 1}); use a bigger dictionary"
+        )
+    roster = Roster(dictionary, tuple(entries))
+    # The roster file's own reader is the judge of validity (unique tags and ids...).
+    return Roster.from_json(roster.to_json(), "<new roster>")
