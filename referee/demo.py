@@ -22,7 +22,7 @@ from referee.errors import RefereeError, read_json_file
 from referee.geometry import front_point
 from referee.markers.roster import Roster, load_roster
 from referee.session import SessionUpdate
-from referee.session_cli import drive, log_options, open_log
+from referee.session_cli import annotate_frame, drive, log_options, open_log
 
 FOOTAGE = Path("sample_footage") / "skirmish"
 
@@ -182,7 +182,7 @@ def demo(
         nonlocal flags
         assert update.result is not None
         if annotator is not None:
-            annotator.write(update.result)
+            annotate_frame(annotator, update)
         for ruling in update.rulings:
             click.echo(ruling.describe())
             moves.append(ruling.move)

@@ -144,6 +144,17 @@ def drive(
     return count
 
 
+def annotate_frame(annotator: Any, update: SessionUpdate) -> None:
+    """Draw a frame into the annotated video, with the verdicts it brought shown beside it."""
+    for ruling in update.rulings:
+        annotator.announce([line.strip() for line in ruling.describe().splitlines()])
+    for logged in update.events:
+        if logged.type == "verdict" and "question" in logged.data:
+            annotator.announce([describe_answer(logged).strip()])
+    assert update.result is not None
+    annotator.write(update.result)
+
+
 def _source_option(camera: int | None, video: str | None) -> str:
     if (camera is None) == (video is None):
         raise SourceError("give exactly one of --camera N or --video FILE")
@@ -309,7 +320,7 @@ def run(
         result = update.result
         assert result is not None
         if annotator is not None:
-            annotator.write(result)
+            annotate_frame(annotator, update)
         if tracks_log is not None:
             tracks_log.write(result.to_json())
         if event_log is not None:

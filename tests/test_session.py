@@ -209,6 +209,29 @@ def test_a_roster_edit_is_logged_followed_by_the_camera_and_replayed(tmp_path):
     assert again.pipeline.roster.by_tag(9).id == "hq" and again.roster.by_id("sq1") is None
 
 
+def test_the_annotated_video_is_told_each_verdict_as_it_is_made(tmp_path):
+    from referee.session_cli import annotate_frame
+
+    class Recorder:
+        def __init__(self):
+            self.said, self.frames = [], 0
+
+        def announce(self, lines):
+            self.said.append(lines)
+
+        def write(self, result):
+            self.frames += 1
+
+    session, _ = start(tmp_path, queries=[{"ask": "range", "from": "t34", "to": "pz4"}])
+    recorder = Recorder()
+    for update in session.run(frames(12)):
+        annotate_frame(recorder, update)
+    assert recorder.frames == 12
+    spoken = [lines[0] for lines in recorder.said]
+    assert any("t34 moved 6.00in" in line for line in spoken)
+    assert sum("range t34 -> pz4" in line for line in spoken) == 2  # at the start, after the move
+
+
 def test_a_correction_points_at_what_it_supersedes(tmp_path):
     session, log = start(tmp_path)
     list(session.run(frames(12)))
