@@ -55,16 +55,20 @@ def _scene(*pieces: Piece, terrain: tuple[Terrain, ...] = ()) -> Scene:
 
 
 def test_follower_that_followed_this_leader_may_follow_again() -> None:
-    lead = Piece("L", "us", "tank", 10, 10, base=(1.5, 3), cards=2)
-    again = Piece("a", "us", "infantry", 10, 12.5, base=(2, 1), followed="L", actions=1)
-    other = Piece("b", "us", "infantry", 10, 7.5, base=(2, 1), followed="X", actions=1)
+    lead = Piece("L", "us", "tank", 10, 10, base=(1.5, 3), fields={"cards": 2})
+    again = Piece(
+        "a", "us", "infantry", 10, 12.5, base=(2, 1), fields={"followed": "L", "actions": 1}
+    )
+    other = Piece(
+        "b", "us", "infantry", 10, 7.5, base=(2, 1), fields={"followed": "X", "actions": 1}
+    )
     verdict = PaperTigers().answer(_scene(lead, again, other), {"ask": "follow_me", "leader": "L"})
     assert verdict.followers == ("a",)
     assert "already followed X" in verdict.details["illegal"]["b"]
 
 
 def test_chain_length_setting_limits_the_chain() -> None:
-    a = Piece("L", "us", "tank", 10, 10, base=(1, 1), cards=1)
+    a = Piece("L", "us", "tank", 10, 10, base=(1, 1), fields={"cards": 1})
     b = Piece("b", "us", "tank", 12, 10, base=(1, 1))
     c = Piece("c", "us", "tank", 14.5, 10, base=(1, 1))
     scene = _scene(a, b, c)

@@ -59,14 +59,10 @@ def test_defaults_and_optional_fields() -> None:
         }
     )
     a = scene.piece("a")
-    assert (a.heading, a.cards, a.state, a.uncertainty, a.followed, a.actions) == (
-        270.0,
-        0,
-        "ok",
-        0.0,
-        None,
-        0,
-    )
+    rules = ruleset_for(scene)
+    fields = [rules.field(a, k) for k in ("cards", "followed", "actions")]
+    assert (a.heading, a.state, a.uncertainty, *fields) == (270.0, "ok", 0.0, 0, None, 0)
+    assert a.fields == {} and a.followed is None  # system fields the file did not give
     assert scene.table.inch_mm == 25 and scene.queries == () and scene.terrain == ()
     assert a.front == (1.0, 1.0)
 
@@ -76,7 +72,7 @@ def test_bad_values_name_the_json_path() -> None:
     with pytest.raises(SceneError, match=r"^s: \$\.table\.width: must be positive"):
         Scene.from_json({**base, "table": {"width": 0, "depth": 1}}, "s")
     with pytest.raises(SceneError, match=r"\$\.pieces\[0\]\.followed: unknown piece id 'zz'"):
-        Scene.from_json(
+        bad = Scene.from_json(
             {
                 **base,
                 "pieces": [
@@ -93,6 +89,7 @@ def test_bad_values_name_the_json_path() -> None:
             },
             "s",
         )
+        ruleset_for(bad)  # the ruleset checks its own fields, with the file's JSON path
     with pytest.raises(SceneError, match=r"\$\.terrain\[0\]\.polygon\[1\]\[0\]: must be a finite"):
         Scene.from_json(
             {
