@@ -162,6 +162,7 @@ class TableRuleset(Ruleset):
         impassable: tuple[str, ...] = ("river", "water")
         """Terrain kinds no unit may cross, except where a crossing lies over them."""
         crossings: tuple[str, ...] = ("bridge",)
+        """Terrain kinds that carry units over impassable terrain (the base centre on it)."""
         wrecks_block: bool = True
         """Destroyed vehicles left on the table are burning wrecks that block LOS."""
         forests: bool = True

@@ -102,9 +102,11 @@ class PaperTigers(TableRuleset):
         range_measure: str = "centre"
         """How the 12" infantry range is measured (the rules use centres for LOS)."""
         infantry_range: float = 12.0
+        """Infantry may fire only at targets within this (D.2); others at any distance."""
         follow_distance: str = "edge"
         """How "within 3 inches" is measured for Follow Me."""
         follow_radius: float = 3.0
+        """Follow Me reach: each follower within this of the unit it follows (E)."""
         chain_length: int = 3
         """Most models acting on one card by Follow Me, leader included."""
         max_actions: int = 2
