@@ -706,16 +706,21 @@ class TableRuleset(Ruleset):
                 source = f"allowance {inches(float(limit))}"
             word = {True: "within", False: "exceeds", None: "too close to call against"}[verdict]
             reasons.append(f"{fmt(judged)} {word} the limit: {source}")
-        terrain_ok, terrain_reasons, stopped = self.move_terrain(scene, piece, start, end)
+        terrain_ok, terrain_reasons, stopped = self.move_terrain(
+            scene, piece, start, end, doubt / 2
+        )
         oks.append(terrain_ok)
         reasons += terrain_reasons
         acting = self.can_act(piece, True, reasons)
+        if mover is not piece:
+            reasons.append(f"{piece.id} moves with {mover.id}")
+            acting = worst([acting, self.can_act(mover, True, reasons)])
         oks.append(acting)
         ok = worst(oks)
         causes = []
         if over:
             causes.append("over the limit")
-        if not terrain_ok:
+        if terrain_ok is False:
             causes.append(
                 next(
                     r
@@ -800,43 +805,67 @@ class TableRuleset(Ruleset):
         return total, stretches
 
     def move_terrain(
-        self, scene: Scene, piece: Piece, start: Pose, end: Pose
-    ) -> tuple[bool, list[str], str | None]:
+        self, scene: Scene, piece: Piece, start: Pose, end: Pose, doubt: float = 0.0
+    ) -> tuple[bool | None, list[str], str | None]:
         """Terrain checks of a move. The path is the base swept along the straight line
         between the start and end centres (``move_path: swept``; ``centre``: that line
         only), plus the base where it ends. A piece is *in* a feature at the start when
         its base centre is inside it, and leaving that is free; the first other difficult
         feature the path enters ends the move (the base must end overlapping it); terrain
         the piece may not enter at all (:meth:`may_enter`) makes the move illegal;
-        impassable terrain is crossed by the centre only on a crossing (a bridge)."""
-        ok = True
+        impassable terrain is crossed by the centre only on a crossing (a bridge).
+
+        With a position ``doubt``, the base shrunk by it decides what is certainly
+        entered or overlapped and the base grown by it what possibly is; a contact only
+        possible makes the verdict too close to call (None) instead of a no.
+        """
+        ok: bool | None = True
         reasons: list[str] = []
         a, b = np.array(start.xy), np.array(end.xy)
-        start_base = base_corners(start.x, start.y, start.heading, piece.base)
-        end_base = base_corners(end.x, end.y, end.heading, piece.base)
+        w, d = piece.base
+
+        def footprint(pose: Pose, grow: float) -> np.ndarray:
+            size = (max(w + 2 * grow, 1e-6), max(d + 2 * grow, 1e-6))
+            return base_corners(pose.x, pose.y, pose.heading, size)
+
+        inner = [footprint(start, -doubt), footprint(end, -doubt)]
+        outer = [footprint(start, doubt), footprint(end, doubt)]
         swept = self.settings.move_path == "swept"
-        entered: list[tuple[float, Terrain]] = []
-        reach = np.concatenate([start_base, end_base])
+        entered: list[tuple[float, Terrain, bool]] = []
+        reach = np.concatenate(outer)
         lo, hi = reach.min(axis=0) - 1e-6, reach.max(axis=0) + 1e-6
         for t in scene.terrain:
             poly = t.outline()
             if np.any(poly.min(axis=0) > hi) or np.any(poly.max(axis=0) < lo):
                 continue  # the move's footprint never comes near it
-            if swept:
-                first = sweep_entry(start_base, b - a, poly)
-                on_path = first is not None
+            overlapping = polygons_overlap(outer[0], poly)
+            if swept and not overlapping:
+                sure_at = sweep_entry(inner[0], b - a, poly)
+                maybe_at = sure_at if doubt == 0 else sweep_entry(outer[0], b - a, poly)
             else:
+                # A base that already overlaps a feature (its centre outside) enters it
+                # when its centre does, as does every move on the centre-line switch.
                 spans = segment_spans(a, b, poly) if a.tolist() != b.tolist() else []
-                first = spans[0][0] if spans else None
-                on_path = bool(spans)
-            ends_in = polygons_overlap(end_base, poly)
+                sure_at = maybe_at = spans[0][0] if spans else None
+            ends_sure = polygons_overlap(inner[1], poly)
+            ends_maybe = ends_sure or (doubt > 0 and polygons_overlap(outer[1], poly))
+            if overlapping and not swept:
+                pass
+            elif overlapping:  # entering means the centre goes in, not staying put
+                ends_sure = ends_maybe = point_in_polygon(end.xy, poly, strict=True)
+            sure = sure_at is not None or ends_sure
+            maybe = maybe_at is not None or ends_maybe
             started_in = point_in_polygon(start.xy, poly)
             forbidden = self.may_enter(piece, t)
-            if forbidden and (on_path or ends_in):
+            if forbidden and sure:
                 ok = False
                 reasons.append(forbidden)
-            if t.kind in self.settings.difficult and not started_in and (on_path or ends_in):
-                entered.append((first if first is not None else 1.0, t))
+            elif forbidden and maybe:
+                ok = worst([ok, None])
+                reasons.append(f"too close to call: {forbidden} (within {fmt(doubt)})")
+            if t.kind in self.settings.difficult and not started_in and maybe:
+                at_ = maybe_at if maybe_at is not None else 1.0
+                entered.append((at_, t, sure))
             if t.kind in self.settings.impassable:
                 spans = segment_spans(a, b, poly) if a.tolist() != b.tolist() else []
                 wet = subtract(
@@ -862,10 +891,25 @@ class TableRuleset(Ruleset):
         stopped = None
         if entered:
             entered.sort(key=lambda e: e[0])
-            first_t = entered[0][1]
+            _, first_t, certain = entered[0]
             stopped = first_t.id
-            if polygons_overlap(end_base, first_t.outline()):
+            poly = first_t.outline()
+            ends_sure = polygons_overlap(footprint(end, -doubt), poly)
+            ends_maybe = ends_sure or polygons_overlap(footprint(end, doubt), poly)
+            if ends_sure or (ends_maybe and not certain):
                 reasons.append(f"entered {first_t.kind} {first_t.id}: the move ends there")
+            elif not certain:
+                ok = worst([ok, None])
+                reasons.append(
+                    f"too close to call whether the move enters {first_t.kind} {first_t.id} "
+                    f"(within {fmt(doubt)}): if it does, the move ends there"
+                )
+            elif ends_maybe:
+                ok = worst([ok, None])
+                reasons.append(
+                    f"entered {first_t.kind} {first_t.id}: too close to call whether the base "
+                    f"ends overlapping it (within {fmt(doubt)})"
+                )
             else:
                 ok = False
                 reasons.append(

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from referee.errors import SceneError, at
 from referee.geometry import boundary_distance, point_in_polygon, polygon_distance
 from referee.rules import (
     PieceField,
@@ -89,6 +90,8 @@ class PaperTigers(TableRuleset):
         PieceField("cards", "count", 0, "cards assigned at the start of this turn"),
         PieceField("followed", "piece", None, "the unit it already followed this turn"),
         PieceField("actions", "count", 0, "actions taken this turn (own cards and following)"),
+        PieceField("towed_by", "piece", None, "the vehicle towing this gun (limbered, F.6)"),
+        PieceField("carried_by", "piece", None, "the vehicle this squad rides (F.1)"),
     )
 
     @dataclass(frozen=True)
@@ -130,6 +133,10 @@ class PaperTigers(TableRuleset):
         armoured car, so it counts as one by default."""
         marginal_margin: float = 3.0
         """A win by fewer victory points than this is only marginal."""
+        towing: tuple[str, ...] = ("truck", "halftrack", "weapons carrier", "jeep")
+        """Vehicle categories that may tow a gun (not tanks or armoured cars, F.6)."""
+        carriers: tuple[str, ...] = ("truck", "halftrack", "tank")
+        """Vehicle categories a squad may ride (F.1)."""
 
         def check(self) -> None:
             super().check()
@@ -148,6 +155,11 @@ class PaperTigers(TableRuleset):
                 value = getattr(self, key)
                 if not isinstance(value, int) or value < 1:
                     raise ValueError(f"setting {key} must be a whole number >= 1")
+            for key in ("towing", "carriers"):
+                value = getattr(self, key)
+                if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+                    raise ValueError(f"setting {key} must be a list of vehicle categories")
+                object.__setattr__(self, key, tuple(value))
 
     settings: PaperTigers.Settings
 
@@ -157,6 +169,42 @@ class PaperTigers(TableRuleset):
     def category(cls, piece: Piece) -> str:
         """``infantry``, ``gun``, ``tank``, ``armoured car``... from the piece's kind."""
         return cls.kinds.get(name_key(piece.kind), "vehicle")
+
+    @classmethod
+    def validate(cls, scene: Scene) -> None:
+        """Also: only a gun is towed, by a towing vehicle; only a squad rides, on a carrier."""
+        super().validate(scene)
+        defaults = cls.Settings()
+        rules = cls(**dict(scene.settings)) if scene.settings else None
+        towing = rules.settings.towing if rules else defaults.towing
+        carriers = rules.settings.carriers if rules else defaults.carriers
+        for i, p in enumerate(scene.pieces):
+            for key, who, allowed in (
+                ("towed_by", "gun", towing),
+                ("carried_by", "infantry", carriers),
+            ):
+                vid = p.get(key)
+                if vid is None:
+                    continue
+                path = f"$.pieces[{i}].{key}"
+                if cls.category(p) != who:
+                    raise SceneError(at(scene.source, path, f"only a {who} piece has {key}"))
+                vehicle = scene.piece(vid)
+                if cls.category(vehicle) not in allowed:
+                    raise SceneError(
+                        at(
+                            scene.source,
+                            path,
+                            f"{vid} is a {cls.category(vehicle)}: {key} names one of "
+                            f"{', '.join(allowed)}",
+                        )
+                    )
+
+    def moving_piece(self, scene: Scene, piece: Piece) -> Piece:
+        """A limbered gun or a riding squad moves with its vehicle: no 6in cap, the
+        vehicle's allowance (F.1, F.6)."""
+        vid = self.field(piece, "towed_by") or self.field(piece, "carried_by")
+        return scene.get(vid) or piece if vid else piece
 
     def move_cap(self, piece: Piece) -> float | None:
         """The per-card move cap: infantry and (unlimbered) guns only."""
@@ -383,51 +431,85 @@ class PaperTigers(TableRuleset):
         )
 
     def _control(self, scene: Scene, feature: Terrain) -> tuple[str | None, bool | None, list[str]]:
-        """(controlling side or None, ok, reasons). ok is None when a measurement is too
-        close to call, False when nobody controls it."""
+        """(controlling side or None, ok, reasons). ok is None when measurement doubt could
+        change who controls, False when certainly nobody does."""
+        controller, ok, reasons, _ = self._control_options(scene, feature)
+        return controller, ok, reasons
+
+    def _control_options(
+        self, scene: Scene, feature: Terrain
+    ) -> tuple[str | None, bool | None, list[str], list[str | None]]:
+        """:meth:`_control` plus who may control it as far as measurement doubt allows
+        (None for nobody).
+
+        Three-valued: a side holds the feature if one of its units certainly stands in it
+        (base centre inside by more than its doubt), maybe if one stands within its doubt
+        of the outline; an enemy denies it if certainly within the radius, maybe if too
+        close to call. So a unit deep inside holds it whatever a friend near the edge
+        does, and an enemy certainly within reach denies it whatever the doubt elsewhere.
+        """
         s = self.settings
         poly = feature.outline()
         units = [p for p in scene.pieces if p.state != "destroyed"]
-        holders: dict[str, list[Piece]] = {}
-        unsure = False
         reasons: list[str] = []
+        presence: dict[str, list[tuple[Piece, bool | None]]] = {}
+        nominal: dict[str, bool] = {}
+        """Who controls it as measured, doubt aside: the verdict's best reading."""
         for p in units:
-            if point_in_polygon(p.xy, poly):
-                holders.setdefault(p.side, []).append(p)
-            if boundary_distance(p.xy, poly) <= p.uncertainty:  # in or out: too close
-                unsure = True
+            inside = point_in_polygon(p.xy, poly)
+            edge = boundary_distance(p.xy, poly)
+            status: bool | None = inside if edge > p.uncertainty or p.uncertainty == 0 else None
+            if status is None:
                 reasons.append(f"{p.id} is within {fmt(p.uncertainty)} of the edge of {feature.id}")
-        if not holders:
+            if status is not False:
+                presence.setdefault(p.side, []).append((p, status))
+            if inside:
+                nominal[p.side] = True
+        sides = list(presence)
+        if not sides:
             reasons.append(f"no unit is on/in {feature.id}: nobody controls it")
-            return None, (None if unsure else False), reasons
-        candidates = []
-        for side, pieces in holders.items():
-            names = ", ".join(p.id for p in pieces)
-            enemies = []
+            return None, False, reasons, [None]
+        controls: dict[str, bool | None] = {}
+        for side in sides:
+            holders = presence[side]
+            held = _any(v for _, v in holders)
+            names = ", ".join(p.id for p, _ in holders)
+            denials: list[bool | None] = []
             for e in units:
                 if e.side == side:
                     continue
                 d = self._objective_distance(e, poly)
                 verdict = judge(d, s.objective_radius, e.uncertainty)
+                denials.append(verdict)
+                if d <= s.objective_radius + 1e-9:
+                    nominal[side] = False
                 if verdict is not False:
-                    enemies.append(e.id)
-                    if verdict is None:
-                        unsure = True
                     reasons.append(
                         f"{side} holds {feature.id} with {names} but enemy {e.id} is "
                         f"{fmt(d)} from it" + (" (too close to call)" if verdict is None else "")
                     )
-            if not enemies:
-                candidates.append(side)
+            denied = _any(denials)
+            controls[side] = _and(held, _not(denied))
+            if denied is False:
                 reasons.append(
                     f"{side} holds {feature.id} with {names} and no enemy is within "
-                    f"{inches(s.objective_radius)}"
+                    f"{inches(s.objective_radius)}" + ("" if held else " (if its unit is inside)")
                 )
-        controller = candidates[0] if len(candidates) == 1 else None
-        if controller is None:
+        sure = [side for side, c in controls.items() if c is True]
+        maybe = [side for side, c in controls.items() if c is None]
+        if len(sure) == 1 and not maybe:
+            return sure[0], True, reasons, [sure[0]]
+        if not sure and not maybe:
             reasons.append(f"nobody controls {feature.id}")
-        ok: bool | None = None if unsure else controller is not None
-        return controller, ok, reasons
+            return None, False, reasons, [None]
+        options: list[str | None] = [*sure, *maybe, None]
+        measured = [side for side, held in nominal.items() if held]
+        reasons.append(
+            f"control of {feature.id} is too close to call: "
+            + " or ".join(str(o) if o else "nobody" for o in options)
+            + " depending on the measurement"
+        )
+        return (measured[0] if len(measured) == 1 else None), None, reasons, options
 
     def _objective_distance(self, piece: Piece, poly: np.ndarray) -> float:
         if self.settings.objective_measure == "centre":
@@ -472,9 +554,19 @@ class PaperTigers(TableRuleset):
         details["difficulty"] = {c.code: c.difficulty for _, c in ordered}
         ties = any("ties" in r for r in reasons)
         names = [f"{pid} ({c.code})" if pid else c.code for pid, c in ordered]
+        # C.4.b: a damaged model cannot have cards assigned until it recovers.
+        barred: list[str] = []
+        for pid, _ in ordered:
+            if pid is not None and scene.piece(pid).state != "ok":
+                barred.append(pid)
+        for pid in barred:
+            reasons.append(
+                f"{pid} is {scene.piece(pid).state}: may not have cards assigned "
+                "(a damaged model recovers first)"
+            )
         return Verdict(
             "initiative",
-            None if ties else True,
+            False if barred else (None if ties else True),
             tuple(reasons) or ("highest initiative acts first",),
             details=details,
             summary="initiative: " + ", ".join(names),
@@ -719,29 +811,36 @@ class PaperTigers(TableRuleset):
                 if side != p.side:
                     points[side] += vp
             reasons.append(f"{p.id} ({self.category(p)}, {p.side}) destroyed: {vp:g} VP")
-        unsure = False
+        doubtful: list[tuple[Terrain, list[str | None]]] = []
         for t in scene.terrain:
             if t.objective <= 0:
                 continue
-            holder, ok, _ = self._control(scene, t)
+            holder, ok, _, options = self._control_options(scene, t)
             if ok is None:
-                unsure = True
-                reasons.append(f"control of {t.id} is too close to call")
+                doubtful.append((t, options))
+                reasons.append(
+                    f"control of {t.id} is too close to call ("
+                    + " or ".join(o or "nobody" for o in options)
+                    + "): not counted"
+                )
             elif holder is not None:
                 points[holder] = points.get(holder, 0.0) + t.objective
                 reasons.append(f"{holder} controls {t.id}: {t.objective:g} VP")
-        ranked = sorted(points.items(), key=lambda kv: kv[1], reverse=True)
-        (top, best), (_, second) = ranked[0], ranked[1]
-        margin = best - second
-        if margin == 0:
-            result, winner = "tied", None
-        elif margin < self.settings.marginal_margin:
-            result, winner = "marginal victory", top
-        else:
-            result, winner = "victory", top
+        result, winner, best, second = self._result(points)
         reasons.append(
             f"{result}" + (f" for {winner}" if winner else "") + f" ({best:g} to {second:g} VP)"
         )
+        # The verdict stands unless some reading of the doubtful objectives changes it.
+        unsure = False
+        for combo in itertools.islice(itertools.product(*(o for _, o in doubtful)), 4096):
+            alt = dict(points)
+            for (t, _), owner in zip(doubtful, combo, strict=True):
+                if owner is not None:
+                    alt[owner] = alt.get(owner, 0.0) + t.objective
+            if self._result(alt)[:2] != (result, winner):
+                unsure = True
+                reasons.append("the objectives too close to call could change the result")
+                break
         return Verdict(
             "victory",
             None if unsure else True,
@@ -753,10 +852,35 @@ class PaperTigers(TableRuleset):
             + (f" for {winner}" if winner else ""),
         )
 
-    # -- shared checks -----------------------------------------------------------------
+    def _result(self, points: Mapping[str, float]) -> tuple[str, str | None, float, float]:
+        """(result, winner, best, second) from victory points per side."""
+        ranked = sorted(points.items(), key=lambda kv: kv[1], reverse=True)
+        (top, best), (_, second) = ranked[0], ranked[1]
+        margin = best - second
+        if margin == 0:
+            return "tied", None, best, second
+        if margin < self.settings.marginal_margin:
+            return "marginal victory", top, best, second
+        return "victory", top, best, second
 
 
 # ----------------------------------------------------------------------------------------
+
+
+def _any(values: Any) -> bool | None:
+    """Kleene OR: True if any is True, None if any is None, else False."""
+    seen = list(values)
+    return True if True in seen else (None if None in seen else False)
+
+
+def _not(value: bool | None) -> bool | None:
+    return None if value is None else not value
+
+
+def _and(a: bool | None, b: bool | None) -> bool | None:
+    if a is False or b is False:
+        return False
+    return None if a is None or b is None else True
 
 
 def _hops(

@@ -156,3 +156,47 @@ def test_verdicts_survive_moving_and_rotating_the_whole_table(dx, dy, turn) -> N
         assert a.ok == b.ok and a.los == b.los and a.chains == b.chains, q
         if a.distance is not None:
             assert b.distance == pytest.approx(a.distance, abs=1e-6)
+
+
+def _pt(*pieces: dict) -> Scene:
+    return Scene.from_json(
+        {"ruleset": "pt", "table": {"width": 36, "depth": 36}, "pieces": list(pieces)}, "s"
+    )
+
+
+def _p(pid: str, kind: str, **extra: object) -> dict:
+    return {"id": pid, "side": "x", "kind": kind, "x": 1, "y": 1, "base": [1, 1], **extra}
+
+
+@pytest.mark.parametrize(
+    ("pieces", "message"),
+    [
+        (
+            [_p("t", "tank"), _p("g", "gun", towed_by="t")],
+            r"s: \$\.pieces\[1\]\.towed_by: t is a tank: towed_by names one of truck, halftrack",
+        ),
+        (
+            [_p("t", "truck"), _p("g", "infantry", towed_by="t")],
+            r"\$\.pieces\[1\]\.towed_by: only a gun piece has towed_by",
+        ),
+        (
+            [_p("c", "armoured car"), _p("s", "squad", carried_by="c")],
+            r"\$\.pieces\[1\]\.carried_by: c is a armoured car: carried_by names one of truck",
+        ),
+        ([_p("s", "squad", carried_by="zz")], r"carried_by: unknown piece id 'zz'"),
+        ([_p("s", "squad", cards=-1)], r"\$\.pieces\[0\]\.cards: must be a whole number >= 0"),
+        ([_p("s", "squad", wings=2)], r"\$\.pieces\[0\]\.wings: unknown piece field 'wings'"),
+        ([_p("s", "dragon")], r"\$\.pieces\[0\]\.kind: unknown piece kind 'dragon'"),
+    ],
+)
+def test_system_fields_are_checked_by_the_ruleset(pieces: list, message: str) -> None:
+    scene = _pt(*pieces)  # the scene itself knows no system: it reads anything
+    with pytest.raises(SceneError, match=message):
+        ruleset_for(scene)
+
+
+def test_system_fields_round_trip_through_the_scene_file() -> None:
+    scene = _pt(_p("t", "truck"), _p("g", "gun", towed_by="t", cards=1))
+    again = Scene.from_json(scene.to_json(), "again")
+    assert again == scene and again.piece("g").fields == {"towed_by": "t", "cards": 1}
+    assert ruleset_for(again).field(again.piece("t"), "cards") == 0
