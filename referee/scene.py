@@ -58,6 +58,10 @@ TERRAIN_KINDS = (
     "wall",
     "open",
     "objective",
+    "wire",
+    "minefield",
+    "smoke",
+    "fortification",
 )
 """Known terrain kinds; what each does is the ruleset's business."""
 

@@ -24,7 +24,7 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -137,6 +137,8 @@ class TableRuleset(Ruleset):
     ``Settings`` defaults and the hooks below, and add ``ask_<question>`` methods.
     """
 
+    half_range: ClassVar[bool] = False
+    """Whether the system penalises fire over half range (then ``range`` reports it)."""
     vehicles: tuple[str, ...] = ()
     """Categories that are vehicles (never enter buildings; burning wrecks when destroyed)."""
 
@@ -307,7 +309,7 @@ class TableRuleset(Ruleset):
             word = {True: "in range", False: "out of range", None: "too close to call"}[ok]
             reasons.append(self.range_rule(firer, limit))
             summary = f"{fmt(distance)}{pm(doubt)}, {word} (limit {inches(limit)})"
-            if ok is not False:
+            if ok is not False and self.half_range:
                 half = judge(distance, limit / 2, doubt)
                 details["half_range"] = {True: "within", False: "over", None: "doubtful"}[half]
                 if half is not True:

@@ -140,12 +140,21 @@ def _agree(scene: Scene) -> None:
     for a, b in itertools.combinations(scene.pieces, 2):
         los = rules.answer(scene, {"ask": "los", "from": a.id, "to": b.id}).los
         assert vis.los_of(a.id, b.id) == los, (a.id, b.id)
-        assert vis.los_of(b.id, a.id) == los
-        rng = rules.answer(scene, {"ask": "range", "from": a.id, "to": b.id}).distance
+        assert (
+            vis.los_of(b.id, a.id)
+            == rules.answer(scene, {"ask": "los", "from": b.id, "to": a.id}).los
+        )
+        try:
+            rng = rules.answer(scene, {"ask": "range", "from": a.id, "to": b.id}).distance
+        except QueryError:  # an unarmed piece (a Pz8 truck) has no range to ask about
+            continue
         assert vis.distance[vis.ids.index(a.id), vis.ids.index(b.id)] == pytest.approx(rng)
 
 
-@pytest.mark.parametrize("path", [*sorted(DATA.glob("*.json")), EXAMPLE], ids=lambda p: p.stem)
+GOLDEN = sorted(DATA.parent.glob("*/*.json"))
+
+
+@pytest.mark.parametrize("path", [*GOLDEN, EXAMPLE], ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_all_pairs_visibility_agrees_with_single_questions(path: Path) -> None:
     _agree(load_scene(path))
 
