@@ -362,11 +362,13 @@ def as_ids(value: Any, path: str) -> Sequence[str]:
 
 
 from referee.rules.paper_tigers import PaperTigers  # noqa: E402  (registers itself)
+from referee.rules.papercraft import Papercraft  # noqa: E402
 from referee.rules.pz8 import Pz8SciFi, Pz8WW2, Pz8Y1950, Pz8Y1975  # noqa: E402
 
 __all__ = [
     "RULESETS",
     "PaperTigers",
+    "Papercraft",
     "PieceField",
     "Pz8SciFi",
     "Pz8WW2",

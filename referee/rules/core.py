@@ -297,18 +297,21 @@ class TableRuleset(Ruleset):
         reasons = [f"{fmt(distance)} {MEASURE_WORDS[measure]}"]
         if not math.isfinite(distance):
             reasons[0] = "every edge-to-edge line crosses another unit"
+            summary_d = "no line free of other units"
+        else:
+            summary_d = f"{fmt(distance)}{pm(doubt)}"
         details: dict[str, Any] = {}
         oks: list[bool | None] = []
         if limit is None:
             oks.append(True)
             reasons.append(f"{firer.id} is a {self.category(firer)}: may fire at any distance")
-            summary = f"{fmt(distance)}{pm(doubt)}, in range (no limit)"
+            summary = f"{summary_d}, in range (no limit)"
         else:
             ok = judge(distance, limit, doubt) if math.isfinite(distance) else False
             oks.append(ok)
             word = {True: "in range", False: "out of range", None: "too close to call"}[ok]
             reasons.append(self.range_rule(firer, limit))
-            summary = f"{fmt(distance)}{pm(doubt)}, {word} (limit {inches(limit)})"
+            summary = f"{summary_d}, {word} (limit {inches(limit)})"
             if ok is not False and self.half_range:
                 half = judge(distance, limit / 2, doubt)
                 details["half_range"] = {True: "within", False: "over", None: "doubtful"}[half]
@@ -973,7 +976,15 @@ def clear_distance(a: Piece, b: Piece, others: Sequence[Piece]) -> float:
     """
     pa, pb = a.corners(), b.corners()
     nearest = polygon_distance(pa, pb)
-    blockers = [o.corners() for o in others if o.state != "destroyed"]
+    both = np.concatenate([pa, pb])
+    lo, hi = both.min(axis=0), both.max(axis=0)
+    blockers = []
+    for o in others:  # only bases inside the box around the two can cut a line between them
+        if o.state == "destroyed":
+            continue
+        c = o.corners()
+        if np.all(c.max(axis=0) >= lo) and np.all(c.min(axis=0) <= hi):
+            blockers.append(c)
     if not blockers:
         return nearest
 
