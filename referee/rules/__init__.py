@@ -363,6 +363,7 @@ def as_ids(value: Any, path: str) -> Sequence[str]:
 
 from referee.rules.paper_tigers import PaperTigers  # noqa: E402  (registers itself)
 from referee.rules.papercraft import Papercraft  # noqa: E402
+from referee.rules.plastic_skirmish import PlasticSkirmish  # noqa: E402
 from referee.rules.pz8 import Pz8SciFi, Pz8WW2, Pz8Y1950, Pz8Y1975  # noqa: E402
 
 __all__ = [
@@ -370,6 +371,7 @@ __all__ = [
     "PaperTigers",
     "Papercraft",
     "PieceField",
+    "PlasticSkirmish",
     "Pz8SciFi",
     "Pz8WW2",
     "Pz8Y1950",

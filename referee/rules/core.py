@@ -726,13 +726,9 @@ class TableRuleset(Ruleset):
         if over:
             causes.append("over the limit")
         if terrain_ok is False:
-            causes.append(
-                next(
-                    r
-                    for r in terrain_reasons
-                    if "may not" in r or "impassable" in r or "went on" in r
-                ).split(":")[0]
-            )
+            bad = [r for r in terrain_reasons if not r.startswith(("entered", "too close"))]
+            bad += [r for r in terrain_reasons if "went on" in r]
+            causes.append((bad or terrain_reasons)[0].split(":")[0])
         if acting is False:
             causes.append(f"{piece.id} may not act")
         details: dict[str, Any] = {
@@ -947,16 +943,20 @@ def sweep_entry(base: np.ndarray, d: np.ndarray, poly: np.ndarray) -> float | No
     best: float | None = None
     # Contact starts where a base corner meets the outline or an outline corner meets
     # the base: the spans of those corners' paths inside the other polygon.
-    for v in base:
-        for s0, _ in segment_spans(v, v + d, poly)[:1]:
-            best = s0 if best is None else min(best, s0)
-    for w in poly:
-        for s0, _ in segment_spans(w, w - d, base)[:1]:
-            best = s0 if best is None else min(best, s0)
+    # A corner sliding along an edge (rounding puts it a hair inside) is not entering.
+    for starts, step, other in ((base, d, poly), (poly, -d, base)):
+        for v in starts:
+            for s0, s1 in segment_spans(v, v + step, other):
+                if boundary_distance(v + (s0 + s1) / 2 * step, other) > 1e-9:
+                    best = s0 if best is None else min(best, s0)
+                    break
     if best is None:
         # Equal-width bases sliding exactly along the outline's corners: test the middle.
-        mid = base + d / 2
-        if polygons_overlap(mid, poly) or polygons_overlap(base + d, poly):
+        # A base a hair smaller tells sharing area from touching along an edge.
+        centre = base.mean(axis=0)
+        size = float(np.max(np.linalg.norm(base - centre, axis=1)))
+        small = centre + (base - centre) * (1 - 1e-7 / max(size, 1e-9))
+        if polygons_overlap(small + d / 2, poly) or polygons_overlap(small + d, poly):
             return 0.5
         return None
     return float(best)

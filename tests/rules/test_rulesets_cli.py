@@ -46,3 +46,16 @@ def test_unknown_name_is_one_line_with_the_known_names(name: str) -> None:
     result = run(name)
     assert result.exit_code == 2
     assert f"unknown ruleset {name!r} (known: paper-tigers" in result.output
+
+
+@pytest.mark.parametrize("cls", RULESETS, ids=lambda c: c.name)
+def test_unknown_questions_and_kinds_list_what_the_system_knows(cls: type) -> None:
+    from referee.rules import QueryError
+    from referee.scene import Piece, Scene, Table
+
+    kind = sorted(cls.kinds)[0]
+    scene = Scene(cls.name, Table(48, 36), (Piece("a", "x", kind, 1, 1),))
+    with pytest.raises(QueryError, match=r"unknown question 'parley' for .* \(known: .*los.*move"):
+        cls().answer(scene, {"ask": "parley"})
+    problem = cls.kind_problem("dragon")
+    assert problem is not None and f"(known: {', '.join(sorted(cls.kinds))})" in problem

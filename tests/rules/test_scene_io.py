@@ -200,3 +200,43 @@ def test_system_fields_round_trip_through_the_scene_file() -> None:
     again = Scene.from_json(scene.to_json(), "again")
     assert again == scene and again.piece("g").fields == {"towed_by": "t", "cards": 1}
     assert ruleset_for(again).field(again.piece("t"), "cards") == 0
+
+
+GEOMETRIC = {
+    *("range", "los", "move", "follow_me", "objective", "facing", "rally", "contact"),
+    *("air_defence", "opfire", "groups", "exact_target", "repeat_fire", "cover", "rear_armor"),
+    *("hull_down", "snipers", "templates", "load", "unload"),
+}
+GOLDEN = sorted((Path(EXAMPLE).parents[3] / "tests" / "data").glob("*/*.json"))
+
+
+def _moved_pose(pose: dict, dx: float, dy: float, turn: float) -> dict:
+    c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
+    out = dict(pose)
+    out["x"], out["y"] = c * pose["x"] - s * pose["y"] + dx, s * pose["x"] + c * pose["y"] + dy
+    if "heading" in pose:
+        out["heading"] = pose["heading"] + turn
+    return out
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize(("dx", "dy", "turn"), [(7.5, -3.25, 0.0), (-20, 11, 90.0), (3, 4, 37.0)])
+def test_every_system_is_blind_to_moving_the_whole_table(
+    path: Path, dx: float, dy: float, turn: float
+) -> None:
+    """Every geometric verdict of every golden file is unchanged when the whole table is
+    shifted and turned (headings too): the conventions depend on no table axis."""
+    scene = load_scene(path)
+    rules = ruleset_for(scene)
+    moved = _transform(scene, dx, dy, turn)
+    for q in scene.queries:
+        if q["ask"] not in GEOMETRIC:
+            continue
+        mq = {
+            k: (_moved_pose(v, dx, dy, turn) if k in ("to", "from") and isinstance(v, dict) else v)
+            for k, v in q.items()
+        }
+        a, b = rules.answer(scene, q), rules.answer(moved, mq)
+        assert (a.ok, a.los, a.chains) == (b.ok, b.los, b.chains), (q, a.summary, b.summary)
+        if a.distance is not None:
+            assert b.distance == pytest.approx(a.distance, abs=1e-6)
