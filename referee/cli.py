@@ -20,6 +20,7 @@ from referee.errors import RefereeError
 #: command name -> "module:attribute" of its click command.
 COMMANDS: dict[str, str] = {
     "check": "referee.rules.cli:check",
+    "rulesets": "referee.rules.rulesets_cli:rulesets",
     "markers": "referee.markers.cli:markers",
     "cards": "referee.markers.cli:cards",
     "roster": "referee.markers.cli:roster",

@@ -13,12 +13,14 @@ The scene file is a public contract (DESIGN.md)::
                  {"id": "hill", "kind": "hill", "polygon": [...], "objective": 8}],
      "queries": [{"ask": "range", "from": "t34", "to": "sq1"}]}
 
-Optional piece fields: ``heading`` (0), ``cards`` (cards assigned at the start
-of this turn, 0), ``state`` (``ok``/``damaged``/``destroyed``; a destroyed
-vehicle left on the table is a burning wreck), ``uncertainty`` (inches of
-measurement doubt in its position, 0), ``followed`` (id of the unit it has
-already followed this turn), ``actions`` (actions it has taken this turn),
-``name``. Terrain may carry ``objective`` (victory points, e.g. 2/4/8) and
+Optional piece fields: ``heading`` (0), ``state`` (``ok``/``damaged``/``destroyed``;
+a destroyed vehicle left on the table is a burning wreck), ``uncertainty``
+(inches of measurement doubt in its position, 0) and ``name``. Any other key
+is a field of the game system (Paper Tigers' ``cards``, ``followed``,
+``actions``, ``towed_by``...): the scene keeps it in :attr:`Piece.fields` and
+writes it back unchanged; the ruleset declares, validates and reads it
+(``referee.rules.Ruleset.validate``), so this module knows no game system.
+Terrain may carry ``objective`` (victory points, e.g. 2/4/8) and
 ``name``. Table edges for ``deployment`` are named as seen on the map, where y
 grows downwards: ``top`` (y = 0), ``bottom`` (y = depth), ``left`` (x = 0),
 ``right`` (x = width); ``north``/``south``/``west``/``east`` are aliases.
@@ -56,6 +58,10 @@ TERRAIN_KINDS = (
     "wall",
     "open",
     "objective",
+    "wire",
+    "minefield",
+    "smoke",
+    "fortification",
 )
 """Known terrain kinds; what each does is the ruleset's business."""
 
@@ -81,9 +87,24 @@ class Table:
         return data
 
 
+#: Piece keys every system shares; any other key of a scene file's piece is a system field.
+PIECE_KEYS_GENERIC = (
+    "id",
+    "side",
+    "kind",
+    "x",
+    "y",
+    "heading",
+    "base",
+    "state",
+    "uncertainty",
+    "name",
+)
+
+
 @dataclass(frozen=True)
 class Piece:
-    """One model on the table: a vehicle, a gun with crew, or an infantry squad."""
+    """One model on the table: a vehicle, a gun with crew, an infantry squad, a paper unit."""
 
     id: str
     side: str
@@ -94,17 +115,25 @@ class Piece:
     """Direction the front faces, degrees: 0 along +x, 90 along +y."""
     base: tuple[float, float] = (1.0, 1.0)
     """(width across the front, depth front to back), inches."""
-    cards: int = 0
-    """Cards assigned at the start of this turn (a unit with cards may not follow)."""
     state: str = "ok"
     """``ok``, ``damaged`` (shell-shocked) or ``destroyed`` (a burning wreck if a vehicle)."""
     uncertainty: float = 0.0
     """Inches of doubt in the measured position (vision fills this in)."""
-    followed: str | None = None
-    """Id of the unit this piece already followed this turn, if any."""
-    actions: int = 0
-    """Actions taken so far this turn (own cards and following together)."""
     name: str | None = None
+    fields: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    """The game system's own fields from the scene file (JSON values, e.g. ``{"cards": 2}``),
+    declared and checked by the ruleset; kept and written back unchanged."""
+
+    def __getattr__(self, name: str) -> Any:
+        # System fields read like attributes (piece.followed), None when the file did not
+        # give one; a ruleset reads them with their defaults (Ruleset.field).
+        if name.startswith("_") or "fields" not in self.__dict__:
+            raise AttributeError(name)
+        return self.__dict__["fields"].get(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """A system field, or ``default`` when the scene file did not give it."""
+        return self.fields.get(name, default)
 
     @property
     def pose(self) -> Pose:
@@ -127,6 +156,11 @@ class Piece:
         """The same piece at a new pose (heading kept when not given)."""
         return replace(self, x=x, y=y, heading=self.heading if heading is None else heading)
 
+    def with_fields(self, **fields: Any) -> Piece:
+        """The same piece with these system fields set (None removes one)."""
+        merged = {**self.fields, **fields}
+        return replace(self, fields={k: v for k, v in merged.items() if v is not None})
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "id": self.id,
@@ -136,16 +170,13 @@ class Piece:
             "y": self.y,
             "heading": self.heading,
             "base": list(self.base),
-            "cards": self.cards,
         }
+        for key, value in self.fields.items():
+            data[key] = copy.deepcopy(value)
         if self.state != "ok":
             data["state"] = self.state
         if self.uncertainty:
             data["uncertainty"] = self.uncertainty
-        if self.followed is not None:
-            data["followed"] = self.followed
-        if self.actions:
-            data["actions"] = self.actions
         if self.name is not None:
             data["name"] = self.name
         return data
@@ -198,6 +229,8 @@ class Scene:
     """Ruleset switches from the file (see the ruleset's ``Settings``)."""
     deployment: Mapping[str, str] = field(default_factory=dict)
     """Side -> table edge it deploys from (``top``/``bottom``/``left``/``right``)."""
+    source: str = field(default="<scene>", compare=False)
+    """Where the scene was read from, for error messages (a file name)."""
     _index: Mapping[str, Piece] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -266,12 +299,6 @@ class Scene:
         ruleset = _require(data, "ruleset", source, "$")
         if not isinstance(ruleset, str):
             raise SceneError(at(source, "$.ruleset", f"must be a ruleset name, got {ruleset!r}"))
-        from referee.rules import find_ruleset, find_ruleset_class  # late: rules import us
-
-        try:
-            rules = find_ruleset_class(ruleset)
-        except ValueError as error:
-            raise SceneError(at(source, "$.ruleset", str(error))) from None
         table = _table(_require(data, "table", source, "$"), source)
         pieces = tuple(
             _piece(raw, source, f"$.pieces[{i}]")
@@ -279,9 +306,6 @@ class Scene:
         )
         seen: dict[str, int] = {}
         for i, p in enumerate(pieces):
-            problem = rules.kind_problem(p.kind)
-            if problem:
-                raise SceneError(at(source, f"$.pieces[{i}].kind", problem))
             if p.id in seen:
                 raise SceneError(
                     at(
@@ -300,11 +324,6 @@ class Scene:
             if t.id in tseen:
                 raise SceneError(at(source, f"$.terrain[{i}].id", f"duplicate id {t.id!r}"))
             tseen.add(t.id)
-        for i, p in enumerate(pieces):
-            if p.followed is not None and p.followed not in seen:
-                raise SceneError(
-                    at(source, f"$.pieces[{i}].followed", f"unknown piece id {p.followed!r}")
-                )
         queries = tuple(
             _query(raw, seen, source, f"$.queries[{i}]")
             for i, raw in enumerate(_list(data.get("queries", []), source, "$.queries"))
@@ -312,12 +331,8 @@ class Scene:
         settings = data.get("settings", {})
         if not isinstance(settings, dict):
             raise SceneError(at(source, "$.settings", "must be a JSON object of switches"))
-        try:
-            find_ruleset(ruleset, **settings)
-        except (TypeError, ValueError) as error:
-            raise SceneError(at(source, "$.settings", str(error))) from None
         deployment = _deployment(data.get("deployment", {}), source)
-        return cls(ruleset, table, pieces, terrain, queries, dict(settings), deployment)
+        return cls(ruleset, table, pieces, terrain, queries, dict(settings), deployment, source)
 
 
 def load_scene(path: str | os.PathLike[str]) -> Scene:
@@ -430,7 +445,6 @@ def _piece(raw: Any, source: str, path: str) -> Piece:
     uncertainty = _number(raw.get("uncertainty", 0.0), source, f"{path}.uncertainty")
     if uncertainty < 0:
         raise SceneError(at(source, f"{path}.uncertainty", "must not be negative"))
-    followed = raw.get("followed")
     return Piece(
         id=_text(raw["id"], source, f"{path}.id"),
         side=_text(raw["side"], source, f"{path}.side"),
@@ -442,12 +456,10 @@ def _piece(raw: Any, source: str, path: str) -> Piece:
             _number(base[0], source, f"{path}.base[0]", positive=True),
             _number(base[1], source, f"{path}.base[1]", positive=True),
         ),
-        cards=_count(raw.get("cards", 0), source, f"{path}.cards"),
         state=state,
         uncertainty=uncertainty,
-        followed=None if followed is None else _text(followed, source, f"{path}.followed"),
-        actions=_count(raw.get("actions", 0), source, f"{path}.actions"),
         name=None if raw.get("name") is None else str(raw["name"]),
+        fields={k: copy.deepcopy(v) for k, v in raw.items() if k not in PIECE_KEYS_GENERIC},
     )
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from referee.calibration.camera import TablePose
 from referee.calibration.profile import CalibrationProfile
-from referee.errors import RefereeError, SceneError
+from referee.errors import RefereeError
 from referee.events import GameEvent
 from referee.geometry import Pose
 from referee.markers.roster import Roster
@@ -229,10 +229,7 @@ class Session:
             raise RefereeError(f"--ruleset: {error}") from None
         if rules.name != scene.ruleset:
             scene = replace(scene, ruleset=rules.name, settings={})
-        for piece in scene:
-            problem = rules.kind_problem(piece.kind)
-            if problem:
-                raise SceneError(f"scene piece {piece.id!r}: {problem}")
+        type(rules).validate(scene)  # kinds and system fields, as 'referee check' checks them
         if log is not None and existing is None:
             existing = log.create_game(
                 game or game_name(),

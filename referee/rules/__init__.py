@@ -14,7 +14,10 @@ query)`` dispatches it to the method ``ask_<name>`` and returns a
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -24,6 +27,35 @@ from referee.rules.flow import GameFlow
 
 if TYPE_CHECKING:
     from referee.scene import Scene
+
+
+@dataclass(frozen=True)
+class PieceField:
+    """A game system's own piece field in the scene file, declared by its ruleset."""
+
+    name: str
+    type: str
+    """``count`` (whole number >= 0), ``number`` (inches >= 0), ``piece`` (another
+    piece's id), ``flag`` (true/false) or ``text``."""
+    default: Any
+    doc: str
+
+    def problem(self, value: Any, ids: Mapping[str, int]) -> str | None:
+        """Why ``value`` is not a valid value of this field, or None."""
+        t = self.type
+        if t == "count" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            return f"must be a whole number >= 0, got {value!r}"
+        if t == "number" and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0
+        ):
+            return f"must be a number >= 0, got {value!r}"
+        if t == "flag" and not isinstance(value, bool):
+            return f"must be true or false, got {value!r}"
+        if t in ("text", "piece") and (not isinstance(value, str) or not value.strip()):
+            return f"must be a non-empty string, got {value!r}"
+        if t == "piece" and value not in ids:
+            return f"unknown piece id {value!r}"
+        return None
 
 
 class QueryError(SceneError):
@@ -130,6 +162,11 @@ class Ruleset:
     title: ClassVar[str] = ""
     kinds: ClassVar[Mapping[str, str]] = {}
     """Piece kind (lowercase letters and digits) -> category; empty accepts any kind."""
+    piece_fields: ClassVar[tuple[PieceField, ...]] = ()
+    """The system's own piece fields (beyond id, side, kind, pose, base, state,
+    uncertainty, name), with their defaults."""
+    source: ClassVar[str] = ""
+    """Where the rules come from (the rule text in ``../shared/rule-sources/``)."""
 
     @dataclass(frozen=True)
     class Settings:
@@ -157,6 +194,70 @@ class Ruleset:
             return None
         known = ", ".join(sorted(cls.kinds))
         return f"unknown piece kind {kind!r} for {cls.name} (known: {known})"
+
+    @classmethod
+    def field(cls, piece: Any, name: str) -> Any:
+        """A system field of ``piece``: the scene file's value or the declared default."""
+        for f in cls.piece_fields:
+            if f.name == name:
+                return piece.get(name, f.default)
+        raise KeyError(f"{cls.name} declares no piece field {name!r}")
+
+    @classmethod
+    def validate(cls, scene: Scene) -> None:
+        """Check what the scene file holds for this system: piece kinds and the system's
+        own piece fields; each problem is one :class:`SceneError` naming the JSON path."""
+        ids = {p.id: i for i, p in enumerate(scene.pieces)}
+        declared = {f.name: f for f in cls.piece_fields}
+        for i, p in enumerate(scene.pieces):
+            problem = cls.kind_problem(p.kind)
+            if problem:
+                raise SceneError(at(scene.source, f"$.pieces[{i}].kind", problem))
+            for key, value in p.fields.items():
+                spec = declared.get(key)
+                if spec is None:
+                    known = ", ".join(declared) or "none"
+                    raise SceneError(
+                        at(
+                            scene.source,
+                            f"$.pieces[{i}].{key}",
+                            f"unknown piece field {key!r} for {cls.name} (its own fields: "
+                            f"{known}; every system: id, side, kind, x, y, heading, base, "
+                            "state, uncertainty, name)",
+                        )
+                    )
+                why = spec.problem(value, ids)
+                if why is None and spec.type == "piece" and value == p.id:
+                    why = "a piece cannot name itself"
+                if why:
+                    raise SceneError(at(scene.source, f"$.pieces[{i}].{key}", why))
+
+    @classmethod
+    def conventions(cls) -> list[tuple[str, Any, str]]:
+        """``(setting, default, what it switches)`` for every convention of the system."""
+        docs: dict[str, str] = {}
+        for klass in reversed(cls.Settings.__mro__):
+            if not dataclasses.is_dataclass(klass):
+                continue
+            try:
+                tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+            except (OSError, TypeError, SyntaxError):
+                continue
+            body = tree.body[0].body if tree.body and hasattr(tree.body[0], "body") else []
+            for stmt, nxt in zip(body, [*body[1:], None], strict=True):
+                if (
+                    isinstance(stmt, ast.AnnAssign)
+                    and isinstance(stmt.target, ast.Name)
+                    and isinstance(nxt, ast.Expr)
+                    and isinstance(nxt.value, ast.Constant)
+                    and isinstance(nxt.value.value, str)
+                ):
+                    docs[stmt.target.id] = " ".join(nxt.value.value.split())
+        defaults = cls.Settings()
+        return [
+            (f.name, getattr(defaults, f.name), docs.get(f.name, ""))
+            for f in dataclasses.fields(defaults)
+        ]
 
     @classmethod
     def questions(cls) -> tuple[str, ...]:
@@ -244,8 +345,20 @@ def find_ruleset(name: str, settings: Mapping[str, Any] | None = None, **overrid
 
 
 def ruleset_for(scene: Scene, **overrides: Any) -> Ruleset:
-    """The scene's ruleset configured with the scene's ``settings`` (then ``overrides``)."""
-    return find_ruleset(scene.ruleset, scene.settings, **overrides)
+    """The scene's ruleset configured with the scene's ``settings`` (then ``overrides``),
+    after checking the scene against it (:meth:`Ruleset.validate`). Problems of the
+    scene file are :class:`SceneError` naming ``$.ruleset``, ``$.settings`` or the piece;
+    a bad override is a ``ValueError``."""
+    try:
+        cls = find_ruleset_class(scene.ruleset)
+    except ValueError as error:
+        raise SceneError(at(scene.source, "$.ruleset", str(error))) from None
+    try:
+        cls(**dict(scene.settings))
+    except (TypeError, ValueError) as error:
+        raise SceneError(at(scene.source, "$.settings", str(error))) from None
+    cls.validate(scene)
+    return cls(**{**dict(scene.settings), **overrides})
 
 
 def as_ids(value: Any, path: str) -> Sequence[str]:
@@ -257,10 +370,20 @@ def as_ids(value: Any, path: str) -> Sequence[str]:
 
 
 from referee.rules.paper_tigers import PaperTigers  # noqa: E402  (registers itself)
+from referee.rules.papercraft import Papercraft  # noqa: E402
+from referee.rules.plastic_skirmish import PlasticSkirmish  # noqa: E402
+from referee.rules.pz8 import Pz8SciFi, Pz8WW2, Pz8Y1950, Pz8Y1975  # noqa: E402
 
 __all__ = [
     "RULESETS",
     "PaperTigers",
+    "Papercraft",
+    "PieceField",
+    "PlasticSkirmish",
+    "Pz8SciFi",
+    "Pz8WW2",
+    "Pz8Y1950",
+    "Pz8Y1975",
     "QueryError",
     "Ruleset",
     "Verdict",

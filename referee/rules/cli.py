@@ -49,6 +49,8 @@ def check(scene: Path | None, as_json: bool, why: bool, overrides: tuple[str, ..
             settings[name.strip()] = value
     try:
         ruleset = ruleset_for(loaded, **settings)
+    except SceneError:
+        raise
     except (TypeError, ValueError) as error:
         raise SceneError(f"--set: {error}") from None
     verdicts = ruleset.answer_all(loaded, str(path))

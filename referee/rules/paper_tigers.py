@@ -27,40 +27,34 @@ within their combined measurement uncertainty of a limit give ``ok: null``.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
-from referee.geometry import (
-    Pose,
-    PreparedPolygons,
-    SegmentContacts,
-    base_corners,
-    boundary_distance,
-    centre_distance,
-    front_point,
-    golden_depths,
-    pairwise_base_distances,
-    pairwise_centre_distances,
-    point_in_polygon,
-    points_near_polygons,
-    polygon_distance,
-    polygons_overlap,
-    prepare_polygons,
-    segment_contacts,
-    segment_polygon,
-    segment_spans,
-    stretch_depth_floors,
-    stretch_depths,
+from referee.errors import SceneError, at
+from referee.geometry import boundary_distance, point_in_polygon, polygon_distance
+from referee.rules import (
+    PieceField,
+    QueryError,
+    Verdict,
+    as_ids,
+    judge,
+    name_key,
+    register,
 )
-from referee.rules import QueryError, Ruleset, Verdict, as_ids, judge, name_key, register
 from referee.rules.cards import Card
+from referee.rules.core import (
+    DIE_ROLL,
+    TableRuleset,
+    fmt,
+    from_edge,
+    inches,
+    piece_arg,
+)
 from referee.rules.flow import GameFlow, PaperTigersFlow
-from referee.scene import LIMIT, Piece, Scene, Terrain, normalise_edge
+from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 #: Piece kind (lowercase, letters and digits only) -> category.
 KINDS: dict[str, str] = {
@@ -84,27 +78,25 @@ KINDS: dict[str, str] = {
 }
 VEHICLES = ("tank", "armoured car", "halftrack", "truck", "jeep", "weapons carrier", "vehicle")
 
-DIE_ROLL = "if in doubt roll one die: 1-3 blocked, 4-6 clear"
-
-
-def _fmt(x: float) -> str:
-    """``4.5`` -> ``'4.50in'``."""
-    return f"{x:.2f}in"
-
-
-def _limit(x: float) -> str:
-    return f"{x:g}in"
-
 
 @register
-class PaperTigers(Ruleset):
+class PaperTigers(TableRuleset):
     name = "paper-tigers"
     aliases = ("papertigers", "pt", "paper tigers")
     title = "Paper Tigers"
+    source = "000_5e0c892317a2d06e.txt"
     kinds = KINDS
+    vehicles = VEHICLES
+    piece_fields = (
+        PieceField("cards", "count", 0, "cards assigned at the start of this turn"),
+        PieceField("followed", "piece", None, "the unit it already followed this turn"),
+        PieceField("actions", "count", 0, "actions taken this turn (own cards and following)"),
+        PieceField("towed_by", "piece", None, "the vehicle towing this gun (limbered, F.6)"),
+        PieceField("carried_by", "piece", None, "the vehicle this squad rides (F.1)"),
+    )
 
     @dataclass(frozen=True)
-    class Settings:
+    class Settings(TableRuleset.Settings):
         """Conventions where the rule book is silent or leaves numbers to the table.
 
         Distances are inches. Measure switches take ``"centre"`` (base centre to
@@ -114,17 +106,17 @@ class PaperTigers(Ruleset):
         range_measure: str = "centre"
         """How the 12" infantry range is measured (the rules use centres for LOS)."""
         infantry_range: float = 12.0
+        """Infantry may fire only at targets within this (D.2); others at any distance."""
         follow_distance: str = "edge"
         """How "within 3 inches" is measured for Follow Me."""
         follow_radius: float = 3.0
+        """Follow Me reach: each follower within this of the unit it follows (E)."""
         chain_length: int = 3
         """Most models acting on one card by Follow Me, leader included."""
         max_actions: int = 2
         """Most actions per model per turn, own cards and following together."""
         max_cards: int = 2
         """Most cards assigned to one model."""
-        move_measure: str = "front"
-        """``"front"``: displacement of the front-centre point of the base; ``"centre"``."""
         move_cap: float = 6.0
         """Most inches infantry and unlimbered guns move on one card."""
         objective_radius: float = 3.0
@@ -136,35 +128,22 @@ class PaperTigers(Ruleset):
         """Set-up depth as a fraction of the table from the own edge."""
         deployment_measure: str = "base"
         """``"base"``: the whole base must be inside the zone; ``"centre"``: its centre."""
-        blocking: tuple[str, ...] = ("woods", "building", "hill")
-        """Terrain kinds that block LOS through (not into or out of) them."""
-        difficult: tuple[str, ...] = ("woods", "building", "hill", "difficult", "rough")
-        """Terrain kinds that end a move when entered."""
-        impassable: tuple[str, ...] = ("river", "water")
-        """Terrain kinds no unit may cross, except where a crossing lies over them."""
-        crossings: tuple[str, ...] = ("bridge",)
-        wrecks_block: bool = True
-        """Destroyed vehicles left on the table are burning wrecks that block LOS."""
         halftrack_points: int = 3
         """Victory points for a halftrack: the book names squads and unarmoured vehicles (1),
         guns and armoured cars (3) and tanks (5); a halftrack gets an armour roll like an
         armoured car, so it counts as one by default."""
         marginal_margin: float = 3.0
         """A win by fewer victory points than this is only marginal."""
-
-        def __post_init__(self) -> None:
-            for key in ("blocking", "difficult", "impassable", "crossings"):
-                value = getattr(self, key)
-                if isinstance(value, str) or not all(isinstance(v, str) for v in value):
-                    raise ValueError(f"setting {key} must be a list of terrain kinds")
-                object.__setattr__(self, key, tuple(v.lower() for v in value))
+        towing: tuple[str, ...] = ("truck", "halftrack", "weapons carrier", "jeep")
+        """Vehicle categories that may tow a gun (not tanks or armoured cars, F.6)."""
+        carriers: tuple[str, ...] = ("truck", "halftrack", "tank")
+        """Vehicle categories a squad may ride (F.1)."""
 
         def check(self) -> None:
+            super().check()
             for key in ("range_measure", "follow_distance", "objective_measure"):
                 if getattr(self, key) not in ("centre", "edge"):
                     raise ValueError(f'setting {key} must be "centre" or "edge"')
-            if self.move_measure not in ("front", "centre"):
-                raise ValueError('setting move_measure must be "front" or "centre"')
             if self.deployment_measure not in ("base", "centre"):
                 raise ValueError('setting deployment_measure must be "base" or "centre"')
             for key in ("infantry_range", "follow_radius", "move_cap", "objective_radius"):
@@ -177,6 +156,11 @@ class PaperTigers(Ruleset):
                 value = getattr(self, key)
                 if not isinstance(value, int) or value < 1:
                     raise ValueError(f"setting {key} must be a whole number >= 1")
+            for key in ("towing", "carriers"):
+                value = getattr(self, key)
+                if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+                    raise ValueError(f"setting {key} must be a list of vehicle categories")
+                object.__setattr__(self, key, tuple(value))
 
     settings: PaperTigers.Settings
 
@@ -187,25 +171,66 @@ class PaperTigers(Ruleset):
         """``infantry``, ``gun``, ``tank``, ``armoured car``... from the piece's kind."""
         return cls.kinds.get(name_key(piece.kind), "vehicle")
 
-    def is_vehicle(self, piece: Piece) -> bool:
-        return self.category(piece) in VEHICLES
+    @classmethod
+    def validate(cls, scene: Scene) -> None:
+        """Also: only a gun is towed, by a towing vehicle; only a squad rides, on a carrier."""
+        super().validate(scene)
+        defaults = cls.Settings()
+        rules = cls(**dict(scene.settings)) if scene.settings else None
+        towing = rules.settings.towing if rules else defaults.towing
+        carriers = rules.settings.carriers if rules else defaults.carriers
+        for i, p in enumerate(scene.pieces):
+            for key, who, allowed in (
+                ("towed_by", "gun", towing),
+                ("carried_by", "infantry", carriers),
+            ):
+                vid = p.get(key)
+                if vid is None:
+                    continue
+                path = f"$.pieces[{i}].{key}"
+                if cls.category(p) != who:
+                    raise SceneError(at(scene.source, path, f"only a {who} piece has {key}"))
+                vehicle = scene.piece(vid)
+                if cls.category(vehicle) not in allowed:
+                    raise SceneError(
+                        at(
+                            scene.source,
+                            path,
+                            f"{vid} is a {cls.category(vehicle)}: {key} names one of "
+                            f"{', '.join(allowed)}",
+                        )
+                    )
 
-    def is_wreck(self, piece: Piece) -> bool:
-        return piece.state == "destroyed" and self.is_vehicle(piece)
+    def moving_piece(self, scene: Scene, piece: Piece) -> Piece:
+        """A limbered gun or a riding squad moves with its vehicle: no 6in cap, the
+        vehicle's allowance (F.1, F.6)."""
+        vid = self.field(piece, "towed_by") or self.field(piece, "carried_by")
+        return scene.get(vid) or piece if vid else piece
 
     def move_cap(self, piece: Piece) -> float | None:
         """The per-card move cap: infantry and (unlimbered) guns only."""
         return self.settings.move_cap if self.category(piece) in ("infantry", "gun") else None
 
+    def cap_rule(self, piece: Piece, cap: float) -> str:
+        return f"{piece.id} is {self.category(piece)}: at most {inches(cap)} per card"
+
     def fire_range(self, piece: Piece) -> float | None:
         return self.settings.infantry_range if self.category(piece) == "infantry" else None
 
-    # -- measuring ------------------------------------------------------------------
+    def range_rule(self, piece: Piece, limit: float) -> str:
+        return f"{piece.id} is infantry: may fire only at targets within {inches(limit)}"
 
-    def piece_distance(self, a: Piece, b: Piece, measure: str) -> float:
-        if measure == "centre":
-            return centre_distance(a.xy, b.xy)
-        return polygon_distance(a.corners(), b.corners())
+    def doubt_rule(self) -> str:
+        return DIE_ROLL
+
+    def can_act(self, piece: Piece, ok: bool | None, reasons: list[str]) -> bool | None:
+        if piece.state == "destroyed":
+            reasons.append(f"{piece.id} is destroyed and may take no actions")
+            return False
+        if piece.state == "damaged":
+            reasons.append(f"{piece.id} is damaged (shell-shocked) and may take no actions")
+            return False
+        return ok
 
     # -- questions --------------------------------------------------------------------
 
@@ -213,422 +238,16 @@ class PaperTigers(Ruleset):
         """Allowances from the dice and Follow Me obligations on top of the move question."""
         return PaperTigersFlow(self)
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        firer = _piece(scene, query, "from")
-        target = _piece(scene, query, "to")
-        measure = self.settings.range_measure
-        distance = self.piece_distance(firer, target, measure)
-        doubt = firer.uncertainty + target.uncertainty
-        limit = self.fire_range(firer)
-        how = "centre to centre" if measure == "centre" else "between nearest base edges"
-        reasons = [f"{_fmt(distance)} {how}"]
-        ok: bool | None
-        if limit is None:
-            ok = True
-            reasons.append(f"{firer.id} is a {self.category(firer)}: may fire at any distance")
-            summary = f"{_fmt(distance)}{_pm(doubt)}, in range (no limit)"
-        else:
-            ok = judge(distance, limit, doubt)
-            word = {True: "in range", False: "out of range", None: "too close to call"}[ok]
-            reasons.append(
-                f"{firer.id} is infantry: may fire only at targets within {_limit(limit)}"
-            )
-            summary = f"{_fmt(distance)}{_pm(doubt)}, {word} (limit {_limit(limit)})"
-        ok = self._can_act(firer, ok, reasons)
-        return Verdict(
-            "range",
-            ok,
-            tuple(reasons),
-            distance=distance,
-            uncertainty=doubt,
-            limit=limit,
-            summary=f"range {firer.id} -> {target.id}: {summary}",
-        )
-
-    def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        firer = _piece(scene, query, "from")
-        target = _piece(scene, query, "to")
-        los, reasons, blockers = self.line_of_sight(scene, firer, target)
-        ok = {"clear": True, "blocked": False, "doubtful": None}[los]
-        doubt = firer.uncertainty + target.uncertainty
-        distance = centre_distance(firer.xy, target.xy)
-        details: dict[str, Any] = {"blocking": blockers["blocked"]}
-        if blockers["doubtful"]:
-            details["doubtful_by"] = blockers["doubtful"]
-        ok = self._can_act(firer, ok, reasons)
-        summary = f"los {firer.id} -> {target.id}: {los}"
-        if blockers["blocked"]:
-            summary += f" by {', '.join(blockers['blocked'])}"
-        elif los == "doubtful":
-            summary += f" ({', '.join(blockers['doubtful'])}): roll one die, 1-3 blocked"
-        return Verdict(
-            "los",
-            ok,
-            tuple(reasons),
-            distance=distance,
-            uncertainty=doubt,
-            los=los,
-            details=details,
-            summary=summary,
-        )
-
-    def line_of_sight(
-        self, scene: Scene, firer: Piece, target: Piece
-    ) -> tuple[str, list[str], dict[str, list[str]]]:
-        """(``clear``/``blocked``/``doubtful``, reasons, ids that block or may block).
-
-        The centre-to-centre segment is blocked by a blocking feature whose interior
-        it crosses deeper than the measurement doubt (the two pieces' uncertainties
-        added), unless the firer's or target's centre lies inside that feature by more
-        than the doubt (seen into or out of it). It is doubtful when it only touches,
-        clips or passes within the doubt of one, or when a centre is within the doubt
-        of the outline of a feature it crosses.
-        """
-        a, b = firer.xy, target.xy
-        doubt = firer.uncertainty + target.uncertainty
-        reasons: list[str] = []
-        blocked: list[str] = []
-        doubtful: list[str] = []
-        terrain, wrecks = self.los_obstacles(scene)
-        obstacles: list[tuple[str, str, np.ndarray, bool]] = [
-            (t.id, t.kind, t.outline(), True) for t in terrain
-        ] + [
-            (p.id, "burning wreck", p.corners(), False)
-            for p in wrecks
-            if p.id not in (firer.id, target.id)
-        ]
-        lo = np.minimum(a, b) - doubt - 1e-6
-        hi = np.maximum(a, b) + doubt + 1e-6
-        for oid, kind, poly, see_into in obstacles:
-            if np.any(poly.min(axis=0) > hi) or np.any(poly.max(axis=0) < lo):
-                continue  # nowhere near the line (nor, then, around either centre)
-            contact = segment_polygon(a, b, poly)
-            edge_doubt = False
-            if see_into:
-                inside = [
-                    (p, boundary_distance(p.xy, poly))
-                    for p in (firer, target)
-                    if point_in_polygon(p.xy, poly)
-                ]
-                if any(d > doubt for _, d in inside):
-                    who = " and ".join(p.id for p, _ in inside)
-                    verb = "is" if len(inside) == 1 else "are"
-                    reasons.append(f"{who} {verb} in {kind} {oid}: seen into/out of, not through")
-                    continue
-                if contact.contact == "crosses" and contact.depth > doubt:
-                    near = [p.id for p in (firer, target) if boundary_distance(p.xy, poly) <= doubt]
-                    if near:
-                        edge_doubt = True
-                        reasons.append(
-                            f"{near[0]} is within {_fmt(doubt)} of the edge of {kind} {oid}: "
-                            "in it (seen into/out of) or behind it is too close to call"
-                        )
-            if contact.contact == "crosses" and contact.depth > doubt and not edge_doubt:
-                blocked.append(oid)
-                reasons.append(f"the line crosses {kind} {oid}: LOS through it is blocked")
-            elif contact.contact == "crosses":
-                doubtful.append(oid)
-                if not edge_doubt:
-                    reasons.append(
-                        f"the line clips {kind} {oid} by only {_fmt(contact.depth)}, "
-                        f"within the measurement doubt of {_fmt(doubt)}"
-                    )
-            elif contact.contact == "touches":
-                doubtful.append(oid)
-                reasons.append(f"the line touches the edge of {kind} {oid}")
-            elif contact.clearance <= doubt:
-                doubtful.append(oid)
-                reasons.append(
-                    f"the line passes {_fmt(contact.clearance)} from {kind} {oid}, "
-                    f"within the measurement doubt of {_fmt(doubt)}"
-                )
-        if blocked:
-            return "blocked", reasons, {"blocked": blocked, "doubtful": doubtful}
-        if doubtful:
-            reasons.append(f"LOS is doubtful: {DIE_ROLL}")
-            return "doubtful", reasons, {"blocked": blocked, "doubtful": doubtful}
-        reasons.append("nothing blocks the line from centre to centre")
-        return "clear", reasons, {"blocked": blocked, "doubtful": doubtful}
-
-    def los_obstacles(self, scene: Scene) -> tuple[list[Terrain], list[Piece]]:
-        """What may block a line of sight, for the single question and the all-pairs map
-        alike: terrain of the ``blocking`` kinds (seen into and out of, not through) and,
-        with ``wrecks_block``, burning wrecks (with their base; never their own line)."""
-        terrain = [t for t in scene.terrain if t.kind in self.settings.blocking]
-        wrecks = [p for p in scene.pieces if self.is_wreck(p)] if self.settings.wrecks_block else []
-        return terrain, wrecks
-
-    def visibility(self, scene: Scene) -> Visibility:
-        """All-pairs range and LOS for every piece on the table, vectorised.
-
-        Same answers as ``ask_range``/``ask_los`` for each pair (the dashboard's
-        who-sees-whom map); destroyed pieces are included as rows but a wreck never
-        blocks its own line.
-        """
-        pieces = list(scene.pieces)
-        n = len(pieces)
-        xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
-        unc = np.array([p.uncertainty for p in pieces], float)
-        doubt = unc[:, None] + unc[None, :]
-        if self.settings.range_measure == "centre":
-            dist = pairwise_centre_distances(xy)
-        else:
-            dist = pairwise_base_distances(
-                xy, [p.heading for p in pieces], [p.base for p in pieces]
-            )
-        los = np.zeros((n, n), np.int8)
-        terrain, wreck_pieces = self.los_obstacles(scene)
-        row = {p.id: k for k, p in enumerate(pieces)}
-        wrecks = [row[p.id] for p in wreck_pieces]
-        polys = [t.outline() for t in terrain] + [p.corners() for p in wreck_pieces]
-        if n < 2 or not polys:
-            return Visibility(tuple(p.id for p in pieces), dist, los)
-        i, j = np.triu_indices(n, k=1)
-        u = doubt[i, j]
-        u_max = float(u.max(initial=0.0))
-        prep = prepare_polygons(polys)
-        # Centres farther than the doubt from an outline only matter as 'outside'.
-        inside, edge = points_near_polygons(xy, prep, u_max + 1e-6)
-        hit = segment_contacts(
-            xy[i], xy[j], prep, xy, i, j, inside, edge, u_max, spans=u_max > 0, certify=True
-        )
-        nt = len(terrain)
-        # Only segment/obstacle pairs in contact (crossing, touching or within the
-        # pair's doubt) can block or cast doubt: classify those sparsely.
-        near = np.flatnonzero(hit.crosses | hit.touches | (hit.clearance <= u[hit.seg] + 1e-12))
-        ss, pp = hit.seg[near], hit.poly[near]
-        us, si, sj = u[ss], i[ss], j[ss]
-        terrain_col = pp < nt
-        col = np.minimum(pp, len(polys) - 1)
-        in_i = terrain_col & inside[si, col] & (edge[si, col] > us)
-        in_j = terrain_col & inside[sj, col] & (edge[sj, col] > us)
-        excluded = in_i | in_j  # seen into/out of: a centre inside by more than the doubt
-        near_end = terrain_col & ~excluded & ((edge[si, col] <= us) | (edge[sj, col] <= us))
-        if wrecks:  # a wreck never blocks a line from or to itself
-            owner = np.asarray(wrecks)[np.clip(pp - nt, 0, len(wrecks) - 1)]
-            excluded |= ~terrain_col & ((si == owner) | (sj == owner))
-        block = hit.crosses[near] & ~near_end & ~excluded
-        if u_max > 0:
-            block = self._deep(xy[i], xy[j], prep, hit, near, block, us, u_max)
-        maybe = ~excluded & ~block
-        code = np.zeros(len(i), np.int8)
-        code[ss[maybe]] = 1
-        code[ss[block]] = 2  # after the doubtful ones: blocked wins
-        los[i, j] = code
-        los[j, i] = code
-        return Visibility(tuple(p.id for p in pieces), dist, los)
-
-    @staticmethod
-    def _deep(
-        a: np.ndarray,
-        b: np.ndarray,
-        prep: PreparedPolygons,
-        hit: SegmentContacts,
-        near: np.ndarray,
-        block: np.ndarray,
-        us: np.ndarray,
-        margin: float,
-    ) -> np.ndarray:
-        """Which of the crossings that would block (``block``, over candidates ``near``)
-        reach deeper than the pair's doubt ``us``. Depths are bounded only as far as the
-        verdict needs: one crossing deeper than the doubt blocks the line, so the
-        others on that line are never measured. The middle of each crossed stretch
-        comes first (on each line the longest stretch, then the rest of the lines still
-        open); the search for the deepest point only on lines still open after that."""
-        deep = np.zeros(len(near), bool)
-        seg = hit.seg[near]
-        blocked = np.zeros(len(a), bool)
-        awk = hit.awkward[near]
-        fixed = np.flatnonzero(block & awk)
-        deep[fixed] = hit.depth[near[fixed]] > us[fixed]
-        blocked[seg[fixed[deep[fixed]]]] = True
-        sure = np.flatnonzero(block & hit.sure[near])  # certainly deeper than any doubt
-        deep[sure] = True
-        blocked[seg[sure]] = True
-        todo = np.flatnonzero(block & ~awk & ~hit.sure[near])  # in line order
-        got = np.full(len(near), np.nan)
-
-        def measure(k: np.ndarray) -> None:
-            got[k] = stretch_depths(a, b, prep, hit, near[k])
-            deep[k] = got[k] > us[k]
-            blocked[seg[k[deep[k]]]] = True
-
-        # Crossings that certainly reach deeper than the doubt (middle of the stretch
-        # well inside the polygon's inner disc) block their lines at once.
-        sure = todo[stretch_depth_floors(a, b, prep, hit, near[todo]) > us[todo] + 1e-9]
-        deep[sure] = True
-        blocked[seg[sure]] = True
-        todo = todo[~blocked[seg[todo]]]
-        if len(todo):
-            span = hit.hi[near[todo]] - hit.lo[near[todo]]
-            starts = np.flatnonzero(np.r_[True, seg[todo][1:] != seg[todo][:-1]])
-            longest = np.maximum.reduceat(span, starts)
-            first = span == np.repeat(longest, np.diff(np.r_[starts, len(todo)]))
-            pick = todo[first]
-            measure(pick[~blocked[seg[pick]]])
-            rest = todo[~first]
-            measure(rest[~blocked[seg[rest]]])
-        # depth = got where got > margin, else max(got, golden): golden can only help
-        # where got <= the doubt, and only on lines not already blocked.
-        rest = todo[~blocked[seg[todo]]]
-        rest = rest[~deep[rest]]
-        if len(rest):
-            gold = golden_depths(a, b, prep, hit, near[rest], limit=us[rest])
-            deep[rest] = np.maximum(got[rest], gold) > us[rest]
-        return deep
-
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        piece = _piece(scene, query, "piece")
-        start = _pose(query.get("from"), ".from", piece.pose) if "from" in query else piece.pose
-        if "to" not in query:
-            raise QueryError(".to", "missing field (the pose moved to)")
-        end = _pose(query["to"], ".to", start)
-        allowance = query.get("allowance")
-        if allowance is not None and (
-            isinstance(allowance, bool)
-            or not isinstance(allowance, (int, float))
-            or not math.isfinite(allowance)
-            or not 0 <= allowance <= LIMIT
-        ):
-            raise QueryError(".allowance", f"must be a number of inches >= 0, got {allowance!r}")
-        doubt = _number(query.get("uncertainty", 2 * piece.uncertainty), ".uncertainty")
-        depth = piece.base[1]
-        if self.settings.move_measure == "front":
-            p0 = front_point(start.x, start.y, start.heading, depth)
-            p1 = front_point(end.x, end.y, end.heading, depth)
-            how = "front of the base"
-        else:
-            p0, p1, how = start.xy, end.xy, "base centre"
-        distance = centre_distance(p0, p1)
-        reasons = [f"moved {_fmt(distance)} measured at the {how}"]
-        cap = self.move_cap(piece)
-        limits = [x for x in (allowance, cap) if x is not None]
-        limit = min(limits) if limits else None
-        oks: list[bool | None] = []
-        if limit is not None:
-            verdict = judge(distance, limit, doubt)
-            oks.append(verdict)
-            if cap is not None and (allowance is None or cap < allowance):
-                source = f"{piece.id} is {self.category(piece)}: at most {_limit(cap)} per card"
-            else:
-                source = f"allowance {_limit(float(limit))}"
-            word = {True: "within", False: "exceeds", None: "too close to call against"}[verdict]
-            reasons.append(f"{_fmt(distance)} {word} the limit: {source}")
-        terrain_ok, terrain_reasons, stopped = self.move_terrain(scene, piece, start, end)
-        oks.append(terrain_ok)
-        reasons += terrain_reasons
-        can_act = self._can_act(piece, True, reasons)
-        oks.append(can_act)
-        ok = False if False in oks else (None if None in oks else True)
-        causes = []
-        if limit is not None and oks[0] is False:
-            causes.append("over the limit")
-        if not terrain_ok:
-            causes.append(
-                next(
-                    r
-                    for r in terrain_reasons
-                    if "may not" in r or "impassable" in r or "went on" in r
-                ).split(":")[0]
-            )
-        if can_act is False:
-            causes.append(f"{piece.id} may not act")
-        details: dict[str, Any] = {
-            "from": {"x": start.x, "y": start.y, "heading": start.heading},
-            "to": {"x": end.x, "y": end.y, "heading": end.heading},
-        }
-        if allowance is not None:
-            details["allowance"] = float(allowance)
-        if stopped:
-            details["stopped_in"] = stopped
-        word = {True: "legal", False: "illegal", None: "too close to call"}[ok]
-        limit_text = f" (limit {_limit(limit)})" if limit is not None else ""
-        if causes:
-            limit_text += ": " + "; ".join(causes)
-        return Verdict(
-            "move",
-            ok,
-            tuple(reasons),
-            distance=distance,
-            uncertainty=doubt,
-            limit=limit,
-            details=details,
-            summary=f"move {piece.id}: {_fmt(distance)}{_pm(doubt)}, {word}{limit_text}",
-        )
-
-    def move_terrain(
-        self, scene: Scene, piece: Piece, start: Pose, end: Pose
-    ) -> tuple[bool, list[str], str | None]:
-        """Terrain checks of a move along the straight path between base centres:
-        difficult terrain ends the move (the base must end overlapping the first such
-        feature entered; leaving the one it started on is free), vehicles never enter
-        buildings, impassable terrain is crossed only on a crossing (a bridge)."""
-        ok = True
-        reasons: list[str] = []
-        a, b = np.array(start.xy), np.array(end.xy)
-        start_base = base_corners(start.x, start.y, start.heading, piece.base)
-        end_base = base_corners(end.x, end.y, end.heading, piece.base)
-        entered: list[tuple[float, Terrain]] = []
-        reach = np.concatenate([start_base, end_base])
-        lo, hi = reach.min(axis=0) - 1e-6, reach.max(axis=0) + 1e-6
-        for t in scene.terrain:
-            poly = t.outline()
-            if np.any(poly.min(axis=0) > hi) or np.any(poly.max(axis=0) < lo):
-                continue  # the move's footprint never comes near it
-            spans = segment_spans(a, b, poly) if a.tolist() != b.tolist() else []
-            ends_in = polygons_overlap(end_base, poly)
-            if t.kind == "building" and self.is_vehicle(piece) and (spans or ends_in):
-                ok = False
-                reasons.append(f"vehicles may not enter buildings: {piece.id} enters {t.id}")
-            started_in = polygons_overlap(start_base, poly)
-            if t.kind in self.settings.difficult and not started_in and (spans or ends_in):
-                entered.append((spans[0][0] if spans else 1.0, t))
-            if t.kind in self.settings.impassable:
-                wet = _subtract(
-                    spans,
-                    [
-                        s
-                        for c in scene.terrain
-                        if c.kind in self.settings.crossings
-                        for s in segment_spans(a, b, c.outline(), strict=False)
-                    ],
-                )
-                on_crossing = any(
-                    point_in_polygon(end.xy, c.outline())
-                    for c in scene.terrain
-                    if c.kind in self.settings.crossings
-                )
-                if wet or (point_in_polygon(end.xy, poly, strict=True) and not on_crossing):
-                    ok = False
-                    reasons.append(
-                        f"{t.kind} {t.id} is impassable except at a "
-                        f"{' or '.join(self.settings.crossings) or 'crossing'}"
-                    )
-        stopped = None
-        if entered:
-            entered.sort(key=lambda e: e[0])
-            first = entered[0][1]
-            stopped = first.id
-            if polygons_overlap(end_base, first.outline()):
-                reasons.append(f"entered {first.kind} {first.id}: the move ends there")
-            else:
-                ok = False
-                reasons.append(
-                    f"entered {first.kind} {first.id} and went on: entering difficult "
-                    "terrain ends the move (continue with a later action)"
-                )
-        return ok, reasons, stopped
-
     def ask_follow_me(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        leader = _piece(scene, query, "leader")
+        leader = piece_arg(scene, query, "leader")
         action = query.get("action")
         if action is not None and action not in ("move", "fire"):
             raise QueryError(".action", f'must be "move" or "fire", got {action!r}')
         s = self.settings
         reasons: list[str] = []
         illegal: dict[str, str] = {}
-        ok: bool | None = self._can_act(leader, True, reasons)
-        if leader.cards == 0:
+        ok: bool | None = self.can_act(leader, True, reasons)
+        if self.field(leader, "cards") == 0:
             reasons.append(f"note: {leader.id} has no card assigned to lead with")
         eligible: list[Piece] = []
         for p in scene.pieces:
@@ -683,12 +302,12 @@ class PaperTigers(Ruleset):
                 if q.id != p.id
             )
             illegal[p.id] = (
-                f"more than {_limit(s.follow_radius)} from the leader and every model that "
-                f"could follow it (nearest {_fmt(nearest)} {how})"
+                f"more than {inches(s.follow_radius)} from the leader and every model that "
+                f"could follow it (nearest {fmt(nearest)} {how})"
             )
         for pid in sorted(doubtful):
             reasons.append(
-                f"{pid} is within measurement doubt of {_limit(s.follow_radius)}: too close to call"
+                f"{pid} is within measurement doubt of {inches(s.follow_radius)}: too close to call"
             )
         for c in chains:
             reasons.append("chain: " + " -> ".join(c))
@@ -721,14 +340,13 @@ class PaperTigers(Ruleset):
             return "destroyed"
         if p.state == "damaged":
             return "damaged (shell-shocked): may take no actions"
-        if p.cards > 0:
-            return (
-                f"had {p.cards} card{'s' if p.cards > 1 else ''} assigned at the start of the turn"
-            )
-        if p.followed is not None and p.followed != leader.id:
-            return f"already followed {p.followed} this turn (one unit per turn)"
-        if p.actions >= s.max_actions:
-            return f"already took {p.actions} actions this turn (at most {s.max_actions})"
+        cards, followed, actions = (self.field(p, k) for k in ("cards", "followed", "actions"))
+        if cards > 0:
+            return f"had {cards} card{'s' if cards > 1 else ''} assigned at the start of the turn"
+        if followed is not None and followed != leader.id:
+            return f"already followed {followed} this turn (one unit per turn)"
+        if actions >= s.max_actions:
+            return f"already took {actions} actions this turn (at most {s.max_actions})"
         return None
 
     def ask_follow_check(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
@@ -742,7 +360,7 @@ class PaperTigers(Ruleset):
                     raise QueryError(f".chain[{j}]", f"unknown piece id {pid!r}")
             pairs = [(scene.piece(x), scene.piece(y)) for x, y in itertools.pairwise(ids)]
         else:
-            pairs = [(_piece(scene, query, "follows"), _piece(scene, query, "follower"))]
+            pairs = [(piece_arg(scene, query, "follows"), piece_arg(scene, query, "follower"))]
         reasons: list[str] = []
         oks: list[bool | None] = []
         worst = (-1.0, 0.0)
@@ -755,8 +373,8 @@ class PaperTigers(Ruleset):
             worst = max(worst, (d, doubt))
             word = {True: "within", False: "more than", None: "too close to call at"}[verdict]
             reasons.append(
-                f"{follower.id} ended {_fmt(d)} from {lead.id} ({how}): {word} "
-                f"{_limit(s.follow_radius)}"
+                f"{follower.id} ended {fmt(d)} from {lead.id} ({how}): {word} "
+                f"{inches(s.follow_radius)}"
             )
         ok = False if False in oks else (None if None in oks else True)
         word = {True: "kept within", False: "left", None: "too close to call for"}[ok]
@@ -768,7 +386,7 @@ class PaperTigers(Ruleset):
             uncertainty=worst[1],
             limit=s.follow_radius,
             summary=f"follow_check {' -> '.join([pairs[0][0].id, *(f.id for _, f in pairs)])}: "
-            f"{word} the {_limit(s.follow_radius)} chain",
+            f"{word} the {inches(s.follow_radius)} chain",
         )
 
     def ask_objective(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
@@ -818,53 +436,85 @@ class PaperTigers(Ruleset):
         )
 
     def _control(self, scene: Scene, feature: Terrain) -> tuple[str | None, bool | None, list[str]]:
-        """(controlling side or None, ok, reasons). ok is None when a measurement is too
-        close to call, False when nobody controls it."""
+        """(controlling side or None, ok, reasons). ok is None when measurement doubt could
+        change who controls, False when certainly nobody does."""
+        controller, ok, reasons, _ = self._control_options(scene, feature)
+        return controller, ok, reasons
+
+    def _control_options(
+        self, scene: Scene, feature: Terrain
+    ) -> tuple[str | None, bool | None, list[str], list[str | None]]:
+        """:meth:`_control` plus who may control it as far as measurement doubt allows
+        (None for nobody).
+
+        Three-valued: a side holds the feature if one of its units certainly stands in it
+        (base centre inside by more than its doubt), maybe if one stands within its doubt
+        of the outline; an enemy denies it if certainly within the radius, maybe if too
+        close to call. So a unit deep inside holds it whatever a friend near the edge
+        does, and an enemy certainly within reach denies it whatever the doubt elsewhere.
+        """
         s = self.settings
         poly = feature.outline()
         units = [p for p in scene.pieces if p.state != "destroyed"]
-        holders: dict[str, list[Piece]] = {}
-        unsure = False
         reasons: list[str] = []
+        presence: dict[str, list[tuple[Piece, bool | None]]] = {}
+        nominal: dict[str, bool] = {}
+        """Who controls it as measured, doubt aside: the verdict's best reading."""
         for p in units:
-            if point_in_polygon(p.xy, poly):
-                holders.setdefault(p.side, []).append(p)
-            if boundary_distance(p.xy, poly) <= p.uncertainty:  # in or out: too close
-                unsure = True
-                reasons.append(
-                    f"{p.id} is within {_fmt(p.uncertainty)} of the edge of {feature.id}"
-                )
-        if not holders:
+            inside = point_in_polygon(p.xy, poly)
+            edge = boundary_distance(p.xy, poly)
+            status: bool | None = inside if edge > p.uncertainty or p.uncertainty == 0 else None
+            if status is None:
+                reasons.append(f"{p.id} is within {fmt(p.uncertainty)} of the edge of {feature.id}")
+            if status is not False:
+                presence.setdefault(p.side, []).append((p, status))
+            if inside:
+                nominal[p.side] = True
+        sides = list(presence)
+        if not sides:
             reasons.append(f"no unit is on/in {feature.id}: nobody controls it")
-            return None, (None if unsure else False), reasons
-        candidates = []
-        for side, pieces in holders.items():
-            names = ", ".join(p.id for p in pieces)
-            enemies = []
+            return None, False, reasons, [None]
+        controls: dict[str, bool | None] = {}
+        for side in sides:
+            holders = presence[side]
+            held = _any(v for _, v in holders)
+            names = ", ".join(p.id for p, _ in holders)
+            denials: list[bool | None] = []
             for e in units:
                 if e.side == side:
                     continue
                 d = self._objective_distance(e, poly)
                 verdict = judge(d, s.objective_radius, e.uncertainty)
+                denials.append(verdict)
+                if d <= s.objective_radius + 1e-9:
+                    nominal[side] = False
                 if verdict is not False:
-                    enemies.append(e.id)
-                    if verdict is None:
-                        unsure = True
                     reasons.append(
                         f"{side} holds {feature.id} with {names} but enemy {e.id} is "
-                        f"{_fmt(d)} from it" + (" (too close to call)" if verdict is None else "")
+                        f"{fmt(d)} from it" + (" (too close to call)" if verdict is None else "")
                     )
-            if not enemies:
-                candidates.append(side)
+            denied = _any(denials)
+            controls[side] = _and(held, _not(denied))
+            if denied is False:
                 reasons.append(
                     f"{side} holds {feature.id} with {names} and no enemy is within "
-                    f"{_limit(s.objective_radius)}"
+                    f"{inches(s.objective_radius)}" + ("" if held else " (if its unit is inside)")
                 )
-        controller = candidates[0] if len(candidates) == 1 else None
-        if controller is None:
+        sure = [side for side, c in controls.items() if c is True]
+        maybe = [side for side, c in controls.items() if c is None]
+        if len(sure) == 1 and not maybe:
+            return sure[0], True, reasons, [sure[0]]
+        if not sure and not maybe:
             reasons.append(f"nobody controls {feature.id}")
-        ok: bool | None = None if unsure else controller is not None
-        return controller, ok, reasons
+            return None, False, reasons, [None]
+        options: list[str | None] = [*sure, *maybe, None]
+        measured = [side for side, held in nominal.items() if held]
+        reasons.append(
+            f"control of {feature.id} is too close to call: "
+            + " or ".join(str(o) if o else "nobody" for o in options)
+            + " depending on the measurement"
+        )
+        return (measured[0] if len(measured) == 1 else None), None, reasons, options
 
     def _objective_distance(self, piece: Piece, poly: np.ndarray) -> float:
         if self.settings.objective_measure == "centre":
@@ -909,9 +559,19 @@ class PaperTigers(Ruleset):
         details["difficulty"] = {c.code: c.difficulty for _, c in ordered}
         ties = any("ties" in r for r in reasons)
         names = [f"{pid} ({c.code})" if pid else c.code for pid, c in ordered]
+        # C.4.b: a damaged model cannot have cards assigned until it recovers.
+        barred: list[str] = []
+        for pid, _ in ordered:
+            if pid is not None and scene.piece(pid).state != "ok":
+                barred.append(pid)
+        for pid in barred:
+            reasons.append(
+                f"{pid} is {scene.piece(pid).state}: may not have cards assigned "
+                "(a damaged model recovers first)"
+            )
         return Verdict(
             "initiative",
-            None if ties else True,
+            False if barred else (None if ties else True),
             tuple(reasons) or ("highest initiative acts first",),
             details=details,
             summary="initiative: " + ", ".join(names),
@@ -922,7 +582,7 @@ class PaperTigers(Ruleset):
         action = query.get("action")
         if action not in ("move", "fire", "recover"):
             raise QueryError(".action", f'must be "move", "fire" or "recover", got {action!r}')
-        piece = _piece(scene, query, "piece") if "piece" in query else None
+        piece = piece_arg(scene, query, "piece") if "piece" in query else None
         if action == "recover":
             need = 2
             rule = "recovery rolls 2 dice"
@@ -947,7 +607,7 @@ class PaperTigers(Ruleset):
                 reasons.append(f"{piece.id} is not damaged: nothing to recover")
                 ok = False
             elif action != "recover":
-                ok = self._can_act(piece, None, reasons)
+                ok = self.can_act(piece, None, reasons)
         rolled = query.get("dice")
         if rolled is not None:
             if not isinstance(rolled, list) or not all(
@@ -973,10 +633,10 @@ class PaperTigers(Ruleset):
                     if cap is not None and cap < allowance:
                         allowance = cap
                         reasons.append(
-                            f"{piece.id if piece else ''} may move at most {_limit(cap)}"
+                            f"{piece.id if piece else ''} may move at most {inches(cap)}"
                         )
                     details["allowance"] = allowance
-                    reasons.append(f"may move up to {_limit(allowance)} measured from the front")
+                    reasons.append(f"may move up to {inches(allowance)} measured from the front")
         else:
             reasons.append(f"roll {need} dice: {difficulty} or more succeeds")
         word = {True: "success", False: "failure", None: f"roll {need} dice, need {difficulty}"}[ok]
@@ -996,10 +656,11 @@ class PaperTigers(Ruleset):
         ok: bool | None = True
         details: dict[str, Any] = {}
         for p in scene.pieces:
-            if p.cards > s.max_cards:
+            cards = self.field(p, "cards")
+            if cards > s.max_cards:
                 ok = False
-                reasons.append(f"{p.id} has {p.cards} cards: at most {s.max_cards} per model")
-            if p.cards and p.state != "ok":
+                reasons.append(f"{p.id} has {cards} cards: at most {s.max_cards} per model")
+            if cards and p.state != "ok":
                 ok = False
                 reasons.append(f"{p.id} is {p.state}: may not have cards assigned")
         rolled = query.get("dice")
@@ -1093,8 +754,8 @@ class PaperTigers(Ruleset):
             span = scene.table.depth if edge in ("top", "bottom") else scene.table.width
             zone = s.deployment_fraction * span
             pts = p.corners() if s.deployment_measure == "base" else np.array([p.xy])
-            depth_in = float(np.max(_from_edge(pts, edge, scene)))
-            near = float(np.min(_from_edge(pts, edge, scene)))
+            depth_in = float(np.max(from_edge(pts, edge, scene)))
+            near = float(np.min(from_edge(pts, edge, scene)))
             verdict = judge(depth_in, zone, p.uncertainty)
             if near < -p.uncertainty - 1e-9:
                 verdict = False
@@ -1110,8 +771,8 @@ class PaperTigers(Ruleset):
                 outside.append(p.id)
                 word = "too close to call" if verdict is None else "outside"
                 reasons.append(
-                    f"{p.id} reaches {_fmt(depth_in)} in from the {edge} edge: {word} its "
-                    f"zone of {_fmt(zone)}"
+                    f"{p.id} reaches {fmt(depth_in)} in from the {edge} edge: {word} its "
+                    f"zone of {fmt(zone)}"
                 )
         ok = False if False in oks else (None if None in oks else True)
         if ok:
@@ -1155,29 +816,36 @@ class PaperTigers(Ruleset):
                 if side != p.side:
                     points[side] += vp
             reasons.append(f"{p.id} ({self.category(p)}, {p.side}) destroyed: {vp:g} VP")
-        unsure = False
+        doubtful: list[tuple[Terrain, list[str | None]]] = []
         for t in scene.terrain:
             if t.objective <= 0:
                 continue
-            holder, ok, _ = self._control(scene, t)
+            holder, ok, _, options = self._control_options(scene, t)
             if ok is None:
-                unsure = True
-                reasons.append(f"control of {t.id} is too close to call")
+                doubtful.append((t, options))
+                reasons.append(
+                    f"control of {t.id} is too close to call ("
+                    + " or ".join(o or "nobody" for o in options)
+                    + "): not counted"
+                )
             elif holder is not None:
                 points[holder] = points.get(holder, 0.0) + t.objective
                 reasons.append(f"{holder} controls {t.id}: {t.objective:g} VP")
-        ranked = sorted(points.items(), key=lambda kv: kv[1], reverse=True)
-        (top, best), (_, second) = ranked[0], ranked[1]
-        margin = best - second
-        if margin == 0:
-            result, winner = "tied", None
-        elif margin < self.settings.marginal_margin:
-            result, winner = "marginal victory", top
-        else:
-            result, winner = "victory", top
+        result, winner, best, second = self._result(points)
         reasons.append(
             f"{result}" + (f" for {winner}" if winner else "") + f" ({best:g} to {second:g} VP)"
         )
+        # The verdict stands unless some reading of the doubtful objectives changes it.
+        unsure = False
+        for combo in itertools.islice(itertools.product(*(o for _, o in doubtful)), 4096):
+            alt = dict(points)
+            for (t, _), owner in zip(doubtful, combo, strict=True):
+                if owner is not None:
+                    alt[owner] = alt.get(owner, 0.0) + t.objective
+            if self._result(alt)[:2] != (result, winner):
+                unsure = True
+                reasons.append("the objectives too close to call could change the result")
+                break
         return Verdict(
             "victory",
             None if unsure else True,
@@ -1189,36 +857,35 @@ class PaperTigers(Ruleset):
             + (f" for {winner}" if winner else ""),
         )
 
-    # -- shared checks -----------------------------------------------------------------
-
-    def _can_act(self, piece: Piece, ok: bool | None, reasons: list[str]) -> bool | None:
-        if piece.state == "destroyed":
-            reasons.append(f"{piece.id} is destroyed and may take no actions")
-            return False
-        if piece.state == "damaged":
-            reasons.append(f"{piece.id} is damaged (shell-shocked) and may take no actions")
-            return False
-        return ok
-
-
-LOS_NAMES = ("clear", "doubtful", "blocked")
-
-
-@dataclass(frozen=True)
-class Visibility:
-    """All-pairs range and LOS (:meth:`PaperTigers.visibility`)."""
-
-    ids: tuple[str, ...]
-    distance: NDArray[np.float64]
-    """``(n, n)`` inches, measured as the ruleset's ``range_measure`` says."""
-    los: NDArray[np.int8]
-    """``(n, n)``: 0 clear, 1 doubtful, 2 blocked (:data:`LOS_NAMES`); diagonal 0."""
-
-    def los_of(self, a: str, b: str) -> str:
-        return LOS_NAMES[int(self.los[self.ids.index(a), self.ids.index(b)])]
+    def _result(self, points: Mapping[str, float]) -> tuple[str, str | None, float, float]:
+        """(result, winner, best, second) from victory points per side."""
+        ranked = sorted(points.items(), key=lambda kv: kv[1], reverse=True)
+        (top, best), (_, second) = ranked[0], ranked[1]
+        margin = best - second
+        if margin == 0:
+            return "tied", None, best, second
+        if margin < self.settings.marginal_margin:
+            return "marginal victory", top, best, second
+        return "victory", top, best, second
 
 
 # ----------------------------------------------------------------------------------------
+
+
+def _any(values: Any) -> bool | None:
+    """Kleene OR: True if any is True, None if any is None, else False."""
+    seen = list(values)
+    return True if True in seen else (None if None in seen else False)
+
+
+def _not(value: bool | None) -> bool | None:
+    return None if value is None else not value
+
+
+def _and(a: bool | None, b: bool | None) -> bool | None:
+    if a is False or b is False:
+        return False
+    return None if a is None or b is None else True
 
 
 def _hops(
@@ -1239,75 +906,8 @@ def _hops(
     return dist
 
 
-def _pm(doubt: float) -> str:
-    return f" (+/-{doubt:.2f})" if doubt else ""
-
-
-def _piece(scene: Scene, query: Mapping[str, Any], key: str) -> Piece:
-    if key not in query:
-        raise QueryError(f".{key}", "missing field (a piece id)")
-    pid = query[key]
-    if not isinstance(pid, str) or pid not in scene:
-        raise QueryError(f".{key}", f"unknown piece id {pid!r}")
-    return scene.piece(pid)
-
-
-def _number(value: Any, path: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise QueryError(path, f"must be a finite number, got {value!r}")
-    if abs(value) > LIMIT:
-        raise QueryError(path, f"must be within +/-{LIMIT:g}, got {value!r}")
-    return float(value)
-
-
-def _pose(raw: Any, path: str, default: Pose) -> Pose:
-    if not isinstance(raw, dict):
-        raise QueryError(
-            path, f'must be a pose like {{"x": 10, "y": 4, "heading": 90}}, got {raw!r}'
-        )
-    for key in ("x", "y"):
-        if key not in raw:
-            raise QueryError(f"{path}.{key}", "missing field")
-    heading = raw.get("heading", default.heading)
-    return Pose(
-        _number(raw["x"], f"{path}.x"),
-        _number(raw["y"], f"{path}.y"),
-        _number(heading, f"{path}.heading") % 360.0,
-    )
-
-
 def _card(raw: Any, path: str) -> Card:
     try:
         return Card.parse(raw)
     except ValueError as error:
         raise QueryError(path, str(error)) from None
-
-
-def _subtract(
-    spans: Sequence[tuple[float, float]], cover: Sequence[tuple[float, float]]
-) -> list[tuple[float, float]]:
-    """Parts of ``spans`` not covered by ``cover`` (longer than a hair)."""
-    out = list(spans)
-    for c0, c1 in cover:
-        nxt = []
-        for s0, s1 in out:
-            if c1 <= s0 or c0 >= s1:
-                nxt.append((s0, s1))
-                continue
-            if c0 > s0:
-                nxt.append((s0, c0))
-            if c1 < s1:
-                nxt.append((c1, s1))
-        out = nxt
-    return [(a, b) for a, b in out if b - a > 1e-9]
-
-
-def _from_edge(points: np.ndarray, edge: str, scene: Scene) -> np.ndarray:
-    """How far each point is in from a table edge (negative: off the table)."""
-    if edge == "top":
-        return points[:, 1]
-    if edge == "bottom":
-        return scene.table.depth - points[:, 1]
-    if edge == "left":
-        return points[:, 0]
-    return scene.table.width - points[:, 0]

@@ -1,6 +1,7 @@
-"""Golden scenario files: each ``tests/data/paper_tigers/*.json`` is a scene whose
-``expected`` list gives, per query, the verdict keys a user relies on (like
-python-chess perft files). Floats compare to 1e-3 inch."""
+"""Golden scenario files: each ``tests/data/<system>/*.json`` (``<system>`` a ruleset name
+with ``_`` for ``-``, e.g. ``paper_tigers``, ``pz8_ww2``) is a scene whose ``expected``
+list gives, per query, the verdict keys a user relies on (like python-chess perft
+files). Floats compare to 1e-3 inch."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from referee.rules import ruleset_for
+from referee.rules import find_ruleset_class, ruleset_for, ruleset_names
 from referee.scene import load_scene
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "paper_tigers"
-FILES = sorted(DATA.glob("*.json"))
+DATA = Path(__file__).resolve().parents[1] / "data"
+SYSTEMS = {name.replace("-", "_"): name for name in ruleset_names()}
+FILES = sorted(p for d in SYSTEMS for p in (DATA / d).glob("*.json"))
 
 
 def _same(got: Any, want: Any) -> bool:
@@ -36,14 +38,17 @@ def _same(got: Any, want: Any) -> bool:
     return bool(got == want) and type(got) is type(want)
 
 
-def test_there_are_golden_files() -> None:
-    assert len(FILES) >= 8
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
+def test_every_system_has_golden_files(system: str) -> None:
+    assert list((DATA / system).glob("*.json")), f"no golden files in tests/data/{system}"
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
 def test_golden_scenario(path: Path) -> None:
     raw = json.loads(path.read_text())
     scene = load_scene(path)
+    # A file belongs to the system whose folder it is in.
+    assert find_ruleset_class(scene.ruleset).name == SYSTEMS[path.parent.name]
     expected = raw["expected"]
     assert len(expected) == len(scene.queries), "one expected entry per query"
     verdicts = ruleset_for(scene).answer_all(scene, str(path))

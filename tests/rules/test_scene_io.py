@@ -59,14 +59,10 @@ def test_defaults_and_optional_fields() -> None:
         }
     )
     a = scene.piece("a")
-    assert (a.heading, a.cards, a.state, a.uncertainty, a.followed, a.actions) == (
-        270.0,
-        0,
-        "ok",
-        0.0,
-        None,
-        0,
-    )
+    rules = ruleset_for(scene)
+    fields = [rules.field(a, k) for k in ("cards", "followed", "actions")]
+    assert (a.heading, a.state, a.uncertainty, *fields) == (270.0, "ok", 0.0, 0, None, 0)
+    assert a.fields == {} and a.followed is None  # system fields the file did not give
     assert scene.table.inch_mm == 25 and scene.queries == () and scene.terrain == ()
     assert a.front == (1.0, 1.0)
 
@@ -76,7 +72,7 @@ def test_bad_values_name_the_json_path() -> None:
     with pytest.raises(SceneError, match=r"^s: \$\.table\.width: must be positive"):
         Scene.from_json({**base, "table": {"width": 0, "depth": 1}}, "s")
     with pytest.raises(SceneError, match=r"\$\.pieces\[0\]\.followed: unknown piece id 'zz'"):
-        Scene.from_json(
+        bad = Scene.from_json(
             {
                 **base,
                 "pieces": [
@@ -93,6 +89,7 @@ def test_bad_values_name_the_json_path() -> None:
             },
             "s",
         )
+        ruleset_for(bad)  # the ruleset checks its own fields, with the file's JSON path
     with pytest.raises(SceneError, match=r"\$\.terrain\[0\]\.polygon\[1\]\[0\]: must be a finite"):
         Scene.from_json(
             {
@@ -157,5 +154,89 @@ def test_verdicts_survive_moving_and_rotating_the_whole_table(dx, dy, turn) -> N
         a = rules.answer(scene, q)
         b = rules.answer(moved, mq)
         assert a.ok == b.ok and a.los == b.los and a.chains == b.chains, q
+        if a.distance is not None:
+            assert b.distance == pytest.approx(a.distance, abs=1e-6)
+
+
+def _pt(*pieces: dict) -> Scene:
+    return Scene.from_json(
+        {"ruleset": "pt", "table": {"width": 36, "depth": 36}, "pieces": list(pieces)}, "s"
+    )
+
+
+def _p(pid: str, kind: str, **extra: object) -> dict:
+    return {"id": pid, "side": "x", "kind": kind, "x": 1, "y": 1, "base": [1, 1], **extra}
+
+
+@pytest.mark.parametrize(
+    ("pieces", "message"),
+    [
+        (
+            [_p("t", "tank"), _p("g", "gun", towed_by="t")],
+            r"s: \$\.pieces\[1\]\.towed_by: t is a tank: towed_by names one of truck, halftrack",
+        ),
+        (
+            [_p("t", "truck"), _p("g", "infantry", towed_by="t")],
+            r"\$\.pieces\[1\]\.towed_by: only a gun piece has towed_by",
+        ),
+        (
+            [_p("c", "armoured car"), _p("s", "squad", carried_by="c")],
+            r"\$\.pieces\[1\]\.carried_by: c is a armoured car: carried_by names one of truck",
+        ),
+        ([_p("s", "squad", carried_by="zz")], r"carried_by: unknown piece id 'zz'"),
+        ([_p("s", "squad", cards=-1)], r"\$\.pieces\[0\]\.cards: must be a whole number >= 0"),
+        ([_p("s", "squad", wings=2)], r"\$\.pieces\[0\]\.wings: unknown piece field 'wings'"),
+        ([_p("s", "dragon")], r"\$\.pieces\[0\]\.kind: unknown piece kind 'dragon'"),
+    ],
+)
+def test_system_fields_are_checked_by_the_ruleset(pieces: list, message: str) -> None:
+    scene = _pt(*pieces)  # the scene itself knows no system: it reads anything
+    with pytest.raises(SceneError, match=message):
+        ruleset_for(scene)
+
+
+def test_system_fields_round_trip_through_the_scene_file() -> None:
+    scene = _pt(_p("t", "truck"), _p("g", "gun", towed_by="t", cards=1))
+    again = Scene.from_json(scene.to_json(), "again")
+    assert again == scene and again.piece("g").fields == {"towed_by": "t", "cards": 1}
+    assert ruleset_for(again).field(again.piece("t"), "cards") == 0
+
+
+GEOMETRIC = {
+    *("range", "los", "move", "follow_me", "objective", "facing", "rally", "contact"),
+    *("air_defence", "opfire", "groups", "exact_target", "repeat_fire", "cover", "rear_armor"),
+    *("hull_down", "snipers", "templates", "load", "unload"),
+}
+GOLDEN = sorted((Path(EXAMPLE).parents[3] / "tests" / "data").glob("*/*.json"))
+
+
+def _moved_pose(pose: dict, dx: float, dy: float, turn: float) -> dict:
+    c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
+    out = dict(pose)
+    out["x"], out["y"] = c * pose["x"] - s * pose["y"] + dx, s * pose["x"] + c * pose["y"] + dy
+    if "heading" in pose:
+        out["heading"] = pose["heading"] + turn
+    return out
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize(("dx", "dy", "turn"), [(7.5, -3.25, 0.0), (-20, 11, 90.0), (3, 4, 37.0)])
+def test_every_system_is_blind_to_moving_the_whole_table(
+    path: Path, dx: float, dy: float, turn: float
+) -> None:
+    """Every geometric verdict of every golden file is unchanged when the whole table is
+    shifted and turned (headings too): the conventions depend on no table axis."""
+    scene = load_scene(path)
+    rules = ruleset_for(scene)
+    moved = _transform(scene, dx, dy, turn)
+    for q in scene.queries:
+        if q["ask"] not in GEOMETRIC:
+            continue
+        mq = {
+            k: (_moved_pose(v, dx, dy, turn) if k in ("to", "from") and isinstance(v, dict) else v)
+            for k, v in q.items()
+        }
+        a, b = rules.answer(scene, q), rules.answer(moved, mq)
+        assert (a.ok, a.los, a.chains) == (b.ok, b.los, b.chains), (q, a.summary, b.summary)
         if a.distance is not None:
             assert b.distance == pytest.approx(a.distance, abs=1e-6)

@@ -1,0 +1,1222 @@
+"""The rules core every table game system shares: measuring, seeing and moving.
+
+:class:`TableRuleset` is the base a game system subclasses (the way
+``chess.variant`` subclasses ``Board``): it owns the machinery (distances
+centre to centre, front point, base edge to base edge and edge to edge not
+crossing another unit; firing arcs, minimum and half range; line of sight
+through terrain with through/into blocking and the doubt band; forests of
+touching woods; terrain along a move with the swept base footprint,
+stop-on-entry and halving/doubling per stretch; the all-pairs visibility
+map) and answers the shared questions ``range``, ``los`` and ``move``. A
+system is then a module of data tables (piece kinds, weapon ranges, move
+allowances) and the few hooks that differ (:meth:`TableRuleset.fire_range`,
+:meth:`TableRuleset.move_allowance`, :meth:`TableRuleset.may_enter`...).
+
+Boundary behaviour: a limit is met exactly at the limit (``judge``), a
+measurement within its uncertainty of a limit is "too close to call"
+(``ok: null``), and a line that touches a blocking outline, clips it by less
+than the doubt, or passes within the doubt of it is ``doubtful``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from referee.geometry import (
+    Pose,
+    PreparedPolygons,
+    SegmentContacts,
+    base_corners,
+    boundary_distance,
+    centre_distance,
+    front_point,
+    golden_depths,
+    pairwise_base_distances,
+    pairwise_centre_distances,
+    point_in_polygon,
+    points_near_polygons,
+    polygon_distance,
+    polygons_overlap,
+    prepare_polygons,
+    segment_contacts,
+    segment_polygon,
+    segment_spans,
+    stretch_depth_floors,
+    stretch_depths,
+)
+from referee.rules import QueryError, Ruleset, Verdict, judge, name_key
+from referee.scene import LIMIT, Piece, Scene, Terrain
+
+DIE_ROLL = "if in doubt roll one die: 1-3 blocked, 4-6 clear"
+MEASURES = ("centre", "edge", "clear", "front")
+"""How a distance between two pieces is measured: base centre to base centre, nearest
+base edges, nearest base edges by a line crossing no other unit, front point to centre."""
+MEASURE_WORDS = {
+    "centre": "centre to centre",
+    "edge": "between nearest base edges",
+    "clear": "edge to edge, not crossing another unit",
+    "front": "from the front of the base",
+}
+
+
+def fmt(x: float) -> str:
+    """``4.5`` -> ``'4.50in'``."""
+    return f"{x:.2f}in"
+
+
+def inches(x: float) -> str:
+    """A limit as the rules write it: ``12`` -> ``'12in'``."""
+    return f"{x:g}in"
+
+
+def pm(doubt: float) -> str:
+    return f" (+/-{doubt:.2f})" if doubt else ""
+
+
+def judge_at_least(distance: float, floor: float, uncertainty: float) -> bool | None:
+    """``distance >= floor`` (a minimum range), None within the uncertainty of it.
+
+    >>> judge_at_least(5, 5, 0), judge_at_least(4.9, 5, 0), judge_at_least(5.01, 5, 0.05)
+    (True, False, None)
+    """
+    if distance >= floor + uncertainty + 1e-9 or (uncertainty == 0 and distance >= floor - 1e-9):
+        return True
+    if distance < floor - uncertainty - 1e-9:
+        return False
+    return None
+
+
+def worst(oks: Sequence[bool | None]) -> bool | None:
+    """False if any is False, None if any is None, else True."""
+    return False if False in oks else (None if None in oks else True)
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """Something a line of sight may not pass through: terrain (seen into and out of when
+    ``see_into``) or a piece's base (a wreck, a unit), never blocking its own line."""
+
+    id: str
+    kind: str
+    polygon: NDArray[np.float64]
+    see_into: bool
+    piece: str | None = None
+    """The piece whose base this is, if any."""
+    forest: int = -1
+    """Index of the forest (touching woods) it belongs to when that has 2+ members."""
+
+
+LOS_NAMES = ("clear", "doubtful", "blocked")
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """All-pairs range and LOS (:meth:`TableRuleset.visibility`)."""
+
+    ids: tuple[str, ...]
+    distance: NDArray[np.float64]
+    """``(n, n)`` inches, measured as the ruleset's ``range_measure`` says."""
+    los: NDArray[np.int8]
+    """``(n, n)``: 0 clear, 1 doubtful, 2 blocked (:data:`LOS_NAMES`); diagonal 0."""
+
+    def los_of(self, a: str, b: str) -> str:
+        return LOS_NAMES[int(self.los[self.ids.index(a), self.ids.index(b)])]
+
+
+class TableRuleset(Ruleset):
+    """A game played with pieces on a table: the shared core of every such system.
+
+    Subclasses set :attr:`kinds` (piece kind -> category), override the
+    ``Settings`` defaults and the hooks below, and add ``ask_<question>`` methods.
+    """
+
+    half_range: ClassVar[bool] = False
+    """Whether the system penalises fire over half range (then ``range`` reports it)."""
+    vehicles: tuple[str, ...] = ()
+    """Categories that are vehicles (never enter buildings; burning wrecks when destroyed)."""
+
+    @dataclass(frozen=True)
+    class Settings:
+        """Conventions every table system has; a system overrides the defaults.
+
+        Distances are inches.
+        """
+
+        range_measure: str = "centre"
+        """How range is measured: ``centre`` (base centre to base centre), ``edge``
+        (nearest base edges) or ``clear`` (edge to edge by a line crossing no other unit)."""
+        move_measure: str = "front"
+        """``front``: displacement of the front-centre point of the base; ``centre``."""
+        move_path: str = "swept"
+        """``swept``: the move's path is the base swept along the straight line between the
+        start and end centres; ``centre``: only that centre line."""
+        blocking: tuple[str, ...] = ("woods", "building", "hill")
+        """Terrain kinds that block LOS through (not into or out of) them."""
+        difficult: tuple[str, ...] = ("woods", "building", "hill", "difficult", "rough")
+        """Terrain kinds that end a move when entered (systems that halve instead say so)."""
+        impassable: tuple[str, ...] = ("river", "water")
+        """Terrain kinds no unit may cross, except where a crossing lies over them."""
+        crossings: tuple[str, ...] = ("bridge",)
+        """Terrain kinds that carry units over impassable terrain (the base centre on it)."""
+        wrecks_block: bool = True
+        """Destroyed vehicles left on the table are burning wrecks that block LOS."""
+        forests: bool = True
+        """Woods pieces that touch or overlap form one forest: a line along the seam between
+        two runs through the forest, and a unit in one sees out of the whole forest."""
+
+        def __post_init__(self) -> None:
+            for key in ("blocking", "difficult", "impassable", "crossings"):
+                value = getattr(self, key)
+                if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+                    raise ValueError(f"setting {key} must be a list of terrain kinds")
+                object.__setattr__(self, key, tuple(v.lower() for v in value))
+
+        def check(self) -> None:
+            if self.range_measure not in ("centre", "edge", "clear"):
+                raise ValueError('setting range_measure must be "centre", "edge" or "clear"')
+            if self.move_measure not in ("front", "centre"):
+                raise ValueError('setting move_measure must be "front" or "centre"')
+            if self.move_path not in ("swept", "centre"):
+                raise ValueError('setting move_path must be "swept" or "centre"')
+
+    settings: Any
+
+    # -- hooks: what kind of piece is it, what may it do ---------------------------------
+
+    @classmethod
+    def category(cls, piece: Piece) -> str:
+        """The piece's category from its kind (the kind itself when no table maps it)."""
+        return cls.kinds.get(name_key(piece.kind), name_key(piece.kind))
+
+    def is_vehicle(self, piece: Piece) -> bool:
+        return self.category(piece) in self.vehicles
+
+    def is_wreck(self, piece: Piece) -> bool:
+        return piece.state == "destroyed" and self.is_vehicle(piece)
+
+    def fire_range(self, piece: Piece) -> float | None:
+        """Longest range the piece may fire at, inches (None: any distance)."""
+        return None
+
+    def min_range(self, piece: Piece) -> float | None:
+        """Shortest range the piece may fire at, inches (None: none)."""
+        return None
+
+    def fire_arc(self, piece: Piece) -> float | None:
+        """Width of the forward firing arc, degrees (None: all round)."""
+        return None
+
+    def range_rule(self, piece: Piece, limit: float) -> str:
+        """The sentence naming the range rule that applied."""
+        return f"{piece.id} ({self.category(piece)}) fires at most {inches(limit)}"
+
+    def move_allowance(self, piece: Piece) -> float | None:
+        """The piece's own move allowance by type, inches (None: given by the query)."""
+        return None
+
+    def move_cap(self, piece: Piece) -> float | None:
+        """A cap on one move whatever the allowance (None: no cap)."""
+        return None
+
+    def terrain_factor(self, piece: Piece, terrain: Terrain) -> float:
+        """How far a move inside this terrain counts per inch: 2 where the rules halve the
+        move (rough ground), 0.5 where they double it (roads), 1 otherwise."""
+        return 1.0
+
+    def may_enter(self, piece: Piece, terrain: Terrain) -> str | None:
+        """Why the piece may not enter this terrain at all, or None."""
+        if terrain.kind == "building" and self.is_vehicle(piece):
+            return f"vehicles may not enter buildings: {piece.id} enters {terrain.id}"
+        return None
+
+    def can_act(self, piece: Piece, ok: bool | None, reasons: list[str]) -> bool | None:
+        """``ok``, or False (with a reason) when the piece may not act at all."""
+        if piece.state == "destroyed":
+            reasons.append(f"{piece.id} is destroyed and may take no actions")
+            return False
+        return ok
+
+    def unit_blocks(self, piece: Piece) -> bool:
+        """Whether this (live) piece's base blocks lines of sight between others."""
+        return False
+
+    # -- measuring ------------------------------------------------------------------------
+
+    def piece_distance(self, a: Piece, b: Piece, measure: str, scene: Scene | None = None) -> float:
+        """Distance from ``a`` to ``b`` as ``measure`` (:data:`MEASURES`) says. ``clear``
+        needs the scene: the shortest edge-to-edge line that crosses no other live unit's
+        base (infinite when every such line is blocked)."""
+        if measure == "centre":
+            return centre_distance(a.xy, b.xy)
+        if measure == "front":
+            return centre_distance(a.front, b.xy)
+        if measure == "clear" and scene is not None:
+            return clear_distance(a, b, [p for p in scene.pieces if p.id not in (a.id, b.id)])
+        return polygon_distance(a.corners(), b.corners())
+
+    def bearing_off(self, firer: Piece, target: Piece) -> float:
+        """Degrees between the firer's facing and the line to the target's centre (0-180)."""
+        dx, dy = target.x - firer.x, target.y - firer.y
+        if dx == 0 and dy == 0:
+            return 0.0
+        off = (math.degrees(math.atan2(dy, dx)) - firer.heading + 180.0) % 360.0 - 180.0
+        return abs(off)
+
+    def facing_side(self, target: Piece, attacker: Piece) -> str:
+        """Which face of ``target`` the attacker's centre is off: ``front``, ``side`` or
+        ``rear``, by the lines through the target's base diagonals (a centre exactly on a
+        diagonal counts as the front or rear face, not the side)."""
+        dx, dy = attacker.x - target.x, attacker.y - target.y
+        h = math.radians(target.heading)
+        fwd = dx * math.cos(h) + dy * math.sin(h)
+        right = -dx * math.sin(h) + dy * math.cos(h)
+        w, d = target.base
+        # Compare the angle with the diagonal's: |right| / (w/2) vs |fwd| / (d/2).
+        if abs(fwd) * w >= abs(right) * d:
+            return "front" if fwd >= 0 else "rear"
+        return "side"
+
+    # -- questions ------------------------------------------------------------------------
+
+    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """Range from ``from`` to ``to``: the firer's weapon range, minimum range, firing
+        arc and half range, measured as ``range_measure`` says."""
+        firer = piece_arg(scene, query, "from")
+        target = piece_arg(scene, query, "to")
+        measure = self.settings.range_measure
+        distance = self.piece_distance(firer, target, measure, scene)
+        doubt = firer.uncertainty + target.uncertainty
+        limit = self.fire_range(firer)
+        reasons = [f"{fmt(distance)} {MEASURE_WORDS[measure]}"]
+        if not math.isfinite(distance):
+            reasons[0] = "every edge-to-edge line crosses another unit"
+            summary_d = "no line free of other units"
+        else:
+            summary_d = f"{fmt(distance)}{pm(doubt)}"
+        details: dict[str, Any] = {}
+        oks: list[bool | None] = []
+        if limit is None:
+            oks.append(True)
+            reasons.append(f"{firer.id} is a {self.category(firer)}: may fire at any distance")
+            summary = f"{summary_d}, in range (no limit)"
+        else:
+            ok = judge(distance, limit, doubt) if math.isfinite(distance) else False
+            oks.append(ok)
+            word = {True: "in range", False: "out of range", None: "too close to call"}[ok]
+            reasons.append(self.range_rule(firer, limit))
+            summary = f"{summary_d}, {word} (limit {inches(limit)})"
+            if ok is not False and self.half_range:
+                half = judge(distance, limit / 2, doubt)
+                details["half_range"] = {True: "within", False: "over", None: "doubtful"}[half]
+                if half is not True:
+                    reasons.append(
+                        f"over half range ({inches(limit / 2)})"
+                        if half is False
+                        else f"half range ({inches(limit / 2)}) is too close to call"
+                    )
+        shortest = self.min_range(firer)
+        if shortest is not None:
+            ok_min = judge_at_least(distance, shortest, doubt)
+            oks.append(ok_min)
+            details["min_range"] = shortest
+            if ok_min is False:
+                reasons.append(f"{fmt(distance)} is inside the minimum range of {inches(shortest)}")
+                summary += f"; inside minimum range {inches(shortest)}"
+            elif ok_min is None:
+                reasons.append(f"the minimum range of {inches(shortest)} is too close to call")
+        arc = self.fire_arc(firer)
+        if arc is not None:
+            off = self.bearing_off(firer, target)
+            half_arc = arc / 2
+            # The doubt in the bearing: the two pieces' position doubt seen from the firer.
+            spread = math.degrees(
+                math.atan2(doubt, max(centre_distance(firer.xy, target.xy), 1e-9))
+            )
+            in_arc = judge(off, half_arc, spread)
+            oks.append(in_arc)
+            details["arc"] = {"width": arc, "off_facing": round(off, 3)}
+            side = {True: "inside", False: "outside", None: "too close to call at the edge of"}
+            reasons.append(
+                f"{target.id} is {off:.1f} deg off {firer.id}'s facing: {side[in_arc]} its "
+                f"{arc:g} deg forward arc"
+            )
+            if in_arc is False:
+                summary += f"; outside the {arc:g} deg arc"
+        ok_all = self.can_act(firer, worst(oks), reasons)
+        return Verdict(
+            "range",
+            ok_all,
+            tuple(reasons),
+            distance=distance if math.isfinite(distance) else None,
+            uncertainty=doubt,
+            limit=limit,
+            details=details,
+            summary=f"range {firer.id} -> {target.id}: {summary}",
+        )
+
+    def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        firer = piece_arg(scene, query, "from")
+        target = piece_arg(scene, query, "to")
+        los, reasons, blockers = self.line_of_sight(scene, firer, target)
+        ok = {"clear": True, "blocked": False, "doubtful": None}[los]
+        doubt = firer.uncertainty + target.uncertainty
+        distance = centre_distance(firer.xy, target.xy)
+        details: dict[str, Any] = {"blocking": blockers["blocked"]}
+        if blockers["doubtful"]:
+            details["doubtful_by"] = blockers["doubtful"]
+        ok = self.can_act(firer, ok, reasons)
+        summary = f"los {firer.id} -> {target.id}: {los}"
+        if blockers["blocked"]:
+            summary += f" by {', '.join(blockers['blocked'])}"
+        elif los == "doubtful":
+            summary += f" ({', '.join(blockers['doubtful'])}): {self.doubt_rule()}"
+        return Verdict(
+            "los",
+            ok,
+            tuple(reasons),
+            distance=distance,
+            uncertainty=doubt,
+            los=los,
+            details=details,
+            summary=summary,
+        )
+
+    def doubt_rule(self) -> str:
+        """What the players do with a doubtful line (Paper Tigers rolls a die)."""
+        return "too close to call"
+
+    # -- line of sight --------------------------------------------------------------------
+
+    def los_obstacles(self, scene: Scene) -> list[Obstacle]:
+        """What may block a line of sight, for the single question and the all-pairs map
+        alike: terrain of the ``blocking`` kinds (seen into and out of, not through),
+        grouped into forests, and bases: burning wrecks (``wrecks_block``) and, where the
+        system says units block, live units (never their own line)."""
+        terrain = [t for t in scene.terrain if t.kind in self.settings.blocking]
+        groups = forests(terrain) if self.settings.forests else [[k] for k in range(len(terrain))]
+        forest_of = {}
+        for g, members in enumerate(groups):
+            for k in members:
+                forest_of[k] = g if len(members) > 1 else -1
+        out = [
+            Obstacle(t.id, t.kind, t.outline(), True, forest=forest_of[k])
+            for k, t in enumerate(terrain)
+        ]
+        for p in scene.pieces:
+            if self.is_wreck(p):
+                if self.settings.wrecks_block:
+                    out.append(Obstacle(p.id, "burning wreck", p.corners(), False, p.id))
+            elif p.state != "destroyed" and self.unit_blocks(p):
+                out.append(Obstacle(p.id, "unit", p.corners(), False, p.id))
+        return out
+
+    def line_of_sight(
+        self, scene: Scene, firer: Piece, target: Piece
+    ) -> tuple[str, list[str], dict[str, list[str]]]:
+        """(``clear``/``blocked``/``doubtful``, reasons, ids that block or may block).
+
+        The centre-to-centre segment is blocked by a blocking feature whose interior
+        it crosses deeper than the measurement doubt (the two pieces' uncertainties
+        added), unless the firer's or target's centre lies inside that feature by more
+        than the doubt (seen into or out of it). It is doubtful when it only touches,
+        clips or passes within the doubt of one, or when a centre is within the doubt
+        of the outline of a feature it crosses. A forest (touching woods) counts as one
+        feature.
+        """
+        a, b = firer.xy, target.xy
+        doubt = firer.uncertainty + target.uncertainty
+        reasons: list[str] = []
+        blocked: list[str] = []
+        doubtful: list[str] = []
+        obstacles = [o for o in self.los_obstacles(scene) if o.piece not in (firer.id, target.id)]
+        lo = np.minimum(a, b) - doubt - 1e-6
+        hi = np.maximum(a, b) + doubt + 1e-6
+        done_forests: set[int] = set()
+        for ob in obstacles:
+            oid, kind, poly = ob.id, ob.kind, ob.polygon
+            if ob.forest >= 0:
+                if ob.forest in done_forests:
+                    continue
+                done_forests.add(ob.forest)
+                members = [o for o in obstacles if o.forest == ob.forest]
+                status, why = forest_contact(a, b, [m.polygon for m in members], doubt)
+                fid = "+".join(m.id for m in members)
+                inside = [p for p in (firer, target) if status.inside(p.xy) > doubt]
+                if inside:
+                    who = " and ".join(p.id for p in inside)
+                    verb = "is" if len(inside) == 1 else "are"
+                    reasons.append(f"{who} {verb} in forest {fid}: seen into/out of, not through")
+                    continue
+                near = [p.id for p in (firer, target) if abs(status.inside(p.xy)) <= doubt]
+                if why == "blocked" and near:
+                    why = "doubtful"
+                    reasons.append(
+                        f"{near[0]} is within {fmt(doubt)} of the edge of forest {fid}: "
+                        "in it (seen into/out of) or behind it is too close to call"
+                    )
+                elif why == "blocked":
+                    reasons.append(f"the line crosses forest {fid}: LOS through it is blocked")
+                elif why == "doubtful":
+                    reasons.append(
+                        f"the line meets the edge of forest {fid} within the measurement "
+                        f"doubt of {fmt(doubt)}"
+                    )
+                if why == "blocked":
+                    blocked.append(fid)
+                elif why == "doubtful":
+                    doubtful.append(fid)
+                continue
+            if np.any(poly.min(axis=0) > hi) or np.any(poly.max(axis=0) < lo):
+                continue  # nowhere near the line (nor, then, around either centre)
+            contact = segment_polygon(a, b, poly)
+            edge_doubt = False
+            if ob.see_into:
+                inside_ = [
+                    (p, boundary_distance(p.xy, poly))
+                    for p in (firer, target)
+                    if point_in_polygon(p.xy, poly)
+                ]
+                if any(d > doubt for _, d in inside_):
+                    who = " and ".join(p.id for p, _ in inside_)
+                    verb = "is" if len(inside_) == 1 else "are"
+                    reasons.append(f"{who} {verb} in {kind} {oid}: seen into/out of, not through")
+                    continue
+                if contact.contact == "crosses" and contact.depth > doubt:
+                    near = [p.id for p in (firer, target) if boundary_distance(p.xy, poly) <= doubt]
+                    if near:
+                        edge_doubt = True
+                        reasons.append(
+                            f"{near[0]} is within {fmt(doubt)} of the edge of {kind} {oid}: "
+                            "in it (seen into/out of) or behind it is too close to call"
+                        )
+            if contact.contact == "crosses" and contact.depth > doubt and not edge_doubt:
+                blocked.append(oid)
+                reasons.append(f"the line crosses {kind} {oid}: LOS through it is blocked")
+            elif contact.contact == "crosses":
+                doubtful.append(oid)
+                if not edge_doubt:
+                    reasons.append(
+                        f"the line clips {kind} {oid} by only {fmt(contact.depth)}, "
+                        f"within the measurement doubt of {fmt(doubt)}"
+                    )
+            elif contact.contact == "touches":
+                doubtful.append(oid)
+                reasons.append(f"the line touches the edge of {kind} {oid}")
+            elif contact.clearance <= doubt:
+                doubtful.append(oid)
+                reasons.append(
+                    f"the line passes {fmt(contact.clearance)} from {kind} {oid}, "
+                    f"within the measurement doubt of {fmt(doubt)}"
+                )
+        if blocked:
+            return "blocked", reasons, {"blocked": blocked, "doubtful": doubtful}
+        if doubtful:
+            reasons.append(f"LOS is doubtful: {self.doubt_rule()}")
+            return "doubtful", reasons, {"blocked": blocked, "doubtful": doubtful}
+        reasons.append("nothing blocks the line from centre to centre")
+        return "clear", reasons, {"blocked": blocked, "doubtful": doubtful}
+
+    def visibility(self, scene: Scene) -> Visibility:
+        """All-pairs range and LOS for every piece on the table, vectorised.
+
+        Same answers as ``ask_range``/``ask_los`` for each pair (the dashboard's
+        who-sees-whom map); destroyed pieces are included as rows but a wreck never
+        blocks its own line. Lines that meet a forest of several woods are settled by
+        the forest rule (:func:`forest_contact`), one line at a time.
+        """
+        pieces = list(scene.pieces)
+        n = len(pieces)
+        xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
+        unc = np.array([p.uncertainty for p in pieces], float)
+        doubt = unc[:, None] + unc[None, :]
+        measure = self.settings.range_measure
+        if measure == "centre":
+            dist = pairwise_centre_distances(xy)
+        elif measure == "edge" or n < 2:
+            dist = pairwise_base_distances(
+                xy, [p.heading for p in pieces], [p.base for p in pieces]
+            )
+        else:
+            dist = np.array(
+                [
+                    [
+                        self.piece_distance(p, q, measure, scene) if p is not q else 0.0
+                        for q in pieces
+                    ]
+                    for p in pieces
+                ]
+            )
+        los = np.zeros((n, n), np.int8)
+        obstacles = self.los_obstacles(scene)
+        single = [o for o in obstacles if o.forest < 0]
+        multi = [o for o in obstacles if o.forest >= 0]
+        row = {p.id: k for k, p in enumerate(pieces)}
+        if n < 2 or not obstacles:
+            return Visibility(tuple(p.id for p in pieces), dist, los)
+        i, j = np.triu_indices(n, k=1)
+        u = doubt[i, j]
+        code = np.zeros(len(i), np.int8)
+        if single:
+            code = self._visibility_codes(xy, i, j, u, single, row)
+        if multi:
+            self._forest_codes(xy, i, j, u, multi, code)
+        los[i, j] = code
+        los[j, i] = code
+        return Visibility(tuple(p.id for p in pieces), dist, los)
+
+    def _visibility_codes(
+        self,
+        xy: np.ndarray,
+        i: np.ndarray,
+        j: np.ndarray,
+        u: np.ndarray,
+        obstacles: list[Obstacle],
+        row: Mapping[str, int],
+    ) -> NDArray[np.int8]:
+        terrain = [o for o in obstacles if o.see_into]
+        bases = [o for o in obstacles if not o.see_into]
+        owners = [row[o.piece] for o in bases if o.piece is not None]
+        polys = [o.polygon for o in terrain] + [o.polygon for o in bases]
+        u_max = float(u.max(initial=0.0))
+        prep = prepare_polygons(polys)
+        # Centres farther than the doubt from an outline only matter as 'outside'.
+        inside, edge = points_near_polygons(xy, prep, u_max + 1e-6)
+        hit = segment_contacts(
+            xy[i], xy[j], prep, xy, i, j, inside, edge, u_max, spans=u_max > 0, certify=True
+        )
+        nt = len(terrain)
+        # Only segment/obstacle pairs in contact (crossing, touching or within the
+        # pair's doubt) can block or cast doubt: classify those sparsely.
+        near = np.flatnonzero(hit.crosses | hit.touches | (hit.clearance <= u[hit.seg] + 1e-12))
+        ss, pp = hit.seg[near], hit.poly[near]
+        us, si, sj = u[ss], i[ss], j[ss]
+        terrain_col = pp < nt
+        col = np.minimum(pp, len(polys) - 1)
+        in_i = terrain_col & inside[si, col] & (edge[si, col] > us)
+        in_j = terrain_col & inside[sj, col] & (edge[sj, col] > us)
+        excluded = in_i | in_j  # seen into/out of: a centre inside by more than the doubt
+        near_end = terrain_col & ~excluded & ((edge[si, col] <= us) | (edge[sj, col] <= us))
+        if owners:  # a base never blocks a line from or to its own piece
+            owner = np.asarray(owners)[np.clip(pp - nt, 0, len(owners) - 1)]
+            excluded |= ~terrain_col & ((si == owner) | (sj == owner))
+        block = hit.crosses[near] & ~near_end & ~excluded
+        if u_max > 0:
+            block = _deep(xy[i], xy[j], prep, hit, near, block, us, u_max)
+        maybe = ~excluded & ~block
+        code = np.zeros(len(i), np.int8)
+        code[ss[maybe]] = 1
+        code[ss[block]] = 2  # after the doubtful ones: blocked wins
+        return code
+
+    def _forest_codes(
+        self,
+        xy: np.ndarray,
+        i: np.ndarray,
+        j: np.ndarray,
+        u: np.ndarray,
+        obstacles: list[Obstacle],
+        code: NDArray[np.int8],
+    ) -> None:
+        """Raise ``code`` where a forest of several woods blocks or casts doubt."""
+        groups: dict[int, list[np.ndarray]] = {}
+        for o in obstacles:
+            groups.setdefault(o.forest, []).append(o.polygon)
+        a, b = xy[i], xy[j]
+        for polys in groups.values():
+            pts = np.concatenate(polys)
+            pad = float(u.max(initial=0.0)) + 1e-6
+            lo, hi = pts.min(axis=0) - pad, pts.max(axis=0) + pad
+            # Segments whose bounding box meets the forest's; already-blocked lines stay.
+            cand = np.flatnonzero(
+                (code < 2)
+                & np.all(np.maximum(a, b) >= lo, axis=1)
+                & np.all(np.minimum(a, b) <= hi, axis=1)
+            )
+            if not len(cand):
+                continue
+            boundary = union_boundary(polys)
+            for k in cand:
+                status, why = forest_contact(a[k], b[k], polys, float(u[k]), boundary)
+                if status.inside(a[k]) > u[k] or status.inside(b[k]) > u[k]:
+                    continue
+                if why == "blocked" and (
+                    abs(status.inside(a[k])) <= u[k] or abs(status.inside(b[k])) <= u[k]
+                ):
+                    why = "doubtful"
+                level = {"clear": 0, "doubtful": 1, "blocked": 2}[why]
+                code[k] = max(int(code[k]), level)
+
+    # -- moving ---------------------------------------------------------------------------
+
+    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """A move from the piece's pose (or ``from``) to ``to``: the distance at the front
+        of the base (``move_measure``) against the allowance (the query's, else the
+        piece's own by type), with stretches in rough ground or on roads counted at the
+        system's factors, then terrain entry, stop-on-entry and impassable terrain."""
+        piece = piece_arg(scene, query, "piece")
+        start = pose_arg(query.get("from"), ".from", piece.pose) if "from" in query else piece.pose
+        if "to" not in query:
+            raise QueryError(".to", "missing field (the pose moved to)")
+        end = pose_arg(query["to"], ".to", start)
+        allowance = query.get("allowance")
+        if allowance is not None and (
+            isinstance(allowance, bool)
+            or not isinstance(allowance, (int, float))
+            or not math.isfinite(allowance)
+            or not 0 <= allowance <= LIMIT
+        ):
+            raise QueryError(".allowance", f"must be a number of inches >= 0, got {allowance!r}")
+        mover = self.moving_piece(scene, piece)
+        doubt = number_arg(query.get("uncertainty", 2 * piece.uncertainty), ".uncertainty")
+        depth = piece.base[1]
+        if self.settings.move_measure == "front":
+            p0 = front_point(start.x, start.y, start.heading, depth)
+            p1 = front_point(end.x, end.y, end.heading, depth)
+            how = "front of the base"
+        else:
+            p0, p1, how = start.xy, end.xy, "base centre"
+        distance = centre_distance(p0, p1)
+        reasons = [f"moved {fmt(distance)} measured at the {how}"]
+        own = self.move_allowance(mover) if allowance is None else None
+        cost, stretches = self.move_cost(scene, mover, p0, p1)
+        if abs(cost - distance) > 1e-9:
+            reasons.append(
+                "counted "
+                + ", ".join(f"{fmt(s)} x{f:g} ({why})" for s, f, why in stretches if f != 1)
+                + f": {fmt(cost)} of allowance"
+            )
+        judged = cost
+        cap = self.move_cap(mover)
+        base_allowance = float(allowance) if allowance is not None else own
+        limits = [x for x in (base_allowance, cap) if x is not None]
+        limit = min(limits) if limits else None
+        oks: list[bool | None] = []
+        over = False
+        if limit is not None:
+            verdict = judge(judged, limit, doubt * max(1.0, cost / max(distance, 1e-9)))
+            oks.append(verdict)
+            over = verdict is False
+            if cap is not None and (base_allowance is None or cap < base_allowance):
+                source = self.cap_rule(mover, cap)
+            elif allowance is None and own is not None:
+                source = f"{mover.id} ({self.category(mover)}) moves {inches(own)}"
+            else:
+                source = f"allowance {inches(float(limit))}"
+            word = {True: "within", False: "exceeds", None: "too close to call against"}[verdict]
+            reasons.append(f"{fmt(judged)} {word} the limit: {source}")
+        terrain_ok, terrain_reasons, stopped = self.move_terrain(
+            scene, piece, start, end, doubt / 2
+        )
+        oks.append(terrain_ok)
+        reasons += terrain_reasons
+        acting = self.can_act(piece, True, reasons)
+        if mover is not piece:
+            reasons.append(f"{piece.id} moves with {mover.id}")
+            acting = worst([acting, self.can_act(mover, True, reasons)])
+        oks.append(acting)
+        ok = worst(oks)
+        causes = []
+        if over:
+            causes.append("over the limit")
+        if terrain_ok is False:
+            bad = [r for r in terrain_reasons if not r.startswith(("entered", "too close"))]
+            bad += [r for r in terrain_reasons if "went on" in r]
+            causes.append((bad or terrain_reasons)[0].split(":")[0])
+        if acting is False:
+            causes.append(f"{piece.id} may not act")
+        details: dict[str, Any] = {
+            "from": {"x": start.x, "y": start.y, "heading": start.heading},
+            "to": {"x": end.x, "y": end.y, "heading": end.heading},
+        }
+        if allowance is not None:
+            details["allowance"] = float(allowance)
+        elif own is not None:
+            details["allowance"] = own
+        if abs(cost - distance) > 1e-9:
+            details["counted"] = cost
+        if mover is not piece:
+            details["moved_with"] = mover.id
+        if stopped:
+            details["stopped_in"] = stopped
+        word = {True: "legal", False: "illegal", None: "too close to call"}[ok]
+        limit_text = f" (limit {inches(limit)})" if limit is not None else ""
+        if causes:
+            limit_text += ": " + "; ".join(causes)
+        return Verdict(
+            "move",
+            ok,
+            tuple(reasons),
+            distance=distance,
+            uncertainty=doubt,
+            limit=limit,
+            details=details,
+            summary=f"move {piece.id}: {fmt(distance)}{pm(doubt)}, {word}{limit_text}",
+        )
+
+    def moving_piece(self, scene: Scene, piece: Piece) -> Piece:
+        """Whose allowance and caps a move uses (a towed gun moves as its vehicle)."""
+        return piece
+
+    def cap_rule(self, piece: Piece, cap: float) -> str:
+        return f"{piece.id} is {self.category(piece)}: at most {inches(cap)} per move"
+
+    def move_cost(
+        self, scene: Scene, piece: Piece, a: Sequence[float], b: Sequence[float]
+    ) -> tuple[float, list[tuple[float, float, str]]]:
+        """Inches of allowance a straight move from ``a`` to ``b`` uses, and its stretches
+        ``(inches, factor, terrain)``: each stretch inside terrain counts at the
+        :meth:`terrain_factor` of the terrain it lies in; where several overlap, the
+        factor that helps the mover most applies (a road through woods is a road)."""
+        length = centre_distance(a, b)
+        factored = [(t, self.terrain_factor(piece, t)) for t in scene.terrain]
+        factored = [(t, f) for t, f in factored if f != 1.0]
+        if length <= 1e-12 or not factored:
+            return length, [(length, 1.0, "open")]
+        cuts = {0.0, 1.0}
+        spans_of = []
+        for t, f in factored:
+            spans = segment_spans(a, b, t.outline(), strict=False)
+            spans_of.append((t, f, spans))
+            for s0, s1 in spans:
+                cuts.update((s0, s1))
+        ts = sorted(cuts)
+        total = 0.0
+        stretches: list[tuple[float, float, str]] = []
+        for t0, t1 in itertools.pairwise(ts):
+            if t1 - t0 <= 1e-12:
+                continue
+            mid = (t0 + t1) / 2
+            here = [
+                (f, t.id) for t, f, spans in spans_of if any(s0 <= mid <= s1 for s0, s1 in spans)
+            ]
+            factor, name = min(here) if here else (1.0, "open")
+            inch = (t1 - t0) * length
+            total += inch * factor
+            if stretches and stretches[-1][1] == factor and stretches[-1][2] == name:
+                stretches[-1] = (stretches[-1][0] + inch, factor, name)
+            else:
+                stretches.append((inch, factor, name))
+        return total, stretches
+
+    def move_terrain(
+        self, scene: Scene, piece: Piece, start: Pose, end: Pose, doubt: float = 0.0
+    ) -> tuple[bool | None, list[str], str | None]:
+        """Terrain checks of a move. The path is the base swept along the straight line
+        between the start and end centres (``move_path: swept``; ``centre``: that line
+        only), plus the base where it ends. A piece is *in* a feature at the start when
+        its base centre is inside it, and leaving that is free; the first other difficult
+        feature the path enters ends the move (the base must end overlapping it); terrain
+        the piece may not enter at all (:meth:`may_enter`) makes the move illegal;
+        impassable terrain is crossed by the centre only on a crossing (a bridge).
+
+        With a position ``doubt``, the base shrunk by it decides what is certainly
+        entered or overlapped and the base grown by it what possibly is; a contact only
+        possible makes the verdict too close to call (None) instead of a no.
+        """
+        ok: bool | None = True
+        reasons: list[str] = []
+        a, b = np.array(start.xy), np.array(end.xy)
+        w, d = piece.base
+
+        def footprint(pose: Pose, grow: float) -> np.ndarray:
+            size = (max(w + 2 * grow, 1e-6), max(d + 2 * grow, 1e-6))
+            return base_corners(pose.x, pose.y, pose.heading, size)
+
+        inner = [footprint(start, -doubt), footprint(end, -doubt)]
+        outer = [footprint(start, doubt), footprint(end, doubt)]
+        swept = self.settings.move_path == "swept"
+        entered: list[tuple[float, Terrain, bool]] = []
+        reach = np.concatenate(outer)
+        lo, hi = reach.min(axis=0) - 1e-6, reach.max(axis=0) + 1e-6
+        for t in scene.terrain:
+            poly = t.outline()
+            if np.any(poly.min(axis=0) > hi) or np.any(poly.max(axis=0) < lo):
+                continue  # the move's footprint never comes near it
+            overlapping = polygons_overlap(outer[0], poly)
+            if swept and not overlapping:
+                sure_at = sweep_entry(inner[0], b - a, poly)
+                maybe_at = sure_at if doubt == 0 else sweep_entry(outer[0], b - a, poly)
+            else:
+                # A base that already overlaps a feature (its centre outside) enters it
+                # when its centre does, as does every move on the centre-line switch.
+                spans = segment_spans(a, b, poly) if a.tolist() != b.tolist() else []
+                sure_at = maybe_at = spans[0][0] if spans else None
+            ends_sure = polygons_overlap(inner[1], poly)
+            ends_maybe = ends_sure or (doubt > 0 and polygons_overlap(outer[1], poly))
+            if overlapping and not swept:
+                pass
+            elif overlapping:  # entering means the centre goes in, not staying put
+                ends_sure = ends_maybe = point_in_polygon(end.xy, poly, strict=True)
+            sure = sure_at is not None or ends_sure
+            maybe = maybe_at is not None or ends_maybe
+            started_in = point_in_polygon(start.xy, poly)
+            forbidden = self.may_enter(piece, t)
+            if forbidden and sure:
+                ok = False
+                reasons.append(forbidden)
+            elif forbidden and maybe:
+                ok = worst([ok, None])
+                reasons.append(f"too close to call: {forbidden} (within {fmt(doubt)})")
+            if t.kind in self.settings.difficult and not started_in and maybe:
+                at_ = maybe_at if maybe_at is not None else 1.0
+                entered.append((at_, t, sure))
+            if t.kind in self.settings.impassable:
+                spans = segment_spans(a, b, poly) if a.tolist() != b.tolist() else []
+                wet = subtract(
+                    spans,
+                    [
+                        s
+                        for c in scene.terrain
+                        if c.kind in self.settings.crossings
+                        for s in segment_spans(a, b, c.outline(), strict=False)
+                    ],
+                )
+                on_crossing = any(
+                    point_in_polygon(end.xy, c.outline())
+                    for c in scene.terrain
+                    if c.kind in self.settings.crossings
+                )
+                if wet or (point_in_polygon(end.xy, poly, strict=True) and not on_crossing):
+                    ok = False
+                    reasons.append(
+                        f"{t.kind} {t.id} is impassable except at a "
+                        f"{' or '.join(self.settings.crossings) or 'crossing'}"
+                    )
+        stopped = None
+        if entered:
+            entered.sort(key=lambda e: e[0])
+            _, first_t, certain = entered[0]
+            stopped = first_t.id
+            poly = first_t.outline()
+            ends_sure = polygons_overlap(footprint(end, -doubt), poly)
+            ends_maybe = ends_sure or polygons_overlap(footprint(end, doubt), poly)
+            if ends_sure or (ends_maybe and not certain):
+                reasons.append(f"entered {first_t.kind} {first_t.id}: the move ends there")
+            elif not certain:
+                ok = worst([ok, None])
+                reasons.append(
+                    f"too close to call whether the move enters {first_t.kind} {first_t.id} "
+                    f"(within {fmt(doubt)}): if it does, the move ends there"
+                )
+            elif ends_maybe:
+                ok = worst([ok, None])
+                reasons.append(
+                    f"entered {first_t.kind} {first_t.id}: too close to call whether the base "
+                    f"ends overlapping it (within {fmt(doubt)})"
+                )
+            else:
+                ok = False
+                reasons.append(
+                    f"entered {first_t.kind} {first_t.id} and went on: entering difficult "
+                    "terrain ends the move (continue with a later action)"
+                )
+        return ok, reasons, stopped
+
+
+# -- shared geometry of the rules ----------------------------------------------------------
+
+
+def sweep_entry(base: np.ndarray, d: np.ndarray, poly: np.ndarray) -> float | None:
+    """The first fraction ``t`` in [0, 1] at which the polygon ``base`` moved by ``t * d``
+    shares area with ``poly`` (0 if it already does), or None if it never does. Touching
+    without overlap does not count, like :func:`~referee.geometry.polygons_overlap`.
+
+    >>> sq = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float)
+    >>> wood = [(3, -5), (5, -5), (5, 5), (3, 5)]
+    >>> sweep_entry(sq, np.array([4.0, 0.0]), wood)
+    0.5
+    >>> sweep_entry(sq, np.array([2.0, 0.0]), wood) is None   # stops touching it
+    True
+    """
+    poly = np.asarray(poly, float)
+    if polygons_overlap(base, poly):
+        return 0.0
+    if float(d @ d) <= 1e-18:
+        return None
+    best: float | None = None
+    # Contact starts where a base corner meets the outline or an outline corner meets
+    # the base: the spans of those corners' paths inside the other polygon.
+    # A corner sliding along an edge (rounding puts it a hair inside) is not entering.
+    for starts, step, other in ((base, d, poly), (poly, -d, base)):
+        for v in starts:
+            for s0, s1 in segment_spans(v, v + step, other):
+                if boundary_distance(v + (s0 + s1) / 2 * step, other) > 1e-9:
+                    best = s0 if best is None else min(best, s0)
+                    break
+    if best is None:
+        # Equal-width bases sliding exactly along the outline's corners: test the middle.
+        # A base a hair smaller tells sharing area from touching along an edge.
+        centre = base.mean(axis=0)
+        size = float(np.max(np.linalg.norm(base - centre, axis=1)))
+        small = centre + (base - centre) * (1 - 1e-7 / max(size, 1e-9))
+        if polygons_overlap(small + d / 2, poly) or polygons_overlap(small + d, poly):
+            return 0.5
+        return None
+    return float(best)
+
+
+def clear_distance(a: Piece, b: Piece, others: Sequence[Piece]) -> float:
+    """Shortest edge-to-edge distance between ``a`` and ``b`` along a straight line that
+    crosses no other live unit's base (infinite when every line is blocked). Candidate
+    lines join points sampled along both bases' edges (the corners and every 1/8 of each
+    edge), so the answer is the nearest-edge distance when that line is free, and
+    otherwise the shortest free one found.
+
+    >>> p = Piece("a", "x", "infantry", 0, 0, base=(2, 2))
+    >>> q = Piece("b", "y", "infantry", 10, 0, base=(2, 2))
+    >>> clear_distance(p, q, [])
+    8.0
+    """
+    pa, pb = a.corners(), b.corners()
+    nearest = polygon_distance(pa, pb)
+    both = np.concatenate([pa, pb])
+    lo, hi = both.min(axis=0), both.max(axis=0)
+    blockers = []
+    for o in others:  # only bases inside the box around the two can cut a line between them
+        if o.state == "destroyed":
+            continue
+        c = o.corners()
+        if np.all(c.max(axis=0) >= lo) and np.all(c.min(axis=0) <= hi):
+            blockers.append(c)
+    if not blockers:
+        return nearest
+
+    def samples(poly: np.ndarray) -> np.ndarray:
+        nxt = np.roll(poly, -1, axis=0)
+        f = np.linspace(0, 1, 9)[:-1]
+        return (poly[:, None, :] + f[None, :, None] * (nxt - poly)[:, None, :]).reshape(-1, 2)
+
+    sa, sb = samples(pa), samples(pb)
+    d = np.linalg.norm(sa[:, None, :] - sb[None, :, :], axis=-1)
+    order = np.argsort(d, axis=None)
+    for flat in order:
+        k, m = divmod(int(flat), len(sb))
+        p, q = sa[k], sb[m]
+        if all(not segment_spans(p, q, poly) for poly in blockers):
+            return float(d[k, m])
+    return math.inf
+
+
+def forests(terrain: Sequence[Terrain], kinds: tuple[str, ...] = ("woods",)) -> list[list[int]]:
+    """Groups of indices into ``terrain``: woods pieces that touch or overlap (directly or
+    through others) form one group; every other piece is a group of its own."""
+    parent = list(range(len(terrain)))
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    woods = [k for k, t in enumerate(terrain) if t.kind in kinds]
+    for x, k in enumerate(woods):
+        for m in woods[x + 1 :]:
+            if polygon_distance(terrain[k].outline(), terrain[m].outline()) <= 1e-9:
+                parent[root(m)] = root(k)
+    groups: dict[int, list[int]] = {}
+    for k in range(len(terrain)):
+        groups.setdefault(root(k), []).append(k)
+    return list(groups.values())
+
+
+def union_boundary(polys: Sequence[np.ndarray]) -> np.ndarray:
+    """The outline of a union of polygons as segments ``(m, 2, 2)``: each member's edges
+    minus the stretches lying inside or on another member (a shared seam is interior)."""
+    segs = []
+    for k, poly in enumerate(polys):
+        nxt = np.roll(poly, -1, axis=0)
+        for p, q in zip(poly, nxt, strict=True):
+            cover = [
+                s
+                for m, other in enumerate(polys)
+                if m != k
+                for s in segment_spans(p, q, other, strict=False)
+            ]
+            for t0, t1 in subtract([(0.0, 1.0)], cover):
+                segs.append((p + t0 * (q - p), p + t1 * (q - p)))
+    return np.array(segs, float).reshape(-1, 2, 2)
+
+
+@dataclass(frozen=True)
+class ForestStatus:
+    polys: tuple[np.ndarray, ...]
+    boundary: np.ndarray
+
+    def inside(self, point: Sequence[float]) -> float:
+        """Signed distance to the forest's outline: positive inside, negative outside."""
+        d = _seg_distance(np.asarray(point, float), self.boundary)
+        return d if any(point_in_polygon(point, p) for p in self.polys) else -d
+
+
+def _seg_distance(p: np.ndarray, segs: np.ndarray) -> float:
+    if not len(segs):
+        return math.inf
+    a, b = segs[:, 0], segs[:, 1]
+    ab = b - a
+    L = np.einsum("ij,ij->i", ab, ab)
+    t = np.clip(np.einsum("ij,ij->i", p - a, ab) / np.where(L > 0, L, 1), 0, 1)
+    return float(np.min(np.linalg.norm(a + t[:, None] * ab - p, axis=1)))
+
+
+def forest_contact(
+    a: Sequence[float],
+    b: Sequence[float],
+    polys: Sequence[np.ndarray],
+    doubt: float,
+    boundary: np.ndarray | None = None,
+) -> tuple[ForestStatus, str]:
+    """How the segment ``a``-``b`` meets a forest (several touching woods as one area):
+    ``blocked`` when some point of it lies inside the forest deeper than ``doubt``,
+    ``doubtful`` when it meets the forest or passes within the doubt of it, else
+    ``clear``. Depth is the distance to the forest's own outline, so a line along the
+    seam between two woods is deep inside."""
+    status = ForestStatus(tuple(polys), union_boundary(polys) if boundary is None else boundary)
+    A, B = np.asarray(a, float), np.asarray(b, float)
+    spans: list[tuple[float, float]] = []
+    for poly in polys:
+        spans += segment_spans(A, B, poly, strict=False)
+    touching = any(segment_polygon(a, b, poly).clearance <= doubt for poly in polys)
+    if spans:
+        ts = np.concatenate([np.linspace(s0, s1, 33) for s0, s1 in spans])
+        depth = max(status.inside(A + t * (B - A)) for t in ts)
+        if depth > doubt:
+            return status, "blocked"
+        return status, "doubtful"
+    return status, "doubtful" if touching else "clear"
+
+
+def _deep(
+    a: np.ndarray,
+    b: np.ndarray,
+    prep: PreparedPolygons,
+    hit: SegmentContacts,
+    near: np.ndarray,
+    block: np.ndarray,
+    us: np.ndarray,
+    margin: float,
+) -> np.ndarray:
+    """Which of the crossings that would block (``block``, over candidates ``near``)
+    reach deeper than the pair's doubt ``us``. Depths are bounded only as far as the
+    verdict needs: one crossing deeper than the doubt blocks the line, so the
+    others on that line are never measured. The middle of each crossed stretch
+    comes first (on each line the longest stretch, then the rest of the lines still
+    open); the search for the deepest point only on lines still open after that."""
+    deep = np.zeros(len(near), bool)
+    seg = hit.seg[near]
+    blocked = np.zeros(len(a), bool)
+    awk = hit.awkward[near]
+    fixed = np.flatnonzero(block & awk)
+    deep[fixed] = hit.depth[near[fixed]] > us[fixed]
+    blocked[seg[fixed[deep[fixed]]]] = True
+    sure = np.flatnonzero(block & hit.sure[near])  # certainly deeper than any doubt
+    deep[sure] = True
+    blocked[seg[sure]] = True
+    todo = np.flatnonzero(block & ~awk & ~hit.sure[near])  # in line order
+    got = np.full(len(near), np.nan)
+
+    def measure(k: np.ndarray) -> None:
+        got[k] = stretch_depths(a, b, prep, hit, near[k])
+        deep[k] = got[k] > us[k]
+        blocked[seg[k[deep[k]]]] = True
+
+    # Crossings that certainly reach deeper than the doubt (middle of the stretch
+    # well inside the polygon's inner disc) block their lines at once.
+    sure = todo[stretch_depth_floors(a, b, prep, hit, near[todo]) > us[todo] + 1e-9]
+    deep[sure] = True
+    blocked[seg[sure]] = True
+    todo = todo[~blocked[seg[todo]]]
+    if len(todo):
+        span = hit.hi[near[todo]] - hit.lo[near[todo]]
+        starts = np.flatnonzero(np.r_[True, seg[todo][1:] != seg[todo][:-1]])
+        longest = np.maximum.reduceat(span, starts)
+        first = span == np.repeat(longest, np.diff(np.r_[starts, len(todo)]))
+        pick = todo[first]
+        measure(pick[~blocked[seg[pick]]])
+        rest = todo[~first]
+        measure(rest[~blocked[seg[rest]]])
+    # depth = got where got > margin, else max(got, golden): golden can only help
+    # where got <= the doubt, and only on lines not already blocked.
+    rest = todo[~blocked[seg[todo]]]
+    rest = rest[~deep[rest]]
+    if len(rest):
+        gold = golden_depths(a, b, prep, hit, near[rest], limit=us[rest])
+        deep[rest] = np.maximum(got[rest], gold) > us[rest]
+    return deep
+
+
+def subtract(
+    spans: Sequence[tuple[float, float]], cover: Sequence[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """Parts of ``spans`` not covered by ``cover`` (longer than a hair).
+
+    >>> subtract([(0.0, 1.0)], [(0.25, 0.5)])
+    [(0.0, 0.25), (0.5, 1.0)]
+    """
+    out = list(spans)
+    for c0, c1 in cover:
+        nxt = []
+        for s0, s1 in out:
+            if c1 <= s0 or c0 >= s1:
+                nxt.append((s0, s1))
+                continue
+            if c0 > s0:
+                nxt.append((s0, c0))
+            if c1 < s1:
+                nxt.append((c1, s1))
+        out = nxt
+    return [(a, b) for a, b in out if b - a > 1e-9]
+
+
+# -- reading questions -------------------------------------------------------------------
+
+
+def piece_arg(scene: Scene, query: Mapping[str, Any], key: str) -> Piece:
+    """The piece a query field names; :class:`QueryError` when missing or unknown."""
+    if key not in query:
+        raise QueryError(f".{key}", "missing field (a piece id)")
+    pid = query[key]
+    if not isinstance(pid, str) or pid not in scene:
+        raise QueryError(f".{key}", f"unknown piece id {pid!r}")
+    return scene.piece(pid)
+
+
+def number_arg(value: Any, path: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise QueryError(path, f"must be a finite number, got {value!r}")
+    if abs(value) > LIMIT:
+        raise QueryError(path, f"must be within +/-{LIMIT:g}, got {value!r}")
+    return float(value)
+
+
+def pose_arg(raw: Any, path: str, default: Pose) -> Pose:
+    if not isinstance(raw, dict):
+        raise QueryError(
+            path, f'must be a pose like {{"x": 10, "y": 4, "heading": 90}}, got {raw!r}'
+        )
+    for key in ("x", "y"):
+        if key not in raw:
+            raise QueryError(f"{path}.{key}", "missing field")
+    heading = raw.get("heading", default.heading)
+    return Pose(
+        number_arg(raw["x"], f"{path}.x"),
+        number_arg(raw["y"], f"{path}.y"),
+        number_arg(heading, f"{path}.heading") % 360.0,
+    )
+
+
+def from_edge(points: np.ndarray, edge: str, scene: Scene) -> np.ndarray:
+    """How far each point is in from a table edge (negative: off the table)."""
+    if edge == "top":
+        return points[:, 1]
+    if edge == "bottom":
+        return scene.table.depth - points[:, 1]
+    if edge == "left":
+        return points[:, 0]
+    return scene.table.width - points[:, 0]

@@ -1,0 +1,707 @@
+"""WWII Plastic Skirmish (Brett Drake, 2005): plastic army men, weapon tables, op-fire.
+
+Everything a camera can measure in ``rule-sources/001_...txt`` (RULES.md 2):
+the weapon and vehicle table (move, range; "touch" entries fire at armour only
+when touching), op-fire after more than 2" of movement, repeat fire within 6"
+of the original (MG: the last) target, touching figures as groups, the exact
+target at 3" or less, cover when even partly in woods or a building or behind
+a wall, hull-down, the rear-armour line, loading and unloading within 3",
+barbed wire (1" for figures, never for jeeps and trucks), snipers never
+touching a friend, only figures in woods, set-up zones and the exit through
+the centre 4" of the enemy edge.
+
+A piece's ``kind`` is its row of the table (``rifle guy``, ``mg guy``,
+``bazooka guy``, ``tank``, ``halftrack``, ``small pillbox``...). Its own fields:
+``unloading`` (the vehicle unloads this move: half its move). Questions:
+``range``, ``los``, ``move`` (shared), ``opfire`` (``piece``, ``to``),
+``repeat_fire`` (``from``, ``original``, ``to``, optional ``last``),
+``groups``, ``exact_target`` (``from``, ``to``), ``cover`` (``from``, ``to``),
+``hull_down`` (``from``, ``to``), ``rear_armor`` (``from``, ``to``), ``load``
+(``vehicle``, ``pieces``), ``unload`` (``vehicle``, ``pieces``), ``snipers``,
+``deployment`` (``first``: the side that set up first) and ``exit`` (``piece``,
+``edge``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from referee.geometry import (
+    boundary_distance,
+    centre_distance,
+    point_in_polygon,
+    points_in_polygon,
+    polygon_distance,
+    polygons_overlap,
+    segment_polygon,
+    segment_spans,
+)
+from referee.rules import PieceField, QueryError, Verdict, as_ids, judge, name_key, register
+from referee.rules.core import (
+    MEASURE_WORDS,
+    TableRuleset,
+    Visibility,
+    fmt,
+    from_edge,
+    inches,
+    piece_arg,
+    pm,
+    pose_arg,
+    worst,
+)
+from referee.scene import Piece, Scene, Terrain, normalise_edge
+
+TOUCH = "touch"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the weapon and vehicle table."""
+
+    move: float
+    """Inches (0: does not move)."""
+    kind: str
+    """``guy`` (a figure), ``armored`` or ``unarmored`` (models)."""
+    range: float | None = None
+    """Inches against figures and unarmoured models (None: does not fire)."""
+    vs_armor: str = "range"
+    """``range`` or ``touch`` (fires at armoured targets only when touching)."""
+    mg: bool = False
+    """Fires as a machinegun (repeat fire from the last target, bullets)."""
+    bullets: bool = False
+    """Shoots bullets (MG or rifle): cover counts against it."""
+    cannon: bool = False
+
+
+R = Row
+#: The source's table, in inches (1ft = 12in).
+TABLE: dict[str, Row] = {
+    "rifle guy": R(6, "guy", 12, TOUCH, bullets=True),
+    "engineer guy": R(6, "guy", 12, TOUCH, bullets=True),
+    "sniper guy": R(6, "guy", 12, TOUCH, bullets=True),
+    "mg guy": R(6, "guy", 24, TOUCH, mg=True, bullets=True),
+    "bazooka guy": R(6, "guy", 12),
+    "mortar guy": R(6, "guy", 36, TOUCH),
+    "grenade guy": R(6, "guy", 6, TOUCH),
+    "flamethrower guy": R(6, "guy", 6),
+    "cannon": R(0, "unarmored", 36, cannon=True),
+    "jeep": R(24, "unarmored"),
+    "mg jeep": R(24, "unarmored", 24, mg=True, bullets=True),
+    "truck": R(12, "unarmored"),
+    "assault raft": R(6, "unarmored"),
+    "small pillbox": R(0, "armored", 24, mg=True, bullets=True),
+    "large pillbox": R(0, "armored", 36, mg=True, bullets=True, cannon=True),
+    "tank": R(12, "armored", 36, mg=True, bullets=True, cannon=True),
+    "tiger tank": R(12, "armored", 36, mg=True, bullets=True, cannon=True),
+    "aa tank": R(12, "armored", 24, mg=True, bullets=True),
+    "armored car": R(24, "armored", 24, mg=True, bullets=True),
+    "halftrack": R(12, "armored", 24, mg=True, bullets=True),
+    "landing craft": R(6, "unarmored"),
+    "amphib": R(12, "armored", 24, mg=True, bullets=True),
+}
+ALIASES = {
+    "regular guy": "rifle guy",
+    "rguy": "rifle guy",
+    "infantry": "rifle guy",
+    "engineer": "engineer guy",
+    "sniper": "sniper guy",
+    "machinegun guy": "mg guy",
+    "mgguy": "mg guy",
+    "bazooka": "bazooka guy",
+    "mortar": "mortar guy",
+    "grenade": "grenade guy",
+    "flamethrower": "flamethrower guy",
+    "88": "cannon",
+    "tiger": "tiger tank",
+    "armoured car": "armored car",
+    "raft": "assault raft",
+}
+KINDS = {**{name_key(k): k for k in TABLE}, **{name_key(k): v for k, v in ALIASES.items()}}
+
+
+@register
+class PlasticSkirmish(TableRuleset):
+    name = "plastic-skirmish"
+    aliases = ("wwii plastic skirmish", "plastic skirmish", "ps")
+    title = "WWII Plastic Skirmish"
+    source = "001_f688ba0b9e6f6f61.txt"
+    kinds = KINDS
+    vehicles = ("armored", "unarmored")
+    piece_fields = (
+        PieceField("unloading", "flag", False, "unloads this move: costs half its move"),
+    )
+    table: ClassVar[Mapping[str, Row]] = TABLE
+
+    @dataclass(frozen=True)
+    class Settings(TableRuleset.Settings):
+        """Conventions where the text is silent. Distances are inches."""
+
+        range_measure: str = "edge"
+        """Range between the nearest points of the two bases (the text names none)."""
+        move_measure: str = "centre"
+        """Figures have no front: moves are measured at the base centre."""
+        blocking: tuple[str, ...] = ("woods", "building")
+        """No seeing through woods or buildings; figures at their edges are visible."""
+        difficult: tuple[str, ...] = ()
+        """Nothing stops a move on entry: only figures may enter woods at all."""
+        impassable: tuple[str, ...] = ("water", "river")
+        """Water stops all but rafts, landing craft and amphibs (not modelled: a crossing)."""
+        walls: tuple[str, ...] = ("wall", "fortification")
+        """Terrain that gives cover (figures) and hull-down (vehicles) behind it."""
+        opfire_move: float = 2.0
+        """Moving more than this may trigger opportunity fire."""
+        repeat_radius: float = 6.0
+        """A repeat shot needs a new target within this of the original (MG: last) one."""
+        exact_range: float = 3.0
+        """At this range or less the exact target dies."""
+        load_radius: float = 3.0
+        """Passengers start within this of the vehicle; unloaded figures are placed within."""
+        wire_move: float = 1.0
+        """Figures crossing barbed wire move at most this far."""
+        road_move: float = 24.0
+        """A truck moving entirely on road moves this far (2ft)."""
+        tiger_range: float = 36.0
+        """Tiger tanks fire as tanks (36in); one scenario gives them 4ft (48)."""
+        sight_limit: float | None = None
+        """Dust clouds: nobody sees farther than this (12 in that scenario); None: no dust."""
+        first_zone: float = 3.0
+        """The side setting up first places its units within this of its edge."""
+        pillbox_zone: float = 12.0
+        """...its pillboxes within this."""
+        second_zone: float = 12.0
+        """The other side places its units within this of the opposite edge."""
+        exit_width: float = 4.0
+        """Units leaving through the centre this-wide stretch of the enemy edge count."""
+
+    settings: PlasticSkirmish.Settings
+
+    # -- tables ---------------------------------------------------------------------------
+
+    def row(self, piece: Piece) -> Row:
+        return self.table[self.category(piece)]
+
+    def is_guy(self, piece: Piece) -> bool:
+        return self.row(piece).kind == "guy"
+
+    def is_vehicle(self, piece: Piece) -> bool:
+        return not self.is_guy(piece)
+
+    def move_allowance(self, piece: Piece) -> float | None:
+        move = self.row(piece).move
+        return move / 2 if self.field(piece, "unloading") else move
+
+    def may_enter(self, piece: Piece, terrain: Terrain) -> str | None:
+        if terrain.kind == "woods" and not self.is_guy(piece):
+            return f"only figures may enter woods: {piece.id} enters {terrain.id}"
+        if terrain.kind == "wire" and self.category(piece) in ("jeep", "mg jeep", "truck"):
+            return f"jeeps and trucks cannot cross barbed wire: {piece.id} crosses {terrain.id}"
+        return None
+
+    def weapon_range(self, firer: Piece, target: Piece) -> tuple[float | str, str]:
+        """(inches, or ``touch``) and the rule's sentence, for this firer at this target."""
+        row = self.row(firer)
+        if row.range is None:
+            raise QueryError(".from", f"{firer.id} ({self.category(firer)}) does not fire")
+        what = self.row(target).kind
+        if what == "armored" and row.vs_armor == TOUCH:
+            return TOUCH, (
+                f"{firer.id} ({self.category(firer)}) fires at armoured targets only when "
+                "touching them (phases 3-4)"
+            )
+        limit = float(row.range)
+        rule = f"{firer.id} ({self.category(firer)}) fires {inches(limit)}"
+        if self.category(firer) == "sniper guy" and what == "guy":
+            limit, rule = 24.0, f"{firer.id} is a sniper: 2ft at figures"
+        if self.category(firer) == "tiger tank":
+            limit, rule = self.settings.tiger_range, f"{firer.id} is a Tiger: {inches(limit)}"
+        if self.settings.sight_limit is not None and self.settings.sight_limit < limit:
+            limit = self.settings.sight_limit
+            rule += f"; dust clouds: nobody sees farther than {inches(limit)}"
+        return limit, rule
+
+    # -- shared questions -----------------------------------------------------------------
+
+    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        firer = piece_arg(scene, query, "from")
+        target = piece_arg(scene, query, "to")
+        limit, rule = self.weapon_range(firer, target)
+        doubt = firer.uncertainty + target.uncertainty
+        if limit == TOUCH:
+            d = polygon_distance(firer.corners(), target.corners())
+            ok = judge(d, 0.0, doubt)
+            word = {True: "touching", False: "not touching", None: "too close to call"}[ok]
+            return Verdict(
+                "range",
+                self.can_act(firer, ok, []),
+                (f"bases {fmt(d)} apart: {word}", rule),
+                distance=d,
+                uncertainty=doubt,
+                limit=0.0,
+                details={"touch": True},
+                summary=f"range {firer.id} -> {target.id}: {word} (touch only)",
+            )
+        limit = float(limit)
+        measure = self.settings.range_measure
+        d = self.piece_distance(firer, target, measure, scene)
+        ok = judge(d, limit, doubt)
+        word = {True: "in range", False: "out of range", None: "too close to call"}[ok]
+        return Verdict(
+            "range",
+            self.can_act(firer, ok, []),
+            (f"{fmt(d)} {MEASURE_WORDS[measure]}", rule),
+            distance=d,
+            uncertainty=doubt,
+            limit=limit,
+            summary=f"range {firer.id} -> {target.id}: {fmt(d)}{pm(doubt)}, {word} "
+            f"(limit {inches(limit)})",
+        )
+
+    def line_of_sight(
+        self, scene: Scene, firer: Piece, target: Piece
+    ) -> tuple[str, list[str], dict[str, list[str]]]:
+        """The shared rule, except that a figure wholly inside woods or a building is seen
+        only from inside the same feature: figures are seen at the edges (base partly in
+        and partly out)."""
+        hidden = self._buried(scene, firer, target)
+        if hidden:
+            who, t = hidden
+            return (
+                "blocked",
+                [f"{who} is wholly inside {t.kind} {t.id}: only figures at its edge are seen"],
+                {"blocked": [t.id], "doubtful": []},
+            )
+        return super().line_of_sight(scene, firer, target)
+
+    def _buried(self, scene: Scene, a: Piece, b: Piece) -> tuple[str, Terrain] | None:
+        for t in scene.terrain:
+            if t.kind not in self.settings.blocking:
+                continue
+            poly = t.outline()
+            for p, q in ((a, b), (b, a)):
+                inside = points_in_polygon(p.corners(), poly, strict=True).all() and min(
+                    boundary_distance(c, poly) for c in p.corners()
+                ) > (a.uncertainty + b.uncertainty)
+                if inside and not point_in_polygon(q.xy, poly):
+                    return p.id, t
+        return None
+
+    def visibility(self, scene: Scene) -> Visibility:
+        vis = super().visibility(scene)
+        pieces = list(scene.pieces)
+        los = vis.los.copy()
+        for i, j in itertools.combinations(range(len(pieces)), 2):
+            if self._buried(scene, pieces[i], pieces[j]):
+                los[i, j] = los[j, i] = 2
+        return Visibility(vis.ids, vis.distance, los)
+
+    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        piece = piece_arg(scene, query, "piece")
+        start = pose_arg(query["from"], ".from", piece.pose) if "from" in query else piece.pose
+        end = pose_arg(query.get("to", {}), ".to", start) if "to" in query else start
+        extra: list[str] = []
+        q = dict(query)
+        truck = self.category(piece) == "truck" and "allowance" not in q
+        if truck and self._on_road(scene, start.xy, end.xy):
+            q["allowance"] = self.settings.road_move
+            extra.append(f"entirely on road: a truck moves {inches(self.settings.road_move)}")
+        if self.is_guy(piece):
+            wire = [
+                t.id
+                for t in scene.terrain
+                if t.kind == "wire" and segment_spans(start.xy, end.xy, t.outline(), strict=False)
+            ]
+            if wire:
+                q["allowance"] = min(
+                    float(q.get("allowance", self.row(piece).move)), self.settings.wire_move
+                )
+                extra.append(
+                    f"crosses barbed wire {', '.join(wire)}: figures move at most "
+                    f"{inches(self.settings.wire_move)}"
+                )
+        verdict = super().ask_move(scene, q)
+        if not extra:
+            return verdict
+        return Verdict(
+            "move",
+            verdict.ok,
+            (*extra, *verdict.reasons),
+            distance=verdict.distance,
+            uncertainty=verdict.uncertainty,
+            limit=verdict.limit,
+            details=verdict.details,
+            summary=verdict.summary,
+        )
+
+    def _on_road(self, scene: Scene, a: Sequence[float], b: Sequence[float]) -> bool:
+        roads = [t.outline() for t in scene.terrain if t.kind == "road"]
+        if not roads or not any(point_in_polygon(a, r) for r in roads):
+            return False
+        if tuple(a) == tuple(b):
+            return True
+        cover = sorted(s for r in roads for s in segment_spans(a, b, r, strict=False))
+        reach = 0.0
+        for s0, s1 in cover:
+            if s0 > reach + 1e-9:
+                return False
+            reach = max(reach, s1)
+        return reach >= 1 - 1e-9
+
+    # -- the skirmish's own questions -----------------------------------------------------
+
+    def ask_opfire(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        piece = piece_arg(scene, query, "piece")
+        start = pose_arg(query["from"], ".from", piece.pose) if "from" in query else piece.pose
+        if "to" not in query:
+            raise QueryError(".to", "missing field (the pose moved to)")
+        end = pose_arg(query["to"], ".to", start)
+        d = centre_distance(start.xy, end.xy)
+        doubt = 2 * piece.uncertainty
+        limit = self.settings.opfire_move
+        within = judge(d, limit, doubt)
+        ok = {True: False, False: True, None: None}[within]
+        word = {True: "may be op-fired", False: "no op-fire", None: "too close to call"}[ok]
+        return Verdict(
+            "opfire",
+            ok,
+            (f"{piece.id} moved {fmt(d)}: over {inches(limit)} may trigger op-fire",),
+            distance=d,
+            uncertainty=doubt,
+            limit=limit,
+            summary=f"opfire {piece.id}: {fmt(d)}{pm(doubt)}, {word}",
+        )
+
+    def ask_repeat_fire(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        firer = piece_arg(scene, query, "from")
+        new = piece_arg(scene, query, "to")
+        original = piece_arg(scene, query, "original")
+        row = self.row(firer)
+        anchor = piece_arg(scene, query, "last") if row.mg and "last" in query else original
+        d = polygon_distance(anchor.corners(), new.corners())
+        doubt = anchor.uncertainty + new.uncertainty
+        near = judge(d, self.settings.repeat_radius, doubt)
+        rng = self.ask_range(scene, {"from": firer.id, "to": new.id})
+        los = self.ask_los(scene, {"from": firer.id, "to": new.id})
+        which = "last" if anchor is not original else "original"
+        reasons = [
+            f"{new.id} is {fmt(d)} from the {which} target {anchor.id}: "
+            + {True: "within", False: "beyond", None: "too close to call at"}[near]
+            + f" {inches(self.settings.repeat_radius)}",
+            *rng.reasons,
+            *los.reasons,
+        ]
+        ok = worst([near, rng.ok, los.ok])
+        return Verdict(
+            "repeat_fire",
+            ok,
+            tuple(reasons),
+            distance=d,
+            uncertainty=doubt,
+            limit=self.settings.repeat_radius,
+            summary=f"repeat_fire {firer.id} -> {new.id}: "
+            + {True: "allowed", False: "not allowed", None: "too close to call"}[ok],
+        )
+
+    def groups(self, scene: Scene) -> tuple[list[list[str]], list[tuple[str, str]]]:
+        """Figures of one side that touch (directly or through others) form a group; also
+        the pairs whose contact is too close to call."""
+        guys = [p for p in scene.pieces if self.is_guy(p) and p.state != "destroyed"]
+        parent = {p.id: p.id for p in guys}
+
+        def root(k: str) -> str:
+            while parent[k] != k:
+                k = parent[k]
+            return k
+
+        unsure: list[tuple[str, str]] = []
+        for a, b in itertools.combinations(guys, 2):
+            if a.side != b.side:
+                continue
+            touch = judge(
+                polygon_distance(a.corners(), b.corners()), 0.0, a.uncertainty + b.uncertainty
+            )
+            if touch:
+                parent[root(b.id)] = root(a.id)
+            elif touch is None:
+                unsure.append((a.id, b.id))
+        out: dict[str, list[str]] = {}
+        for p in guys:
+            out.setdefault(root(p.id), []).append(p.id)
+        return [g for g in out.values() if len(g) > 1], unsure
+
+    def ask_groups(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        groups, unsure = self.groups(scene)
+        reasons = [f"group: {', '.join(g)}" for g in groups] + [
+            f"{a} and {b} may or may not touch: too close to call" for a, b in unsure
+        ]
+        return Verdict(
+            "groups",
+            None if unsure else True,
+            tuple(reasons) or ("no figures touch",),
+            details={"groups": groups},
+            summary="groups: " + ("; ".join(", ".join(g) for g in groups) or "none"),
+        )
+
+    def ask_exact_target(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        firer = piece_arg(scene, query, "from")
+        target = piece_arg(scene, query, "to")
+        groups, _ = self.groups(scene)
+        grouped = any(target.id in g for g in groups)
+        d = self.piece_distance(firer, target, self.settings.range_measure, scene)
+        doubt = firer.uncertainty + target.uncertainty
+        close = judge(d, self.settings.exact_range, doubt)
+        sniper = self.category(firer) == "sniper guy"
+        ok = True if (not grouped or sniper) else close
+        reasons = [
+            f"{target.id} is {'in a group' if grouped else 'not in a group'}",
+            f"range {fmt(d)}: "
+            + {True: "within", False: "over", None: "too close to call at"}[close]
+            + f" {inches(self.settings.exact_range)}",
+        ]
+        if sniper:
+            reasons.append("a sniper always kills the specified target")
+        word = {
+            True: "the exact target dies",
+            False: "the defender may remove another of the group",
+            None: "too close to call",
+        }
+        return Verdict(
+            "exact_target",
+            ok,
+            tuple(reasons),
+            distance=d,
+            uncertainty=doubt,
+            limit=self.settings.exact_range,
+            summary=f"exact_target {firer.id} -> {target.id}: {word[ok]}",
+        )
+
+    def _behind_wall(self, firer: Piece, target: Piece, scene: Scene) -> list[str]:
+        return [
+            t.id
+            for t in scene.terrain
+            if t.kind in self.settings.walls
+            and not point_in_polygon(firer.xy, t.outline())
+            and segment_polygon(firer.xy, target.xy, t.outline()).contact != "clear"
+        ]
+
+    def ask_cover(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        firer = piece_arg(scene, query, "from")
+        target = piece_arg(scene, query, "to")
+        inside = [
+            t.id
+            for t in scene.terrain
+            if t.kind in ("woods", "building") and polygons_overlap(target.corners(), t.outline())
+        ]
+        walls = self._behind_wall(firer, target, scene)
+        covered = bool(inside or walls)
+        bullets = self.row(firer).bullets
+        reasons = []
+        if inside:
+            reasons.append(f"{target.id} is at least partly in {', '.join(inside)}")
+        if walls:
+            reasons.append(f"{target.id} is behind {', '.join(walls)} as seen from {firer.id}")
+        if not covered:
+            reasons.append(f"{target.id} is in the open")
+        if covered and not bullets:
+            reasons.append(f"{firer.id} does not fire bullets: cover does not count")
+        ok = covered and bullets and (self.is_guy(target) or self.row(target).cannon)
+        return Verdict(
+            "cover",
+            ok,
+            tuple(reasons),
+            details={"in": inside, "behind": walls},
+            summary=f"cover {firer.id} -> {target.id}: " + ("in cover" if ok else "no cover"),
+        )
+
+    def ask_hull_down(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        firer = piece_arg(scene, query, "from")
+        target = piece_arg(scene, query, "to")
+        walls = self._behind_wall(firer, target, scene)
+        crest = [
+            t.id
+            for t in scene.terrain
+            if t.kind == "hill"
+            and polygons_overlap(target.corners(), t.outline())
+            and not points_in_polygon(target.corners(), t.outline()).all()
+        ]
+        ok = bool((walls or crest) and (self.is_vehicle(target) or self.row(target).cannon))
+        reasons = [f"behind {w}" for w in walls] + [f"peeking over the crest of {c}" for c in crest]
+        return Verdict(
+            "hull_down",
+            ok,
+            tuple(reasons) or (f"{target.id} is not behind a fortification, wall or crest",),
+            summary=f"hull_down {target.id}: " + ("yes" if ok else "no"),
+        )
+
+    def ask_rear_armor(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        firer = piece_arg(scene, query, "from")
+        target = piece_arg(scene, query, "to")
+        h = np.radians(target.heading)
+        fwd = (firer.x - target.x) * np.cos(h) + (firer.y - target.y) * np.sin(h)
+        behind = float(-fwd - target.base[1] / 2)
+        doubt = firer.uncertainty + target.uncertainty
+        # Strictly behind the line (on it is not behind); within the doubt: too close.
+        ok: bool | None
+        if behind > doubt + 1e-9:
+            ok = True
+        elif behind < -doubt - 1e-9 or (doubt == 0 and behind <= 1e-9):
+            ok = False
+        else:
+            ok = None
+        return Verdict(
+            "rear_armor",
+            ok,
+            (
+                f"{firer.id}'s centre is {fmt(abs(behind))} "
+                + ("behind" if behind > 0 else "in front of")
+                + f" the line extending {target.id}'s rear edge",
+            ),
+            distance=behind,
+            uncertainty=doubt,
+            summary=f"rear_armor {firer.id} -> {target.id}: "
+            + {True: "rear hit", False: "not from behind", None: "too close to call"}[ok],
+        )
+
+    def _within(self, scene: Scene, query: Mapping[str, Any], ask: str, verb: str) -> Verdict:
+        vehicle = piece_arg(scene, query, "vehicle")
+        if "pieces" not in query:
+            raise QueryError(".pieces", "missing field (the figures loading or unloading)")
+        ids = as_ids(query["pieces"], ".pieces")
+        r = self.settings.load_radius
+        oks: list[bool | None] = []
+        reasons = []
+        for k, pid in enumerate(ids):
+            if pid not in scene:
+                raise QueryError(f".pieces[{k}]", f"unknown piece id {pid!r}")
+            p = scene.piece(pid)
+            d = polygon_distance(p.corners(), vehicle.corners())
+            ok = judge(d, r, p.uncertainty + vehicle.uncertainty)
+            oks.append(ok)
+            reasons.append(
+                f"{pid} is {fmt(d)} from {vehicle.id}: "
+                + {True: "within", False: "beyond", None: "too close to call at"}[ok]
+                + f" {inches(r)}"
+            )
+            if ask == "unload":
+                touching = [
+                    e.id
+                    for e in scene.pieces
+                    if e.side != p.side
+                    and e.state != "destroyed"
+                    and polygon_distance(p.corners(), e.corners()) <= 1e-9
+                ]
+                if touching:
+                    oks.append(False)
+                    reasons.append(f"{pid} touches enemy {', '.join(touching)}")
+        ok_all = worst(oks)
+        return Verdict(
+            ask,
+            ok_all,
+            tuple(reasons),
+            limit=r,
+            summary=f"{ask} {vehicle.id}: "
+            + {True: f"all {verb}", False: "not allowed", None: "too close to call"}[ok_all],
+        )
+
+    def ask_load(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """Loadees must start the turn within 3in of the (unmoving) vehicle."""
+        return self._within(scene, query, "load", "within reach")
+
+    def ask_unload(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """Unloaded figures are placed within 3in, not touching an enemy."""
+        return self._within(scene, query, "unload", "placed within reach")
+
+    def ask_snipers(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        snipers = [p for p in scene.pieces if self.category(p) == "sniper guy"]
+        oks: list[bool | None] = []
+        reasons = []
+        for s in snipers:
+            for f in scene.pieces:
+                if f.side != s.side or f.id == s.id or not self.is_guy(f):
+                    continue
+                touch = judge(
+                    polygon_distance(s.corners(), f.corners()), 0.0, s.uncertainty + f.uncertainty
+                )
+                if touch is not False:
+                    oks.append(False if touch else None)
+                    reasons.append(
+                        f"sniper {s.id} touches friendly {f.id}"
+                        + ("" if touch else " (too close to call)")
+                    )
+        ok = worst(oks)
+        return Verdict(
+            "snipers",
+            ok,
+            tuple(reasons) or ("no sniper touches a friendly figure",),
+            summary="snipers: " + {True: "alone", False: "touching friends", None: "doubtful"}[ok],
+        )
+
+    def ask_deployment(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        first = query.get("first")
+        if not isinstance(first, str) or first not in scene.sides():
+            raise QueryError(".first", f"must name the side that set up first, got {first!r}")
+        s = self.settings
+        oks: list[bool | None] = []
+        reasons = []
+        outside = []
+        for p in scene.pieces:
+            if p.side not in scene.deployment:
+                raise QueryError(".first", f'no edge for side {p.side!r}: add "deployment"')
+            edge = scene.deployment[p.side]
+            if p.side == first:
+                zone = s.pillbox_zone if "pillbox" in self.category(p) else s.first_zone
+            else:
+                zone = s.second_zone
+            depth = float(np.max(from_edge(p.corners(), edge, scene)))
+            ok = judge(depth, zone, p.uncertainty)
+            oks.append(ok)
+            if ok is not True:
+                outside.append(p.id)
+                reasons.append(
+                    f"{p.id} reaches {fmt(depth)} from the {edge} edge: "
+                    + ("too close to call against" if ok is None else "outside")
+                    + f" its {inches(zone)} zone"
+                )
+        ok_all = worst(oks)
+        return Verdict(
+            "deployment",
+            ok_all,
+            tuple(reasons) or ("every unit is inside its set-up zone",),
+            details={"outside": outside},
+            summary="deployment: " + ("all inside" if ok_all else f"outside: {', '.join(outside)}"),
+        )
+
+    def ask_exit(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        piece = piece_arg(scene, query, "piece")
+        try:
+            edge = normalise_edge(str(query.get("edge")))
+        except ValueError as error:
+            raise QueryError(".edge", str(error)) from None
+        corners = piece.corners()
+        reach = float(np.min(from_edge(corners, edge, scene)))
+        along = piece.x if edge in ("top", "bottom") else piece.y
+        mid = (scene.table.width if edge in ("top", "bottom") else scene.table.depth) / 2
+        off = abs(along - mid)
+        half = self.settings.exit_width / 2
+        at_edge = judge(reach, 0.0, piece.uncertainty)
+        centred = judge(off, half, piece.uncertainty)
+        ok = worst([at_edge, centred])
+        return Verdict(
+            "exit",
+            ok,
+            (
+                f"{piece.id}'s base reaches {fmt(max(reach, 0))} from the {edge} edge",
+                f"its centre is {fmt(off)} from the middle of that edge: "
+                + {True: "inside", False: "outside", None: "too close to call at"}[centred]
+                + f" the centre {inches(self.settings.exit_width)}",
+            ),
+            distance=off,
+            uncertainty=piece.uncertainty,
+            limit=half,
+            summary=f"exit {piece.id}: "
+            + {True: "exits through the centre", False: "does not count", None: "too close"}[ok],
+        )
