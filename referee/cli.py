@@ -3,7 +3,7 @@
 Subcommands live beside the stage they drive (``referee/<area>/cli.py``) and
 are imported only when called, so ``referee check`` never pays for OpenCV.
 Any :class:`~referee.errors.RefereeError` becomes one line on stderr and exit
-code 2.
+code 2; Ctrl-C exits 130.
 """
 
 from __future__ import annotations
@@ -55,6 +55,11 @@ class LazyGroup(click.Group):
         except RefereeError as error:
             click.echo(f"referee: error: {error}", err=True)
             ctx.exit(2)
+        except KeyboardInterrupt:
+            # Ctrl-C is the user's choice, not a failure of ours: the shell's 130, no traceback.
+            # Every output is written beside its target and renamed, so none is half written.
+            click.echo("referee: interrupted", err=True)
+            ctx.exit(130)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

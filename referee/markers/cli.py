@@ -173,7 +173,9 @@ def markers(
             )
         else:
             first_anchor = anchor_ids(name)[0]
-            chosen = parse_ids(ids) if ids else tuple(range(min(DEFAULT_ID_COUNT, first_anchor)))
+            chosen = (
+                parse_ids(ids, name) if ids else tuple(range(min(DEFAULT_ID_COUNT, first_anchor)))
+            )
             items = piece_tags(chosen, tag_size, name)
         sheet = tag_sheet(items, name, page)
         target = out or "tags.pdf"
