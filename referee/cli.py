@@ -55,6 +55,12 @@ class LazyGroup(click.Group):
         except RefereeError as error:
             click.echo(f"referee: error: {error}", err=True)
             ctx.exit(2)
+        except click.UsageError as error:
+            # click's three-line usage block becomes the promised single line.
+            where = error.ctx.command_path if error.ctx is not None else "referee"
+            problem = error.format_message().rstrip(".")
+            click.echo(f"referee: error: {problem}; see '{where} --help'", err=True)
+            ctx.exit(2)
         except KeyboardInterrupt:
             # Ctrl-C is the user's choice, not a failure of ours: the shell's 130, no traceback.
             # Every output is written beside its target and renamed, so none is half written.

@@ -46,6 +46,15 @@ def shown(value: Any, limit: int = 40) -> str:
     return f"{text[: limit - 2]}... ({len(text)} characters)"
 
 
+def is_number(value: Any) -> bool:
+    """A finite int or float, not a bool: what every numeric field must be.
+
+    >>> is_number(3), is_number(float("nan")), is_number(True), is_number("3")
+    (True, False, False, False)
+    """
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+
+
 def fail(
     source: str, path: str, problem: str, error: type[RefereeError] = RefereeError, hint: str = ""
 ) -> RefereeError:
