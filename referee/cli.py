@@ -34,6 +34,29 @@ COMMANDS: dict[str, str] = {
 }
 
 
+#: Longest error line printed: a value quoted from a huge file must not flood the terminal.
+MAX_MESSAGE = 1000
+
+
+def readable(message: str) -> str:
+    """One line of at most :data:`MAX_MESSAGE` characters, keeping its start and its end.
+
+    Its start names the file and JSON path, its end says what to do.
+
+    >>> len(readable("a: " + "x" * 5000 + "; do this"))
+    1000
+    >>> readable("a: " + "x" * 5000 + "; do this").endswith("; do this")
+    True
+    """
+    message = " ".join(message.splitlines())
+    if len(message) <= MAX_MESSAGE:
+        return message
+    cut = " [...] "
+    head = (MAX_MESSAGE - len(cut)) * 2 // 3
+    tail = MAX_MESSAGE - len(cut) - head
+    return message[:head] + cut + message[-tail:]
+
+
 class LazyGroup(click.Group):
     """A group whose commands are imported on first use."""
 
@@ -53,7 +76,7 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except RefereeError as error:
-            click.echo(f"referee: error: {error}", err=True)
+            click.echo(f"referee: error: {readable(str(error))}", err=True)
             ctx.exit(2)
         except click.UsageError as error:
             # click's three-line usage block becomes the promised single line.

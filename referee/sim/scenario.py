@@ -362,6 +362,15 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
             raise ScenarioError(
                 at(source, f"$.{key}", f"unknown field; expected one of {', '.join(TOP_KEYS)}")
             )
+    v.text(
+        data.get("description", ""),
+        source,
+        "$.description",
+        error=ScenarioError,
+        max_length=v.MAX_TEXT,
+        allow_empty=True,
+    )
+    v.text(data.get("ruleset", "paper-tigers"), source, "$.ruleset", error=ScenarioError)
     dictionary = v.text(
         data.get("dictionary", DEFAULT_DICTIONARY), source, "$.dictionary", error=ScenarioError
     )
@@ -385,6 +394,10 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         for key in raw:
             if key not in PIECE_SCENE_KEYS + PIECE_ROSTER_KEYS:
                 raise ScenarioError(at(source, f"{path}.{key}", "unknown piece field"))
+        for key in ("id", "side", "kind", "name"):
+            # Printed on tags and cards: a name too long for them is refused before anything.
+            if isinstance(raw.get(key), str):
+                v.text(raw[key], source, f"{path}.{key}", error=ScenarioError, allow_empty=True)
         if "tag" not in raw:
             raise ScenarioError(at(source, f"{path}.tag", "missing: every piece needs a tag id"))
         tag = raw["tag"]
