@@ -3,7 +3,7 @@
 Subcommands live beside the stage they drive (``referee/<area>/cli.py``) and
 are imported only when called, so ``referee check`` never pays for OpenCV.
 Any :class:`~referee.errors.RefereeError` becomes one line on stderr and exit
-code 2.
+code 2; Ctrl-C exits 130.
 """
 
 from __future__ import annotations
@@ -35,6 +35,29 @@ COMMANDS: dict[str, str] = {
 }
 
 
+#: Longest error line printed: a value quoted from a huge file must not flood the terminal.
+MAX_MESSAGE = 1000
+
+
+def readable(message: str) -> str:
+    """One line of at most :data:`MAX_MESSAGE` characters, keeping its start and its end.
+
+    Its start names the file and JSON path, its end says what to do.
+
+    >>> len(readable("a: " + "x" * 5000 + "; do this"))
+    1000
+    >>> readable("a: " + "x" * 5000 + "; do this").endswith("; do this")
+    True
+    """
+    message = " ".join(message.splitlines())
+    if len(message) <= MAX_MESSAGE:
+        return message
+    cut = " [...] "
+    head = (MAX_MESSAGE - len(cut)) * 2 // 3
+    tail = MAX_MESSAGE - len(cut) - head
+    return message[:head] + cut + message[-tail:]
+
+
 class LazyGroup(click.Group):
     """A group whose commands are imported on first use."""
 
@@ -54,8 +77,19 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except RefereeError as error:
-            click.echo(f"referee: error: {error}", err=True)
+            click.echo(f"referee: error: {readable(str(error))}", err=True)
             ctx.exit(2)
+        except click.UsageError as error:
+            # click's three-line usage block becomes the promised single line.
+            where = error.ctx.command_path if error.ctx is not None else "referee"
+            problem = error.format_message().rstrip(".")
+            click.echo(f"referee: error: {problem}; see '{where} --help'", err=True)
+            ctx.exit(2)
+        except KeyboardInterrupt:
+            # Ctrl-C is the user's choice, not a failure of ours: the shell's 130, no traceback.
+            # Every output is written beside its target and renamed, so none is half written.
+            click.echo("referee: interrupted", err=True)
+            ctx.exit(130)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -77,22 +77,34 @@ def read_json_file(
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON via a temporary file and rename, so readers never see half a file."""
-    write_text_atomic(path, json.dumps(data, indent=2) + "\n")
+    """Write JSON via a temporary file and rename, so readers never see half a file.
+
+    Strict JSON: a NaN or Infinity is a bug upstream and fails here, never reaching a file.
+    """
+    write_text_atomic(path, json.dumps(data, indent=2, allow_nan=False) + "\n")
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write text via a temporary file beside it and rename: a failure leaves the old file."""
+    """Write text via a temporary file beside it and rename: a failure leaves the old file.
+
+    A path that cannot be written (its folder is a file, no permission, disk full) is a
+    :class:`RefereeError` naming it.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    tmp: str | None = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    except OSError as error:
+        raise RefereeError(
+            f"{path}: cannot write ({error.strerror or error}); choose another path"
+        ) from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def warn(message: str) -> None:

@@ -21,11 +21,12 @@ from referee.calibration.calibrate import (
     iter_video,
     read_image,
 )
-from referee.calibration.profile import TableSize
+from referee.calibration.profile import MAX_TABLE_IN, TableSize
 from referee.errors import RefereeError, SourceError
 from referee.tags.anchors import AnchorTag
 from referee.tags.board import BoardSpec, parse_pair
 from referee.tags.layout import DEFAULT_DICTIONARY
+from referee.validate import number, output_file
 
 
 def _table_size(text: str, inch_mm: float) -> TableSize:
@@ -35,6 +36,8 @@ def _table_size(text: str, inch_mm: float) -> TableSize:
         raise RefereeError(
             f"--table {text!r}: give WIDTHxDEPTH in game inches, e.g. 48x36"
         ) from None
+    for value in (width, depth):
+        number(value, f"--table {text!r}", positive=True, maximum=MAX_TABLE_IN)
     try:
         return TableSize(width, depth, inch_mm)
     except ValueError as error:
@@ -203,14 +206,35 @@ def calibrate(
     defines the table plane. Corner anchor tags in that view fix the table
     frame; without them the board's origin corner is the table's origin.
     """
+    output_file(out, "--out")
+    number(
+        every_s,
+        "--every",
+        positive=True,
+        maximum=3600.0,
+        hint="give the seconds between sampled frames, e.g. 0.2",
+    )
+    number(
+        duration,
+        "--duration",
+        positive=True,
+        maximum=86400.0,
+        hint="give the seconds to record, e.g. 60",
+    )
+    number(min_sharpness, "--min-sharpness", minimum=0.0, maximum=1e6, hint="e.g. 30")
+    number(
+        inch_mm,
+        "--inch-mm",
+        minimum=1.0,
+        maximum=100.0,
+        hint="give millimetres per game inch, e.g. 25.4",
+    )
     spec = None
     if board is not None:
         try:
             spec = BoardSpec.parse(board)
         except ValueError as error:
             raise RefereeError(f"--board: {error}") from None
-    if not (inch_mm > 0):
-        raise RefereeError(f"--inch-mm must be positive, got {inch_mm}")
     table = _table_size(table_text, inch_mm)
     dictionary = DEFAULT_DICTIONARY
     anchors: tuple[AnchorTag, ...] = ()

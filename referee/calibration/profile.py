@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from referee import validate as v
 from referee.calibration.camera import Intrinsics, TablePose
 from referee.errors import (
     ProfileError,
@@ -144,43 +145,7 @@ class CalibrationProfile:
                     f"this referee reads version {VERSION}",
                 )
             )
-        path = "$"
-        try:
-            path = "$.image_size"
-            width, height = (int(v) for v in data["image_size"])
-            path = "$.camera_matrix"
-            matrix = np.array(data["camera_matrix"], dtype=float)
-            path = "$.distortion"
-            distortion = np.array(data["distortion"], dtype=float)
-            intrinsics = Intrinsics((width, height), matrix, distortion)
-            path = "$.table_pose"
-            pose = TablePose(
-                np.array(data["table_pose"]["rvec"], float),
-                np.array(data["table_pose"]["tvec"], float),
-            )
-            path = "$.table"
-            table = TableSize(**{k: float(v) for k, v in data["table"].items()})
-            path = "$.anchors"
-            anchors = tuple(
-                AnchorTag(int(a["tag"]), float(a["x"]), float(a["y"]), float(a["size"]))
-                for a in data.get("anchors", [])
-            )
-            path = "$"
-            return cls(
-                intrinsics=intrinsics,
-                table_pose=pose,
-                table=table,
-                frame_source=str(data.get("frame_source", "manual")),
-                board=data.get("board"),
-                rms_px=None if data.get("rms_px") is None else float(data["rms_px"]),
-                view_errors_px=tuple(float(e) for e in data.get("view_errors_px", [])),
-                views_used=int(data.get("views_used", 0)),
-                anchors=anchors,
-                created=str(data.get("created", "")),
-            )
-        except (KeyError, TypeError, ValueError) as error:
-            problem = f"missing field {error}" if isinstance(error, KeyError) else str(error)
-            raise ProfileError(at(source, path, problem)) from None
+        return _parse(cls, data, source)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write atomically: a crash mid-write never leaves a half profile behind."""
@@ -193,3 +158,220 @@ def load_profile(path: str | os.PathLike[str]) -> CalibrationProfile:
         path, "calibration profile", ProfileError, "make one with 'referee calibrate'"
     )
     return CalibrationProfile.from_json(data, str(path))
+
+
+#: What to do about a profile whose values make no sense.
+_FIX = "calibrate again with 'referee calibrate' (a profile is not meant to be edited by hand)"
+
+#: Sensible ranges: a sensor side in pixels, a focal length in pixels, a table side in game
+#: inches, camera distance in inches, a lens distortion coefficient.
+MAX_IMAGE_SIDE = 32768
+MAX_FOCAL_PX = 1e6
+MAX_TABLE_IN = 10_000.0
+MAX_DISTANCE_IN = 1e5
+MAX_DISTORTION = 1e4
+
+
+def _parse(cls: type[CalibrationProfile], data: dict[str, Any], source: str) -> CalibrationProfile:
+    """Every field checked for type, finiteness and range before OpenCV ever sees it."""
+
+    def num(value: Any, path: str, **bounds: Any) -> float:
+        return v.number(value, source, path, error=ProfileError, hint=_FIX, **bounds)
+
+    def nums(value: Any, path: str, **bounds: Any) -> tuple[float, ...]:
+        return v.numbers(value, source, path, error=ProfileError, hint=_FIX, **bounds)
+
+    def obj(value: Any, path: str, what: str) -> dict[str, Any]:
+        return v.mapping(value, source, path, error=ProfileError, what=what, hint=_FIX)
+
+    def require(raw: dict[str, Any], key: str, path: str) -> Any:
+        if key not in raw:
+            raise v.fail(source, f"{path}.{key}", "missing field", ProfileError, _FIX)
+        return raw[key]
+
+    size = v.items(
+        require(data, "image_size", "$"),
+        source,
+        "$.image_size",
+        error=ProfileError,
+        length=2,
+        what="[width, height] in pixels",
+        hint=_FIX,
+    )
+    width, height = (
+        v.whole(
+            s,
+            source,
+            f"$.image_size[{i}]",
+            error=ProfileError,
+            minimum=1,
+            maximum=MAX_IMAGE_SIDE,
+            hint=_FIX,
+        )
+        for i, s in enumerate(size)
+    )
+    rows = v.items(
+        require(data, "camera_matrix", "$"),
+        source,
+        "$.camera_matrix",
+        error=ProfileError,
+        length=3,
+        what="a 3x3 matrix [[fx, 0, cx], [0, fy, cy], [0, 0, 1]]",
+        hint=_FIX,
+    )
+    matrix = [
+        nums(
+            row,
+            f"$.camera_matrix[{i}]",
+            length=3,
+            what="a row of 3 numbers",
+            minimum=-MAX_FOCAL_PX,
+            maximum=MAX_FOCAL_PX,
+        )
+        for i, row in enumerate(rows)
+    ]
+    for i, name in ((0, "fx"), (1, "fy")):
+        if not matrix[i][i] > 0:
+            raise v.fail(
+                source,
+                f"$.camera_matrix[{i}][{i}]",
+                f"the focal length {name} must be positive, got {matrix[i][i]:g}",
+                ProfileError,
+                _FIX,
+            )
+    if matrix[2] != (0.0, 0.0, 1.0):
+        raise v.fail(
+            source,
+            "$.camera_matrix[2]",
+            f"must be [0, 0, 1], got {list(matrix[2])}",
+            ProfileError,
+            _FIX,
+        )
+    distortion = nums(
+        require(data, "distortion", "$"),
+        "$.distortion",
+        length=(4, 5, 8, 12, 14),
+        what="a list of distortion coefficients",
+        minimum=-MAX_DISTORTION,
+        maximum=MAX_DISTORTION,
+    )
+    pose = obj(require(data, "table_pose", "$"), "$.table_pose", "an object {rvec, tvec}")
+    rvec = nums(
+        require(pose, "rvec", "$.table_pose"),
+        "$.table_pose.rvec",
+        length=3,
+        what="3 numbers",
+        minimum=-100.0,
+        maximum=100.0,
+    )
+    tvec = nums(
+        require(pose, "tvec", "$.table_pose"),
+        "$.table_pose.tvec",
+        length=3,
+        what="3 numbers",
+        minimum=-MAX_DISTANCE_IN,
+        maximum=MAX_DISTANCE_IN,
+    )
+    raw_table = obj(require(data, "table", "$"), "$.table", "an object {width, depth, inch_mm}")
+    for key in raw_table:
+        if key not in ("width", "depth", "inch_mm"):
+            raise v.fail(
+                source,
+                f"$.table.{key}",
+                "unknown field",
+                ProfileError,
+                "expected width, depth, inch_mm",
+            )
+    table = TableSize(
+        num(
+            require(raw_table, "width", "$.table"),
+            "$.table.width",
+            positive=True,
+            maximum=MAX_TABLE_IN,
+        ),
+        num(
+            require(raw_table, "depth", "$.table"),
+            "$.table.depth",
+            positive=True,
+            maximum=MAX_TABLE_IN,
+        ),
+        num(raw_table.get("inch_mm", 25.4), "$.table.inch_mm", minimum=1.0, maximum=100.0),
+    )
+    raw_anchors = v.items(
+        data.get("anchors", []),
+        source,
+        "$.anchors",
+        error=ProfileError,
+        max_count=100,
+        what="a list of anchor tags",
+        hint=_FIX,
+    )
+    anchors = []
+    for i, raw in enumerate(raw_anchors):
+        path = f"$.anchors[{i}]"
+        a = obj(raw, path, "an object {tag, x, y, size}")
+        anchors.append(
+            AnchorTag(
+                v.whole(
+                    require(a, "tag", path),
+                    source,
+                    f"{path}.tag",
+                    error=ProfileError,
+                    minimum=0,
+                    maximum=1_000_000,
+                    hint=_FIX,
+                ),
+                num(
+                    require(a, "x", path), f"{path}.x", minimum=-MAX_TABLE_IN, maximum=MAX_TABLE_IN
+                ),
+                num(
+                    require(a, "y", path), f"{path}.y", minimum=-MAX_TABLE_IN, maximum=MAX_TABLE_IN
+                ),
+                num(require(a, "size", path), f"{path}.size", positive=True, maximum=100.0),
+            )
+        )
+    frame_source = data.get("frame_source", "manual")
+    if frame_source not in FRAME_SOURCES:
+        raise v.fail(
+            source,
+            "$.frame_source",
+            f"must be one of {', '.join(FRAME_SOURCES)}, got {v.shown(frame_source)}",
+            ProfileError,
+            _FIX,
+        )
+    board = data.get("board")
+    if board is not None:
+        board = v.text(
+            board, source, "$.board", error=ProfileError, max_length=v.MAX_TEXT, hint=_FIX
+        )
+    rms = data.get("rms_px")
+    view_errors = nums(data.get("view_errors_px", []), "$.view_errors_px", minimum=0.0, maximum=1e6)
+    created = data.get("created", "")
+    return cls(
+        intrinsics=Intrinsics((width, height), np.array(matrix), np.array(distortion)),
+        table_pose=TablePose(np.array(rvec), np.array(tvec)),
+        table=table,
+        frame_source=frame_source,
+        board=board,
+        rms_px=None if rms is None else num(rms, "$.rms_px", minimum=0.0, maximum=1e6),
+        view_errors_px=view_errors,
+        views_used=v.whole(
+            data.get("views_used", 0),
+            source,
+            "$.views_used",
+            error=ProfileError,
+            minimum=0,
+            maximum=10**9,
+            hint=_FIX,
+        ),
+        anchors=tuple(anchors),
+        created=v.text(
+            created,
+            source,
+            "$.created",
+            error=ProfileError,
+            max_length=v.MAX_TEXT,
+            allow_empty=True,
+            hint=_FIX,
+        ),
+    )

@@ -39,6 +39,7 @@ from referee.tags.layout import (
     anchor_ids,
     canonical_dictionary,
 )
+from referee.validate import output_file
 
 PAGES = click.Choice(["letter", "a4"], case_sensitive=False)
 
@@ -173,7 +174,9 @@ def markers(
             )
         else:
             first_anchor = anchor_ids(name)[0]
-            chosen = parse_ids(ids) if ids else tuple(range(min(DEFAULT_ID_COUNT, first_anchor)))
+            chosen = (
+                parse_ids(ids, name) if ids else tuple(range(min(DEFAULT_ID_COUNT, first_anchor)))
+            )
             items = piece_tags(chosen, tag_size, name)
         sheet = tag_sheet(items, name, page)
         target = out or "tags.pdf"
@@ -408,6 +411,7 @@ def scan(source: str, roster_path: str | None, out: str | None, frames: int) -> 
     from referee.markers.scan import scan as scan_cards
 
     target = output_path(roster_path, out)
+    output_file(target, "--out" if out else "--roster")
     existing: Roster | None = None
     if roster_path is not None and Path(roster_path).exists():
         existing = load_roster(roster_path)
@@ -429,6 +433,8 @@ def scan(source: str, roster_path: str | None, out: str | None, frames: int) -> 
     if existing is None:
         click.echo(f"starting a new roster ({base.dictionary})")
     updated, changes = merge(base, result.cards)
+    # Never write a roster the other commands would refuse: read it back as they will.
+    Roster.from_json(updated.to_json(), target)
     for change in changes:
         click.echo(describe(change))
     updated.save(target)

@@ -14,6 +14,7 @@ invariant mode without stream compression: the same input gives the same bytes.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import os
@@ -298,8 +299,11 @@ def write_pdf(pages: Sequence[Page], path: str | os.PathLike[str], title: str) -
         tmp.write_bytes(data)
         os.replace(tmp, target)
     except OSError as error:
-        tmp.unlink(missing_ok=True)
-        raise RefereeError(f"{target}: cannot write PDF ({error.strerror})") from None
+        with contextlib.suppress(OSError):  # its folder may be a file: nothing to remove
+            tmp.unlink(missing_ok=True)
+        raise RefereeError(
+            f"{target}: cannot write PDF ({error.strerror}); choose another --out"
+        ) from None
 
 
 def _draw(c: Any, shape: Shape, height: float) -> None:

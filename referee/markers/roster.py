@@ -16,13 +16,13 @@ glued to the table at known table coordinates. Optional per-piece fields:
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee import validate as v
 from referee.errors import RosterError, at, read_json_file, write_json_atomic
 from referee.tags.anchors import AnchorTag
 from referee.tags.layout import (
@@ -118,16 +118,21 @@ class Roster:
         """Parse and validate; each problem is a one-line :class:`RosterError`."""
         if not isinstance(data, dict):
             raise RosterError(at(source, "$", "a roster must be a JSON object"))
-        raw_dictionary = data.get("dictionary", DEFAULT_DICTIONARY)
-        if not isinstance(raw_dictionary, str):
-            raise RosterError(at(source, "$.dictionary", "must be a dictionary name or .yml file"))
+        raw_dictionary = v.text(
+            data.get("dictionary", DEFAULT_DICTIONARY),
+            source,
+            "$.dictionary",
+            error=RosterError,
+            max_length=v.MAX_TEXT,
+            hint="give a dictionary name or .yml file",
+        )
         try:
             dictionary = canonical_dictionary(_beside(raw_dictionary, source))
         except ValueError as error:
             raise RosterError(at(source, "$.dictionary", str(error))) from None
-        raw_pieces = data.get("pieces")
-        if not isinstance(raw_pieces, list):
-            raise RosterError(at(source, "$.pieces", "missing list of pieces"))
+        raw_pieces = v.items(
+            data.get("pieces"), source, "$.pieces", error=RosterError, what="a list of pieces"
+        )
         pieces = tuple(
             _entry(raw, str(dictionary), source, f"$.pieces[{i}]")
             for i, raw in enumerate(raw_pieces)
@@ -157,21 +162,49 @@ def load_roster(path: str | os.PathLike[str]) -> Roster:
     return Roster.from_json(read_json_file(path, "roster file", RosterError), str(path))
 
 
-def _number(value: Any, source: str, path: str, *, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise RosterError(at(source, path, f"must be a finite number, got {value!r}"))
-    if positive and value <= 0:
-        raise RosterError(at(source, path, f"must be positive, got {value!r}"))
-    return float(value)
+#: Sensible ranges, inches: a base side, a tag's offset from its base centre, its height
+#: above the table, a tag side, an anchor's position.
+MAX_BASE_IN = 100.0
+MAX_OFFSET_IN = 100.0
+MAX_TAG_IN = 100.0
+MAX_TABLE_IN = 10_000.0
 
 
-def _pair(value: Any, source: str, path: str, *, positive: bool = False) -> tuple[float, float]:
-    if not isinstance(value, list) or len(value) != 2:
-        raise RosterError(at(source, path, f"must be two numbers, got {value!r}"))
-    return (
-        _number(value[0], source, f"{path}[0]", positive=positive),
-        _number(value[1], source, f"{path}[1]", positive=positive),
+def _number(
+    value: Any,
+    source: str,
+    path: str,
+    *,
+    positive: bool = False,
+    minimum: float | None = None,
+    maximum: float | None = None,
+) -> float:
+    return v.number(
+        value,
+        source,
+        path,
+        error=RosterError,
+        positive=positive,
+        minimum=minimum,
+        maximum=maximum,
     )
+
+
+def _pair(
+    value: Any, source: str, path: str, *, positive: bool = False, limit: float
+) -> tuple[float, float]:
+    first, second = v.numbers(
+        value,
+        source,
+        path,
+        error=RosterError,
+        length=2,
+        what="two numbers",
+        positive=positive,
+        minimum=-limit,
+        maximum=limit,
+    )
+    return first, second
 
 
 def _tag(value: Any, dictionary: str, source: str, path: str) -> int:
@@ -190,22 +223,38 @@ def _entry(raw: Any, dictionary: str, source: str, path: str) -> RosterEntry:
     for key in ("tag", "id", "base"):
         if key not in raw:
             raise RosterError(at(source, f"{path}.{key}", "missing field"))
-    if not isinstance(raw["id"], str) or not raw["id"]:
-        raise RosterError(at(source, f"{path}.id", "must be a non-empty string"))
-    height = _number(raw.get("tag_height", 0.0), source, f"{path}.tag_height")
-    if height < 0:
-        raise RosterError(at(source, f"{path}.tag_height", "must not be negative"))
+    height = _number(
+        raw.get("tag_height", 0.0), source, f"{path}.tag_height", minimum=0.0, maximum=MAX_TAG_IN
+    )
     size = raw.get("tag_size")
+    name = raw.get("name")
     return RosterEntry(
         tag=_tag(raw["tag"], dictionary, source, f"{path}.tag"),
-        id=raw["id"],
-        side=str(raw.get("side", "")),
-        kind=str(raw.get("kind", "")),
-        base=_pair(raw["base"], source, f"{path}.base", positive=True),
-        tag_offset=_pair(raw.get("tag_offset", [0, 0]), source, f"{path}.tag_offset"),
+        id=_name(raw["id"], source, f"{path}.id"),
+        side=_name(raw.get("side", ""), source, f"{path}.side", allow_empty=True),
+        kind=_name(raw.get("kind", ""), source, f"{path}.kind", allow_empty=True),
+        base=_pair(raw["base"], source, f"{path}.base", positive=True, limit=MAX_BASE_IN),
+        tag_offset=_pair(
+            raw.get("tag_offset", [0, 0]), source, f"{path}.tag_offset", limit=MAX_OFFSET_IN
+        ),
         tag_height=height,
-        name=None if raw.get("name") is None else str(raw["name"]),
-        tag_size=None if size is None else _number(size, source, f"{path}.tag_size", positive=True),
+        name=None if name is None else _name(name, source, f"{path}.name", allow_empty=True),
+        tag_size=None
+        if size is None
+        else _number(size, source, f"{path}.tag_size", positive=True, maximum=MAX_TAG_IN),
+    )
+
+
+def _name(value: Any, source: str, path: str, *, allow_empty: bool = False) -> str:
+    """A piece's id, side, kind or label: short enough for a printed label and a card's QR."""
+    return v.text(
+        value,
+        source,
+        path,
+        error=RosterError,
+        max_length=v.MAX_NAME,
+        allow_empty=allow_empty,
+        hint="use a shorter name (it is printed on the tag and the unit card)",
     )
 
 
@@ -217,9 +266,9 @@ def _anchor(raw: Any, dictionary: str, source: str, path: str) -> AnchorTag:
             raise RosterError(at(source, f"{path}.{key}", "missing field"))
     return AnchorTag(
         tag=_tag(raw["tag"], dictionary, source, f"{path}.tag"),
-        x=_number(raw["x"], source, f"{path}.x"),
-        y=_number(raw["y"], source, f"{path}.y"),
-        size=_number(raw["size"], source, f"{path}.size", positive=True),
+        x=_number(raw["x"], source, f"{path}.x", minimum=-MAX_TABLE_IN, maximum=MAX_TABLE_IN),
+        y=_number(raw["y"], source, f"{path}.y", minimum=-MAX_TABLE_IN, maximum=MAX_TABLE_IN),
+        size=_number(raw["size"], source, f"{path}.size", positive=True, maximum=MAX_TAG_IN),
     )
 
 

@@ -16,10 +16,11 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.errors import RosterError, SourceError
+from referee.errors import RefereeError, RosterError, SourceError
 from referee.markers.cards import parse_card
 from referee.markers.qr import decode_qr
 from referee.markers.roster import Roster, RosterEntry
+from referee.markers.sheets import check_piece_tag
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"})
@@ -149,6 +150,7 @@ def merge(roster: Roster, cards: tuple[Card, ...]) -> tuple[Roster, tuple[Change
                 f"{card.seen_in}: card for {entry.id!r} uses {card.dictionary} but the roster "
                 f"uses {roster.dictionary}; reprint the card or start a new roster"
             )
+        _check_not_anchor(roster, card)
         for what, key in (("tag", entry.tag), ("piece id", entry.id)):
             other = claimed.setdefault((what, key), card)
             if other.entry != entry:
@@ -163,6 +165,23 @@ def merge(roster: Roster, cards: tuple[Card, ...]) -> tuple[Roster, tuple[Change
         roster = roster.with_entry(entry)
         changes.append(Change("updated" if replaced else "added", entry, replaced))
     return roster, tuple(changes)
+
+
+def _check_not_anchor(roster: Roster, card: Card) -> None:
+    """A piece may not carry an anchor's tag: the roster would be refused by every command."""
+    tag = card.entry.tag
+    anchors = {a.tag for a in roster.anchors}
+    if tag in anchors:
+        raise RosterError(
+            f"{card.seen_in}: card for {card.entry.id!r} carries tag {tag}, one of the roster's "
+            "corner anchors; reprint the card with another tag"
+        )
+    try:
+        check_piece_tag(roster.dictionary, tag)
+    except RefereeError as error:
+        raise RosterError(
+            f"{card.seen_in}: card for {card.entry.id!r}: {error}; reprint the card"
+        ) from None
 
 
 def describe(change: Change) -> str:

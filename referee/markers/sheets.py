@@ -48,6 +48,7 @@ from referee.tags.layout import (
     marker_bits,
     marker_cells,
 )
+from referee.validate import shown
 
 #: Side of a piece tag's black square when no size is given, inches.
 DEFAULT_TAG_SIZE_IN = 0.8
@@ -65,6 +66,12 @@ AUTO_STEP_IN = 0.05
 _GAP = 0.12 * PT_PER_IN
 _TAB_H = 22.0
 _HEADER_GAP = 10.0
+
+#: Smallest and largest tag side :func:`parse_size` accepts, inches: below 0.1 in
+#: (2.5 mm) a 4x4 tag's cells are under half a millimetre, beyond what a printer and a
+#: camera over a table resolve; above 20 in no page holds it.
+MIN_TAG_SIZE_IN = 0.1
+MAX_TAG_SIZE_IN = 20.0
 
 #: Units of :func:`parse_size` per inch.
 _UNITS_PER_INCH = {"in": 1.0, '"': 1.0, "mm": 25.4, "cm": 2.54, "m": 0.0254}
@@ -109,8 +116,11 @@ class TagSheet:
     title: str
 
 
-def parse_ids(text: str) -> tuple[int, ...]:
+def parse_ids(text: str, dictionary: str | None = None) -> tuple[int, ...]:
     """Read an id list like ``10-40`` or ``1,3,5-9``: sorted, each once.
+
+    ``dictionary`` bounds the ids before any range is
+    expanded, so ``0-99999999`` is an error, not gigabytes of ids.
 
     >>> parse_ids("5-7, 1,3,6")
     (1, 3, 5, 6, 7)
@@ -124,13 +134,19 @@ def parse_ids(text: str) -> tuple[int, ...]:
         part = part.strip()
         if not part:
             continue
-        match = re.fullmatch(r"(\d+)\s*-\s*(\d+)|(\d+)", part)
+        match = re.fullmatch(r"(\d{1,9})\s*-\s*(\d{1,9})|(\d{1,9})", part)
         if not match:
-            raise RefereeError(f"--ids: cannot read {part!r}; write ids like 10-40 or 1,3,5-9")
+            raise RefereeError(f"--ids: cannot read {shown(part)}; write ids like 10-40 or 1,3,5-9")
+        low = int(match.group(1) or match.group(3))
+        high = int(match.group(2) or match.group(3))
+        if dictionary is not None:
+            try:
+                check_tag_id(dictionary, high)
+            except ValueError as error:
+                raise RefereeError(f"--ids: {error}") from None
         if match.group(3) is not None:
-            ids.add(int(match.group(3)))
+            ids.add(low)
             continue
-        low, high = int(match.group(1)), int(match.group(2))
         if low > high:
             raise RefereeError(f"--ids: range {part!r} runs backwards; write {high}-{low}")
         ids.update(range(low, high + 1))
@@ -439,6 +455,15 @@ def parse_size(text: str) -> float:
         ) from None
     # Divided per unit (not via metres) so 20mm is exactly 20 / 25.4 in.
     inches = value / _UNITS_PER_INCH[unit]
-    if inches <= 0:
-        raise RefereeError(f"--size: {text!r} must be positive")
+    if not inches > 0:
+        raise RefereeError(f"--size: {shown(text)} must be positive")
+    if inches < MIN_TAG_SIZE_IN:
+        raise RefereeError(
+            f"--size: {shown(text)} is too small to print and read; "
+            f"use at least {MIN_TAG_SIZE_IN:g}in ({MIN_TAG_SIZE_IN * 25.4:.1f} mm)"
+        )
+    if not inches <= MAX_TAG_SIZE_IN:
+        raise RefereeError(
+            f"--size: {shown(text)} is bigger than any page; use at most {MAX_TAG_SIZE_IN:g}in"
+        )
     return inches

@@ -55,6 +55,7 @@ from referee.rules.core import (
 )
 from referee.rules.flow import GameFlow, PaperTigersFlow
 from referee.scene import Piece, Scene, Terrain, normalise_edge
+from referee.validate import is_number
 
 #: Piece kind (lowercase, letters and digits only) -> category.
 KINDS: dict[str, str] = {
@@ -148,14 +149,21 @@ class PaperTigers(TableRuleset):
                 raise ValueError('setting deployment_measure must be "base" or "centre"')
             for key in ("infantry_range", "follow_radius", "move_cap", "objective_radius"):
                 value = getattr(self, key)
-                if not isinstance(value, (int, float)) or not value > 0:
+                if not is_number(value) or not 0 < value <= 1e5:
                     raise ValueError(f"setting {key} must be a positive number of inches")
-            if not 0 < self.deployment_fraction <= 1:
+            if not is_number(self.marginal_margin) or self.marginal_margin < 0:
+                raise ValueError("setting marginal_margin must be a number of points >= 0")
+            if not isinstance(self.wrecks_block, bool):
+                raise ValueError("setting wrecks_block must be true or false")
+            points = self.halftrack_points
+            if not isinstance(points, int) or isinstance(points, bool) or points < 0:
+                raise ValueError("setting halftrack_points must be a whole number >= 0")
+            if not is_number(self.deployment_fraction) or not 0 < self.deployment_fraction <= 1:
                 raise ValueError("setting deployment_fraction must be between 0 and 1")
             for key in ("chain_length", "max_actions", "max_cards"):
                 value = getattr(self, key)
-                if not isinstance(value, int) or value < 1:
-                    raise ValueError(f"setting {key} must be a whole number >= 1")
+                if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1000:
+                    raise ValueError(f"setting {key} must be a whole number from 1 to 1000")
             for key in ("towing", "carriers"):
                 value = getattr(self, key)
                 if isinstance(value, str) or not all(isinstance(v, str) for v in value):

@@ -8,6 +8,7 @@ import click
 
 from referee.sim.scenario import load_scenario
 from referee.sim.video import simulate as run_simulation
+from referee.validate import output_folder
 
 
 @click.command()
@@ -65,6 +66,7 @@ def simulate(
     Example:
       referee simulate sample_footage/skirmish.scenario.json --out sample_footage/skirmish
     """
+    output_folder(out, "--out")
     loaded = load_scenario(scenario)
     result = run_simulation(
         loaded,

@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from referee import validate as v
 from referee.calibration.camera import Intrinsics, TablePose
 from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.errors import RosterError, SceneError, at, read_json_file
@@ -70,6 +71,13 @@ from referee.tags.layout import (
     check_tag_id,
     get_dictionary,
 )
+
+#: Largest magnitude of any position or length in a scenario, inches (as a scene's).
+LIMIT = 1e5
+#: Bounds on the work a scenario asks for: a frame rate, a game's length, its frames.
+MAX_FPS = 120.0
+MAX_DURATION_S = 4 * 3600.0
+MAX_FRAMES = 200_000
 
 #: Seconds a hand takes to reach a piece, and to withdraw after setting it down.
 REACH_S = 0.6
@@ -354,15 +362,27 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
             raise ScenarioError(
                 at(source, f"$.{key}", f"unknown field; expected one of {', '.join(TOP_KEYS)}")
             )
-    dictionary = data.get("dictionary", DEFAULT_DICTIONARY)
+    v.text(
+        data.get("description", ""),
+        source,
+        "$.description",
+        error=ScenarioError,
+        max_length=v.MAX_TEXT,
+        allow_empty=True,
+    )
+    v.text(data.get("ruleset", "paper-tigers"), source, "$.ruleset", error=ScenarioError)
+    dictionary = v.text(
+        data.get("dictionary", DEFAULT_DICTIONARY), source, "$.dictionary", error=ScenarioError
+    )
     try:
-        get_dictionary(str(dictionary))
+        get_dictionary(dictionary)
     except ValueError as error:
         raise ScenarioError(at(source, "$.dictionary", str(error))) from None
-    dictionary = str(dictionary)
-    tag_size = _number(data.get("tag_size", DEFAULT_TAG_SIZE), source, "$.tag_size", positive=True)
+    tag_size = _number(
+        data.get("tag_size", DEFAULT_TAG_SIZE), source, "$.tag_size", positive=True, maximum=20.0
+    )
     raw_pieces = data.get("pieces")
-    if not isinstance(raw_pieces, list) or not raw_pieces:
+    if not isinstance(raw_pieces, list) or not raw_pieces or len(raw_pieces) > v.MAX_ITEMS:
         raise ScenarioError(at(source, "$.pieces", "needs a non-empty list of pieces"))
     scene_pieces = []
     entries = []
@@ -374,6 +394,10 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         for key in raw:
             if key not in PIECE_SCENE_KEYS + PIECE_ROSTER_KEYS:
                 raise ScenarioError(at(source, f"{path}.{key}", "unknown piece field"))
+        for key in ("id", "side", "kind", "name"):
+            # Printed on tags and cards: a name too long for them is refused before anything.
+            if isinstance(raw.get(key), str):
+                v.text(raw[key], source, f"{path}.{key}", error=ScenarioError, allow_empty=True)
         if "tag" not in raw:
             raise ScenarioError(at(source, f"{path}.tag", "missing: every piece needs a tag id"))
         tag = raw["tag"]
@@ -409,8 +433,19 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         _check_on_table(piece.x, piece.y, table, source, path)
     roster = _roster(data.get("anchors"), dictionary, tag_size, scene, entries, table, source)
     camera = _camera(data.get("camera"), table, source)
-    fps = _number(data.get("fps", 12), source, "$.fps", positive=True)
-    duration = _number(data.get("duration", 10), source, "$.duration", positive=True)
+    fps = _number(data.get("fps", 12), source, "$.fps", minimum=1.0, maximum=MAX_FPS)
+    duration = _number(
+        data.get("duration", 10), source, "$.duration", positive=True, maximum=MAX_DURATION_S
+    )
+    if duration * fps > MAX_FRAMES:
+        raise ScenarioError(
+            at(
+                source,
+                "$.duration",
+                f"{duration:g} s at {fps:g} fps is {duration * fps:.0f} frames; at most "
+                f"{MAX_FRAMES} are rendered: shorten the game or lower $.fps",
+            )
+        )
     seed = data.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ScenarioError(at(source, "$.seed", f"must be an integer, got {seed!r}"))
@@ -434,22 +469,33 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     )
 
 
-def _is_number(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
-
-
-def _number(value: Any, source: str, path: str, *, positive: bool = False) -> float:
-    if not _is_number(value):
-        raise ScenarioError(at(source, path, f"must be a number, got {value!r}"))
-    if positive and value <= 0:
-        raise ScenarioError(at(source, path, f"must be positive, got {value!r}"))
-    return float(value)
+def _number(
+    value: Any,
+    source: str,
+    path: str,
+    *,
+    positive: bool = False,
+    minimum: float | None = None,
+    maximum: float | None = LIMIT,
+) -> float:
+    low = -LIMIT if minimum is None and not positive else minimum
+    return v.number(
+        value, source, path, error=ScenarioError, positive=positive, minimum=low, maximum=maximum
+    )
 
 
 def _point(value: Any, source: str, path: str) -> tuple[float, float]:
-    if not isinstance(value, list) or len(value) != 2 or not all(_is_number(v) for v in value):
-        raise ScenarioError(at(source, path, f"must be [x, y] inches, got {value!r}"))
-    return float(value[0]), float(value[1])
+    x, y = v.numbers(
+        value,
+        source,
+        path,
+        error=ScenarioError,
+        length=2,
+        what="[x, y] inches",
+        minimum=-LIMIT,
+        maximum=LIMIT,
+    )
+    return x, y
 
 
 def _edge(value: Any, source: str, path: str) -> str | None:
@@ -531,15 +577,28 @@ def _camera(raw: Any, table: TableSize, source: str) -> CameraSpec:
         or not all(isinstance(v, int) and not isinstance(v, bool) and 16 <= v <= 8192 for v in res)
     ):
         raise ScenarioError(
-            at(source, "$.camera.resolution", f"must be [width, height], got {res!r}")
+            at(
+                source,
+                "$.camera.resolution",
+                f"must be [width, height], 16-8192 pixels each, got {v.shown(res)}",
+            )
         )
-    distortion = raw.get("distortion", [0, 0, 0, 0, 0])
-    if not isinstance(distortion, list) or not all(_is_number(v) for v in distortion):
-        raise ScenarioError(at(source, "$.camera.distortion", "must be a list of numbers"))
+    distortion = list(
+        v.numbers(
+            raw.get("distortion", [0, 0, 0, 0, 0]),
+            source,
+            "$.camera.distortion",
+            error=ScenarioError,
+            length=(4, 5, 8, 12, 14),
+            what="a list of distortion coefficients",
+            minimum=-10.0,
+            maximum=10.0,
+        )
+    )
     try:
         if "matrix" in raw:
             intrinsics = Intrinsics(
-                (res[0], res[1]), np.asarray(raw["matrix"], float), np.asarray(distortion, float)
+                (res[0], res[1]), _matrix(raw["matrix"], source), np.asarray(distortion, float)
             )
         else:
             fov = _number(raw.get("fov", 60), source, "$.camera.fov", positive=True)
@@ -551,16 +610,49 @@ def _camera(raw: Any, table: TableSize, source: str) -> CameraSpec:
             raise
         raise ScenarioError(at(source, "$.camera", str(error))) from None
     height = _number(raw.get("height", 36), source, "$.camera.height", positive=True)
+    if height > 100 * max(table.width, table.depth):
+        raise ScenarioError(
+            at(source, "$.camera.height", f"{height:g} in is too far above the table to see it")
+        )
     tilt = _number(raw.get("tilt", 0), source, "$.camera.tilt")
     if abs(tilt) >= 60:
         raise ScenarioError(at(source, "$.camera.tilt", "must be within +-60 degrees"))
-    yaw = _number(raw.get("yaw", 0), source, "$.camera.yaw")
+    yaw = _number(raw.get("yaw", 0), source, "$.camera.yaw", minimum=-360.0, maximum=360.0)
     target = (
         _point(raw["target"], source, "$.camera.target")
         if "target" in raw
         else (table.width / 2, table.depth / 2)
     )
     return CameraSpec(intrinsics, height, tilt, yaw, target)
+
+
+def _matrix(raw: Any, source: str) -> np.ndarray[Any, Any]:
+    """A 3x3 pinhole matrix with positive focal lengths, as a calibration profile holds."""
+    rows = v.items(
+        raw, source, "$.camera.matrix", error=ScenarioError, length=3, what="a 3x3 matrix"
+    )
+    matrix = [
+        v.numbers(
+            row,
+            source,
+            f"$.camera.matrix[{i}]",
+            error=ScenarioError,
+            length=3,
+            what="a row of 3 numbers",
+            minimum=-1e6,
+            maximum=1e6,
+        )
+        for i, row in enumerate(rows)
+    ]
+    if not (matrix[0][0] > 0 and matrix[1][1] > 0) or matrix[2] != (0.0, 0.0, 1.0):
+        raise ScenarioError(
+            at(
+                source,
+                "$.camera.matrix",
+                "must be [[fx, 0, cx], [0, fy, cy], [0, 0, 1]], fx, fy > 0",
+            )
+        )
+    return np.array(matrix, dtype=float)
 
 
 def _imaging(raw: Any, source: str) -> Imaging:
@@ -571,11 +663,13 @@ def _imaging(raw: Any, source: str) -> Imaging:
         if key not in known:
             raise ScenarioError(at(source, f"$.imaging.{key}", "unknown field"))
     values = {}
+    # Blur in pixels, noise in grey levels, vignetting and light as fractions.
+    limits = {"blur": 50.0, "noise": 255.0, "vignetting": 1.0, "light": 1.0}
     for key in known[:4]:
         if key in raw:
-            values[key] = _number(raw[key], source, f"$.imaging.{key}")
-            if values[key] < 0:
-                raise ScenarioError(at(source, f"$.imaging.{key}", "must not be negative"))
+            values[key] = _number(
+                raw[key], source, f"$.imaging.{key}", minimum=0.0, maximum=limits[key]
+            )
     motion = raw.get("motion_blur", True)
     if not isinstance(motion, bool):
         raise ScenarioError(at(source, "$.imaging.motion_blur", "must be true or false"))
@@ -606,8 +700,7 @@ def _calibration(raw: Any, table: TableSize, source: str) -> CalibrationPlan:
 def _timeline(
     raw: Any, scene: Scene, table: TableSize, source: str
 ) -> tuple[tuple[Move, ...], tuple[HandVisit, ...], tuple[Bump, ...]]:
-    if not isinstance(raw, list):
-        raise ScenarioError(at(source, "$.timeline", "must be a list of events"))
+    v.items(raw, source, "$.timeline", error=ScenarioError, what="a list of events")
     moves: list[Move] = []
     hands: list[HandVisit] = []
     bumps: list[Bump] = []
@@ -618,7 +711,7 @@ def _timeline(
         path = f"$.timeline[{i}]"
         if not isinstance(event, dict):
             raise ScenarioError(at(source, path, "an event must be a JSON object"))
-        t = _number(event.get("t"), source, f"{path}.t")
+        t = _number(event.get("t"), source, f"{path}.t", maximum=MAX_DURATION_S)
         if t < 0:
             raise ScenarioError(at(source, f"{path}.t", "must not be negative"))
         events.append((t, i, event, path))
@@ -626,7 +719,7 @@ def _timeline(
         enter = _edge(event.get("enter"), source, f"{path}.enter")
         if "move" in event:
             piece = event["move"]
-            if piece not in poses:
+            if not isinstance(piece, str) or piece not in poses:
                 raise ScenarioError(at(source, f"{path}.move", f"unknown piece {piece!r}"))
             to = event.get("to")
             if not isinstance(to, dict):
@@ -636,7 +729,11 @@ def _timeline(
             heading = _number(to.get("heading", poses[piece].heading), source, f"{path}.to.heading")
             _check_on_table(x, y, table, source, f"{path}.to")
             duration = _number(
-                event.get("duration", 1.5), source, f"{path}.duration", positive=True
+                event.get("duration", 1.5),
+                source,
+                f"{path}.duration",
+                positive=True,
+                maximum=MAX_DURATION_S,
             )
             hand = event.get("hand", True)
             if not isinstance(hand, bool):
@@ -662,9 +759,15 @@ def _timeline(
             over = _point(spec.get("over"), source, f"{path}.hand.over")
             hand_enter = _edge(spec.get("enter"), source, f"{path}.hand.enter")
             duration = _number(
-                spec.get("duration", 2.0), source, f"{path}.hand.duration", positive=True
+                spec.get("duration", 2.0),
+                source,
+                f"{path}.hand.duration",
+                positive=True,
+                maximum=MAX_DURATION_S,
             )
-            height = _number(spec.get("height", 2.5), source, f"{path}.hand.height", positive=True)
+            height = _number(
+                spec.get("height", 2.5), source, f"{path}.hand.height", positive=True, maximum=100
+            )
             hands.append(HandVisit(t, hand_enter, over, duration, height))
         elif "bump" in event:
             spec = event["bump"]
@@ -676,7 +779,10 @@ def _timeline(
             for key, value in spec.items():
                 if key not in ("yaw_deg", "tilt_deg", "dx", "dy", "dz"):
                     raise ScenarioError(at(source, f"{path}.bump.{key}", "unknown field"))
-                offsets[key] = _number(value, source, f"{path}.bump.{key}")
+                # A bump nudges the camera: a few degrees or inches, never a new camera.
+                offsets[key] = _number(
+                    value, source, f"{path}.bump.{key}", minimum=-45.0, maximum=45.0
+                )
             bumps.append(Bump(t, offsets))
         else:
             raise ScenarioError(at(source, path, 'an event needs "move", "hand" or "bump"'))

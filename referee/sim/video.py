@@ -20,6 +20,8 @@ import itertools
 import json
 import math
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -303,12 +305,57 @@ def simulate(
     ``max_frames`` cuts the videos short (the truth still covers every frame);
     ``jpeg_quality`` writes folders of JPEG images (``video/frame_000000.jpg``,
     ``calibration/...``) instead of mp4 files.
+
+    Everything is written into a hidden folder inside ``out_dir`` first and
+    moved into place only when all of it is done: a failure or Ctrl-C leaves
+    the files of an earlier run exactly as they were.
     """
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=".simulate-", dir=out))
     except OSError as error:
         raise OutputError(f"{out}: cannot create output directory ({error.strerror})") from None
+    try:
+        staged = _simulate_into(
+            scenario,
+            stage,
+            video=video,
+            calibration=calibration,
+            max_frames=max_frames,
+            progress=progress,
+            jpeg_quality=jpeg_quality,
+        )
+        for name in staged.files:
+            _move_into_place(stage / name.rstrip("/"), out / name.rstrip("/"))
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return SimulationResult(out, staged.frames, staged.calibration_frames, staged.files)
+
+
+def _move_into_place(source: Path, target: Path) -> None:
+    """Replace ``target`` (a file or a folder of frames) by ``source``."""
+    try:
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        os.replace(source, target)
+    except OSError as error:
+        raise OutputError(
+            f"{target}: cannot replace it ({error.strerror}); check its permissions and run again"
+        ) from None
+
+
+def _simulate_into(
+    scenario: Scenario,
+    out: Path,
+    *,
+    video: bool,
+    calibration: bool,
+    max_frames: int | None,
+    progress: bool,
+    jpeg_quality: int | None,
+) -> SimulationResult:
+    """Render every output into the (empty, private) folder ``out``."""
     renderers = _Renderers(scenario)
     files = ["roster.json", "scene.json", "camera.json", "truth.jsonl", "truth-moves.json"]
     scenario.roster.save(out / "roster.json")

@@ -246,5 +246,5 @@ def test_camera_matrix_instead_of_fov() -> None:
     data = _with("camera", {"resolution": [640, 480], "matrix": matrix, "height": 24})
     assert parse_scenario(data).camera.intrinsics.fx == 700.0
     bad = _with("camera", {"resolution": [640, 480], "matrix": [[1, 2]], "height": 24})
-    with pytest.raises(ScenarioError, match=r"s.json: \$\.camera: "):
+    with pytest.raises(ScenarioError, match=r"s.json: \$\.camera\.matrix: "):
         parse_scenario(bad, "s.json")

@@ -1,0 +1,657 @@
+"""Bad input never crashes, hangs or destroys a file (README: "Bad input ... exit code 2").
+
+Property-based: random mutations of valid profile, roster, scenario and scene
+files and random option values go through the real loaders and commands. Every
+outcome must be a success or exactly one ``referee: error:`` line with exit code
+2, never a traceback; a failed command leaves every file that existed before
+byte-for-byte as it was. Hypothesis's ``deadline`` is the hang guard (generous:
+the machine is shared). The cases these tests found are kept as plain regression
+tests below the properties.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from referee.calibration.profile import CalibrationProfile, load_profile
+from referee.cli import cli
+from referee.errors import ProfileError, RefereeError, RosterError
+from referee.markers.roster import Roster, load_roster
+from referee.sim.scenario import ScenarioError, load_scenario, parse_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_footage" / "skirmish"
+SCENARIO = ROOT / "sample_footage" / "skirmish.scenario.json"
+
+#: Values a hostile or careless user puts where something else belongs.
+WEIRD: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    -1,
+    2.5,
+    1e308,
+    -1e308,
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+    10**30,
+    "",
+    "t34a",
+    "x" * 100_000,
+    [],
+    [1],
+    [1, 2],
+    [[0, 0], [1, 1]],
+    ["t34a"],
+    {},
+    {"x": 1},
+]
+
+VALUES = st.one_of(
+    st.sampled_from(WEIRD),
+    st.sampled_from(WEIRD),
+    st.sampled_from(WEIRD),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.text(max_size=12),
+)
+
+#: Hang guard per example (ms): a normal example takes well under a second.
+DEADLINE_MS = 20_000
+
+FUZZ = settings(
+    max_examples=40,
+    deadline=DEADLINE_MS,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    derandomize=True,
+)
+
+
+def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    yield prefix
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            yield from _paths(value, (*prefix, key))
+    elif isinstance(doc, list):
+        for index, value in enumerate(doc):
+            yield from _paths(value, (*prefix, index))
+
+
+def _get(doc: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        doc = doc[key]
+    return doc
+
+
+def _set(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    parent = doc
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = value
+    return doc
+
+
+def _delete(doc: Any, path: tuple[Any, ...]) -> Any:
+    if not path:
+        return doc
+    parent = doc
+    for key in path[:-1]:
+        parent = parent[key]
+    del parent[path[-1]]
+    return doc
+
+
+@st.composite
+def mutated_text(draw: st.DrawFn, doc: Any) -> str:
+    """``doc`` with 1-3 random changes (a value replaced, a field dropped or added), as JSON
+    text; sometimes cut short, so the file is not JSON at all."""
+    doc = copy.deepcopy(doc)
+    for _ in range(draw(st.integers(1, 3))):
+        paths = list(_paths(doc))
+        leaves = [p for p in paths if not isinstance(_get(doc, p), (dict, list))] or paths
+        # Mostly one value (where the classes of bug hide), sometimes a whole object or list.
+        path = draw(st.sampled_from(leaves if draw(st.integers(0, 3)) else paths))
+        action = draw(st.sampled_from(["replace", "replace", "delete", "add"]))
+        if action == "replace":
+            doc = _set(doc, path, copy.deepcopy(draw(VALUES)))
+        elif action == "delete":
+            doc = _delete(doc, path)
+        else:
+            target = _get(doc, path)
+            if isinstance(target, dict):
+                target[draw(st.sampled_from(["zz", "id", "x", "tag"]))] = copy.deepcopy(
+                    draw(VALUES)
+                )
+            elif isinstance(target, list):
+                target.append(copy.deepcopy(draw(VALUES)))
+    text = json.dumps(doc)
+    if draw(st.integers(0, 9)) == 0:
+        text = text[: draw(st.integers(0, len(text)))]
+    return text
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+#: Python's own wording: a message with it was an exception nobody translated for the user.
+PYTHON_TEXT = re.compile(
+    r"NoneType|object is not|subscriptable|invalid literal|unhashable|could not convert|"
+    r"not iterable|takes \d+ positional|unexpected keyword|Errno"
+)
+
+
+def assert_message(message: str, source: Path) -> None:
+    """One line, starting with the file it is about, in the referee's words, readable length."""
+    assert "\n" not in message and message.startswith(str(source)), message
+    assert not PYTHON_TEXT.search(message), message
+    assert len(message) < 2000
+
+
+def assert_clean(result: Result) -> None:
+    """Success, or one ``referee: error:`` line and exit code 2; never a traceback."""
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise AssertionError(f"uncaught {result.exception!r}\n{result.output}") from (
+            result.exception
+        )
+    assert result.exit_code in (0, 2), result.output
+    assert "Traceback" not in result.output
+    if result.exit_code == 2:
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        errors = [line for line in lines if line.startswith("referee: error: ")]
+        assert len(errors) == 1 and lines[-1] == errors[0], result.stderr
+        assert len(errors[0]) < 2000, "an error line must stay readable"
+        assert not PYTHON_TEXT.search(errors[0]), errors[0]
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def _json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+# -- properties: loaders ---------------------------------------------------------------------
+
+
+@FUZZ
+@given(text=mutated_text(_json(SAMPLE / "camera.json")))
+def test_any_profile_loads_cleanly_or_is_one_profile_error(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp("profile") / "camera.json"
+    path.write_text(text, encoding="utf-8")
+    try:
+        profile = load_profile(path)
+    except ProfileError as error:
+        assert_message(str(error), path)
+        return
+    # A profile that loads is usable: strict JSON out, and it reads back as itself.
+    out = json.dumps(profile.to_json(), allow_nan=False)
+    assert CalibrationProfile.from_json(json.loads(out)).to_json() == profile.to_json()
+    intr = profile.intrinsics
+    assert intr.fx > 0 and intr.fy > 0
+    assert all(math.isfinite(x) for x in intr.undistort_normalized([[intr.cx, intr.cy]]).ravel())
+
+
+@FUZZ
+@given(text=mutated_text(_json(SAMPLE / "roster.json")))
+def test_any_roster_loads_cleanly_or_is_one_roster_error(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp("roster") / "roster.json"
+    path.write_text(text, encoding="utf-8")
+    try:
+        roster = load_roster(path)
+    except RosterError as error:
+        assert_message(str(error), path)
+        return
+    out = json.dumps(roster.to_json(), allow_nan=False)
+    assert Roster.from_json(json.loads(out)) == roster
+
+
+def _small_scenario() -> dict[str, Any]:
+    """The sample scenario, cut to a few frames so a run with --no-video takes a moment."""
+    data = _json(SCENARIO)
+    data.update(duration=2, fps=4)
+    return data
+
+
+@FUZZ
+@given(text=mutated_text(_small_scenario()))
+def test_any_scenario_parses_cleanly_or_is_one_scenario_error(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp("scenario") / "s.scenario.json"
+    path.write_text(text, encoding="utf-8")
+    try:
+        scenario = load_scenario(path)
+    except ScenarioError as error:
+        assert_message(str(error), path)
+        return
+    assert scenario.frame_count <= 200_000
+    json.dumps(scenario.profile().to_json(), allow_nan=False)
+
+
+# -- properties: commands --------------------------------------------------------------------
+
+
+@settings(FUZZ, max_examples=25)
+@given(text=mutated_text(_small_scenario()))
+def test_simulate_never_changes_an_earlier_output_on_failure(tmp_path_factory, text):
+    work = tmp_path_factory.mktemp("simulate")
+    scenario = work / "s.scenario.json"
+    scenario.write_text(text, encoding="utf-8")
+    out = work / "out"
+    out.mkdir()
+    for name in ("roster.json", "scene.json", "camera.json", "truth.jsonl", "notes.txt"):
+        (out / name).write_text(f"earlier {name}\n", encoding="utf-8")
+    before = snapshot(out)
+    result = invoke("simulate", str(scenario), "--out", str(out), "--no-video", "--quiet")
+    assert_clean(result)
+    if result.exit_code == 2:
+        assert snapshot(out) == before
+        assert sorted(p.name for p in out.iterdir()) == sorted(before)
+    else:
+        assert (out / "notes.txt").read_bytes() == before["notes.txt"]
+        _json(out / "camera.json")  # strict JSON: no NaN or Infinity crept in
+        json.loads((out / "truth-moves.json").read_text(), parse_constant=_refuse_constant)
+
+
+def _refuse_constant(name: str) -> None:
+    raise AssertionError(f"{name} in a JSON output")
+
+
+@FUZZ
+@given(
+    text=mutated_text(_json(SAMPLE / "roster.json")), command=st.sampled_from(["markers", "cards"])
+)
+def test_printables_from_any_roster_never_crash_or_hang(tmp_path_factory, text, command):
+    work = tmp_path_factory.mktemp("printables")
+    (work / "roster.json").write_text(text, encoding="utf-8")
+    out = work / "out.pdf"
+    out.write_bytes(b"earlier pdf")
+    result = invoke(command, "--roster", str(work / "roster.json"), "--out", str(out))
+    assert_clean(result)
+    if result.exit_code == 2:
+        assert out.read_bytes() == b"earlier pdf"
+    else:
+        assert out.read_bytes().startswith(b"%PDF")
+
+
+@settings(FUZZ, max_examples=12)
+@given(
+    profile=mutated_text(_json(SAMPLE / "camera.json")),
+    roster=mutated_text(_json(SAMPLE / "roster.json")),
+    which=st.sampled_from(["profile", "roster", "both"]),
+)
+def test_track_with_any_profile_or_roster_keeps_earlier_tracks(
+    tmp_path_factory, profile, roster, which
+):
+    work = tmp_path_factory.mktemp("track")
+    (work / "camera.json").write_text(
+        profile if which != "roster" else (SAMPLE / "camera.json").read_text(), encoding="utf-8"
+    )
+    (work / "roster.json").write_text(
+        roster if which != "profile" else (SAMPLE / "roster.json").read_text(), encoding="utf-8"
+    )
+    out, events = work / "tracks.jsonl", work / "events.jsonl"
+    out.write_text('{"earlier": 1}\n')
+    events.write_text('{"earlier": 2}\n')
+    result = invoke(
+        "track",
+        str(SAMPLE / "video.mp4"),
+        "-c",
+        str(work / "camera.json"),
+        "-r",
+        str(work / "roster.json"),
+        "--out",
+        str(out),
+        "--events",
+        str(events),
+        "--max-frames",
+        "2",
+        "-q",
+    )
+    assert_clean(result)
+    if result.exit_code == 2:
+        assert out.read_text() == '{"earlier": 1}\n' and events.read_text() == '{"earlier": 2}\n'
+    else:
+        for line in out.read_text().splitlines():
+            json.loads(line, parse_constant=_refuse_constant)
+
+
+OPTION_TEXT = st.one_of(
+    st.sampled_from(
+        [
+            "0",
+            "-1",
+            "nan",
+            "inf",
+            "-inf",
+            "1e-9in",
+            "1e999in",
+            "0-99999999",
+            "99999999999999999999",
+            "5-2",
+            "0.8in",
+            "20mm",
+            "auto",
+            "48x36",
+            "0x0",
+            "1e309x2",
+            "nanxnan",
+            "DICT_4X4_100",
+            "DICT_NOPE",
+            "x" * 10_000,
+            "",
+            "charuco:5x7:0.03m:0.021m:DICT_6X6_250",
+            "charuco:0x0:0m:0m:DICT_6X6_250",
+            "charuco:9999x9999:1e-9m:1e-9m:DICT_6X6_250",
+        ]
+    ),
+    st.text(max_size=10),
+    st.floats().map(str),
+)
+
+
+@settings(FUZZ, max_examples=60)
+@given(
+    option=st.sampled_from(
+        [
+            ("markers", "--ids"),
+            ("markers", "--size"),
+            ("markers", "--dictionary"),
+            ("markers", "--table"),
+            ("markers", "--camera"),
+            ("board", "--square"),
+            ("board", "--board"),
+            ("calibrate", "--every"),
+            ("calibrate", "--min-sharpness"),
+            ("calibrate", "--duration"),
+            ("calibrate", "--inch-mm"),
+            ("calibrate", "--table"),
+            ("calibrate", "--board"),
+            ("check", "--set"),
+        ]
+    ),
+    value=OPTION_TEXT,
+    auto=st.booleans(),
+)
+def test_any_option_value_is_accepted_or_one_line(tmp_path_factory, option, value, auto):
+    work = tmp_path_factory.mktemp("options")
+    command, name = option
+    out = work / "out.pdf"
+    out.write_bytes(b"earlier")
+    if command == "markers":
+        extra = ["--size", "auto"] if auto and name in ("--table", "--camera") else []
+        args = [command, name, value, *extra, "--out", str(out)]
+    elif command == "board":
+        args = [command, name, value, "--out", str(out)]
+    elif command == "calibrate":
+        # An empty folder: options are checked first, then the source is refused.
+        (work / "empty").mkdir()
+        out = work / "camera.json"
+        out.write_bytes(b"earlier")
+        args = [command, str(work / "empty"), "--out", str(out), name, value]
+    else:
+        key = "marginal_margin" if auto else "infantry_range"
+        args = [command, "--set", f"{key}={value}", "--json"]
+    result = invoke(*args)
+    assert_clean(result)
+    if result.exit_code == 2:
+        assert out.read_bytes() == b"earlier"
+
+
+@settings(FUZZ, max_examples=30)
+@given(text=mutated_text(json.loads((ROOT / "referee/data/examples/skirmish.json").read_text())))
+def test_check_of_any_scene_is_answers_or_one_line(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp("scene") / "game.json"
+    path.write_text(text, encoding="utf-8")
+    result = invoke("check", str(path), "--json")
+    assert_clean(result)
+    if result.exit_code == 0:
+        json.loads(result.stdout, parse_constant=_refuse_constant)
+
+
+# -- regressions: the cases the properties (and the issue) found ------------------------------
+
+
+def _profile_with(tmp_path: Path, path: tuple[Any, ...], value: Any) -> Path:
+    data = _set(_json(SAMPLE / "camera.json"), path, value)
+    file = tmp_path / "camera.json"
+    file.write_text(json.dumps(data), encoding="utf-8")
+    return file
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "where"),
+    [
+        (("rms_px",), float("nan"), "$.rms_px: must be a finite number"),
+        (("view_errors_px",), [float("inf")], "$.view_errors_px[0]: must be a finite number"),
+        (("camera_matrix", 0, 0), -1000.0, "$.camera_matrix[0][0]: the focal length fx"),
+        (("camera_matrix", 1), None, "$.camera_matrix[1]: must be a row of 3 numbers"),
+        (("camera_matrix",), None, "$.camera_matrix: must be a 3x3 matrix"),
+        (("table_pose",), None, "$.table_pose: must be an object"),
+        (("table_pose", "tvec", 2), 1e308, "$.table_pose.tvec[2]: must be between"),
+        (("image_size", 0), 1e308, "$.image_size[0]: must be a whole number"),
+        (("image_size", 0), 10**12, "$.image_size[0]: must be between 1 and 32768"),
+        (("distortion",), [1, 2, 3], "$.distortion: must be a list of distortion coefficients"),
+        (("table",), None, "$.table: must be an object"),
+        (("table", "width"), float("inf"), "$.table.width: must be a finite number"),
+        (("anchors",), [None], "$.anchors[0]: must be an object"),
+        (("frame_source",), ["anchors"], "$.frame_source: must be one of"),
+    ],
+)
+def test_profile_problems_name_the_json_path_and_the_fix(tmp_path, path, value, where):
+    file = _profile_with(tmp_path, path, value)
+    with pytest.raises(ProfileError) as caught:
+        load_profile(file)
+    message = str(caught.value)
+    assert message.startswith(f"{file}: {where}"), message
+    assert "referee calibrate" in message
+    assert "NoneType" not in message and "subscriptable" not in message
+
+
+def test_roster_names_a_label_cannot_hold_are_refused_at_once(tmp_path):
+    data = _json(SAMPLE / "roster.json")
+    data["pieces"][0]["name"] = "x" * 1_000_000
+    file = tmp_path / "roster.json"
+    file.write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "cards.pdf"
+    for command in ("cards", "markers"):
+        started = time.monotonic()
+        result = invoke(command, "--roster", str(file), "--out", str(out))
+        assert time.monotonic() - started < 60  # hang guard: was 213 s for 100,000 characters
+        assert_clean(result)
+        assert result.exit_code == 2
+        assert "$.pieces[0].name: is 1000000 characters long; use at most 64" in result.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "where"),
+    [
+        ({"timeline": [{"t": 1, "move": ["t34a"], "to": {"x": 1, "y": 1}}]}, "$.timeline[0].move"),
+        ({"duration": 1e9}, "$.duration: must be at most 14400"),
+        ({"duration": 3600, "fps": 100}, "$.duration: 3600 s at 100 fps is 360000 frames"),
+        ({"fps": 1e6}, "$.fps: must be between 1 and 120"),
+        ({"fps": float("nan")}, "$.fps: must be a finite number"),
+        ({"camera": {"resolution": [1e308, 1080]}}, "$.camera.resolution"),
+        ({"camera": {"matrix": [[-700, 0, 1], [0, 700, 1], [0, 0, 1]]}}, "$.camera.matrix"),
+        ({"camera": {"fov": 60, "height": 1e300}}, "$.camera.height"),
+        ({"dictionary": ["DICT_4X4_100"]}, "$.dictionary: must be a string"),
+    ],
+)
+def test_scenario_bounds_name_the_json_path(change, where):
+    data = _small_scenario()
+    data.update(change)
+    with pytest.raises(ScenarioError, match=None) as caught:
+        parse_scenario(data, "s.json")
+    assert str(caught.value).startswith(f"s.json: {where}"), str(caught.value)
+
+
+def test_simulate_leaves_an_earlier_run_untouched_when_rendering_fails(tmp_path, monkeypatch):
+    """A failure mid-render (here: the truth writer) changes none of the earlier files."""
+    from referee.sim import video
+
+    out = tmp_path / "out"
+    video.simulate(load_scenario(_write(tmp_path, _small_scenario())), out, video=False)
+    before = snapshot(out)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RefereeError("disk full (simulated)")
+
+    monkeypatch.setattr(video, "truth_record", broken)
+    changed = _small_scenario()
+    changed["seed"] = 99
+    changed["pieces"][0]["x"] = 11
+    with pytest.raises(RefereeError, match="disk full"):
+        video.simulate(load_scenario(_write(tmp_path, changed)), out, video=False)
+    assert snapshot(out) == before
+    assert sorted(p.name for p in out.iterdir()) == sorted(before)
+
+
+def _write(folder: Path, data: Any) -> Path:
+    path = folder / "s.scenario.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_simulate_replaces_an_earlier_run_whole(tmp_path):
+    from referee.sim import video
+
+    out = tmp_path / "out"
+    video.simulate(load_scenario(_write(tmp_path, _small_scenario())), out, video=False)
+    changed = _small_scenario()
+    changed["pieces"][0]["x"] = 11
+    video.simulate(load_scenario(_write(tmp_path, changed)), out, video=False)
+    scene = _json(out / "scene.json")
+    assert scene["pieces"][0]["x"] == 11
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["markers", "--ids", "0-99999999"], "--ids: tag id 99999999 is outside DICT_4X4_100"),
+        (["markers", "--ids", "0-999999999999999999999"], "--ids: cannot read"),
+        (["markers", "--size", "1e-9in"], "--size: '1e-9in' is too small to print and read"),
+        (["markers", "--size", "1e999in"], "--size: '1e999in' is bigger than any page"),
+        (["cards", "--roster", str(SAMPLE / "roster.json"), "--size", "0mm"], "--size:"),
+        (["check", "--set", "marginal_margin=NaN"], "setting marginal_margin"),
+        (["check", "--set", "infantry_range=Infinity"], "setting infantry_range"),
+        (["simulate", str(SCENARIO), "--frames", "0", "--out", "o"], "'--frames'"),
+    ],
+)
+def test_option_values_beyond_what_the_machine_can_do_are_one_line(tmp_path, args, message):
+    started = time.monotonic()
+    result = invoke(*args, "--out", str(tmp_path / "x.pdf")) if args[0] == "markers" else None
+    if result is None:
+        result = invoke(*args)
+    assert time.monotonic() - started < 60  # hang guard: --ids 0-99999999 grew to 8.9 GB
+    assert_clean(result)
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--every", "0", "--every: must be positive"),
+        ("--every", "-1", "--every: must be positive"),
+        ("--every", "nan", "--every: must be a finite number"),
+        ("--min-sharpness", "nan", "--min-sharpness: must be a finite number"),
+        ("--duration", "inf", "--duration: must be a finite number"),
+        ("--inch-mm", "0", "--inch-mm: must be between 1 and 100"),
+        ("--table", "99999x36", "--table '99999x36': must be at most 10000"),
+    ],
+)
+def test_calibrate_checks_its_options_before_reading_anything(tmp_path, option, value, message):
+    out = tmp_path / "camera.json"
+    result = invoke("calibrate", str(SAMPLE / "calibration.mp4"), "--out", str(out), option, value)
+    assert_clean(result)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert not out.exists()
+
+
+def test_an_output_whose_folder_is_a_file_is_one_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    for args in (
+        ["markers", "--ids", "0-3", "--out", str(blocker / "tags.pdf")],
+        ["cards", "--roster", str(SAMPLE / "roster.json"), "--out", str(blocker / "c.pdf")],
+        ["calibrate", str(tmp_path), "--out", str(blocker / "camera.json")],
+        ["simulate", str(SCENARIO), "--no-video", "--out", str(blocker / "out")],
+        ["simulate", str(SCENARIO), "--no-video", "--out", str(blocker)],
+    ):
+        result = invoke(*args)
+        assert_clean(result)
+        assert result.exit_code == 2, args
+        assert str(blocker) in result.stderr
+    assert blocker.read_text() == "not a folder"
+    with pytest.raises(RefereeError, match="cannot write"):
+        load_roster(SAMPLE / "roster.json").save(blocker / "roster.json")
+
+
+def test_roster_scan_refuses_a_card_carrying_an_anchor_tag():
+    from referee.calibration.profile import AnchorTag
+    from referee.markers.roster import RosterEntry
+    from referee.markers.scan import Card, merge
+
+    card = Card("DICT_4X4_100", RosterEntry(96, "t34", "soviet", "tank", (1.5, 3.0)), "a.png")
+    with pytest.raises(RosterError, match="reserved for the corner anchors"):
+        merge(Roster("DICT_4X4_100"), (card,))
+    anchored = Roster("DICT_4X4_100", (), (AnchorTag(7, 1.5, 1.5, 2.0),))
+    own = Card("DICT_4X4_100", RosterEntry(7, "t34", "soviet", "tank", (1.5, 3.0)), "b.png")
+    with pytest.raises(RosterError, match="one of the roster's corner anchors"):
+        merge(anchored, (own,))
+
+
+def test_ctrl_c_exits_130_and_keeps_the_earlier_run(tmp_path):
+    """Interrupting a long command: exit 130, no traceback, earlier outputs as they were."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "camera.json").write_text("earlier\n")
+    (out / "video.mp4").write_bytes(b"earlier video")
+    before = snapshot(out)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "referee", "simulate", str(SCENARIO), "--out", str(out), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # A shell's background job inherits SIGINT ignored; a user's terminal never does.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    # Wait until it is rendering (its staging folder exists), then press Ctrl-C.
+    deadline = time.monotonic() + 60
+    while not any(p.name.startswith(".simulate-") for p in out.iterdir()):
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr and "referee: interrupted" in stderr
+    assert snapshot(out) == before
+    assert sorted(p.name for p in out.iterdir()) == sorted(before)
