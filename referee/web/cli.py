@@ -39,6 +39,13 @@ def sample_live(pace: float = 1.0, log: Any = None, game: str | None = None) -> 
     )
 
 
+def make_server(app: Any, host: str, port: int) -> Any:
+    """The waitress server ``serve`` runs (also started in a thread by tests and benchmarks)."""
+    from waitress.server import create_server
+
+    return create_server(app, host=host, port=port, threads=THREADS, channel_timeout=60)
+
+
 def terminal_qr(text: str) -> str:
     """A QR code of ``text`` drawn with block characters, for a phone or tablet to scan."""
     import qrcode
@@ -101,8 +108,6 @@ def serve(
 
       referee serve --camera 0 -c camera.json -r roster.json --scene game.json
     """
-    from waitress.server import create_server
-
     from referee.session import game_name
     from referee.session_cli import open_log
     from referee.web import create_app
@@ -133,7 +138,7 @@ def serve(
     token = None if host in ("127.0.0.1", "localhost", "::1") else secrets.token_urlsafe(18)
     app = create_app({"TOKEN": token}, live=live)
     try:
-        server = create_server(app, host=host, port=port, threads=THREADS, channel_timeout=60)
+        server = make_server(app, host, port)
     except OSError as error:
         live.stop()
         raise RefereeError(f"--port {port}: cannot listen on {host} ({error.strerror})") from None

@@ -71,8 +71,9 @@ function connect() {
   };
   source.addEventListener("hello", (e) => {
     const hello = JSON.parse(e.data);
-    if (!S.info || hello.generation !== S.info.generation) loadAll();
-    else { refreshState(); loadEvents(); }
+    const load = !S.info || hello.generation !== S.info.generation
+      ? loadAll() : Promise.all([refreshState(), loadEvents()]);
+    load.catch(() => setConnected(false));  // the stream will say hello again
   });
   source.addEventListener("events", (e) => onEvents(JSON.parse(e.data)));
   source.addEventListener("frame", (e) => onFrame(JSON.parse(e.data)));
@@ -348,7 +349,13 @@ $("follow-me").onclick = () => {
 $("clear-dispute").onclick = () => { S.selected = []; S.dispute = null; renderDispute(); drawPieces(); };
 $("save-picture").onclick = async () => {
   if (!S.dispute) return;
-  const blob = await api("picture", { queries: S.dispute.queries, selected: S.selected[0] || null });
+  let blob;
+  try {
+    blob = await api("picture", { queries: S.dispute.queries, selected: S.selected[0] || null });
+  } catch (err) {
+    $("verdict").appendChild(html("p", err.message, "error"));
+    return;
+  }
   const link = $("picture-link");
   link.href = URL.createObjectURL(blob);
   link.hidden = false;
@@ -555,7 +562,7 @@ function onEvents(list) {
     if (e.type === "edit") terrainChanged = true;
     if (e.type === "move") moved.add(e.piece);
   }
-  if (terrainChanged) refreshState();
+  if (terrainChanged) refreshState().catch(() => {});
   if (S.dispute && S.selected.some((id) => moved.has(id))) runQueries(S.dispute.queries);
 }
 
@@ -649,7 +656,7 @@ for (const tab of document.querySelectorAll(".tab")) {
   };
 }
 
-loadAll().catch((err) => { $("camera-note").textContent = err.message; });
+loadAll().catch((err) => { $("camera-note").textContent = "cannot reach the referee: " + err.message; });
 connect();
 refreshHealth();
 setInterval(refreshHealth, 2000);
