@@ -10,7 +10,8 @@ Configuration keys: ``TOKEN`` (when set, every request needs it: the
 ``X-Referee-Token`` header; requests that change anything also need an
 ``Origin`` header naming this server), ``MAX_CONTENT_LENGTH`` (request
 bodies, bytes), ``SSE_KEEPALIVE`` (seconds between keep-alive comments on
-an idle event stream).
+an idle event stream), ``SSE_FRAME_RATE`` (most frame messages a second to one
+browser: a pipeline faster than a screen needs costs no more than that).
 """
 
 from __future__ import annotations
@@ -33,7 +34,11 @@ def create_app(
     """The dashboard app over ``live`` (the bundled sample footage when None, not started)."""
     app = Flask(__name__)
     app.config.from_mapping(
-        TOKEN=None, MAX_CONTENT_LENGTH=MAX_BODY, SSE_KEEPALIVE=15.0, SAMPLE_PACE=1.0
+        TOKEN=None,
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        SSE_KEEPALIVE=15.0,
+        SSE_FRAME_RATE=20.0,
+        SAMPLE_PACE=1.0,
     )
     if test_config is not None:
         app.config.from_mapping(test_config)

@@ -8,6 +8,7 @@ there, 409 when the game is not logged. The README lists the endpoints.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -246,18 +247,22 @@ def live_frame() -> Response:
     return _json(message)
 
 
-def _image(data: bytes | None) -> Response:
+def _image(data: bytes | None, frame: int | None = None) -> Response:
     if data is None:
         return _json({"error": "no frame yet: the camera has not delivered one"}, 503)
     response = Response(data, mimetype="image/jpeg")
     response.headers["Cache-Control"] = "no-store"
+    if frame is not None:
+        response.headers["X-Frame"] = str(frame)
     return response
 
 
 @bp.get("/camera.jpg")
 def camera_image() -> Response:
-    """The newest camera image (scaled down; the page outlines the tags from /api/live)."""
-    return _image(get_live().camera_jpeg())
+    """A recent camera image (960 px wide, at most 8 new ones a second); its frame number is
+    in the ``X-Frame`` header, so the page outlines that frame's tags on it."""
+    found = get_live().camera_jpeg()
+    return _image(*found[::-1]) if found is not None else _image(None)
 
 
 @bp.get("/table.jpg")
@@ -408,16 +413,18 @@ def _sse(kind: str, data: Any) -> str:
 @bp.get("/stream")
 def stream() -> Response:
     """Server-Sent Events: ``hello`` (on connect and when a new game starts), ``events`` (new
-    game events) and ``frame`` (the newest frame's pieces and tags, skipping frames a slow
-    browser could not take)."""
+    game events) and ``frame`` (the newest frame's pieces and tags, at most
+    ``SSE_FRAME_RATE`` a second, skipping frames a slow browser could not take)."""
     live = get_live()
     keepalive = float(current_app.config["SSE_KEEPALIVE"])
+    interval = 1.0 / float(current_app.config["SSE_FRAME_RATE"])
 
     def generate() -> Iterator[str]:
         generation = -1
         index = 0
         version = -1
         last_frame: Any = None
+        sent = 0.0
         yield "retry: 1000\n\n"
         while True:
             if live.generation != generation:
@@ -436,7 +443,12 @@ def stream() -> Response:
                 yield _sse("events", fresh)
             frame = live.frame_text()
             if frame is not None and frame is not last_frame:
+                wait = sent + interval - time.monotonic()
+                if wait > 0:  # a faster pipeline than a screen needs: send the newest later
+                    time.sleep(wait)
+                    frame = live.frame_text() or frame
                 last_frame = frame
+                sent = time.monotonic()
                 yield f"event: frame\ndata: {frame}\n\n"
             if live.stopped:
                 return

@@ -44,6 +44,8 @@ FPS_WINDOW = 2.0
 """Seconds of frames the frame rate is averaged over."""
 CAMERA_WIDTH = 960
 """Pixels across of the camera picture sent to browsers (the tags are outlined on top)."""
+CAMERA_RATE = 8.0
+"""Most camera pictures encoded a second (the map gets every frame; the picture is context)."""
 TOP_DOWN_PPI = 20.0
 """Pixels per inch of the rectified top-down picture the terrain is drawn over."""
 
@@ -118,6 +120,8 @@ class LiveTable:
         self._frame_times: list[float] = []
         self._cache: dict[str, tuple[FrameResult, Any]] = {}
         self._unsubscribe: Callable[[], None] = lambda: None
+        self._stepper: Iterator[SessionUpdate] | None = None
+        self._camera: tuple[float, int, bytes] | None = None
         self.error: str | None = None
         """Why the frame thread stopped, if it failed."""
         self.passes = 0
@@ -235,7 +239,7 @@ class LiveTable:
         """Process up to ``frames`` frames in this thread (tests, benchmarks); returns how many."""
         assert self.footage is not None
         done = 0
-        if not hasattr(self, "_stepper"):
+        if self._stepper is None:
             self._stepper = iter(self.session.run(self.footage.open()))
         for _ in range(frames):
             if next(self._stepper, None) is None:
@@ -295,13 +299,24 @@ class LiveTable:
             "text", result, lambda: json.dumps(self.frame_message(), separators=(",", ":"))
         )
 
-    def camera_jpeg(self) -> bytes | None:
-        """The newest camera image, scaled to :data:`CAMERA_WIDTH` across, as JPEG."""
+    def camera_jpeg(self) -> tuple[int, bytes] | None:
+        """A recent camera image (frame number, JPEG), :data:`CAMERA_WIDTH` across.
+
+        Encoded at most :data:`CAMERA_RATE` times a second whatever the number of
+        browsers asking, so watching costs the pipeline a bounded amount of work."""
+        with self._cond:
+            hit = self._camera
+        if hit is not None and time.monotonic() - hit[0] < 1.0 / CAMERA_RATE:
+            return hit[1], hit[2]
         result = self.session.latest
         if result is None or result.image is None:
             return None
-        image = result.image
-        return self._cached("camera", result, lambda: _jpeg(_scaled(image, CAMERA_WIDTH)))
+        if hit is not None and hit[1] == result.frame:
+            return hit[1], hit[2]
+        data = _jpeg(_scaled(result.image, CAMERA_WIDTH))
+        with self._cond:
+            self._camera = (time.monotonic(), result.frame, data)
+        return result.frame, data
 
     def top_down_jpeg(self) -> bytes | None:
         """The newest camera image warped onto the table plane (north up), as JPEG."""

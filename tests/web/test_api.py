@@ -191,7 +191,7 @@ def test_live_frame_images_and_health(client, stepped):
     assert {"piece", "anchor"} <= kinds
     assert all(len(t["corners"]) == 4 for t in frame["tags"])
     camera = client.get("/api/camera.jpg")
-    assert camera.mimetype == "image/jpeg"
+    assert camera.mimetype == "image/jpeg" and camera.headers["X-Frame"] == str(frame["frame"])
     image = cv2.imdecode(np.frombuffer(camera.data, np.uint8), cv2.IMREAD_COLOR)
     assert image.shape[:2] == (540, 960)
     table = cv2.imdecode(

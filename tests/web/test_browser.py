@@ -191,3 +191,17 @@ def test_an_exposed_server_refuses_a_request_without_the_token(browser):
         page.wait_for_selector("#conn:not(.away)", timeout=TIMEOUT)  # the stream got in too
         context.close()
     live.stop()
+
+
+def test_turn_assistant_orders_initiative_from_the_cards(served, page):
+    page.goto(served.url)
+    page.wait_for_selector("#conn:not(.away)", timeout=TIMEOUT)
+    page.click(".tab[data-tab='turn']")
+    page.fill("#init-cards", "pz1=10H, t34a=QS")
+    page.click("#init-go")
+    line = page.wait_for_selector("#turn-result .line", timeout=TIMEOUT)
+    assert line.inner_text() == "initiative: t34a (QS), pz1 (10H)"
+    page.fill("#declare-json", '{"ask": "initiative", "cards": "lots"}')
+    page.click("#declare-go")
+    error = page.wait_for_selector("#turn-result .error", timeout=TIMEOUT)
+    assert "cards" in error.inner_text()

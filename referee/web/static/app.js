@@ -228,40 +228,54 @@ function onFrame(msg) {
   $("fps").textContent = `${msg.fps.toFixed(1)} fps · frame ${msg.frame}`;
   if (!S.replay) drawPieces();
   drawCamera(msg);
-  requestAnimationFrame(() => { S.shown.push([msg.frame, performance.timeOrigin + performance.now()]);
-    if (S.shown.length > 2000) S.shown.splice(0, 1000); });
+  // When the change is on screen: the animation frame after the one that painted it.
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    S.shown.push([msg.frame, performance.timeOrigin + performance.now()]);
+    if (S.shown.length > 2000) S.shown.splice(0, 1000);
+  }));
 }
 
 // -- camera view with the tags outlined --------------------------------------------------------
 
-const camImage = new Image();
+const CAMERA_EVERY = 125;  // ms: the server makes at most 8 new camera pictures a second
+const recentTags = new Map();  // frame -> tags, to outline the frame the picture shows
 let camBusy = false;
-let camTags = null;
-camImage.onload = () => { camBusy = false; paintCamera(); };
-camImage.onerror = () => { camBusy = false; };
+let camLast = 0;
 
 function drawCamera(msg) {
-  if (camBusy) return;
+  recentTags.set(msg.frame, msg);
+  if (recentTags.size > 60) recentTags.delete(recentTags.keys().next().value);
+  const now = performance.now();
+  if (camBusy || now - camLast < CAMERA_EVERY) return;
   camBusy = true;
-  camTags = msg;
-  camImage.src = "api/camera.jpg?frame=" + msg.frame;
+  camLast = now;
+  const headers = TOKEN ? { "X-Referee-Token": TOKEN } : {};
+  fetch("api/camera.jpg", { headers, credentials: "same-origin" })
+    .then(async (r) => {
+      if (!r.ok) return;
+      const frame = Number(r.headers.get("X-Frame"));
+      const bitmap = await createImageBitmap(await r.blob());
+      paintCamera(bitmap, recentTags.get(frame));
+    })
+    .catch(() => {})
+    .finally(() => { camBusy = false; });
 }
 
-function paintCamera() {
+function paintCamera(bitmap, tags) {
   const canvas = $("camera");
   const ctx = canvas.getContext("2d");
-  if (canvas.width !== camImage.naturalWidth) {
-    canvas.width = camImage.naturalWidth;
-    canvas.height = camImage.naturalHeight;
+  if (canvas.width !== bitmap.width) {
+    canvas.width = bitmap.width;
+    canvas.height = bitmap.height;
   }
-  ctx.drawImage(camImage, 0, 0);
+  ctx.drawImage(bitmap, 0, 0);
   $("camera-note").textContent = "";
-  if (!camTags) return;
-  const k = canvas.width / camTags.image_size[0];
+  if (!tags) return;
+  const k = canvas.width / tags.image_size[0];
   const colours = { piece: "#3ad15a", anchor: "#3c9cff", unknown: "#ff4040" };
   ctx.lineWidth = 2;
   ctx.font = "bold 16px sans-serif";
-  for (const tag of camTags.tags) {
+  for (const tag of tags.tags) {
     ctx.strokeStyle = ctx.fillStyle = colours[tag.kind] || "#fff";
     ctx.beginPath();
     tag.corners.forEach(([x, y], i) => (i ? ctx.lineTo(x * k, y * k) : ctx.moveTo(x * k, y * k)));
@@ -561,9 +575,21 @@ function onEvents(list) {
   for (const e of list) {
     if (e.type === "edit") terrainChanged = true;
     if (e.type === "move") moved.add(e.piece);
+    if (e.type === "verdict" && e.about !== undefined) showRuling(e);
   }
   if (terrainChanged) refreshState().catch(() => {});
   if (S.dispute && S.selected.some((id) => moved.has(id))) runQueries(S.dispute.queries);
+}
+
+function showRuling(e) {
+  // the verdict on a settled move (its allowance from the dice, Follow Me obligations...)
+  const v = e.verdict || {};
+  const box = $("turn-last");
+  box.className = "line " + mark(v);
+  box.replaceChildren(html("div", `${e.t.toFixed(1)}s  ${v.summary || v.ask}`));
+  const reasons = html("ul", undefined, "reasons");
+  for (const r of v.reasons || []) reasons.appendChild(html("li", r));
+  box.appendChild(reasons);
 }
 
 function renderEvents(fresh) {
