@@ -50,13 +50,14 @@ def terminal_qr(text: str) -> str:
     """A QR code of ``text`` drawn with block characters, for a phone or tablet to scan."""
     import qrcode
 
-    code = qrcode.QRCode(border=2)
+    code = qrcode.QRCode(border=4)
     code.add_data(text)
     code.make(fit=True)
     matrix = code.get_matrix()
     lines = []
     for top, bottom in zip(matrix[0::2], [*matrix[1::2], [False] * len(matrix[0])], strict=False):
-        # Dark modules as spaces on a light background scan in light and dark terminals alike.
+        # For the usual light-on-dark terminal: dark modules are left blank, light ones are
+        # drawn (two modules per character cell, upper and lower half blocks).
         row = "".join(
             " " if t and b else "\u2584" if t else "\u2580" if b else "\u2588"
             for t, b in zip(top, bottom, strict=True)

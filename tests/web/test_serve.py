@@ -12,6 +12,8 @@ import time
 import urllib.error
 import urllib.request
 
+import cv2
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -66,6 +68,19 @@ def test_exposed_serve_prints_a_token_url_and_its_qr_code(exposed_server):
     assert status == 200 and json.loads(body)["game"] == "served"
     status, page = _get(f"{base}?token={token}")
     assert status == 200 and b"Table referee" in page
+
+
+def test_terminal_qr_code_reads_back_as_the_url():
+    """Drawn as a light-on-dark terminal shows it, the code decodes to the URL."""
+    url = "http://192.168.1.20:8765/?token=AbC-123_xyz"
+    rows = []
+    for line in terminal_qr(url).splitlines():
+        top = [0 if ch in " \u2584" else 255 for ch in line]  # blank or lower half: top dark
+        bottom = [0 if ch in " \u2580" else 255 for ch in line]
+        rows.extend([top, bottom])
+    image = cv2.resize(np.array(rows, np.uint8), None, fx=8, fy=8, interpolation=cv2.INTER_NEAREST)
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
+    assert text == url
 
 
 @pytest.mark.parametrize(
