@@ -121,15 +121,20 @@ def test_draw_woods_across_a_sight_line_and_see_it_blocked(served, page):
     mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
     page.click(".tab[data-tab='terrain']")
     page.click("#terrain-kinds button[data-kind='woods']")
+    corners = ((-1, -1), (1, -1), (1, 1), (-1, 1))
+
+    def tap(points):  # tap table points (inches) on the map
+        for point in points:
+            x, y = page.evaluate(
+                """([x, y]) => { const m = document.getElementById('map');
+                     const p = m.createSVGPoint(); p.x = x; p.y = y;
+                     const s = p.matrixTransform(m.getScreenCTM()); return [s.x, s.y]; }""",
+                list(point),
+            )
+            page.mouse.click(x, y)
+
     page.click("#draw-terrain")
-    for dx, dy in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
-        x, y = page.evaluate(
-            """([x, y]) => { const m = document.getElementById('map');
-                 const p = m.createSVGPoint(); p.x = x; p.y = y;
-                 const s = p.matrixTransform(m.getScreenCTM()); return [s.x, s.y]; }""",
-            [mid[0] + dx, mid[1] + dy],
-        )
-        page.mouse.click(x, y)
+    tap([(mid[0] + dx, mid[1] + dy) for dx, dy in corners])
     page.click("#finish-terrain")
     # the sight line on the map turns blocked while the terrain pane is open...
     page.wait_for_selector("#lines line.los[data-los='blocked']", timeout=TIMEOUT)
@@ -139,10 +144,17 @@ def test_draw_woods_across_a_sight_line_and_see_it_blocked(served, page):
     assert page.locator("#terrain .terrain[data-id='woods1']").count() == 1
     state = _api(served, "state")
     assert "woods1" in {t["id"] for t in state["terrain"]}
-    # delete it again: the line clears
+    # redraw its outline off the line: the line clears; redraw it back, then delete it
     page.click(".tab[data-tab='terrain']")
-    page.locator("#terrain-list li", has_text="woods1").locator("button").click()
+    item = page.locator("#terrain-list li", has_text="woods1")
+    item.locator("button", has_text="Redraw").click()
+    tap([(mid[0] + dx + 6, mid[1] + dy + 6) for dx, dy in corners])
+    page.click("#finish-terrain")
     page.wait_for_selector("#lines line.los[data-los='clear']", timeout=TIMEOUT)
+    moved = {t["id"]: t for t in _api(served, "state")["terrain"]}["woods1"]
+    assert moved["kind"] == "woods" and moved["polygon"][0][0] > mid[0] + 4
+    item.locator("button", has_text="Delete").click()
+    page.wait_for_selector("#terrain .terrain[data-id='woods1']", state="detached")
 
 
 def test_scrub_the_log_back_to_before_a_move(served, page):

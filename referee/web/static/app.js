@@ -19,6 +19,7 @@ const S = {
   drawing: null,       // terrain vertices being drawn
   kind: "woods",
   picked: null,        // terrain id picked in the terrain list
+  redraw: null,        // terrain id whose outline is being drawn again
   lastFrame: null,
   shown: [],           // [frame, ms since epoch] when the map showed a frame (benchmarks)
 };
@@ -422,8 +423,15 @@ function setDrawing(on) {
 }
 
 $("draw-terrain").onclick = () => setDrawing(true);
-$("cancel-terrain").onclick = () => setDrawing(false);
+$("cancel-terrain").onclick = () => { S.redraw = null; setDrawing(false); };
 $("finish-terrain").onclick = async () => {
+  if (S.redraw) {  // a new outline for an existing feature: same id, kind and VP
+    const old = S.terrain.find((t) => t.id === S.redraw);
+    S.redraw = null;
+    if (old) await editTerrain({ action: "replace", terrain: { ...old, polygon: S.drawing } });
+    setDrawing(false);
+    return;
+  }
   const used = new Set(S.terrain.map((t) => t.id));
   let n = 1;
   while (used.has(S.kind + n)) n++;
@@ -461,7 +469,16 @@ function renderTerrainList() {
     const del = html("button", "Delete");
     del.type = "button";
     del.onclick = () => editTerrain({ action: "remove", id: t.id });
-    li.append(kind, " ", del);
+    const redraw = html("button", "Redraw");
+    redraw.type = "button";
+    redraw.onclick = () => {
+      setDrawing(true);
+      S.redraw = t.id;
+      S.picked = t.id;
+      drawTerrain();
+      $("terrain-hint").textContent = `Tap the new corners of ${t.id}, then Finish.`;
+    };
+    li.append(kind, " ", redraw, " ", del);
     li.onmouseenter = () => { S.picked = t.id; drawTerrain(); };
     list.appendChild(li);
   }
