@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "log": "referee.log_cli:log",
     "detect": "referee.vision.detect_cli:detect",
     "demo": "referee.demo:demo",
+    "serve": "referee.web.cli:serve",
 }
 
 

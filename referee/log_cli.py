@@ -6,10 +6,12 @@ import csv
 import io
 import json
 import re
+from collections.abc import Sequence
 
 import click
 
 from referee.errors import RefereeError
+from referee.events import GameEvent
 from referee.store import GameLog, default_db_path
 
 DB_HELP = f"Game log file (default: {default_db_path()})."
@@ -62,6 +64,25 @@ def show(game: str, db: str | None) -> None:
 CSV_COLUMNS = ("seq", "t", "type", "frame", "piece", "supersedes", "summary", "data")
 
 
+def export_text(events: Sequence[GameEvent], fmt: str) -> str:
+    """Events as the export file: JSONL (the README's export format) or CSV."""
+    if fmt == "jsonl":
+        return "".join(
+            json.dumps(e.to_json(), separators=(",", ":"), allow_nan=False) + "\n" for e in events
+        )
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for e in events:
+        line = e.to_json()
+        data = {k: v for k, v in line.items() if k not in ("seq", "t", "type", "frame")}
+        summary = e.describe().split(f"#{e.seq}", 1)[1].strip()
+        frame = e.frame if e.frame is not None else ""
+        extra = (e.piece or "", e.supersedes or "", summary, json.dumps(data))
+        writer.writerow((e.seq, line["t"], e.type, frame, *extra))
+    return buffer.getvalue()
+
+
 @log.command()
 @click.argument("game")
 @click.option("--db", metavar="FILE", help=DB_HELP)
@@ -73,22 +94,7 @@ def export(game: str, db: str | None, fmt: str, out: str | None) -> None:
     """GAME's events, one per line (JSONL, the README's export format) or as CSV."""
     with _open(db) as game_log:
         events = game_log.events(game_log.game(game))
-    if fmt == "jsonl":
-        text = "".join(
-            json.dumps(e.to_json(), separators=(",", ":"), allow_nan=False) + "\n" for e in events
-        )
-    else:
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(CSV_COLUMNS)
-        for e in events:
-            line = e.to_json()
-            data = {k: v for k, v in line.items() if k not in ("seq", "t", "type", "frame")}
-            summary = e.describe().split(f"#{e.seq}", 1)[1].strip()
-            frame = e.frame if e.frame is not None else ""
-            extra = (e.piece or "", e.supersedes or "", summary, json.dumps(data))
-            writer.writerow((e.seq, line["t"], e.type, frame, *extra))
-        text = buffer.getvalue()
+    text = export_text(events, fmt)
     if out:
         from referee.calibration.profile import write_text_atomic
 

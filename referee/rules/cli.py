@@ -30,7 +30,10 @@ def describe(verdict: Verdict) -> str:
     metavar="NAME=VALUE",
     help="Override a ruleset setting, e.g. --set follow_distance=centre (JSON values).",
 )
-def check(scene: Path | None, as_json: bool, why: bool, overrides: tuple[str, ...]) -> None:
+@click.option("--picture", metavar="OUT.png|OUT.svg", help="Also draw the table and verdicts.")
+def check(
+    scene: Path | None, as_json: bool, why: bool, overrides: tuple[str, ...], picture: str | None
+) -> None:
     """Answer every query of SCENE (a scene file) in order.
 
     Without SCENE, uses the bundled example skirmish. Exit code 0 when the file
@@ -54,6 +57,10 @@ def check(scene: Path | None, as_json: bool, why: bool, overrides: tuple[str, ..
     except (TypeError, ValueError) as error:
         raise SceneError(f"--set: {error}") from None
     verdicts = ruleset.answer_all(loaded, str(path))
+    if picture:
+        from referee.picture import draw, save
+
+        save(draw(loaded, [v.to_json() for v in verdicts]), picture)
     if as_json:
         click.echo(json.dumps({"verdicts": [v.to_json() for v in verdicts]}, indent=2))
         return

@@ -1,0 +1,80 @@
+"""The dashboard: a Flask app (factory + blueprints, as Flask's flaskr tutorial) over a live table.
+
+``create_app(test_config=None, live=None)`` builds the app; the live table
+(session, frame thread, browser fan-out) is reached with :func:`get_live`,
+the game log's read side with :func:`get_reader`. There is no module-level
+app: ``referee serve`` builds one and hands it to waitress.
+
+Configuration keys: ``TOKEN`` (when set, every request needs it: the
+``token`` query parameter once, after which a cookie carries it, or the
+``X-Referee-Token`` header; requests that change anything also need an
+``Origin`` header naming this server), ``MAX_CONTENT_LENGTH`` (request
+bodies, bytes), ``SSE_KEEPALIVE`` (seconds between keep-alive comments on
+an idle event stream), ``SSE_FRAME_RATE`` (most frame messages a second to one
+browser: a pipeline faster than a screen needs costs no more than that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, current_app, g
+
+from referee.store import GameLog
+from referee.web.live import LiveTable
+
+MAX_BODY = 64 * 1024
+"""Largest request body accepted, bytes (a terrain polygon or a question is far smaller)."""
+
+
+def create_app(
+    test_config: Mapping[str, Any] | None = None, live: LiveTable | None = None
+) -> Flask:
+    """The dashboard app over ``live`` (the bundled sample footage when None, not started)."""
+    app = Flask(__name__)
+    app.config.from_mapping(
+        TOKEN=None,
+        MAX_CONTENT_LENGTH=MAX_BODY,
+        SSE_KEEPALIVE=15.0,
+        SSE_FRAME_RATE=20.0,
+        SAMPLE_PACE=1.0,
+    )
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+    if live is None:
+        from referee.web.cli import sample_live
+
+        live = sample_live(pace=float(app.config["SAMPLE_PACE"]))
+    app.extensions["referee.live"] = live
+
+    from referee.web import api, pages, security
+
+    security.init_app(app)
+    app.register_blueprint(pages.bp)
+    api.init_app(app)
+    app.teardown_appcontext(_close_reader)
+    return app
+
+
+def get_live() -> LiveTable:
+    """The live table this app shows."""
+    live = current_app.extensions["referee.live"]
+    assert isinstance(live, LiveTable)
+    return live
+
+
+def get_reader() -> GameLog | None:
+    """A read-only handle on the game log for this request (None when the game is not logged)."""
+    if "reader" not in g:
+        log = get_live().log
+        g.reader = GameLog(log.path, readonly=True) if log is not None else None
+    reader = g.reader
+    assert reader is None or isinstance(reader, GameLog)
+    return reader
+
+
+def _close_reader(error: BaseException | None = None) -> None:
+    reader = g.pop("reader", None)
+    if reader is not None:
+        reader.close()

@@ -1,0 +1,466 @@
+"""The dashboard's JSON API (``/api/...``); the page uses nothing else.
+
+Every error is a JSON object ``{"error": "one line"}`` with HTTP 400 for bad
+input (naming the field and what to do), 404 for something that is not
+there, 409 when the game is not logged. The README lists the endpoints.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from referee.errors import RefereeError, at
+from referee.events import finite_json
+from referee.markers.roster import Roster
+from referee.picture import PALETTE, RINGS, draw, side_colours, to_png, to_svg
+from referee.rules import QueryError, Ruleset
+from referee.scene import Piece, Scene
+from referee.web import get_live, get_reader
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+TERRAIN_KINDS = ("woods", "building", "hill", "river", "road", "bridge", "objective")
+"""Kinds the terrain editor offers (any scene-file kind is accepted through the API)."""
+
+
+class BadRequest(RefereeError):
+    """Input the API cannot use; answered with HTTP 400 and the message."""
+
+
+@bp.errorhandler(RefereeError)
+def _bad_input(error: RefereeError) -> tuple[Response, int]:
+    return jsonify({"error": str(error).splitlines()[0]}), 400
+
+
+def _api_errors(error: HTTPException) -> Response | HTTPException:
+    """Routing errors under /api as one-line JSON too (the blueprint never sees them)."""
+    if not request.path.startswith(bp.url_prefix or "/api"):
+        return error
+    if error.code == 404:
+        message = f"no such endpoint: {request.path} (see the README's API list)"
+    elif error.code == 405:
+        message = f"{request.method} is not allowed on {request.path}"
+    else:
+        message = error.description or str(error)
+    response = jsonify({"error": message})
+    response.status_code = error.code or 500
+    return response
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+    app.register_error_handler(404, _api_errors)
+    app.register_error_handler(405, _api_errors)
+
+
+def _body() -> dict[str, Any]:
+    """The request's JSON object; anything else is a one-line 400."""
+    data = request.get_json(silent=True, force=True) if request.content_length else None
+    if not isinstance(data, dict):
+        raise BadRequest("body: send one JSON object (Content-Type: application/json)")
+    return data
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    response = current_app.response_class(
+        json.dumps(finite_json(data), allow_nan=False), status=status, mimetype="application/json"
+    )
+    return response
+
+
+# -- the table ---------------------------------------------------------------------------------
+
+
+def piece_ranges(ruleset: Ruleset, piece: Piece) -> dict[str, float]:
+    """The distances the ruleset itself uses for this piece (fire range, move cap, Follow Me)."""
+    out: dict[str, float] = {}
+    hooks = (("fire", "fire_range"), ("move", "move_cap"))
+    for label, name in hooks:
+        hook = getattr(ruleset, name, None)
+        value = hook(piece) if callable(hook) else None
+        if isinstance(value, (int, float)) and value > 0:
+            out[label] = float(value)
+    follow = getattr(ruleset.settings, "follow_radius", None)
+    if isinstance(follow, (int, float)) and follow > 0:
+        out["follow me"] = float(follow)
+    return out
+
+
+def _roster_pieces(roster: Roster, scene: Scene) -> list[Piece]:
+    pieces = {p.id: p for p in scene}
+    for entry in roster:
+        if entry.id not in pieces:
+            pieces[entry.id] = Piece(
+                entry.id, entry.side, entry.kind, 0, 0, 0, entry.base, name=entry.name
+            )
+    return list(pieces.values())
+
+
+@bp.get("/info")
+def info() -> Response:
+    """What the page needs once: ruleset, questions, pieces, colours, table, ranges."""
+    live = get_live()
+    session = live.session
+    pieces = _roster_pieces(session.roster, session.initial_scene)
+    colours = side_colours(p.side for p in pieces)
+    table = session.initial_scene.table
+    return _json(
+        {
+            "game": live.game_name,
+            "generation": live.generation,
+            "ruleset": {
+                "name": session.ruleset.name,
+                "title": getattr(session.ruleset, "title", "") or session.ruleset.name,
+                "questions": list(session.ruleset.questions()),
+            },
+            "table": {"width": table.width, "depth": table.depth},
+            "pieces": [
+                {
+                    "id": p.id,
+                    "side": p.side,
+                    "kind": p.kind,
+                    "base": list(p.base),
+                    "name": p.name,
+                    "colour": colours[p.side],
+                    "ranges": piece_ranges(session.ruleset, p),
+                }
+                for p in pieces
+            ],
+            "sides": colours,
+            "palette": PALETTE,
+            "rings": list(RINGS),
+            "terrain_kinds": list(TERRAIN_KINDS),
+            "logged": live.log is not None,
+            "source": live.footage.name if live.footage is not None else None,
+        }
+    )
+
+
+@bp.get("/state")
+def state() -> Response:
+    """The table now as a scene file: ``referee check`` answers it as it stands."""
+    return _json(get_live().session.state().to_json())
+
+
+def _query(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """One question checked exactly as a scene file's ``queries`` entry is."""
+    scene = get_live().session.state().to_json()
+    scene["queries"] = [dict(data)]
+    return Scene.from_json(scene, "request").queries[0]
+
+
+@bp.post("/ask")
+def ask() -> Response:
+    """Answer one question on the live table (logged); ``{"verdicts": [...]}`` like check --json."""
+    query = _query(_body())
+    try:
+        verdict = get_live().session.ask(query)
+    except QueryError as error:
+        raise BadRequest(at("request", f"$.queries[0]{error.path}", error.problem)) from None
+    return _json({"verdicts": [verdict.to_json()]})
+
+
+@bp.post("/declare")
+def declare() -> Response:
+    """Cards, dice, a Follow Me or an allowance: kept for the next moves, logged."""
+    query = _query(_body())
+    session = get_live().session
+    try:  # refuse a malformed declaration before it is logged as "cannot judge"
+        session.ruleset.answer(session.scene, query)
+    except QueryError as error:
+        raise BadRequest(at("request", f"$.queries[0]{error.path}", error.problem)) from None
+    update = session.declare(query)
+    return _json(
+        {
+            "events": [e.to_json() for e in update.events],
+            # the logged verdicts keep every detail (initiative order, dice needed...)
+            "verdicts": [e.data["verdict"] for e in update.events if e.type == "verdict"],
+        }
+    )
+
+
+@bp.post("/terrain")
+def terrain() -> Response:
+    """``{"action": "add"|"replace", "terrain": {...}}`` or ``{"action": "remove", "id": ...}``."""
+    body = _body()
+    action = body.get("action")
+    if action not in ("add", "replace", "remove"):
+        raise BadRequest(f"action: must be add, replace or remove, got {action!r}")
+    if action == "remove":
+        target = body.get("id")
+        if not isinstance(target, str):
+            raise BadRequest("id: name the terrain to remove")
+        update = get_live().session.edit_terrain("remove", target)
+    else:
+        raw = body.get("terrain")
+        if not isinstance(raw, dict):
+            raise BadRequest("terrain: send the terrain object, as in a scene file")
+        update = get_live().session.edit_terrain(action, raw)
+    return _json(
+        {
+            "events": [e.to_json() for e in update.events],
+            "terrain": [t.to_json() for t in get_live().session.scene.terrain],
+        }
+    )
+
+
+@bp.post("/picture")
+def picture() -> Response:
+    """A PNG (or ``?format=svg``) of the table with these questions answered on it (not logged)."""
+    body = _body()
+    raw = body.get("queries", [])
+    if not isinstance(raw, list) or not all(isinstance(q, dict) for q in raw):
+        raise BadRequest("queries: send a list of questions, as in a scene file")
+    session = get_live().session
+    scene = session.state().to_json()
+    scene["queries"] = raw
+    checked = Scene.from_json(scene, "request")
+    verdicts = [v.to_json() for v in session.ruleset.answer_all(checked, "request")]
+    selected = body.get("selected")
+    table = session.scene
+    ranges: list[float] = []
+    if isinstance(selected, str) and selected in table:
+        ranges = list(piece_ranges(session.ruleset, table.piece(selected)).values())
+    drawing = draw(
+        table, verdicts, selected=selected if isinstance(selected, str) else None, ranges=ranges
+    )
+    if request.args.get("format") == "svg":
+        return Response(to_svg(drawing), mimetype="image/svg+xml")
+    return Response(to_png(drawing), mimetype="image/png")
+
+
+# -- live view ---------------------------------------------------------------------------------
+
+
+@bp.get("/live")
+def live_frame() -> Response:
+    """The newest frame's pieces (table inches) and tags (pixels), as the stream sends them."""
+    message = get_live().frame_message()
+    if message is None:
+        return _json({"error": "no frame yet: the camera has not delivered one"}, 503)
+    return _json(message)
+
+
+def _image(data: bytes | None, frame: int | None = None) -> Response:
+    if data is None:
+        return _json({"error": "no frame yet: the camera has not delivered one"}, 503)
+    response = Response(data, mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "no-store"
+    if frame is not None:
+        response.headers["X-Frame"] = str(frame)
+    return response
+
+
+@bp.get("/camera.jpg")
+def camera_image() -> Response:
+    """A recent camera image (960 px wide, at most 8 new ones a second); its frame number is
+    in the ``X-Frame`` header, so the page outlines that frame's tags on it."""
+    found = get_live().camera_jpeg()
+    return _image(*found[::-1]) if found is not None else _image(None)
+
+
+@bp.get("/table.jpg")
+def table_image() -> Response:
+    """The newest camera image warped onto the table: top-down, 20 pixels per inch."""
+    return _image(get_live().top_down_jpeg())
+
+
+@bp.get("/health")
+def health() -> Response:
+    """Calibration, frame rate, pieces seen and missing, unknown tags, camera events."""
+    live = get_live()
+    session = live.session
+    latest = session.latest
+    profile = latest.profile if latest is not None else session.pipeline.initial_profile
+    seen: list[str] = []
+    hidden: list[str] = []
+    if latest is not None:
+        for tracked in latest.tracks.pieces:
+            (seen if tracked.pose.seen else hidden).append(tracked.pose.id)
+    missing = [e.id for e in session.roster if e.id not in seen and e.id not in hidden]
+    events, _ = live.events_since(0)
+    camera = [e for e in events if e.get("type") == "camera"]
+    flags: dict[str, int] = {}
+    unknown: set[int] = set(latest.unknown_tags) if latest is not None else set()
+    for event in events:
+        if event.get("type") == "flag":
+            flags[str(event.get("kind"))] = flags.get(str(event.get("kind")), 0) + 1
+            if event.get("kind") == "unknown_tag" and isinstance(event.get("tag"), int):
+                unknown.add(event["tag"])
+    return _json(
+        {
+            "calibration": {
+                "frame_source": profile.frame_source,
+                "rms_px": profile.rms_px,
+                "views_used": profile.views_used,
+                "created": profile.created,
+                "image_size": list(profile.intrinsics.image_size),
+                "re_registered": profile is not session.pipeline.initial_profile,
+            },
+            "fps": round(live.fps, 1),
+            "frames": live.frames,
+            "frame": latest.frame if latest is not None else None,
+            "t": round(session.t, 3),
+            "pieces": {"seen": seen, "hidden": hidden, "missing": missing},
+            "unknown_tags": sorted(unknown),
+            "flags": flags,
+            "camera": camera[-20:],
+            "error": live.error,
+            "running": live.running,
+            "game": live.game_name,
+        }
+    )
+
+
+# -- the log -----------------------------------------------------------------------------------
+
+
+@bp.get("/events")
+def events() -> Response:
+    """This game's events after ``?after=SEQ`` (all by default), as the JSONL export writes them."""
+    after = _int_arg("after", 0)
+    live = get_live()
+    lines, _ = live.events_since(0)
+    return _json(
+        {
+            "game": live.game_name,
+            "last_seq": live.session.last_seq,
+            "t": round(live.session.t, 3),
+            "events": [e for e in lines if e["seq"] > after],
+        }
+    )
+
+
+def _int_arg(name: str, default: int | None) -> int | None:
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise BadRequest(f"{name}: must be a whole number, got {raw!r}") from None
+
+
+def _logged_game() -> tuple[Any, Any]:
+    reader = get_reader()
+    name = get_live().game_name
+    if reader is None or name is None:
+        raise _NotLogged()
+    return reader, reader.game(name)
+
+
+class _NotLogged(Exception):
+    pass
+
+
+@bp.errorhandler(_NotLogged)
+def _not_logged(error: _NotLogged) -> tuple[Response, int]:
+    message = "this game is not logged ('referee serve' without --no-log keeps it)"
+    return jsonify({"error": message}), 409
+
+
+@bp.get("/replay")
+def replay() -> Response:
+    """The table at event ``?seq=N`` (or ``?t=SECONDS``), rebuilt from the log, as a scene file."""
+    from referee.session import scene_at
+
+    seq = _int_arg("seq", None)
+    raw_t = request.args.get("t")
+    t: float | None = None
+    if raw_t is not None:
+        try:
+            t = float(raw_t)
+        except ValueError:
+            raise BadRequest(f"t: must be seconds, got {raw_t!r}") from None
+    if (seq is None) == (t is None):
+        raise BadRequest("give one of seq=EVENT or t=SECONDS")
+    reader, game = _logged_game()
+    if seq is not None and not 0 <= seq <= game.last_seq:
+        raise BadRequest(f"seq: game {game.name!r} has events 1 to {game.last_seq}, not {seq}")
+    scene, last = scene_at(reader, game, seq=seq, t=t)
+    return _json({"scene": scene.to_json(), "event": last.to_json() if last else None})
+
+
+@bp.get("/export")
+def export() -> Response:
+    """This game's events as a file: ``?format=jsonl`` (default) or ``csv``."""
+    from referee.log_cli import export_text
+
+    fmt = request.args.get("format", "jsonl")
+    if fmt not in ("jsonl", "csv"):
+        raise BadRequest(f"format: jsonl or csv, not {fmt!r}")
+    reader, game = _logged_game()
+    text = export_text(reader.events(game), fmt)
+    mimetype = "text/csv" if fmt == "csv" else "application/x-ndjson"
+    response = Response(text, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f'attachment; filename="{game.name}.{fmt}"'
+    return response
+
+
+# -- the stream --------------------------------------------------------------------------------
+
+
+def _sse(kind: str, data: Any) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+@bp.get("/stream")
+def stream() -> Response:
+    """Server-Sent Events: ``hello`` (on connect and when a new game starts), ``events`` (new
+    game events) and ``frame`` (the newest frame's pieces and tags, at most
+    ``SSE_FRAME_RATE`` a second, skipping frames a slow browser could not take)."""
+    live = get_live()
+    keepalive = float(current_app.config["SSE_KEEPALIVE"])
+    interval = 1.0 / float(current_app.config["SSE_FRAME_RATE"])
+
+    def generate() -> Iterator[str]:
+        generation = -1
+        index = 0
+        version = -1
+        last_frame: Any = None
+        sent = 0.0
+        yield "retry: 1000\n\n"
+        while True:
+            if live.generation != generation:
+                generation = live.generation
+                _, index = live.events_since(0)
+                yield _sse(
+                    "hello",
+                    {
+                        "game": live.game_name,
+                        "generation": generation,
+                        "seq": live.session.last_seq,
+                    },
+                )
+            fresh, index = live.events_since(index)
+            if fresh:
+                yield _sse("events", fresh)
+            frame = live.frame_text()
+            if frame is not None and frame is not last_frame:
+                wait = sent + interval - time.monotonic()
+                if wait > 0:  # a faster pipeline than a screen needs: send the newest later
+                    time.sleep(wait)
+                    frame = live.frame_text() or frame
+                last_frame = frame
+                sent = time.monotonic()
+                yield f"event: frame\ndata: {frame}\n\n"
+            if live.stopped:
+                return
+            new = live.wait(version, keepalive)
+            if new == version:
+                yield ": keepalive\n\n"
+            version = new
+
+    response = Response(generate(), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+__all__ = ["bp", "piece_ranges"]

@@ -1,0 +1,419 @@
+"""The live table behind the dashboard: one session fed by a frame thread, fanned out to browsers.
+
+:class:`LiveTable` owns the :class:`~referee.session.Session` the dashboard
+shows. A background thread drives the session over the frame source with
+:func:`referee.session_cli.drive` (the loop every command uses); the
+session's subscriber only appends the update's events and bumps a version
+under a condition variable, so the frame thread never waits for a browser.
+Each browser's Server-Sent Events stream waits on that condition and builds
+its message from the newest state, so a slow client skips frames instead of
+queueing them, and the JSON of one frame is built once however many
+browsers watch.
+
+With no source the bundled sample footage plays in a loop: each pass is a
+new game in the log (``NAME``, ``NAME-2``...) that keeps the terrain drawn
+so far.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from referee.calibration.camera import project, table_xyz
+from referee.calibration.profile import CalibrationProfile
+from referee.errors import RefereeError
+from referee.events import finite_json
+from referee.markers.roster import Roster
+from referee.scene import Scene
+from referee.session import Session, SessionUpdate
+from referee.store import GameLog
+from referee.vision.pipeline import FrameResult, Pipeline
+from referee.vision.sources import Frame, FrameSource
+
+FPS_WINDOW = 2.0
+"""Seconds of frames the frame rate is averaged over."""
+CAMERA_WIDTH = 960
+"""Pixels across of the camera picture sent to browsers (the tags are outlined on top)."""
+CAMERA_RATE = 8.0
+"""Most camera pictures encoded a second (the map gets every frame; the picture is context)."""
+TOP_DOWN_PPI = 20.0
+"""Pixels per inch of the rectified top-down picture the terrain is drawn over."""
+
+
+@dataclass(frozen=True)
+class Footage:
+    """Where frames come from: a factory opening the source afresh for each pass."""
+
+    open: Callable[[], FrameSource]
+    name: str
+    loop: bool = False
+    """Play again from the start when the source ends (the bundled sample)."""
+    pace: float = 1.0
+    """Play recordings at this multiple of real time (0: as fast as the pipeline goes)."""
+    live: bool = False
+    """A camera or stream: never paced, never looped."""
+
+
+class Paced(FrameSource):
+    """A recording played at ``speed`` times real time, until ``stop`` is set."""
+
+    def __init__(self, source: FrameSource, speed: float, stop: threading.Event) -> None:
+        self.source = source
+        self.speed = speed
+        self.stop = stop
+        self.name = source.name
+        self.fps = source.fps
+        self.frame_count = source.frame_count
+
+    def __iter__(self) -> Iterator[Frame]:
+        start: float | None = None
+        first = 0.0
+        for frame in self.source:
+            if self.stop.is_set():
+                return
+            if self.speed > 0:
+                if start is None:
+                    start, first = time.monotonic(), frame.t
+                wait = start + (frame.t - first) / self.speed - time.monotonic()
+                if wait > 0 and self.stop.wait(wait):
+                    return
+            yield frame
+
+    def close(self) -> None:
+        self.source.close()
+
+
+class LiveTable:
+    """The session a dashboard shows, its frame thread, and what browsers wait on."""
+
+    def __init__(
+        self,
+        pipeline: Pipeline,
+        scene: Scene | None = None,
+        ruleset: str | None = None,
+        *,
+        footage: Footage | None = None,
+        log: GameLog | None = None,
+        game: str | None = None,
+        source_key: str | None = None,
+    ) -> None:
+        self.pipeline = pipeline
+        self.footage = footage
+        self.log = log
+        self.ruleset_name = ruleset
+        self.source_key = source_key
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._version = 0
+        self._events: list[dict[str, Any]] = []
+        self._frame_times: list[float] = []
+        self._cache: dict[str, tuple[FrameResult, Any]] = {}
+        self._unsubscribe: Callable[[], None] = lambda: None
+        self._stepper: Iterator[SessionUpdate] | None = None
+        self._camera: tuple[float, int, bytes] | None = None
+        self.error: str | None = None
+        """Why the frame thread stopped, if it failed."""
+        self.passes = 0
+        self.frames = 0
+        self.generation = 0
+        """Counts the games this table has shown (a new pass of the sample is a new game)."""
+        self.game_name = game
+        self.session = self._open_session(scene, game)
+
+    # -- the session ---------------------------------------------------------------------------
+
+    def _open_session(self, scene: Scene | None, game: str | None) -> Session:
+        session = Session.start(
+            self.pipeline, scene, self.ruleset_name, log=self.log, game=game, source=self.source_key
+        )
+        with self._cond:
+            self._unsubscribe()
+            self.session = session
+            self.game_name = session.game.name if session.game is not None else game
+            self._events = [e.to_json() for e in self._history(session)]
+            self._unsubscribe = session.subscribe(self._on_update)
+            self.generation += 1
+            self._version += 1
+            self._cond.notify_all()
+        return session
+
+    def _history(self, session: Session) -> list[Any]:
+        if self.log is not None and session.game is not None:
+            return self.log.events(self.log.game(session.game.name))
+        return list(session.opening)
+
+    def _on_update(self, update: SessionUpdate) -> None:
+        """The session's subscriber (frame thread or a request): record, bump, wake browsers."""
+        with self._cond:
+            if update.events:
+                self._events.extend(e.to_json() for e in update.events)
+            if update.result is not None:
+                now = time.monotonic()
+                self._frame_times.append(now)
+                while self._frame_times and self._frame_times[0] < now - FPS_WINDOW:
+                    self._frame_times.pop(0)
+                self.frames += 1
+            self._version += 1
+            self._cond.notify_all()
+
+    # -- the frame thread ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Run the frame loop in a background thread."""
+        if self.footage is None or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name="referee-frames", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the frame loop and wake every waiting browser stream."""
+        self._stop.set()
+        with self._cond:
+            self._version += 1
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.session.close()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    @property
+    def running(self) -> bool:
+        """The frame thread is playing frames."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def _run(self) -> None:
+        from referee.session_cli import drive, warn
+
+        assert self.footage is not None
+        footage = self.footage
+        try:
+            while not self._stop.is_set():
+                source = footage.open()
+                if not footage.live:
+                    source = Paced(source, footage.pace, self._stop)
+                try:
+                    drive(self.session, source, progress=False)
+                finally:
+                    source.close()
+                self.passes += 1
+                if not footage.loop or self._stop.is_set():
+                    break
+                self._next_pass()
+        except RefereeError as error:
+            self.error = str(error)
+            warn(f"the frame loop stopped: {error}")
+        except Exception as error:
+            self.error = f"{type(error).__name__}: {error}"
+            warn(f"the frame loop stopped: {self.error}")
+        finally:
+            self.session.close()
+            with self._cond:
+                self._version += 1
+                self._cond.notify_all()
+
+    def _next_pass(self) -> None:
+        """The sample again: a new game on a fresh tracker, keeping the terrain drawn so far."""
+        old = self.session
+        old.close()
+        scene = replace(old.initial_scene, terrain=old.scene.terrain)
+        self.pipeline.reset()
+        base = (old.game.name if old.game is not None else self.game_name) or "serve"
+        base = base.rsplit("-pass", 1)[0]
+        self._open_session(scene, f"{base}-pass{self.passes + 1}" if self.log else None)
+
+    def step(self, frames: int) -> int:
+        """Process up to ``frames`` frames in this thread (tests, benchmarks); returns how many."""
+        assert self.footage is not None
+        done = 0
+        if self._stepper is None:
+            self._stepper = iter(self.session.run(self.footage.open()))
+        for _ in range(frames):
+            if next(self._stepper, None) is None:
+                break
+            done += 1
+        return done
+
+    # -- what browsers wait on -----------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def wait(self, version: int, timeout: float) -> int:
+        """Block until the version passes ``version`` (or ``timeout`` seconds); the new version."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._version != version or self.stopped, timeout)
+            return self._version
+
+    def events_since(self, index: int) -> tuple[list[dict[str, Any]], int]:
+        """Events of this game after the first ``index``, and the new index."""
+        with self._cond:
+            return self._events[index:], len(self._events)
+
+    @property
+    def fps(self) -> float:
+        with self._cond:
+            times = self._frame_times
+            if len(times) < 2:
+                return 0.0
+            return (len(times) - 1) / max(times[-1] - times[0], 1e-6)
+
+    def _cached(self, key: str, result: FrameResult, build: Callable[[], Any]) -> Any:
+        """``build()`` once per frame result for every browser asking for it."""
+        with self._cond:
+            hit = self._cache.get(key)
+        if hit is not None and hit[0] is result:
+            return hit[1]
+        value = build()
+        with self._cond:
+            self._cache[key] = (result, value)
+        return value
+
+    def frame_message(self) -> dict[str, Any] | None:
+        """The newest frame's pieces and tags, as the SSE ``frame`` message carries them."""
+        result = self.session.latest
+        if result is None:
+            return None
+        return self._cached("frame", result, lambda: frame_json(result, self))
+
+    def frame_text(self) -> str | None:
+        """:meth:`frame_message` as JSON text, built once per frame for every stream."""
+        result = self.session.latest
+        if result is None:
+            return None
+        return self._cached(
+            "text", result, lambda: json.dumps(self.frame_message(), separators=(",", ":"))
+        )
+
+    def camera_jpeg(self) -> tuple[int, bytes] | None:
+        """A recent camera image (frame number, JPEG), :data:`CAMERA_WIDTH` across.
+
+        Encoded at most :data:`CAMERA_RATE` times a second whatever the number of
+        browsers asking, so watching costs the pipeline a bounded amount of work."""
+        with self._cond:
+            hit = self._camera
+        if hit is not None and time.monotonic() - hit[0] < 1.0 / CAMERA_RATE:
+            return hit[1], hit[2]
+        result = self.session.latest
+        if result is None or result.image is None:
+            return None
+        if hit is not None and hit[1] == result.frame:
+            return hit[1], hit[2]
+        data = _jpeg(_scaled(result.image, CAMERA_WIDTH))
+        with self._cond:
+            self._camera = (time.monotonic(), result.frame, data)
+        return result.frame, data
+
+    def top_down_jpeg(self) -> bytes | None:
+        """The newest camera image warped onto the table plane (north up), as JPEG."""
+        result = self.session.latest
+        if result is None or result.image is None:
+            return None
+        image, profile = result.image, result.profile
+        return self._cached("table", result, lambda: _jpeg(top_down(image, profile, TOP_DOWN_PPI)))
+
+
+def frame_json(result: FrameResult, live: LiveTable) -> dict[str, Any]:
+    roster = live.pipeline.roster
+    anchors = {a.tag for a in live.pipeline.anchors}
+    unknown = set(result.unknown_tags)
+    tags = []
+    for tag, corners in zip(result.detections.ids, result.detections.corners_px, strict=True):
+        entry = roster.by_tag(int(tag))
+        kind = "piece" if entry else "anchor" if int(tag) in anchors else "unknown"
+        if int(tag) in unknown:
+            kind = "unknown"
+        tags.append(
+            {
+                "tag": int(tag),
+                "kind": kind,
+                "label": entry.id if entry else str(int(tag)),
+                "corners": np.round(corners, 1).tolist(),
+            }
+        )
+    pieces = [
+        {
+            "id": p.pose.id,
+            "x": round(p.pose.x, 3),
+            "y": round(p.pose.y, 3),
+            "heading": round(p.pose.heading, 1),
+            "uncertainty": round(p.pose.uncertainty, 4),
+            "seen": p.pose.seen,
+            "state": p.state,
+        }
+        for p in result.tracks.pieces
+    ]
+    size = result.profile.intrinsics.image_size
+    return finite_json(
+        {
+            "frame": result.frame,
+            "t": round(result.t, 3),
+            "fps": round(live.fps, 1),
+            "seq": live.session.last_seq,
+            "image_size": [int(size[0]), int(size[1])],
+            "pieces": pieces,
+            "tags": tags,
+            "unknown_tags": sorted(unknown),
+        }
+    )
+
+
+def top_down(
+    image: NDArray[np.uint8], profile: CalibrationProfile, ppi: float
+) -> NDArray[np.uint8]:
+    """The table as seen from straight above: each output pixel is the camera pixel that sees
+    that table point (lens distortion included), ``ppi`` pixels per inch, origin top-left."""
+    width = max(1, round(profile.table.width * ppi))
+    depth = max(1, round(profile.table.depth * ppi))
+    xs = (np.arange(width) + 0.5) / ppi
+    ys = (np.arange(depth) + 0.5) / ppi
+    grid = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+    pixels = project(profile.intrinsics, profile.table_pose, table_xyz(grid))
+    maps = pixels.reshape(depth, width, 2).astype(np.float32)
+    out = cv2.remap(image, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR)
+    return np.asarray(out, dtype=np.uint8)
+
+
+def _scaled(image: NDArray[np.uint8], width: int) -> NDArray[np.uint8]:
+    if image.shape[1] <= width:
+        return image
+    height = round(image.shape[0] * width / image.shape[1])
+    return np.asarray(cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA))
+
+
+def _jpeg(image: NDArray[np.uint8]) -> bytes:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
+    if not ok:
+        raise RefereeError("could not encode the camera picture as JPEG")
+    return bytes(data)
+
+
+def sample_footage(folder: Path, pace: float = 1.0) -> Footage:
+    """The bundled sample video, looped."""
+    from referee.vision.sources import VideoFileSource
+
+    video = folder / "video.mp4"
+    if not video.is_file():
+        raise RefereeError(
+            f"{folder}: no sample footage here (video.mp4 missing); give --camera, --video or "
+            "--stream, or run from a git checkout"
+        )
+    return Footage(lambda: VideoFileSource(video), str(video), loop=True, pace=pace)
+
+
+def roster_json(roster: Roster) -> list[dict[str, Any]]:
+    return [e.to_json() for e in roster]

@@ -1,0 +1,100 @@
+"""Real headless Chromium (Debian's ``chromium``) driven by Playwright, and a dashboard server
+running in a thread: shared by the browser tests and ``benchmarks/bench_web.py``."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from referee.web import create_app
+from referee.web.cli import make_server
+from referee.web.live import LiveTable
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_missing() -> str | None:
+    """Why browser tests cannot run here, or None when they can."""
+    if shutil.which("chromium") is None:
+        return "Debian's chromium is not installed (.ci/run installs it: apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (pip install -e '.[dev]')"
+    return None
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@dataclass
+class Running:
+    url: str
+    live: LiveTable
+    server: Any
+    app: Any
+
+    def drop(self) -> None:
+        """The server goes away: listening socket and every open connection closed."""
+        for channel in list(self.server.active_channels.values()):
+            channel.close()
+        self.server.close()
+
+    def restart(self) -> None:
+        """A new server on the same port (after :meth:`drop`)."""
+        port = self.server.effective_port
+        for _ in range(50):  # the old socket may take a moment to let go of the port
+            try:
+                self.server = _start(self.app, port)
+                return
+            except OSError:
+                time.sleep(0.1)
+        self.server = _start(self.app, port)
+
+
+@contextmanager
+def dashboard(live: LiveTable, token: str | None = None) -> Iterator[Running]:
+    """The dashboard over ``live`` on a free loopback port, in a thread (live not started)."""
+    app = create_app({"TOKEN": token, "SSE_KEEPALIVE": 2.0}, live=live)
+    server = _start(app, 0)
+    running = Running(f"http://127.0.0.1:{server.effective_port}/", live, server, app)
+    try:
+        yield running
+    finally:
+        running.drop()
+
+
+def _start(app: Any, port: int) -> Any:
+    server = make_server(app, "127.0.0.1", port)
+
+    def run() -> None:
+        with contextlib.suppress(OSError):  # its sockets were closed under it by drop()
+            server.run()
+
+    threading.Thread(target=run, daemon=True).start()
+    return server
