@@ -1,7 +1,8 @@
-"""Rules speed: all-pairs range + LOS for 100 pieces and 50 terrain polygons.
+"""Rules speed: all-pairs range + LOS for 100 pieces and 50 terrain polygons, every system.
 
-Run: .venv/bin/python benchmarks/bench_rules.py
-Goal: <= 10 ms median on one core for the whole matrix (Paper Tigers, vectorised).
+Run: .venv/bin/python benchmarks/bench_rules.py [--quick]
+Goal: <= 10 ms median on one core for the whole matrix in every system, and < 40 ms
+for 400 pieces (Paper Tigers).
 The single questions take turns with the matrix: the `move` one, scalar geometry the
 matrix never runs, also shows how fast the shared machine was running at the time.
 """
@@ -22,8 +23,25 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from referee.rules import find_ruleset
 from referee.scene import Piece, Scene, Table, Terrain
 
+#: Piece kinds each system's random table draws from (a tank, a foot unit, a third kind).
+SYSTEM_KINDS = {
+    "paper-tigers": ("tank", "infantry", "gun"),
+    "pz8-ww2": ("medium tank", "infantry", "truck"),
+    "pz8-1950": ("mbt", "infantry", "truck"),
+    "pz8-1975": ("mbt", "infantry", "apc"),
+    "pz8-scifi": ("medium mbt", "infantry", "apc"),
+    "plastic-skirmish": ("tank", "rifle guy", "jeep"),
+    "papercraft": ("character", "large unit", "infantry"),
+}
 
-def make_scene(n_pieces: int, n_terrain: int, uncertainty: float, seed: int = 1) -> Scene:
+
+def make_scene(
+    n_pieces: int,
+    n_terrain: int,
+    uncertainty: float,
+    seed: int = 1,
+    ruleset: str = "paper-tigers",
+) -> Scene:
     rnd = random.Random(seed)
     terrain = []
     for k in range(n_terrain):
@@ -39,7 +57,7 @@ def make_scene(n_pieces: int, n_terrain: int, uncertainty: float, seed: int = 1)
         Piece(
             f"p{k}",
             rnd.choice(["a", "b"]),
-            rnd.choice(["tank", "infantry", "gun"]),
+            rnd.choice(SYSTEM_KINDS[ruleset]),
             rnd.uniform(0, 72),
             rnd.uniform(0, 48),
             rnd.uniform(0, 360),
@@ -49,7 +67,7 @@ def make_scene(n_pieces: int, n_terrain: int, uncertainty: float, seed: int = 1)
         )
         for k in range(n_pieces)
     )
-    return Scene("paper-tigers", Table(72, 48), pieces, tuple(terrain))
+    return Scene(ruleset, Table(72, 48), pieces, tuple(terrain))
 
 
 def measure(cases: dict[str, Callable[[], object]], rounds: int, repeat: int) -> dict:
@@ -77,12 +95,15 @@ def measure(cases: dict[str, Callable[[], object]], rounds: int, repeat: int) ->
 
 
 def main() -> None:
+    import sys
+
     try:
         import cv2
 
         cv2.setNumThreads(1)
     except ImportError:  # the rules never need OpenCV
         pass
+    quick = "--quick" in sys.argv
     rules = find_ruleset("paper-tigers")
     counts = {}
     cases: dict[str, Callable[[], object]] = {}
@@ -101,7 +122,7 @@ def main() -> None:
     cases["one `los` question (50 polygons)"] = lambda: rules.answer(scene, one_q)
     cases["one `range` question"] = lambda: rules.answer(scene, rq)
     cases["one `move` question (50 polygons)"] = lambda: rules.answer(scene, mq)
-    result = measure(cases, rounds=10, repeat=10)
+    result = measure(cases, rounds=3 if quick else 10, repeat=10)
     print("| case | median CPU ms | median wall ms | page faults | pairs | blocked | doubtful |")
     print("|---|---|---|---|---|---|---|")
     for name, (cpu, wall, faults) in result.items():
@@ -109,6 +130,28 @@ def main() -> None:
         print(
             f"| {name} | {cpu:.2f} | {wall:.2f} | {faults:.0f} | {pairs} | {blocked} | {doubtful} |"
         )
+    # Every system, same random table (u = 0.02), its own piece kinds; then 400 pieces.
+    print()
+    print("| system | 100 pieces: median CPU ms | 400 pieces: median CPU ms | blocked of 4950 |")
+    print("|---|---|---|---|")
+    for system in SYSTEM_KINDS:
+        rs = find_ruleset(system)
+        row = []
+        for n in (100, 400):
+            if system == "papercraft" and n == 400:
+                row.append(float("nan"))  # per-pair search for a free line: far too slow
+                continue
+            big = make_scene(n, 50, 0.02, ruleset=system)
+            slow = system == "papercraft" or n == 400
+            res = measure(
+                {"v": lambda big=big, rs=rs: rs.visibility(big)},
+                rounds=1 if (quick or slow) else 5,
+                repeat=3 if slow else 10,
+            )
+            row.append(res["v"][0])
+            if n == 100:
+                blocked = int((rs.visibility(big).los == 2).sum() // 2)
+        print(f"| {system} | {row[0]:.1f} | {row[1]:.1f} | {blocked} |")
 
 
 if __name__ == "__main__":

@@ -291,12 +291,36 @@ class PlasticSkirmish(TableRuleset):
         return None
 
     def visibility(self, scene: Scene) -> Visibility:
+        """The shared map, then the edge rule: a pair is blocked where one piece's base is
+        wholly inside a woods or building (deeper than the pair's doubt) that does not hold
+        the other's centre."""
         vis = super().visibility(scene)
         pieces = list(scene.pieces)
+        n = len(pieces)
+        if n < 2:
+            return vis
         los = vis.los.copy()
-        for i, j in itertools.combinations(range(len(pieces)), 2):
-            if self._buried(scene, pieces[i], pieces[j]):
-                los[i, j] = los[j, i] = 2
+        xy = np.array([p.xy for p in pieces], float)
+        unc = np.array([p.uncertainty for p in pieces], float)
+        doubt = unc[:, None] + unc[None, :]
+        corners = [p.corners() for p in pieces]
+        for t in scene.terrain:
+            if t.kind not in self.settings.blocking:
+                continue
+            poly = t.outline()
+            lo, hi = poly.min(axis=0), poly.max(axis=0)
+            holds = points_in_polygon(xy, poly)
+            # Only pieces whose base box lies in the feature's box can be wholly inside.
+            depth = np.full(n, -1.0)
+            for k in np.flatnonzero(holds):
+                c = corners[k]
+                boxed = np.all(c.min(axis=0) >= lo) and np.all(c.max(axis=0) <= hi)
+                if boxed and points_in_polygon(c, poly, strict=True).all():
+                    depth[k] = min(boundary_distance(q, poly) for q in c)
+            buried = depth[:, None] > doubt  # row piece wholly inside, deeper than the doubt
+            block = (buried & ~holds[None, :]) | (buried.T & ~holds[:, None])
+            los[block] = 2
+        np.fill_diagonal(los, 0)
         return Visibility(vis.ids, vis.distance, los)
 
     def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:

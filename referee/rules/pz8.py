@@ -34,7 +34,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from referee.geometry import centre_distance, point_in_polygon, polygon_distance
+from referee.geometry import (
+    centre_distance,
+    point_in_polygon,
+    points_in_polygon,
+    polygon_distance,
+)
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
     TableRuleset,
@@ -312,24 +317,27 @@ class Pz8(TableRuleset):
         xy = np.array([p.xy for p in pieces], float)
         unc = np.array([p.uncertainty for p in pieces], float)
         centre = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
-        hide = np.array([self._hideable(scene, p) for p in pieces])
-        near = np.vectorize(judge)(centre, self.settings.hidden_radius, unc[:, None] + unc)
-        level = np.where(near == True, 0, np.where(near == False, 2, 1))  # noqa: E712
+        in_rough = np.zeros(len(pieces), bool)
+        for t in scene.terrain:
+            if t.kind in ROUGH:
+                in_rough |= points_in_polygon(xy, t.outline())
+        hide = in_rough & np.array([self._may_hide(p) for p in pieces])
+        # judge(centre, radius, doubt) for every pair: 0 seen, 2 hidden, 1 too close to call.
+        r, u = self.settings.hidden_radius, unc[:, None] + unc
+        seen = (centre <= r - u - 1e-9) | ((u == 0) & (centre <= r + 1e-9))
+        level = np.where(seen, 0, np.where(centre > r + u + 1e-9, 2, 1))
         los = np.where(hide[None, :], np.maximum(los, level), los).astype(np.int8)
         sees = np.array([self.unit(p).sees_all for p in pieces])
         los[sees[:, None] | sees[None, :]] = 0
         np.fill_diagonal(los, 0)
         return Visibility(vis.ids, vis.distance, los)
 
-    def _hideable(self, scene: Scene, target: Piece) -> bool:
+    def _may_hide(self, target: Piece) -> bool:
+        """A non-vehicle unit (or tank hunter) that has not fired this turn."""
         unit = self.unit(target)
         if unit.role in ("vehicle", "armour", "air") and not unit.hunter:
             return False
-        if self.field(target, "fired"):
-            return False
-        return any(
-            t.kind in ROUGH and point_in_polygon(target.xy, t.outline()) for t in scene.terrain
-        )
+        return not self.field(target, "fired")
 
     def hidden(self, scene: Scene, firer: Piece, target: Piece) -> tuple[bool | None, list[str]]:
         """Whether ``target`` is hidden from ``firer``: a non-vehicle unit (or tank hunter)
