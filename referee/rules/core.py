@@ -995,14 +995,43 @@ def clear_distance(a: Piece, b: Piece, others: Sequence[Piece]) -> float:
         return (poly[:, None, :] + f[None, :, None] * (nxt - poly)[:, None, :]).reshape(-1, 2)
 
     sa, sb = samples(pa), samples(pb)
-    d = np.linalg.norm(sa[:, None, :] - sb[None, :, :], axis=-1)
-    order = np.argsort(d, axis=None)
-    for flat in order:
-        k, m = divmod(int(flat), len(sb))
-        p, q = sa[k], sb[m]
-        if all(not segment_spans(p, q, poly) for poly in blockers):
-            return float(d[k, m])
-    return math.inf
+    p = np.repeat(sa, len(sb), axis=0)
+    q = np.tile(sb, (len(sa), 1))
+    d = np.linalg.norm(q - p, axis=1)
+    free = ~segments_cross_rectangles(p, q, np.array(blockers)).any(axis=1)
+    if not free.any():
+        return math.inf
+    return float(d[free].min())
+
+
+def segments_cross_rectangles(p: np.ndarray, q: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """``(k, m)``: whether segment ``p[k]``-``q[k]`` enters the open interior of rectangle
+    ``rects[m]`` (4 corners in order). Separating axes: the rectangle's two edge normals
+    and the segment's normal; touching an edge or a corner does not count.
+
+    >>> sq = np.array([[[0, 0], [2, 0], [2, 2], [0, 2]]], float)
+    >>> segments_cross_rectangles(np.array([[-1.0, 1], [-1, 2]]), np.array([[3.0, 1], [3, 2]]), sq)
+    array([[ True],
+           [False]])
+    """
+    eps = 1e-9
+    seg = np.stack([p, q], axis=1)  # (k, 2, 2)
+    edges = np.stack([rects[:, 1] - rects[:, 0], rects[:, 2] - rects[:, 1]], axis=1)  # (m, 2, 2)
+    crossing = np.ones((len(p), len(rects)), bool)
+    for a in range(2):
+        axis = edges[:, a]  # (m, 2): project on the edge direction (the other edge's normal)
+        r = rects @ axis[:, :, None]  # (m, 4, 1)
+        r_lo, r_hi = r.min(axis=1)[:, 0], r.max(axis=1)[:, 0]
+        sp = np.einsum("kij,mj->kmi", seg, axis)  # (k, m, 2)
+        crossing &= (sp.max(axis=2) > r_lo[None] + eps * (1 + np.abs(r_lo[None]))) & (
+            sp.min(axis=2) < r_hi[None] - eps * (1 + np.abs(r_hi[None]))
+        )
+    normal = np.stack([p[:, 1] - q[:, 1], q[:, 0] - p[:, 0]], axis=1)  # (k, 2)
+    s0 = np.einsum("kj,kj->k", p, normal)
+    rr = np.einsum("mcj,kj->kmc", rects, normal)  # (k, m, 4)
+    tol = eps * (1 + np.abs(s0))[:, None]
+    crossing &= (rr.max(axis=2) > s0[:, None] + tol) & (rr.min(axis=2) < s0[:, None] - tol)
+    return crossing
 
 
 def forests(terrain: Sequence[Terrain], kinds: tuple[str, ...] = ("woods",)) -> list[list[int]]:
