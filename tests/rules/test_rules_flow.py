@@ -100,3 +100,34 @@ def test_a_move_of_an_unknown_piece_is_doubtful_not_a_crash():
 @pytest.mark.parametrize("declaration", [{"ask": "range", "from": "t34a", "to": "sq1"}])
 def test_questions_are_not_declarations(declaration):
     assert not flow().declare(scene(), declaration).taken
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "kind", "limit"),
+    [
+        ("pz8-ww2", "medium tank", 4.0),
+        ("pz8-1950", "helicopter", 18.0),
+        ("pz8-1975", "apc", 6.0),
+        ("pz8-scifi", "gev", 12.0),
+        ("plastic-skirmish", "rifle guy", 6.0),
+    ],
+)
+def test_every_system_judges_a_settled_move_with_its_own_move_question(ruleset, kind, limit):
+    """The base hook: no declarations needed, the system's own allowance by type applies."""
+    rules = find_ruleset(ruleset)
+    f = rules.game_flow()
+    assert type(f) is GameFlow
+    table = Scene(ruleset, Table(48, 36), (Piece("u", "a", kind, 10, 10, heading=0),))
+    at_limit = f.judge(table, SettledMove("u", Pose(10, 10, 0), Pose(10 + limit, 10, 0)))
+    over = f.judge(table, SettledMove("u", Pose(10, 10, 0), Pose(10.02 + limit, 10, 0)))
+    assert at_limit.ok is True and at_limit.verdicts[0].limit == limit
+    assert over.ok is False and over.verdicts[0].ask == "move"
+
+
+def test_papercraft_flow_uses_the_units_own_move_stat():
+    rules = find_ruleset("papercraft")
+    piece = Piece("orc", "a", "character", 10, 10, fields={"move": 5})
+    table = Scene("papercraft", Table(36, 36), (piece,))
+    f = rules.game_flow()
+    assert f.judge(table, SettledMove("orc", Pose(10, 10, 0), Pose(15, 10, 0))).ok is True
+    assert f.judge(table, SettledMove("orc", Pose(10, 10, 0), Pose(15.1, 10, 0))).ok is False
