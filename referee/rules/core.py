@@ -35,6 +35,7 @@ from referee.geometry import (
     PreparedPolygons,
     SegmentContacts,
     base_corners,
+    base_corners_many,
     boundary_distance,
     centre_distance,
     front_point,
@@ -410,12 +411,22 @@ class TableRuleset(Ruleset):
             Obstacle(t.id, t.kind, t.outline(), True, forest=forest_of[k])
             for k, t in enumerate(terrain)
         ]
-        for p in scene.pieces:
-            if self.is_wreck(p):
-                if self.settings.wrecks_block:
-                    out.append(Obstacle(p.id, "burning wreck", p.corners(), False, p.id))
-            elif p.state != "destroyed" and self.unit_blocks(p):
-                out.append(Obstacle(p.id, "unit", p.corners(), False, p.id))
+        bases = [
+            (p, "burning wreck")
+            for p in scene.pieces
+            if self.settings.wrecks_block and self.is_wreck(p)
+        ] + [
+            (p, "unit")
+            for p in scene.pieces
+            if p.state != "destroyed" and not self.is_wreck(p) and self.unit_blocks(p)
+        ]
+        if bases:  # every base's corners at once
+            corners = base_corners_many(
+                [p.xy for p, _ in bases], [p.heading for p, _ in bases], [p.base for p, _ in bases]
+            )
+            out += [
+                Obstacle(p.id, kind, corners[k], False, p.id) for k, (p, kind) in enumerate(bases)
+            ]
         return out
 
     def line_of_sight(

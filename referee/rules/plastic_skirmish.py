@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from referee.geometry import (
+    base_corners_many,
     boundary_distance,
     centre_distance,
     point_in_polygon,
@@ -303,7 +304,7 @@ class PlasticSkirmish(TableRuleset):
         xy = np.array([p.xy for p in pieces], float)
         unc = np.array([p.uncertainty for p in pieces], float)
         doubt = unc[:, None] + unc[None, :]
-        corners = [p.corners() for p in pieces]
+        corners = base_corners_many(xy, [p.heading for p in pieces], [p.base for p in pieces])
         for t in scene.terrain:
             if t.kind not in self.settings.blocking:
                 continue

@@ -320,7 +320,11 @@ class Pz8(TableRuleset):
         in_rough = np.zeros(len(pieces), bool)
         for t in scene.terrain:
             if t.kind in ROUGH:
-                in_rough |= points_in_polygon(xy, t.outline())
+                poly = t.outline()
+                # Only centres inside the outline's box need the exact test.
+                box = np.all((xy >= poly.min(axis=0)) & (xy <= poly.max(axis=0)), axis=1)
+                if box.any():
+                    in_rough[box] |= points_in_polygon(xy[box], poly)
         hide = in_rough & np.array([self._may_hide(p) for p in pieces])
         # judge(centre, radius, doubt) for every pair: 0 seen, 2 hidden, 1 too close to call.
         r, u = self.settings.hidden_radius, unc[:, None] + unc
