@@ -203,12 +203,13 @@ class TagDetector:
         params.perspectiveRemovePixelPerCell = 8
         params.perspectiveRemoveIgnoredMarginPerCell = 0.15
         params.minCornerDistanceRate = 0.05
-        # Candidates closer than this (mean corner distance / perimeter) are one group, of
-        # which OpenCV decodes one. A tag and the white square cut around it are 0.06 apart:
-        # OpenCV's 0.125 groups them, and a tag whose grouping goes wrong at the other
-        # setting is still found (measured on the sample clip: at 0.05 anchor 99 was lost
-        # in 51 of 288 frames where stock OpenCV found it; at 0.125 a 3in tag touching the
-        # picture's edge is lost). Full-frame passes therefore try both (see _run).
+        # Candidates closer than this (mean corner distance / perimeter) form one group, of
+        # which OpenCV decodes one; a tag and the white square cut around it are 0.06 apart.
+        # Neither setting finds every tag (sample clip: at 0.05 anchor 99 was lost in 51 of
+        # 288 frames where stock OpenCV found it; at OpenCV's 0.125 a 3in tag touching the
+        # picture's edge is lost), so passes that may miss a tag add a 0.05 pass: the first
+        # full pass, a full pass missing a known tag, a region whose tag went missing, and
+        # detect_full.
         params.minMarkerDistanceRate = MARKER_DISTANCE_RATES[0]
         return params
 
@@ -223,13 +224,22 @@ class TagDetector:
         """Make the next :meth:`detect` a full-frame pass (e.g. a piece went missing)."""
         self._full_next = True
 
-    def _candidates(self, gray: NDArray[np.uint8], both: bool) -> tuple[FloatArray, IntArray]:
-        """OpenCV's tags in ``gray``; with ``both``, the union over both grouping distances."""
+    def _run(
+        self,
+        gray: NDArray[np.uint8],
+        origin: tuple[int, int] = (0, 0),
+        rates: tuple[float, ...] = MARKER_DISTANCE_RATES[:1],
+    ) -> Detections:
+        """Detect in ``gray``, whose pixel (0, 0) is ``origin`` in the full frame.
+
+        One OpenCV pass per candidate grouping distance in ``rates``; a tag found
+        again by a later pass is not repeated.
+        """
         height, width = gray.shape[:2]
         rate = 4.0 * self.settings.min_side_px / max(height, width)
         self._params.minMarkerPerimeterRate = float(min(rate, 1.0))
         quads, tags = np.zeros((0, 4, 2)), np.zeros(0, np.int64)
-        for distance in MARKER_DISTANCE_RATES if both else MARKER_DISTANCE_RATES[:1]:
+        for distance in rates:
             self._params.minMarkerDistanceRate = distance
             self._detector.setDetectorParameters(self._params)
             corners, ids, _ = self._detector.detectMarkers(gray)
@@ -237,21 +247,9 @@ class TagDetector:
                 continue
             new_quads = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
             new_tags = np.asarray(ids, dtype=np.int64).reshape(-1)
-            if len(tags):
-                centres = quads.mean(axis=1)
-                gap = np.linalg.norm(new_quads.mean(axis=1)[:, None] - centres[None], axis=2)
-                same = (gap < 2.0) & (new_tags[:, None] == tags[None])
-                fresh = ~same.any(axis=1)
-                new_quads, new_tags = new_quads[fresh], new_tags[fresh]
-            quads = np.concatenate([quads, new_quads])
-            tags = np.concatenate([tags, new_tags])
-        return quads, tags
-
-    def _run(
-        self, gray: NDArray[np.uint8], origin: tuple[int, int] = (0, 0), both: bool = False
-    ) -> Detections:
-        """Detect in ``gray``, whose pixel (0, 0) is ``origin`` in the full frame."""
-        quads, tags = self._candidates(gray, both)
+            fresh = ~_same_tags(new_tags, new_quads, tags, quads)
+            quads = np.concatenate([quads, new_quads[fresh]])
+            tags = np.concatenate([tags, new_tags[fresh]])
         if len(tags) == 0:
             return Detections.empty()
         if self.settings.refine == "edges":
@@ -260,6 +258,12 @@ class TagDetector:
             keep = self._cells_agree(gray, quads, tags)
             quads, tags = quads[keep], tags[keep]
         return Detections(tags, quads)
+
+    @staticmethod
+    def _add_new(found: Detections, extra: Detections) -> Detections:
+        """``found`` plus the tags of ``extra`` it does not already have."""
+        fresh = ~_same_tags(extra.ids, extra.corners_px, found.ids, found.corners_px)
+        return Detections.merge([found, extra[fresh]])
 
     def _cells_agree(
         self, gray: NDArray[np.uint8], quads: FloatArray, tags: IntArray
@@ -321,14 +325,18 @@ class TagDetector:
 
     def detect_full(self, image: NDArray[Any]) -> Detections:
         """Search the whole image, statelessly."""
-        return self._run(_gray(image), both=True)
+        return self._run(_gray(image), rates=MARKER_DISTANCE_RATES)
 
     def detect(self, image: NDArray[Any]) -> Detections:
         """Tags in ``image`` (BGR or grey); corners are never rounded to whole pixels."""
         s = self.settings
         full = self._full_next or len(self._last) == 0 or self._since_full + 1 >= s.full_every
         if full:
-            found = self._run(_gray(image), both=True)
+            gray = _gray(image)
+            found = self._run(gray)
+            if len(self._last) == 0 or not np.isin(self._last.ids, found.ids).all():
+                # Nothing known yet, or a known tag is missing: try the other grouping too.
+                found = self._add_new(found, self._run(gray, rates=MARKER_DISTANCE_RATES[1:]))
             self._since_full = 0
             self._full_next = False
             self._patches = {}
@@ -384,7 +392,8 @@ class TagDetector:
                 )
                 if not np.isin(self._last.ids[inside], local.ids).all():
                     # A known tag went missing here: try the other grouping before losing it.
-                    local = self._run(crop, (x0, y0), both=True)
+                    extra = self._run(crop, (x0, y0), MARKER_DISTANCE_RATES[1:])
+                    local = self._add_new(local, extra)
                 found = Detections(local.ids, local.corners_px + np.array([x0, y0], float))
             patches[box] = (
                 crop if previous is None or found is not previous[1] else previous[0],
@@ -393,6 +402,16 @@ class TagDetector:
             parts.append(found)
         self._patches = patches
         return Detections.merge(parts)
+
+
+def _same_tags(
+    tags: IntArray, quads: FloatArray, known_tags: IntArray, known_quads: FloatArray
+) -> NDArray[np.bool_]:
+    """Which of ``tags`` (at ``quads``) are already among the known ones: same id, same place."""
+    if len(tags) == 0 or len(known_tags) == 0:
+        return np.zeros(len(tags), bool)
+    gap = np.linalg.norm(quads.mean(axis=1)[:, None] - known_quads.mean(axis=1)[None], axis=2)
+    return np.asarray(((gap < 2.0) & (tags[:, None] == known_tags[None])).any(axis=1))
 
 
 def _changed(patch: NDArray[np.uint8], reference: NDArray[np.uint8]) -> bool:
