@@ -20,7 +20,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from referee.tags.corners import LensModel, refine_tag_corners
-from referee.tags.layout import DEFAULT_DICTIONARY, get_dictionary, marker_bits, marker_cells
+from referee.tags.layout import (
+    DEFAULT_DICTIONARY,
+    dictionary_size,
+    get_dictionary,
+    marker_bits,
+    marker_cells,
+)
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -111,6 +117,11 @@ REFINE_METHODS = {
 }
 
 
+#: OpenCV's ``minMarkerDistanceRate`` per pass: its default first (region passes use only
+#: that), then a finer grouping that full-frame passes add (see ``_make_params``).
+MARKER_DISTANCE_RATES = (0.125, 0.05)
+
+
 @dataclass(frozen=True)
 class DetectorSettings:
     """Detector tuning. Defaults measured on simulated 1080p/4K table footage (see benchmarks)."""
@@ -132,7 +143,8 @@ class DetectorSettings:
     adaptive_window: tuple[int, int, int] = (3, 23, 10)
     """Adaptive threshold window sizes (min, max, step)."""
     verify: bool = True
-    """Re-read each tag's cells at the refined corners and drop tags that disagree."""
+    """Re-read each tag's cells at the refined corners and drop tags whose id is not the
+    nearest code to what is read (a misread id)."""
 
 
 class TagDetector:
@@ -142,8 +154,10 @@ class TagDetector:
     image. Between full-frame passes it searches only around the tags found
     last time, and a region whose pixels have not changed since it was
     measured keeps its measurement without running the detector again (a
-    settled table costs almost nothing); a tag that appears elsewhere is
-    found at the next full pass (at most ``full_every - 1`` frames later). ``reset()`` forgets the
+    settled table costs almost nothing); a tag that goes missing keeps its
+    last region, so it is found there the frame it is uncovered, and a tag that
+    appears elsewhere is found at the next full pass (at most ``full_every - 1``
+    frames later). ``reset()`` forgets the
     regions, so the next call is a full pass.
     """
 
@@ -167,7 +181,10 @@ class TagDetector:
         centres = np.arange(self._cells, dtype=np.float32) + 0.5
         grid_x, grid_y = np.meshgrid(centres, centres)
         self._cell_centres = np.stack([grid_x.ravel(), grid_y.ravel()], axis=1)[None]
-        self._code_cache: dict[int, NDArray[np.bool_]] = {}
+        inner = np.zeros((self._cells, self._cells), bool)
+        inner[1:-1, 1:-1] = True
+        self._data_cells = inner.ravel()
+        self._oriented: tuple[FloatArray, IntArray] | None = None
         self._detector = cv2.aruco.ArucoDetector(get_dictionary(dictionary), self._params)
         self.reset()
 
@@ -186,7 +203,14 @@ class TagDetector:
         params.perspectiveRemovePixelPerCell = 8
         params.perspectiveRemoveIgnoredMarginPerCell = 0.15
         params.minCornerDistanceRate = 0.05
-        params.minMarkerDistanceRate = 0.05
+        # Candidates closer than this (mean corner distance / perimeter) form one group, of
+        # which OpenCV decodes one; a tag and the white square cut around it are 0.06 apart.
+        # Neither setting finds every tag (sample clip: at 0.05 anchor 99 was lost in 51 of
+        # 288 frames where stock OpenCV found it; at OpenCV's 0.125 a 3in tag touching the
+        # picture's edge is lost), so passes that may miss a tag add a 0.05 pass: the first
+        # full pass, a full pass missing a known tag, a region whose tag went missing, and
+        # detect_full.
+        params.minMarkerDistanceRate = MARKER_DISTANCE_RATES[0]
         return params
 
     def reset(self) -> None:
@@ -200,17 +224,34 @@ class TagDetector:
         """Make the next :meth:`detect` a full-frame pass (e.g. a piece went missing)."""
         self._full_next = True
 
-    def _run(self, gray: NDArray[np.uint8], origin: tuple[int, int] = (0, 0)) -> Detections:
-        """Detect in ``gray``, whose pixel (0, 0) is ``origin`` in the full frame."""
+    def _run(
+        self,
+        gray: NDArray[np.uint8],
+        origin: tuple[int, int] = (0, 0),
+        rates: tuple[float, ...] = MARKER_DISTANCE_RATES[:1],
+    ) -> Detections:
+        """Detect in ``gray``, whose pixel (0, 0) is ``origin`` in the full frame.
+
+        One OpenCV pass per candidate grouping distance in ``rates``; a tag found
+        again by a later pass is not repeated.
+        """
         height, width = gray.shape[:2]
         rate = 4.0 * self.settings.min_side_px / max(height, width)
         self._params.minMarkerPerimeterRate = float(min(rate, 1.0))
-        self._detector.setDetectorParameters(self._params)
-        corners, ids, _ = self._detector.detectMarkers(gray)
-        if ids is None or len(ids) == 0:
+        quads, tags = np.zeros((0, 4, 2)), np.zeros(0, np.int64)
+        for distance in rates:
+            self._params.minMarkerDistanceRate = distance
+            self._detector.setDetectorParameters(self._params)
+            corners, ids, _ = self._detector.detectMarkers(gray)
+            if ids is None or len(ids) == 0:
+                continue
+            new_quads = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+            new_tags = np.asarray(ids, dtype=np.int64).reshape(-1)
+            fresh = ~_same_tags(new_tags, new_quads, tags, quads)
+            quads = np.concatenate([quads, new_quads[fresh]])
+            tags = np.concatenate([tags, new_tags[fresh]])
+        if len(tags) == 0:
             return Detections.empty()
-        quads = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
-        tags = np.asarray(ids, dtype=np.int64).reshape(-1)
         if self.settings.refine == "edges":
             quads = refine_tag_corners(gray, quads, self._cells, self.intrinsics, origin)
         if self.settings.verify:
@@ -218,17 +259,28 @@ class TagDetector:
             quads, tags = quads[keep], tags[keep]
         return Detections(tags, quads)
 
+    @staticmethod
+    def _add_new(found: Detections, extra: Detections) -> Detections:
+        """``found`` plus the tags of ``extra`` it does not already have."""
+        fresh = ~_same_tags(extra.ids, extra.corners_px, found.ids, found.corners_px)
+        return Detections.merge([found, extra[fresh]])
+
     def _cells_agree(
         self, gray: NDArray[np.uint8], quads: FloatArray, tags: IntArray
     ) -> NDArray[np.bool_]:
-        """Re-read every cell at the refined corners; keep tags whose cells all match their id.
+        """Re-read every cell at the refined corners; keep tags whose id is the nearest code.
 
         OpenCV reads a tag's bits once, from its first, rougher outline. On
         tags of about 14 px (2.3 px per cell) it occasionally reads a valid
         but wrong id (measured: 2 of 5,200 detections on 72in/1080p
-        footage); re-reading the cells at their centres from the refined
-        corners disagrees with such a misread and agrees with every correct
-        one. A dropped tag is simply found again in the next frame.
+        footage). The cells are re-read at their centres from the refined
+        corners as soft bits (0 = the tag's black, 1 = its white) and the tag
+        is kept when its id's code, as oriented, is strictly nearer to them
+        than every other code of the dictionary in any of the four turns: a
+        misread is nearer to the true tag's code and is dropped (it is found
+        again next frame), while a correct tag with a cell or two washed out
+        by blur or a shadow (a real photo's 20 px tag) is kept. Demanding
+        that every cell match exactly threw such tags away.
         """
         n = self._cells
         src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
@@ -243,26 +295,48 @@ class TagDetector:
             cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_REPLICATE,
         ).astype(np.float64)
-        threshold = 0.5 * (values.max(axis=1, keepdims=True) + values.min(axis=1, keepdims=True))
-        bits = values > threshold
-        expected = np.stack([self._codes(int(t)) for t in tags])
-        return np.asarray(np.all(bits == expected, axis=1))
+        low = values.min(axis=1, keepdims=True)
+        span = np.maximum(values.max(axis=1, keepdims=True) - low, 1e-6)
+        soft = ((values - low) / span)[:, self._data_cells]
+        codes, owners = self._all_codes()
+        # (tags, codes): summed soft-bit distance of each re-read tag to every oriented code.
+        distance = np.abs(soft[:, None, :] - codes[None, :, :]).sum(axis=2)
+        claimed = owners[None, :, 1] == 0
+        claimed = claimed & (owners[None, :, 0] == tags[:, None])
+        own = np.where(claimed, distance, np.inf).min(axis=1)
+        others = np.where(owners[None, :, 0] == tags[:, None], np.inf, distance).min(axis=1)
+        return np.asarray(own < others)
 
-    def _codes(self, tag: int) -> NDArray[np.bool_]:
-        if tag not in self._code_cache:
-            self._code_cache[tag] = marker_cells(self.dictionary, tag).ravel()
-        return self._code_cache[tag]
+    def _all_codes(self) -> tuple[FloatArray, IntArray]:
+        """Every id's data cells in its four turns: (codes (4m, bits^2), (id, turn) (4m, 2))."""
+        if self._oriented is None:
+            count = dictionary_size(self.dictionary)
+            codes, owners = [], []
+            for tag in range(count):
+                cells = marker_cells(self.dictionary, tag)
+                for turn in range(4):
+                    codes.append(np.rot90(cells, turn).ravel()[self._data_cells])
+                    owners.append((tag, turn))
+            self._oriented = (
+                np.asarray(codes, np.float64),
+                np.asarray(owners, np.int64),
+            )
+        return self._oriented
 
     def detect_full(self, image: NDArray[Any]) -> Detections:
         """Search the whole image, statelessly."""
-        return self._run(_gray(image))
+        return self._run(_gray(image), rates=MARKER_DISTANCE_RATES)
 
     def detect(self, image: NDArray[Any]) -> Detections:
         """Tags in ``image`` (BGR or grey); corners are never rounded to whole pixels."""
         s = self.settings
         full = self._full_next or len(self._last) == 0 or self._since_full + 1 >= s.full_every
         if full:
-            found = self._run(_gray(image))
+            gray = _gray(image)
+            found = self._run(gray)
+            if len(self._last) == 0 or not np.isin(self._last.ids, found.ids).all():
+                # Nothing known yet, or a known tag is missing: try the other grouping too.
+                found = self._add_new(found, self._run(gray, rates=MARKER_DISTANCE_RATES[1:]))
             self._since_full = 0
             self._full_next = False
             self._patches = {}
@@ -275,7 +349,12 @@ class TagDetector:
             self._last = Detections.merge([found, self._last[lost]])
             return found
         found = _dedupe(found)
-        self._last = found
+        # A tag the full pass missed (under a hand) keeps its last region too: it is
+        # searched there every frame, so it is back the frame it is uncovered (an anchor
+        # that reappeared waited for the next full pass before). An unchanged region costs
+        # nothing; a tag found anywhere else replaces its old region.
+        lost = ~np.isin(self._last.ids, found.ids)
+        self._last = Detections.merge([found, self._last[lost]])
         return found
 
     def _regions(self, width: int, height: int) -> list[tuple[int, int, int, int]]:
@@ -304,6 +383,17 @@ class TagDetector:
                 found = previous[1]
             else:
                 local = self._run(crop, (x0, y0))
+                centres = self._last.centers_px
+                inside = (
+                    (centres[:, 0] >= x0)
+                    & (centres[:, 0] < x1)
+                    & (centres[:, 1] >= y0)
+                    & (centres[:, 1] < y1)
+                )
+                if not np.isin(self._last.ids[inside], local.ids).all():
+                    # A known tag went missing here: try the other grouping before losing it.
+                    extra = self._run(crop, (x0, y0), MARKER_DISTANCE_RATES[1:])
+                    local = self._add_new(local, extra)
                 found = Detections(local.ids, local.corners_px + np.array([x0, y0], float))
             patches[box] = (
                 crop if previous is None or found is not previous[1] else previous[0],
@@ -312,6 +402,16 @@ class TagDetector:
             parts.append(found)
         self._patches = patches
         return Detections.merge(parts)
+
+
+def _same_tags(
+    tags: IntArray, quads: FloatArray, known_tags: IntArray, known_quads: FloatArray
+) -> NDArray[np.bool_]:
+    """Which of ``tags`` (at ``quads``) are already among the known ones: same id, same place."""
+    if len(tags) == 0 or len(known_tags) == 0:
+        return np.zeros(len(tags), bool)
+    gap = np.linalg.norm(quads.mean(axis=1)[:, None] - known_quads.mean(axis=1)[None], axis=2)
+    return np.asarray(((gap < 2.0) & (tags[:, None] == known_tags[None])).any(axis=1))
 
 
 def _changed(patch: NDArray[np.uint8], reference: NDArray[np.uint8]) -> bool:
