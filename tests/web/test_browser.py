@@ -148,11 +148,14 @@ def test_draw_woods_across_a_sight_line_and_see_it_blocked(served, page):
     page.click(".tab[data-tab='terrain']")
     item = page.locator("#terrain-list li", has_text="woods1")
     item.locator("button", has_text="Redraw").click()
-    tap([(mid[0] + dx + 6, mid[1] + dy + 6) for dx, dy in corners])
+    sq1 = (float(page.get_attribute('.piece[data-id="sq1"]', "data-x")), _y(page, "sq1"))
+    # the first corner right on sq1: a tap on a piece while drawing is a corner
+    tap([(sq1[0] + dx, sq1[1] + dy) for dx, dy in ((0, 0), (2, 0), (2, 2), (0, 2))])
     page.click("#finish-terrain")
     page.wait_for_selector("#lines line.los[data-los='clear']", timeout=TIMEOUT)
     moved = {t["id"]: t for t in _api(served, "state")["terrain"]}["woods1"]
-    assert moved["kind"] == "woods" and moved["polygon"][0][0] > mid[0] + 4
+    assert moved["kind"] == "woods" and len(moved["polygon"]) == 4
+    assert moved["polygon"][0] == pytest.approx(sq1, abs=0.1)
     item.locator("button", has_text="Delete").click()
     page.wait_for_selector("#terrain .terrain[data-id='woods1']", state="detached")
 

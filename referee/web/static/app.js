@@ -166,7 +166,11 @@ function drawPieces() {
       el("rect", { class: "base", x: -d / 2, y: -w / 2, width: d, height: w, fill: info.colour }, body);
       el("line", { class: "front", x1: 0, y1: 0, x2: d / 2, y2: 0 }, body);
       el("text", { class: "label", x: 0, y: Math.max(w, d) / 2 + 0.9 }, node, pose.id);
-      node.addEventListener("click", (e) => { e.stopPropagation(); tapPiece(pose.id); });
+      node.addEventListener("click", (e) => {
+        if (S.drawing) return;  // a corner drawn over a piece: the map takes the tap
+        e.stopPropagation();
+        tapPiece(pose.id);
+      });
     }
     node.setAttribute("transform", `translate(${pose.x} ${pose.y})`);
     node.firstChild.setAttribute("transform", `rotate(${pose.heading})`);
