@@ -708,3 +708,22 @@ def test_ctrl_c_exits_130_and_keeps_the_earlier_run(tmp_path):
     assert "Traceback" not in stderr and "referee: interrupted" in stderr
     assert snapshot(out) == before
     assert sorted(p.name for p in out.iterdir()) == sorted(before)
+
+
+def test_no_ruleset_takes_nan_or_infinity_for_a_setting():
+    """``check --set NAME=NaN`` is refused by every game system, not only Paper Tigers."""
+    import dataclasses
+
+    from referee.rules import find_ruleset, find_ruleset_class, ruleset_names
+
+    checked = 0
+    for name in ruleset_names():
+        for item in dataclasses.fields(find_ruleset_class(name).Settings):
+            default = getattr(find_ruleset_class(name).Settings(), item.name)
+            if isinstance(default, bool) or not isinstance(default, (int, float)):
+                continue
+            for bad in (float("nan"), float("inf"), -1e300):
+                with pytest.raises(ValueError, match=f"setting {item.name}"):
+                    find_ruleset(name, **{item.name: bad})
+                checked += 1
+    assert checked > 30
