@@ -340,6 +340,59 @@ def test_track_with_any_profile_or_roster_keeps_earlier_tracks(
             json.loads(line, parse_constant=_refuse_constant)
 
 
+PIECE_WORDS = st.one_of(
+    st.sampled_from(
+        [
+            "t34a",
+            "soviet",
+            "tank",
+            "1.5x3",
+            "0x0",
+            "nanxnan",
+            "1e309x3",
+            "-1x2",
+            "height=0.9",
+            "height=nan",
+            "height=-1",
+            "tag=5",
+            "tag=96",
+            "tag=99999999999",
+            "tag=-1",
+            "offset=0.5,0",
+            "offset=inf,0",
+            "size=0.8",
+            "size=0",
+            "size=1e308",
+            "name=" + "x" * 100_000,
+            "x" * 100_000,
+            "=",
+            "",
+        ]
+    ),
+    st.text(max_size=8),
+)
+
+
+@settings(FUZZ, max_examples=40)
+@given(
+    words=st.lists(PIECE_WORDS, min_size=0, max_size=7),
+    first=st.sampled_from(["0", "95", "96", "100", "99999999999"]),
+)
+def test_roster_init_from_any_piece_line_keeps_the_earlier_roster(tmp_path_factory, words, first):
+    work = tmp_path_factory.mktemp("init")
+    out = work / "roster.json"
+    out.write_text("earlier roster\n")
+    line = " ".join(words)
+    result = invoke(
+        "roster", "init", "--piece", line, "--first-tag", first, "--out", str(out), "--force"
+    )
+    assert_clean(result)
+    if result.exit_code == 2:
+        assert out.read_text() == "earlier roster\n"
+    else:
+        load_roster(out)  # what it writes, every other command reads
+
+
 OPTION_TEXT = st.one_of(
     st.sampled_from(
         [
@@ -655,3 +708,22 @@ def test_ctrl_c_exits_130_and_keeps_the_earlier_run(tmp_path):
     assert "Traceback" not in stderr and "referee: interrupted" in stderr
     assert snapshot(out) == before
     assert sorted(p.name for p in out.iterdir()) == sorted(before)
+
+
+def test_no_ruleset_takes_nan_or_infinity_for_a_setting():
+    """``check --set NAME=NaN`` is refused by every game system, not only Paper Tigers."""
+    import dataclasses
+
+    from referee.rules import find_ruleset, find_ruleset_class, ruleset_names
+
+    checked = 0
+    for name in ruleset_names():
+        for item in dataclasses.fields(find_ruleset_class(name).Settings):
+            default = getattr(find_ruleset_class(name).Settings(), item.name)
+            if isinstance(default, bool) or not isinstance(default, (int, float)):
+                continue
+            for bad in (float("nan"), float("inf"), -1e300):
+                with pytest.raises(ValueError, match=f"setting {item.name}"):
+                    find_ruleset(name, **{item.name: bad})
+                checked += 1
+    assert checked > 30

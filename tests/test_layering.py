@@ -24,6 +24,22 @@ FORBIDDEN: dict[str, set[str]] = {
     "calibration": {"vision", "sim", "rules", "demo", "cli"},
     "geometry": {"tags", "markers", "calibration", "vision", "sim", "rules", "scene"},
     "errors": {"tags", "markers", "calibration", "vision", "sim", "rules", "scene", "geometry"},
+    # The shared checks of files and options sit just above errors, below every loader.
+    "validate": {
+        "tags",
+        "markers",
+        "calibration",
+        "vision",
+        "sim",
+        "rules",
+        "scene",
+        "geometry",
+        "store",
+        "session",
+        "web",
+        "demo",
+        "cli",
+    },
 }
 
 

@@ -24,6 +24,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from referee.errors import SceneError, at
 from referee.rules.flow import GameFlow
+from referee.validate import is_number
+
+#: Largest magnitude of any numeric ruleset setting (inches, points, factors).
+SETTING_LIMIT = 1e6
 
 if TYPE_CHECKING:
     from referee.scene import Scene
@@ -180,6 +184,14 @@ class Ruleset:
             names = ", ".join(sorted(known)) or "none"
             raise ValueError(f"unknown {self.name} setting {unknown[0]!r} (known: {names})")
         self.settings = dataclasses.replace(base, **overrides)
+        for item in dataclasses.fields(self.settings):
+            # Every system's numbers, before its own check: NaN or Infinity decides nothing.
+            value = getattr(self.settings, item.name)
+            if isinstance(value, float) and not (is_number(value) and abs(value) <= SETTING_LIMIT):
+                raise ValueError(
+                    f"setting {item.name} must be a finite number within "
+                    f"+/-{SETTING_LIMIT:g}, got {value!r}"
+                )
         check = getattr(self.settings, "check", None)
         if callable(check):
             check()
