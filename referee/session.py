@@ -30,11 +30,11 @@ from typing import Any
 
 from referee.calibration.camera import TablePose
 from referee.calibration.profile import CalibrationProfile
-from referee.errors import RefereeError
+from referee.errors import RefereeError, SceneError, at
 from referee.events import GameEvent
 from referee.geometry import Pose
 from referee.markers.roster import Roster
-from referee.rules import Ruleset, Verdict, find_ruleset
+from referee.rules import QueryError, Ruleset, Verdict, find_ruleset
 from referee.rules.flow import GameFlow, Judgement, SettledMove
 from referee.scene import PIECE_KEYS, Piece, Scene, Table
 from referee.store import GameInfo, GameLog, Position
@@ -230,6 +230,8 @@ class Session:
         if rules.name != scene.ruleset:
             scene = replace(scene, ruleset=rules.name, settings={})
         type(rules).validate(scene)  # kinds and system fields, as 'referee check' checks them
+        if existing is None:
+            _check_questions(rules, scene)
         if log is not None and existing is None:
             existing = log.create_game(
                 game or game_name(),
@@ -677,6 +679,20 @@ class Session:
         with self._lock:
             if self._frame > self._last_progress:
                 self._commit((), force_progress=True)
+
+
+def _check_questions(rules: Ruleset, scene: Scene) -> None:
+    """Refuse, as ``referee check`` would, a scene question that cannot be asked as written
+    (asked once on the file's own positions; declarations are the flow's to take)."""
+    flow = rules.game_flow()
+    for i, query in enumerate(scene.queries):
+        if flow.declare(scene, query).taken:
+            continue
+        try:
+            rules.answer(scene, query)
+        except QueryError as error:
+            where = f"$.queries[{i}]{error.path}"
+            raise SceneError(at(scene.source, where, error.problem)) from None
 
 
 def _verdicts_of(

@@ -140,7 +140,13 @@ def drive(
             count += 1
             bar.update(1)
             if limit is not None and count >= limit:
-                break
+                return count
+    promised = source.frame_count
+    if promised is not None and session.resume_after + 1 + count < promised * 0.98:
+        warn(
+            f"{source.name}: the video ended after {session.resume_after + 1 + count} of the "
+            f"{promised} frames its header promises (a truncated file?); what was seen is kept"
+        )
     return count
 
 

@@ -151,10 +151,15 @@ def test_standing_questions_are_answered_live_and_again_when_a_named_piece_settl
 
 
 def test_a_question_about_a_piece_never_seen_is_reported_not_dropped(tmp_path):
-    session, _ = start(tmp_path, queries=[{"ask": "range", "from": "t34", "to": "ghost"}])
+    def without_sq1(i):
+        where, events = game_script()(i)
+        return {k: v for k, v in where.items() if k != "sq1"}, events
+
+    question = [{"ask": "range", "from": "t34", "to": "sq1"}]
+    session, _ = start(tmp_path, without_sq1, queries=question)
     list(session.run(frames(3)))
     (missing,) = session.unanswered()
-    assert "ghost never seen" in missing
+    assert "sq1 never seen" in missing
 
 
 def test_a_terrain_edit_is_logged_and_changes_the_los_verdict(tmp_path):
@@ -440,3 +445,34 @@ def test_events_export_as_strict_json():
     )
     with pytest.raises(ValueError, match="unknown event type"):
         GameEvent(1, 0.0, "gossip")
+
+
+def test_run_refuses_a_scene_question_check_would_refuse_before_any_frame(tmp_path):
+    scene = json.loads((FOOTAGE / "scene.json").read_text())
+    scene["queries"].append({"ask": "los", "from": "t34a"})  # no "to"
+    bad = tmp_path / "scene.json"
+    bad.write_text(json.dumps(scene))
+    args = _run_args(tmp_path / "games.sqlite")
+    args[args.index("--scene") + 1] = str(bad)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert f"$.queries[{len(scene['queries']) - 1}]" in result.output
+    checked = CliRunner().invoke(cli, ["check", str(bad)])
+    assert checked.exit_code == 2
+
+
+def test_a_video_shorter_than_its_header_is_warned_about(tmp_path, capsys):
+    from referee.session_cli import drive
+    from referee.vision.sources import FrameSource
+
+    class Truncated(FrameSource):
+        name = "game.mp4"
+        fps = 30.0
+        frame_count = 100
+
+        def __iter__(self):
+            return iter(frames(40))
+
+    session, _ = start(tmp_path)
+    assert drive(session, Truncated(), progress=False) == 40
+    assert "ended after 40 of the 100 frames" in capsys.readouterr().err
