@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from referee import validate
 from referee.errors import SceneError, at, read_json_file
 from referee.geometry import Pose, as_polygon, base_corners, front_point, polygon_is_simple
 
@@ -394,25 +395,17 @@ LIMIT = 1e5
 
 
 def _number(value: Any, source: str, path: str, *, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise SceneError(at(source, path, f"must be a finite number, got {value!r}"))
-    if abs(value) > LIMIT:
-        raise SceneError(at(source, path, f"must be within +/-{LIMIT:g}, got {value!r}"))
-    if positive and value <= 0:
-        raise SceneError(at(source, path, f"must be positive, got {value!r}"))
-    return float(value)
+    return validate.number(
+        value, source, path, error=SceneError, positive=positive, minimum=-LIMIT, maximum=LIMIT
+    )
 
 
 def _count(value: Any, source: str, path: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SceneError(at(source, path, f"must be a whole number >= 0, got {value!r}"))
-    return value
+    return validate.whole(value, source, path, error=SceneError, minimum=0)
 
 
 def _text(value: Any, source: str, path: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise SceneError(at(source, path, f"must be a non-empty string, got {value!r}"))
-    return value
+    return validate.text(value, source, path, error=SceneError)
 
 
 def _table(raw: Any, source: str) -> Table:

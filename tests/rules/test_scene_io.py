@@ -240,3 +240,16 @@ def test_every_system_is_blind_to_moving_the_whole_table(
         assert (a.ok, a.los, a.chains) == (b.ok, b.los, b.chains), (q, a.summary, b.summary)
         if a.distance is not None:
             assert b.distance == pytest.approx(a.distance, abs=1e-6)
+
+
+def test_scene_names_are_bounded_like_every_other_file() -> None:
+    """A scene shares the loaders' checks: a 1 MB piece id is one short line, not a hang."""
+    data = json.loads(Path(EXAMPLE).read_text())
+    data["pieces"][0]["id"] = "x" * 1_000_000
+    with pytest.raises(SceneError, match=r"\$\.pieces\[0\]\.id: is 1000000 characters long") as e:
+        Scene.from_json(data, "big.json")
+    assert len(str(e.value)) < 200
+    data = json.loads(Path(EXAMPLE).read_text())
+    data["pieces"][0]["cards"] = True
+    with pytest.raises(SceneError, match=r"\$\.pieces\[0\]\.cards"):
+        ruleset_for(Scene.from_json(data, "bool.json"))
