@@ -388,12 +388,29 @@ def locate_table(
         points_px = np.vstack([board_px, match.pixels])
         pose = solve_pose(intrinsics, points_xyz, points_px, initial=pose).pose
         frame_source = "anchors"
+    else:
+        # Too few anchors to set the frame: still flat tags of known size, they pin the plane.
+        flat_tags = [*flat_tags, *anchors_as_flat_tags(ids, corners, anchors)]
     final, rms, used = refine_with_flat_tags(
         intrinsics, pose, points_xyz, points_px, flat_tags, (), ids, corners
     )
     return TableFix(
         final, frame_source, rms, tuple(seen) if frame_source == "anchors" else (), used
     )
+
+
+def anchors_as_flat_tags(
+    ids: ArrayLike, corners: ArrayLike, anchors: Sequence[AnchorTag]
+) -> list[FlatTag]:
+    """Seen anchors as flat tags of known size whose table positions are not used."""
+    by_tag = {a.tag: a for a in anchors}
+    quads = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    out: list[FlatTag] = []
+    for tag, quad in zip(np.asarray(ids).ravel(), quads, strict=True):
+        anchor = by_tag.get(int(tag))
+        if anchor is not None and all(t.tag != anchor.tag for t in out):
+            out.append(FlatTag(anchor.tag, anchor.size, quad))
+    return out
 
 
 def refine_with_flat_tags(

@@ -147,8 +147,10 @@ def test_flat_tags_refine_the_plane(
         )
         return float(np.sqrt(np.mean(e**2)))
 
-    assert rms(refined) <= rms(plain) + 0.005
-    assert rms(refined) < 0.08
+    # The board alone tilts the plane measurably; the joint fit takes most of it out.
+    assert rms(plain) > 0.02
+    assert rms(refined) < rms(plain) / 2
+    assert rms(refined) < 0.02
 
 
 def test_anchors_only_table_view(sim: ModuleType, sim_rig: Any, held_frames: list[Frame]) -> None:
