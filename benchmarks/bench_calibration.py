@@ -9,12 +9,17 @@ image corners as the collector's guidance asks), calibrates with
 ``calibrate_frames``, then maps a 2 in grid over the whole table from pixels
 made by the true camera back to inches with the estimated profile, flat and
 at 1 in tag height. Board-only frames are re-expressed in the true table frame
-through the board's known placement before comparing.
+through the board's known placement before comparing. The board-only table
+view also shows 16 flat 0.8 in piece tags spread over the table (a roster's
+tag_height 0 pieces); pairwise distance error (frame-free: 40 random table
+points, every pair) compares the anchors fit, the board alone, and the board
+refined jointly with those tags.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import statistics
 import sys
 import time
@@ -24,6 +29,8 @@ import cv2
 import numpy as np
 
 from referee.calibration.calibrate import BoardDetector, Frame, calibrate_frames
+from referee.calibration.camera import pixels_to_table, project, table_xyz
+from referee.calibration.profile import CalibrationProfile
 from referee.tags.board import BoardSpec
 
 HERE = Path(__file__).resolve().parent
@@ -45,12 +52,40 @@ def rms(values: np.ndarray) -> float:
     return float(np.sqrt(np.mean(values**2)))
 
 
+def pairwise_p95(rig: object, profile: CalibrationProfile) -> float:
+    """95th percentile of |estimated - true| distance over every pair of 40 flat table points."""
+    points = np.column_stack(
+        [np.random.default_rng(7).uniform(2, 46, 40), np.random.default_rng(8).uniform(2, 34, 40)]
+    )
+    px = project(rig.intrinsics, rig.pose, table_xyz(points, 0.0))  # type: ignore[attr-defined]
+    got = pixels_to_table(profile.intrinsics, profile.table_pose, px, 0.0)
+    errors = [
+        abs(np.linalg.norm(got[i] - got[j]) - np.linalg.norm(points[i] - points[j]))
+        for i, j in itertools.combinations(range(len(points)), 2)
+    ]
+    return float(np.percentile(errors, 95))
+
+
+def flat_piece_tags(seed: int) -> tuple[tuple[int, float, float, float, float], ...]:
+    """16 flat 0.8 in tags (tag, x, y, heading, size) on a jittered 4 x 4 grid, off the board."""
+    rng = np.random.default_rng(seed)
+    spots = [(x, y) for y in (4, 12, 24, 32) for x in (4, 14, 34, 44)]
+    return tuple(
+        (10 + i, x + rng.uniform(-1, 1), y + rng.uniform(-1, 1), rng.uniform(0, 360), 0.8)
+        for i, (x, y) in enumerate(spots)
+    )
+
+
 def trial(seed: int) -> dict[str, float]:
     rig = sim.rig(1920, 1080, k1=-0.2)
     poses = sim.held_board_poses(rig, VIEWS, seed=seed, board=BOARD)
     held = [Frame(f"v{i}", sim.render_held(rig, *p, board=BOARD)) for i, p in enumerate(poses)]
     with_anchors = Frame("table", sim.render_table(rig, board_at=PLACED, board=BOARD))
-    board_only = Frame("flat", sim.render_table(rig, board_at=PLACED, anchors=(), board=BOARD))
+    pieces = flat_piece_tags(seed)
+    board_only = Frame(
+        "flat",
+        sim.render_table(rig, board_at=PLACED, anchors=(), flat_tags=pieces, board=BOARD),
+    )
     out: dict[str, float] = {}
     start = time.perf_counter()
     run = calibrate_frames([*held, with_anchors], spec=BOARD, table=sim.TABLE)
@@ -64,8 +99,15 @@ def trial(seed: int) -> dict[str, float]:
     for h in (0.0, 1.0):
         e = sim.table_error(rig, intr, run.profile.table_pose, h)
         out[f"anchors_h{h:g}_rms"], out[f"anchors_h{h:g}_max"] = rms(e), float(e.max())
+    out["pair_anchors"] = pairwise_p95(rig, run.profile)
     run_b = calibrate_frames([*held, board_only], spec=BOARD, table=sim.TABLE)
     assert run_b.profile.frame_source == "board"
+    out["pair_board"] = pairwise_p95(rig, run_b.profile)
+    run_j = calibrate_frames(
+        [*held, board_only], spec=BOARD, table=sim.TABLE, flat_tags=[(p[0], p[4]) for p in pieces]
+    )
+    assert run_j.table is not None and run_j.table.flat_tags_used >= 12
+    out["pair_joint"] = pairwise_p95(rig, run_j.profile)
     for h in (0.0, 1.0):
         e = sim.table_error(
             rig,
@@ -119,6 +161,9 @@ def main() -> None:
         ('table error, board frame, flat: RMS (")', "board_h0_rms", 4),
         ('table error, board frame, 1" up: RMS (")', "board_h1_rms", 4),
         ('table error, board frame, flat: max (")', "board_h0_max", 4),
+        ('pairwise distance p95, anchors frame (")', "pair_anchors", 4),
+        ('pairwise distance p95, board only (")', "pair_board", 4),
+        ('pairwise distance p95, board + 16 flat tags, joint fit (")', "pair_joint", 4),
         ('corners never covered: anchors frame, flat: RMS (")', "lazy_h0_rms", 4),
         ('corners never covered: anchors frame, flat: max (")', "lazy_h0_max", 4),
         ("board detection per 1080p view (ms)", "detect_ms", 1),
