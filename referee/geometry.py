@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Literal
 
@@ -830,6 +830,152 @@ def segment_contacts(
 
 _BLOCK = 1 << 16
 """(segment, polygon) pairs per block in :func:`segment_contacts`."""
+
+
+def certain_crossings(
+    A: Array,
+    B: Array,
+    prep: PreparedPolygons,
+    points: Array,
+    ia: NDArray[np.intp],
+    ib: NDArray[np.intp],
+    margin: float,
+    spans: bool = True,
+    keep: Callable[[NDArray[np.intp], NDArray[np.intp]], NDArray[np.bool_]] | None = None,
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """``(seg, poly)``: pairs that :func:`segment_contacts` with ``certify=True`` (same
+    arguments) marks ``sure``, found without any edge test nor any test of every
+    segment against every polygon: a cheap first pass that settles most lines on a
+    crowded table before the full test of the rest. Not every such pair: points every
+    ``_STRIDE`` along each segment are looked up in a grid of the polygons' inner
+    discs, and only the pairs found are checked (with the arithmetic of
+    :func:`segment_contacts`, so those returned are exactly ``sure``). With ``keep``,
+    only the pairs it accepts are returned, and a segment with one is searched no
+    further."""
+    none = np.zeros(0, np.intp), np.zeros(0, np.intp)
+    inner = prep.inner
+    room = inner - (2 * margin + 1e-9 if spans else 1e-9 * (1 + inner))
+    usable = room > _CELL
+    if spans:
+        usable &= prep.convex
+    if not len(A) or not usable.any():
+        return none
+    # Grid of cells well inside some usable disc (cell -> polygon, or -1).
+    origin = np.minimum(A.min(axis=0), B.min(axis=0)) - _CELL
+    shape = (np.maximum(A.max(axis=0), B.max(axis=0)) - origin) // _CELL + 2
+    nx, ny = int(shape[0]), int(shape[1])
+    grid = np.full(nx * ny, -1, np.int32)
+    k = np.flatnonzero(usable)
+    reach = int(np.ceil(room[k].max() / _CELL)) + 1
+    off = np.arange(-reach, reach + 1)
+    ox, oy = np.meshgrid(off, off, indexing="ij")
+    home = ((prep.centre[k] - origin) // _CELL).astype(np.intp)
+    gx = home[:, 0, None] + ox.ravel()
+    gy = home[:, 1, None] + oy.ravel()
+    dx = origin[0] + (gx + 0.5) * _CELL - prep.centre[k, 0, None]
+    dy = origin[1] + (gy + 0.5) * _CELL - prep.centre[k, 1, None]
+    fill = (np.hypot(dx, dy) < (room[k] - 0.75 * _CELL)[:, None]) & (gx >= 0) & (gx < nx)
+    fill &= (gy >= 0) & (gy < ny)
+    grid[(gx * ny + gy)[fill]] = np.broadcast_to(k[:, None], fill.shape)[fill]
+    # Points along the segments still open, ``_ROUND`` at a time from the ``A`` end (a
+    # crowded table blocks most lines within a few inches).
+    ab = B - A
+    steps = np.ceil(np.hypot(ab[:, 0], ab[:, 1]) / _STRIDE).astype(np.intp) + 1
+    # Cell coordinates of A and of one stride along the segment, in cells.
+    gx0, gy0 = (A[:, 0] - origin[0]) / _CELL, (A[:, 1] - origin[1]) / _CELL
+    per = 1.0 / (np.maximum(steps - 1, 1) * _CELL)
+    dgx, dgy = ab[:, 0] * per, ab[:, 1] * per
+    p_n = len(prep.polys)
+    open_ = np.arange(len(A))
+    settled = np.zeros(len(A), bool)
+    found_s, found_p = [], []
+    q0 = 0
+    while len(open_):
+        idx = np.minimum(q0 + np.arange(_ROUND)[None, :], steps[open_, None] - 1)
+        cx = (gx0[open_, None] + idx * dgx[open_, None]).astype(np.intp)
+        cy = (gy0[open_, None] + idx * dgy[open_, None]).astype(np.intp)
+        cx *= ny
+        cx += cy
+        hit = grid[cx]
+        row, _ = np.nonzero(hit >= 0)
+        pair = np.unique(open_[row] * p_n + hit[hit >= 0])
+        cs = pair // p_n
+        cp = pair - cs * p_n
+        ok = _sure(A, B, prep, points, ia, ib, cs, cp, margin, spans)
+        cs, cp = cs[ok], cp[ok]
+        if keep is not None:
+            ok = keep(cs, cp)
+            cs, cp = cs[ok], cp[ok]
+        found_s.append(cs)
+        found_p.append(cp)
+        settled[cs] = True
+        q0 += _ROUND
+        open_ = open_[(steps[open_] > q0) & ~settled[open_]]
+    return np.concatenate(found_s), np.concatenate(found_p)
+
+
+_CELL = 0.25
+"""Grid cell (inches) of :func:`certain_crossings`."""
+_STRIDE = 1.0
+"""Spacing (inches) of the points :func:`certain_crossings` looks up along a segment."""
+_ROUND = 4
+"""Points per segment per round of :func:`certain_crossings`."""
+
+
+def _sure(
+    A: Array,
+    B: Array,
+    prep: PreparedPolygons,
+    points: Array,
+    ia: NDArray[np.intp],
+    ib: NDArray[np.intp],
+    cs: NDArray[np.intp],
+    cp: NDArray[np.intp],
+    margin: float,
+    spans: bool,
+) -> NDArray[np.bool_]:
+    """Which pairs ``(cs, cp)`` :func:`_candidates` keeps and marks ``sure`` (the same
+    tests and arithmetic, pair by pair)."""
+    reach = margin + 1e-6
+    plo, phi = prep.lo[cp] - reach, prep.hi[cp] + reach
+    pa, pb = points[ia[cs]], points[ib[cs]]
+
+    def outcode(q: Array) -> NDArray[np.uint8]:
+        code = (q[:, 0] < plo[:, 0]).view(np.uint8)
+        code |= (q[:, 0] > phi[:, 0]).view(np.uint8) << 1
+        code |= (q[:, 1] < plo[:, 1]).view(np.uint8) << 2
+        code |= (q[:, 1] > phi[:, 1]).view(np.uint8) << 3
+        return code
+
+    ok = (outcode(pa) & outcode(pb)) == 0
+    sabx, saby = B[:, 0] - A[:, 0], B[:, 1] - A[:, 1]
+    qx = prep.centre[cp, 0] - pa[:, 0]
+    qy = prep.centre[cp, 1] - pa[:, 1]
+    abx, aby = sabx[cs], saby[cs]
+    cx, cy = qx.copy(), qy.copy()
+    cx *= aby
+    cy *= abx
+    cx -= cy
+    cx *= cx
+    l2 = abx * abx
+    l2 += aby * aby
+    l2 *= ((prep.radius + reach) ** 2)[cp]
+    ok &= cx <= l2
+    t_c = qx * abx
+    t_c += qy * aby
+    t_c /= np.maximum(abx * abx + aby * aby, 1e-300)
+    np.clip(t_c, 0.0, 1.0, out=t_c)
+    qx -= t_c * abx
+    qy -= t_c * aby
+    qx *= qx
+    qy *= qy
+    qx += qy
+    inner = prep.inner[cp]
+    room = inner - (2 * margin + 1e-9 if spans else 1e-9 * (1 + inner))
+    ok &= (room > 0) & (qx < room * room * (1 - 1e-9))
+    if spans:
+        ok &= prep.convex[cp]
+    return np.asarray(ok)
 
 
 def _contacts_block(

@@ -38,6 +38,7 @@ from referee.geometry import (
     base_corners_many,
     boundary_distance,
     centre_distance,
+    certain_crossings,
     front_point,
     golden_depths,
     pairwise_base_distances,
@@ -55,6 +56,10 @@ from referee.geometry import (
 )
 from referee.rules import QueryError, Ruleset, Verdict, judge, name_key
 from referee.scene import LIMIT, Piece, Scene, Terrain
+
+_FIRST_PASS = 10_000_000
+"""Segment/obstacle pairs from which :meth:`TableRuleset.visibility` looks for certain
+blockers first (below, the full test of every line is cheaper)."""
 
 DIE_ROLL = "if in doubt roll one die: 1-3 blocked, 4-6 clear"
 MEASURES = ("centre", "edge", "clear", "front")
@@ -594,37 +599,60 @@ class TableRuleset(Ruleset):
     ) -> NDArray[np.int8]:
         terrain = [o for o in obstacles if o.see_into]
         bases = [o for o in obstacles if not o.see_into]
-        owners = [row[o.piece] for o in bases if o.piece is not None]
+        owners = np.asarray([row[o.piece] for o in bases if o.piece is not None], np.intp)
         polys = [o.polygon for o in terrain] + [o.polygon for o in bases]
         u_max = float(u.max(initial=0.0))
         prep = prepare_polygons(polys)
+        nt = len(terrain)
         # Centres farther than the doubt from an outline only matter as 'outside'.
         inside, edge = points_near_polygons(xy, prep, u_max + 1e-6)
+
+        def may_block(
+            pp: np.ndarray, us: np.ndarray, si: np.ndarray, sj: np.ndarray
+        ) -> tuple[np.ndarray, np.ndarray]:
+            """(excluded, near an end) for segment/obstacle pairs: a centre inside
+            terrain by more than the doubt sees out of it; one within the doubt of its
+            edge makes a crossing doubtful; a base never blocks its own piece's line."""
+            terrain_col = pp < nt
+            col = np.minimum(pp, len(polys) - 1)
+            in_i = terrain_col & inside[si, col] & (edge[si, col] > us)
+            in_j = terrain_col & inside[sj, col] & (edge[sj, col] > us)
+            excluded = in_i | in_j
+            near_end = terrain_col & ~excluded & ((edge[si, col] <= us) | (edge[sj, col] <= us))
+            if len(owners):
+                owner = owners[np.clip(pp - nt, 0, len(owners) - 1)]
+                excluded |= ~terrain_col & ((si == owner) | (sj == owner))
+            return excluded, near_end
+
+        code = np.zeros(len(i), np.int8)
+
+        # First pass, no edge tests: a line that certainly crosses deep into an obstacle
+        # that may block it is blocked whatever else it meets (most lines on a crowded
+        # table); the full test below runs on the others only, with the same margin.
+        def blocks(cs: np.ndarray, cp: np.ndarray) -> np.ndarray:
+            excluded, near_end = may_block(cp, u[cs], i[cs], j[cs])
+            return np.asarray(~excluded & ~near_end)
+
+        if len(i) * len(polys) >= _FIRST_PASS:
+            cs, _ = certain_crossings(xy[i], xy[j], prep, xy, i, j, u_max, u_max > 0, blocks)
+            code[cs] = 2
+        rest = np.flatnonzero(code == 0)
+        ri, rj, ru = i[rest], j[rest], u[rest]
         hit = segment_contacts(
-            xy[i], xy[j], prep, xy, i, j, inside, edge, u_max, spans=u_max > 0, certify=True
+            xy[ri], xy[rj], prep, xy, ri, rj, inside, edge, u_max, spans=u_max > 0, certify=True
         )
-        nt = len(terrain)
         # Only segment/obstacle pairs in contact (crossing, touching or within the
         # pair's doubt) can block or cast doubt: classify those sparsely.
-        near = np.flatnonzero(hit.crosses | hit.touches | (hit.clearance <= u[hit.seg] + 1e-12))
+        near = np.flatnonzero(hit.crosses | hit.touches | (hit.clearance <= ru[hit.seg] + 1e-12))
         ss, pp = hit.seg[near], hit.poly[near]
-        us, si, sj = u[ss], i[ss], j[ss]
-        terrain_col = pp < nt
-        col = np.minimum(pp, len(polys) - 1)
-        in_i = terrain_col & inside[si, col] & (edge[si, col] > us)
-        in_j = terrain_col & inside[sj, col] & (edge[sj, col] > us)
-        excluded = in_i | in_j  # seen into/out of: a centre inside by more than the doubt
-        near_end = terrain_col & ~excluded & ((edge[si, col] <= us) | (edge[sj, col] <= us))
-        if owners:  # a base never blocks a line from or to its own piece
-            owner = np.asarray(owners)[np.clip(pp - nt, 0, len(owners) - 1)]
-            excluded |= ~terrain_col & ((si == owner) | (sj == owner))
+        us = ru[ss]
+        excluded, near_end = may_block(pp, us, ri[ss], rj[ss])
         block = hit.crosses[near] & ~near_end & ~excluded
         if u_max > 0:
-            block = _deep(xy[i], xy[j], prep, hit, near, block, us, u_max)
+            block = _deep(xy[ri], xy[rj], prep, hit, near, block, us, u_max)
         maybe = ~excluded & ~block
-        code = np.zeros(len(i), np.int8)
-        code[ss[maybe]] = 1
-        code[ss[block]] = 2  # after the doubtful ones: blocked wins
+        code[rest[ss[maybe]]] = 1
+        code[rest[ss[block]]] = 2  # after the doubtful ones: blocked wins
         return code
 
     def _forest_codes(

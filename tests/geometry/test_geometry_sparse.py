@@ -7,6 +7,7 @@ import numpy as np
 from referee.geometry import (
     PreparedPolygons,
     SegmentContacts,
+    certain_crossings,
     golden_depths,
     points_near_polygons,
     points_polygons,
@@ -154,3 +155,38 @@ def test_certified_pairs_cross_and_are_deeper_than_the_margin() -> None:
             sure = np.flatnonzero(fast.sure)
             depth = stretch_depths(pts[i], pts[j], prep, plain, sure)
             assert np.all(depth > margin)
+
+
+def test_certain_crossings_are_sure_pairs_and_find_most_of_them() -> None:
+    polys = [_convex(RNG, int(RNG.integers(3, 12))) for _ in range(12)] + [
+        _star(RNG) for _ in range(4)
+    ]
+    pts = RNG.uniform(0, 36, (60, 2))
+    i, j = np.triu_indices(len(pts), k=1)
+    prep = prepare_polygons(polys)
+    closed, bdist = points_polygons(pts, prep)
+    for margin, spans in ((0.0, False), (0.05, True), (0.3, True)):
+        full = segment_contacts(
+            pts[i], pts[j], prep, pts, i, j, closed, bdist, margin, spans, certify=True
+        )
+        want = set(zip(full.seg[full.sure].tolist(), full.poly[full.sure].tolist(), strict=True))
+        cs, cp = certain_crossings(pts[i], pts[j], prep, pts, i, j, margin, spans)
+        got = list(zip(cs.tolist(), cp.tolist(), strict=True))
+        assert len(got) == len(set(got)) and set(got) <= want  # never a pair that is not sure
+        # The search is by points along each line, so it finds most segments with one.
+        assert len({s for s, _ in got}) > 0.8 * len({s for s, _ in want})
+        # With ``keep``, only accepted pairs come back, and at most one round per segment
+        # goes on after the first accepted pair.
+        odd = certain_crossings(
+            pts[i], pts[j], prep, pts, i, j, margin, spans, keep=lambda s, p: p % 2 == 1
+        )
+        assert np.all(odd[1] % 2 == 1) and set(zip(*odd, strict=True)) <= want
+        assert len(odd[0]) >= 1
+
+
+def test_certain_crossings_of_nothing() -> None:
+    pts = RNG.uniform(0, 36, (5, 2))
+    i, j = np.triu_indices(len(pts), k=1)
+    tiny = prepare_polygons([[(1, 1), (1.1, 1), (1.1, 1.1)]])  # no disc roomy enough
+    cs, cp = certain_crossings(pts[i], pts[j], tiny, pts, i, j, 0.05)
+    assert len(cs) == len(cp) == 0

@@ -7,9 +7,10 @@ import math
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from referee.rules import QueryError, Verdict, find_ruleset, judge, ruleset_for, ruleset_names
+from referee.rules import QueryError, Verdict, core, find_ruleset, judge, ruleset_for, ruleset_names
 from referee.rules.cards import Card
 from referee.rules.cli import EXAMPLE
 from referee.rules.paper_tigers import PaperTigers
@@ -190,3 +191,49 @@ def test_all_pairs_visibility_agrees_on_random_tables(seed: int) -> None:
         for k in range(14)
     ]
     _agree(_scene(*pieces, terrain=tuple(terrain)))
+
+
+@pytest.mark.parametrize("system", ["paper-tigers", "pz8-ww2", "plastic-skirmish", "pz8-scifi"])
+def test_first_pass_for_big_tables_changes_no_verdict(
+    system: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On big tables `visibility` first settles lines that certainly cross an obstacle
+    deeply (`certain_crossings`); forced on for a small table, every code is the same."""
+    rnd = random.Random(system)
+    terrain = tuple(
+        Terrain(
+            f"t{k}",
+            rnd.choice(["woods", "building", "hill"]),
+            tuple(
+                (cx + r * math.cos(2 * math.pi * q / n), cy + r * math.sin(2 * math.pi * q / n))
+                for q in range(n)
+            ),
+        )
+        for k, (cx, cy, r, n) in enumerate(
+            (rnd.uniform(3, 45), rnd.uniform(3, 33), rnd.uniform(1, 3), rnd.randint(3, 8))
+            for _ in range(20)
+        )
+    )
+    kinds = {"paper-tigers": ("tank", "infantry"), "plastic-skirmish": ("tank", "rifle guy")}
+    pieces = tuple(
+        Piece(
+            f"p{k}",
+            rnd.choice(["a", "b"]),
+            rnd.choice(kinds.get(system, ("infantry", "apc" if "scifi" in system else "truck"))),
+            rnd.uniform(0, 48),
+            rnd.uniform(0, 36),
+            rnd.uniform(0, 360),
+            (1.5, 2.0),
+            state="destroyed" if k % 9 == 0 else "ok",
+            uncertainty=rnd.choice([0.0, 0.02, 0.3]),
+        )
+        for k in range(40)
+    )
+    scene = Scene(system, Table(48, 36), pieces, terrain)
+    rules = ruleset_for(scene)
+    monkeypatch.setattr(core, "_FIRST_PASS", 10**12)
+    plain = rules.visibility(scene)
+    monkeypatch.setattr(core, "_FIRST_PASS", 0)
+    fast = rules.visibility(scene)
+    assert np.array_equal(plain.los, fast.los)
+    assert (plain.los == 2).sum() > 100  # a crowded table: the first pass has work
