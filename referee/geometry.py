@@ -499,17 +499,40 @@ def pairwise_base_distances(xy: ArrayLike, heading: ArrayLike, base: ArrayLike) 
     if n == 0:
         return np.zeros((0, 0))
     nxt = np.roll(corners, -1, axis=1)
-    # Vertex k of base i against edge m of base j: (n, n, 4, 4).
-    p = corners[:, None, :, None, :]
-    d_ij = _point_seg_dist(p, corners[None, :, None, :, :], nxt[None, :, None, :, :])
-    d = np.min(d_ij, axis=(2, 3))
+    # Vertex k of base i against edge m of base j, one (n, n) table per (k, m): the
+    # arithmetic of _point_seg_dist element by element, in place (fast, same values).
+    d = np.full((n, n), np.inf)
+    apx, apy, t, tmp = (np.empty((n, n)) for _ in range(4))
+    for m in range(4):
+        ax, ay = corners[None, :, m, 0], corners[None, :, m, 1]
+        abx, aby = nxt[None, :, m, 0] - ax, nxt[None, :, m, 1] - ay
+        denom = abx * abx + aby * aby
+        flat = ~(denom > 0)
+        for k in range(4):
+            np.subtract(corners[:, k, 0, None], ax, out=apx)
+            np.subtract(corners[:, k, 1, None], ay, out=apy)
+            np.multiply(apx, abx, out=t)
+            np.multiply(apy, aby, out=tmp)
+            t += tmp
+            with np.errstate(invalid="ignore", divide="ignore"):
+                t /= denom
+            np.clip(t, 0.0, 1.0, out=t)
+            if flat.any():
+                t[:, flat[0]] = 0.0
+            np.multiply(t, abx, out=tmp)
+            apx -= tmp
+            np.multiply(t, aby, out=tmp)
+            apy -= tmp
+            np.minimum(d, np.hypot(apx, apy, out=apx), out=d)
     d = np.minimum(d, d.T)
     # Separating-axis test: rectangles overlap unless some edge normal separates them.
     edges = nxt - corners  # (n, 4, 2)
     axes = np.stack([edges[:, 0], edges[:, 1]], axis=1)  # two normals' directions per base
     axes = axes / np.linalg.norm(axes, axis=-1, keepdims=True)
     proj = np.einsum("iad,jkd->ijak", axes, corners)  # axis a of i, corner k of j
-    lo, hi = proj.min(axis=3), proj.max(axis=3)  # (n_axis_owner, n_corner_owner, 2)
+    # (n_axis_owner, n_corner_owner, 2); pairwise, not along the short axis (slow)
+    lo = np.minimum(np.minimum(proj[..., 0], proj[..., 1]), np.minimum(proj[..., 2], proj[..., 3]))
+    hi = np.maximum(np.maximum(proj[..., 0], proj[..., 1]), np.maximum(proj[..., 2], proj[..., 3]))
     own = np.einsum("iad,ikd->iak", axes, corners)
     own_lo, own_hi = own.min(axis=2), own.max(axis=2)  # (n, 2)
     sep_i = np.any((hi < own_lo[:, None, :] - EPS) | (lo > own_hi[:, None, :] + EPS), axis=2)
