@@ -26,6 +26,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from referee.calibration.camera import TablePose
@@ -317,7 +318,7 @@ class Session:
                 if pid in entries
             }
         )
-        if source is not None and source == game.source and not source.isdigit():
+        if source is not None and source == game.source and Path(source).exists():
             self.resume_after = game.last_frame  # the same recording: skip what was logged
         else:
             self._frame_offset = game.last_frame + 1

@@ -115,7 +115,10 @@ def scene(queries=(), terrain=()):
 def start(tmp_path, script=None, queries=(), terrain=(), game="g", log=None):
     log = log or GameLog(tmp_path / "games.sqlite")
     pipeline = ScriptedPipeline(script or game_script())
-    return Session.start(pipeline, scene(queries, terrain), log=log, game=game, source="clip"), log
+    clip = tmp_path / "clip"  # a recording: a resumed game skips the frames it logged
+    clip.mkdir(exist_ok=True)
+    session = Session.start(pipeline, scene(queries, terrain), log=log, game=game, source=str(clip))
+    return session, log
 
 
 def test_one_stream_of_numbered_events_committed_before_it_is_heard(tmp_path):
@@ -301,10 +304,14 @@ def test_a_resumed_live_game_continues_its_clock(tmp_path):
     session, log = start(tmp_path)
     list(session.run(frames(10)))
     session.close()
-    pipeline = ScriptedPipeline(game_script(move_at=99))
-    live = Session.start(pipeline, None, log=log, game="g", source="0")
-    update = live.process(frames(1)[0])
-    assert update.result.frame == 10 and update.result.t > 9 / 30
+    # A camera, then a stream: their frames restart at 0, the game's clock goes on.
+    for expected, source in ((10, "0"), (11, "http://phone.local:8080/video")):
+        pipeline = ScriptedPipeline(game_script(move_at=99))
+        live = Session.start(pipeline, None, log=log, game="g", source=source)
+        assert live.resume_after == -1
+        update = live.process(frames(1)[0])
+        assert update.result.frame == expected and update.result.t > (expected - 1) / 30
+        live.close()
 
 
 FOOTAGE = repo_footage()
