@@ -984,6 +984,25 @@ def _sure(
     l2 += aby * aby
     l2 *= ((prep.radius + reach) ** 2)[cp]
     ok &= cx <= l2
+    ok &= _through_inner_disc(qx, qy, abx, aby, prep, cp, margin, spans)
+    return np.asarray(ok)
+
+
+def _through_inner_disc(
+    qx: Array,
+    qy: Array,
+    abx: Array,
+    aby: Array,
+    prep: PreparedPolygons,
+    cp: NDArray[np.intp],
+    margin: float,
+    spans: bool,
+) -> NDArray[np.bool_]:
+    """Which segments pass through their outline's inner disc, shrunk by the margin: the
+    disc lies in the open interior, so such a segment surely crosses it (a span only when
+    the outline is convex: along a chord the depth is concave, so at the middle of the
+    crossed stretch it is at least half the depth anywhere on it). ``qx, qy`` (the
+    outline's centre minus the segment's start) are overwritten."""
     t_c = qx * abx
     t_c += qy * aby
     t_c /= np.maximum(abx * abx + aby * aby, 1e-300)
@@ -992,13 +1011,13 @@ def _sure(
     qy -= t_c * aby
     qx *= qx
     qy *= qy
-    qx += qy
+    qx += qy  # squared distance, compared with a slightly smaller disc's
     inner = prep.inner[cp]
     room = inner - (2 * margin + 1e-9 if spans else 1e-9 * (1 + inner))
-    ok &= (room > 0) & (qx < room * room * (1 - 1e-9))
+    sure = (room > 0) & (qx < room * room * (1 - 1e-9))
     if spans:
-        ok &= prep.convex[cp]
-    return np.asarray(ok)
+        sure &= prep.convex[cp]
+    return np.asarray(sure)
 
 
 def _contacts_block(
@@ -1050,27 +1069,10 @@ def _contacts_block(
     k_n = len(cs)
     sure = np.zeros(k_n, bool)
     if certify:
-        # Distance from each centre to its segment; the disc of radius inner about the
-        # centre lies in the open interior. Along a chord of a convex polygon the depth
-        # is concave, so at the middle of the crossed stretch it is at least half the
-        # depth anywhere on it.
         qx = (prep.centre[:, 0] - px).ravel()[fa]
         qy = (prep.centre[:, 1] - py).ravel()[fa]
         abx, aby = sabx[cs], saby[cs]
-        t_c = qx * abx
-        t_c += qy * aby
-        t_c /= np.maximum(abx * abx + aby * aby, 1e-300)
-        np.clip(t_c, 0.0, 1.0, out=t_c)
-        qx -= t_c * abx
-        qy -= t_c * aby
-        qx *= qx
-        qy *= qy
-        qx += qy  # squared distance, compared with a slightly smaller disc's
-        inner = prep.inner[cp]
-        room = inner - (2 * margin + 1e-9 if spans else 1e-9 * (1 + inner))
-        sure = (room > 0) & (qx < room * room * (1 - 1e-9))
-        if spans:
-            sure &= prep.convex[cp]
+        sure = _through_inner_disc(qx, qy, abx, aby, prep, cp, margin, spans)
     del qx, qy, abx, aby, keep
     sub = None
     if sure.any():  # the edge tests run on the others only
