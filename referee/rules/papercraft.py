@@ -30,6 +30,8 @@ from referee.rules.core import (
     TableRuleset,
     Visibility,
     clear_distance,
+    clear_edge_distance,
+    edge_samples,
     fmt,
     from_edge,
     inches,
@@ -183,10 +185,17 @@ class Papercraft(TableRuleset):
         pieces = list(scene.pieces)
         n = len(pieces)
         dist = np.zeros((n, n))
+        corners = np.array([p.corners() for p in pieces], float).reshape(-1, 4, 2)
+        live = np.array([p.state != "destroyed" for p in pieces], bool)
+        samples = [edge_samples(c) for c in corners]
         for i in range(n):
             for j in range(i + 1, n):
-                others = [p for k, p in enumerate(pieces) if k not in (i, j)]
-                dist[i, j] = dist[j, i] = clear_distance(pieces[i], pieces[j], others)
+                others = live.copy()
+                others[[i, j]] = False
+                d = clear_edge_distance(
+                    corners[i], corners[j], corners[others], (samples[i], samples[j])
+                )
+                dist[i, j] = dist[j, i] = d
         los = np.where(np.isinf(dist), 2, 0).astype(np.int8)
         return Visibility(tuple(p.id for p in pieces), dist, los)
 
