@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Literal
 
@@ -811,6 +811,7 @@ def segment_contacts(
     margin: float,
     spans: bool = True,
     certify: bool = False,
+    pairs: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
 ) -> SegmentContacts:
     """The sparse core of :func:`segments_polygons`: segments ``A[s]``-``B[s]`` with
     ``A = points[ia]``, ``B = points[ib]`` and ``(closed, bdist) =``
@@ -822,7 +823,33 @@ def segment_contacts(
     disc without the edge tests: they cross, and (with ``spans``, for convex polygons)
     they are marked ``sure``: deeper than ``margin`` at the middle of the crossed
     stretch. Their ``awkward``, ``depth``, ``lo`` and ``hi`` are then not computed
-    (``False``, 0, 0, 1), so :func:`segments_polygons` never certifies."""
+    (``False``, 0, 0, 1), so :func:`segments_polygons` never certifies.
+
+    ``pairs`` (segment, polygon indices, in segment order), if given, are the only pairs
+    tested (e.g. from :func:`segments_near_discs`): every pair in contact must be among
+    them; the rest are never looked at."""
+    if pairs is not None:
+        cs, cp = pairs
+        size = max(1, _BLOCK // (prep.cx.shape[1] + 1))
+        return _concat(
+            [
+                _contacts_block(
+                    A,
+                    B,
+                    prep,
+                    points,
+                    ia,
+                    ib,
+                    closed,
+                    bdist,
+                    margin,
+                    spans,
+                    certify,
+                    (cs[k : k + size], cp[k : k + size]),
+                )
+                for k in range(0, max(len(cs), 1), size)
+            ]
+        )
     # Blocks of segments keep every temporary small: fresh megabyte arrays cost page
     # faults (the allocator hands them back to the kernel after each call).
     step = max(1, _BLOCK // max(len(prep.polys), 1))
@@ -846,6 +873,12 @@ def segment_contacts(
         )
         got.seg[:] += s
         parts.append(got)
+    return _concat(parts)
+
+
+def _concat(parts: list[SegmentContacts]) -> SegmentContacts:
+    if len(parts) == 1:
+        return parts[0]
     return SegmentContacts(
         *(np.concatenate([getattr(q, f.name) for q in parts]) for f in fields(SegmentContacts))
     )
@@ -855,137 +888,144 @@ _BLOCK = 1 << 16
 """(segment, polygon) pairs per block in :func:`segment_contacts`."""
 
 
-def certain_crossings(
-    A: Array,
-    B: Array,
-    prep: PreparedPolygons,
-    points: Array,
-    ia: NDArray[np.intp],
-    ib: NDArray[np.intp],
-    margin: float,
-    spans: bool = True,
-    keep: Callable[[NDArray[np.intp], NDArray[np.intp]], NDArray[np.bool_]] | None = None,
-) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """``(seg, poly)``: pairs that :func:`segment_contacts` with ``certify=True`` (same
-    arguments) marks ``sure``, found without any edge test nor any test of every
-    segment against every polygon: a cheap first pass that settles most lines on a
-    crowded table before the full test of the rest. Not every such pair: points every
-    ``_STRIDE`` along each segment are looked up in a grid of the polygons' inner
-    discs, and only the pairs found are checked (with the arithmetic of
-    :func:`segment_contacts`, so those returned are exactly ``sure``). With ``keep``,
-    only the pairs it accepts are returned, and a segment with one is searched no
-    further."""
-    none = np.zeros(0, np.intp), np.zeros(0, np.intp)
-    inner = prep.inner
-    room = inner - (2 * margin + 1e-9 if spans else 1e-9 * (1 + inner))
-    usable = room > _CELL
+@dataclass(frozen=True)
+class Bearings:
+    """Every point's bearing to each later point, binned and in bin order: the index
+    :meth:`near` looks segments up in (compare :class:`PreparedPolygons`)."""
+
+    points: Array
+    order: NDArray[np.intp]
+    """``(n, n)``: row ``i`` lists the points by bin of bearing from point ``i``."""
+    length2: Array
+    """Squared lengths of the segments in the order of ``order``, rows end to end."""
+    table: NDArray[np.intp]
+    """Where bin ``b`` of row ``i`` starts in the rows laid end to end:
+    ``table[i * (_BINS + 1) + b]``."""
+
+    @classmethod
+    def of(cls, points: ArrayLike) -> Bearings:
+        pts = np.asarray(points, float).reshape(-1, 2)
+        n = len(pts)
+        rows = np.arange(n)
+        dx = pts[None, :, 0] - pts[:, None, 0]
+        dy = pts[None, :, 1] - pts[:, None, 1]
+        # Bearings in whole bins (so no rounding matters); the earlier points and the
+        # point itself in a last bin no cone reaches.
+        bearing = np.arctan2(dy, dx)
+        bearing += math.pi
+        bearing /= _BIN
+        bins = np.minimum(bearing, _BINS - 1).astype(np.int16)
+        np.putmask(bins, rows[:, None] >= rows[None, :], _BINS)
+        order = np.argsort(bins, axis=1, kind="stable")
+        dx *= dx
+        dy *= dy
+        dx += dy
+        flat = bins.astype(np.intp)
+        flat += rows[:, None] * (_BINS + 1)
+        table = np.zeros(n * (_BINS + 1) + 1, np.intp)
+        np.cumsum(np.bincount(flat.ravel(), minlength=n * (_BINS + 1)), out=table[1:])
+        return cls(pts, order, np.take_along_axis(dx, order, axis=1).ravel(), table)
+
+    def near(
+        self, centres: ArrayLike, radii: ArrayLike
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]:
+        """``(i, j, k)``, ``i < j``: every segment ``points[i]``-``points[j]`` that comes
+        within ``radii[k]`` of ``centres[k]`` (and a few that do not: callers test
+        exactly), without testing every segment against every disc: a disc covers one
+        range of bearings from each point (its tangent cone), so the segments near it are
+        looked up, not searched for. The work grows with the answer."""
+        pts = self.points
+        c = np.asarray(centres, float).reshape(-1, 2)
+        r = np.asarray(radii, float).reshape(-1)
+        n, m = len(pts), len(c)
+        none = np.zeros(0, np.intp)
+        if n < 2 or m == 0:
+            return none, none, none
+        vx = c[None, :, 0] - pts[:, None, 0]
+        vy = c[None, :, 1] - pts[:, None, 1]
+        dist = np.hypot(vx, vy).ravel()
+        centre = np.arctan2(vy, vx).ravel()
+        radius = np.broadcast_to(r, (n, m)).ravel()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            half = np.arcsin(np.minimum(radius / dist, 1.0)) + _CONE_SLACK
+        inside = dist <= radius * (1 + 1e-12) + 1e-12
+        lo = np.where(inside, -math.pi, centre - half)
+        hi = np.where(inside, math.pi, centre + half)
+        q = np.arange(n * m)
+        # A cone across the bearing -pi/pi is two ranges.
+        low, high = np.flatnonzero(lo < -math.pi), np.flatnonzero(hi > math.pi)
+        q = np.concatenate([q, low, high])
+        q_lo = np.concatenate(
+            [np.maximum(lo, -math.pi), lo[low] + 2 * math.pi, np.full(len(high), -math.pi)]
+        )
+        q_hi = np.concatenate(
+            [np.minimum(hi, math.pi), np.full(len(low), math.pi), hi[high] - 2 * math.pi]
+        )
+        b_lo = np.clip(((q_lo + math.pi) / _BIN).astype(np.intp), 0, _BINS - 1)
+        b_hi = np.clip(((q_hi + math.pi) / _BIN).astype(np.intp) + 1, 0, _BINS)
+        row = q // m * (_BINS + 1)
+        first, last = self.table[row + b_lo], self.table[row + b_hi]
+        count = np.maximum(last - first, 0)
+        total = int(count.sum())
+        if total == 0:
+            return none, none, none
+        # Expand the ranges: position in the ordered rows of every (point, later point, disc).
+        pos = np.repeat(first - (np.cumsum(count) - count), count)
+        pos += np.arange(total)
+        # The disc's near side must be within the segment's length.
+        gap = np.maximum(dist[q] - radius[q] - 1e-9, 0.0)
+        near = self.length2[pos] >= np.repeat(gap * gap, count)
+        pos = pos[near]
+        i, k = np.divmod(np.repeat(q, count)[near], m)
+        return i, self.order.ravel()[pos], k
+
+
+def segments_near_discs(
+    points: ArrayLike, centres: ArrayLike, radii: ArrayLike
+) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]:
+    """:meth:`Bearings.near` of ``points``, once.
+
+    >>> segments_near_discs([(0, 0), (10, 0), (0, 10)], [(5, 0.5)], [1.0])
+    (array([0]), array([1]), array([0]))
+    """
+    return Bearings.of(points).near(centres, radii)
+
+
+_BINS = 512
+"""Bins of bearings per point in :class:`Bearings`."""
+_BIN = 2 * math.pi / _BINS
+_CONE_SLACK = 1e-7
+"""Radians added to each tangent cone: rounding never loses a segment."""
+
+
+def inner_room(prep: PreparedPolygons, margin: float) -> Array:
+    """Radius of each outline's disc about its centre that a segment certainly crossing
+    deeper than ``margin`` passes through (:func:`crosses_surely`); 0 where none does
+    (with ``margin > 0`` the depth is measured mid-stretch: convex outlines only)."""
+    spans = margin > 0
+    room = prep.inner - (2 * margin + 1e-9 if spans else 1e-9 * (1 + prep.inner))
+    usable = room > 0
     if spans:
         usable &= prep.convex
-    if not len(A) or not usable.any():
-        return none
-    # Grid of cells well inside some usable disc (cell -> polygon, or -1).
-    origin = np.minimum(A.min(axis=0), B.min(axis=0)) - _CELL
-    shape = (np.maximum(A.max(axis=0), B.max(axis=0)) - origin) // _CELL + 2
-    nx, ny = int(shape[0]), int(shape[1])
-    grid = np.full(nx * ny, -1, np.int32)
-    k = np.flatnonzero(usable)
-    reach = int(np.ceil(room[k].max() / _CELL)) + 1
-    off = np.arange(-reach, reach + 1)
-    ox, oy = np.meshgrid(off, off, indexing="ij")
-    home = ((prep.centre[k] - origin) // _CELL).astype(np.intp)
-    gx = home[:, 0, None] + ox.ravel()
-    gy = home[:, 1, None] + oy.ravel()
-    dx = origin[0] + (gx + 0.5) * _CELL - prep.centre[k, 0, None]
-    dy = origin[1] + (gy + 0.5) * _CELL - prep.centre[k, 1, None]
-    fill = (np.hypot(dx, dy) < (room[k] - 0.75 * _CELL)[:, None]) & (gx >= 0) & (gx < nx)
-    fill &= (gy >= 0) & (gy < ny)
-    grid[(gx * ny + gy)[fill]] = np.broadcast_to(k[:, None], fill.shape)[fill]
-    # Points along the segments still open, ``_ROUND`` at a time from the ``A`` end (a
-    # crowded table blocks most lines within a few inches).
-    ab = B - A
-    steps = np.ceil(np.hypot(ab[:, 0], ab[:, 1]) / _STRIDE).astype(np.intp) + 1
-    # Cell coordinates of A and of one stride along the segment, in cells.
-    gx0, gy0 = (A[:, 0] - origin[0]) / _CELL, (A[:, 1] - origin[1]) / _CELL
-    per = 1.0 / (np.maximum(steps - 1, 1) * _CELL)
-    dgx, dgy = ab[:, 0] * per, ab[:, 1] * per
-    p_n = len(prep.polys)
-    open_ = np.arange(len(A))
-    settled = np.zeros(len(A), bool)
-    found_s, found_p = [], []
-    q0 = 0
-    while len(open_):
-        idx = np.minimum(q0 + np.arange(_ROUND)[None, :], steps[open_, None] - 1)
-        cx = (gx0[open_, None] + idx * dgx[open_, None]).astype(np.intp)
-        cy = (gy0[open_, None] + idx * dgy[open_, None]).astype(np.intp)
-        cx *= ny
-        cx += cy
-        hit = grid[cx]
-        row, _ = np.nonzero(hit >= 0)
-        pair = np.unique(open_[row] * p_n + hit[hit >= 0])
-        cs = pair // p_n
-        cp = pair - cs * p_n
-        ok = _sure(A, B, prep, points, ia, ib, cs, cp, margin, spans)
-        cs, cp = cs[ok], cp[ok]
-        if keep is not None:
-            ok = keep(cs, cp)
-            cs, cp = cs[ok], cp[ok]
-        found_s.append(cs)
-        found_p.append(cp)
-        settled[cs] = True
-        q0 += _ROUND
-        open_ = open_[(steps[open_] > q0) & ~settled[open_]]
-    return np.concatenate(found_s), np.concatenate(found_p)
+    return np.where(usable, room, 0.0)
 
 
-_CELL = 0.25
-"""Grid cell (inches) of :func:`certain_crossings`."""
-_STRIDE = 1.0
-"""Spacing (inches) of the points :func:`certain_crossings` looks up along a segment."""
-_ROUND = 4
-"""Points per segment per round of :func:`certain_crossings`."""
-
-
-def _sure(
-    A: Array,
-    B: Array,
-    prep: PreparedPolygons,
-    points: Array,
-    ia: NDArray[np.intp],
-    ib: NDArray[np.intp],
-    cs: NDArray[np.intp],
-    cp: NDArray[np.intp],
-    margin: float,
-    spans: bool,
+def crosses_surely(
+    a: Array, b: Array, prep: PreparedPolygons, cp: NDArray[np.intp], margin: float
 ) -> NDArray[np.bool_]:
-    """Which pairs ``(cs, cp)`` :func:`_candidates` keeps and marks ``sure`` (the same
-    tests and arithmetic, pair by pair)."""
-    reach = margin + 1e-6
-    plo, phi = prep.lo[cp] - reach, prep.hi[cp] + reach
-    pa, pb = points[ia[cs]], points[ib[cs]]
-
-    def outcode(q: Array) -> NDArray[np.uint8]:
-        code = (q[:, 0] < plo[:, 0]).view(np.uint8)
-        code |= (q[:, 0] > phi[:, 0]).view(np.uint8) << 1
-        code |= (q[:, 1] < plo[:, 1]).view(np.uint8) << 2
-        code |= (q[:, 1] > phi[:, 1]).view(np.uint8) << 3
-        return code
-
-    ok = (outcode(pa) & outcode(pb)) == 0
-    sabx, saby = B[:, 0] - A[:, 0], B[:, 1] - A[:, 1]
-    qx = prep.centre[cp, 0] - pa[:, 0]
-    qy = prep.centre[cp, 1] - pa[:, 1]
-    abx, aby = sabx[cs], saby[cs]
-    cx, cy = qx.copy(), qy.copy()
-    cx *= aby
-    cy *= abx
-    cx -= cy
-    cx *= cx
-    l2 = abx * abx
-    l2 += aby * aby
-    l2 *= ((prep.radius + reach) ** 2)[cp]
-    ok &= cx <= l2
-    ok &= _through_inner_disc(qx, qy, abx, aby, prep, cp, margin, spans)
-    return np.asarray(ok)
+    """Which segments ``a[k]``-``b[k]`` against outlines ``cp[k]`` :func:`segment_contacts`
+    marks ``sure`` with ``certify=True`` and ``spans=margin > 0`` (the same test, pair by
+    pair, and no edge test): segments certainly crossing deeper than ``margin``. Such a
+    segment passes through a disc inside the outline, so it is always one of the
+    candidates that function tests."""
+    pick = np.flatnonzero(inner_room(prep, margin)[cp] > 0)
+    cq = cp[pick]
+    ax, ay = a[pick, 0], a[pick, 1]
+    abx, aby = b[pick, 0] - ax, b[pick, 1] - ay
+    qx, qy = prep.centre[cq, 0] - ax, prep.centre[cq, 1] - ay
+    sure = np.zeros(len(cp), bool)
+    sure[pick] = _through_inner_disc(qx, qy, abx, aby, prep, cq, margin, margin > 0)
+    return sure
 
 
 def _through_inner_disc(
@@ -1032,6 +1072,7 @@ def _contacts_block(
     margin: float,
     spans: bool,
     certify: bool,
+    pairs: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
 ) -> SegmentContacts:
     p_n = len(prep.polys)
     # Bounding boxes by outcodes: a segment misses a box when both endpoints lie beyond
@@ -1043,12 +1084,18 @@ def _contacts_block(
     code |= (px > phi[:, 0]).view(np.uint8) << 1
     code |= (py < plo[:, 1]).view(np.uint8) << 2
     code |= (py > phi[:, 1]).view(np.uint8) << 3
-    box = code[ia]
-    box &= code[ib]
-    fa = np.flatnonzero(box == 0)  # flat (segment, polygon) indices: faster than 2-d
-    del box
-    cs = fa // p_n
-    cp = fa - cs * p_n
+    if pairs is None:
+        box = code[ia]
+        box &= code[ib]
+        fa = np.flatnonzero(box == 0)  # flat (segment, polygon) indices: faster than 2-d
+        del box
+        cs = fa // p_n
+        cp = fa - cs * p_n
+    else:
+        cs, cp = pairs
+        keep = np.flatnonzero((code[ia[cs], cp] & code[ib[cs], cp]) == 0)
+        cs, cp = cs[keep], cp[keep]
+        fa = cs * p_n + cp
     # Then the line through the segment must pass within reach of the bounding circle
     # (a superset of the segment doing so: exact tests follow).
     sabx, saby = B[:, 0] - A[:, 0], B[:, 1] - A[:, 1]

@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.geometry import (
+    Bearings,
     Pose,
     PreparedPolygons,
     SegmentContacts,
@@ -38,9 +39,10 @@ from referee.geometry import (
     base_corners_many,
     boundary_distance,
     centre_distance,
-    certain_crossings,
+    crosses_surely,
     front_point,
     golden_depths,
+    inner_room,
     pairwise_base_distances,
     pairwise_centre_distances,
     point_in_polygon,
@@ -56,10 +58,6 @@ from referee.geometry import (
 )
 from referee.rules import QueryError, Ruleset, Verdict, judge, name_key
 from referee.scene import LIMIT, Piece, Scene, Terrain
-
-_FIRST_PASS = 10_000_000
-"""Segment/obstacle pairs from which :meth:`TableRuleset.visibility` looks for certain
-blockers first (below, the full test of every line is cheaper)."""
 
 DIE_ROLL = "if in doubt roll one die: 1-3 blocked, 4-6 clear"
 MEASURES = ("centre", "edge", "clear", "front")
@@ -625,21 +623,46 @@ class TableRuleset(Ruleset):
             return excluded, near_end
 
         code = np.zeros(len(i), np.int8)
-
+        n = len(xy)
+        line = np.full((n, n), -1, np.intp)
+        line[i, j] = np.arange(len(i))
+        bearings = Bearings.of(xy)
         # First pass, no edge tests: a line that certainly crosses deep into an obstacle
         # that may block it is blocked whatever else it meets (most lines on a crowded
-        # table); the full test below runs on the others only, with the same margin.
-        def blocks(cs: np.ndarray, cp: np.ndarray) -> np.ndarray:
-            excluded, near_end = may_block(cp, u[cs], i[cs], j[cs])
-            return np.asarray(~excluded & ~near_end)
-
-        if len(i) * len(polys) >= _FIRST_PASS:
-            cs, _ = certain_crossings(xy[i], xy[j], prep, xy, i, j, u_max, u_max > 0, blocks)
-            code[cs] = 2
+        # table); the full test below runs on the others only, with the same margin. Such
+        # a line passes through a disc inside the outline: only those are looked up.
+        room = inner_room(prep, u_max)
+        roomy = np.flatnonzero(room > 0)
+        ci, cj, ck = bearings.near(prep.centre[roomy], room[roomy])
+        cp = roomy[ck]
+        sure = np.flatnonzero(crosses_surely(xy[ci], xy[cj], prep, cp, u_max))
+        cs, cp = line[ci[sure], cj[sure]], cp[sure]
+        cs, cp = cs[cs >= 0], cp[cs >= 0]  # only the lines asked about
+        excluded, near_end = may_block(cp, u[cs], i[cs], j[cs])
+        code[cs[~excluded & ~near_end]] = 2
+        # The only (line, outline) pairs that can be in contact: lines passing within the
+        # doubt of an outline's bounding circle.
+        ci, cj, cp = bearings.near(prep.centre, prep.radius + (u_max + 1e-6))
         rest = np.flatnonzero(code == 0)
         ri, rj, ru = i[rest], j[rest], u[rest]
+        line[i[code > 0], j[code > 0]] = -1
+        line[ri, rj] = np.arange(len(rest))  # now the index among the lines still open
+        cs = line[ci, cj]
+        cs, cp = cs[cs >= 0], cp[cs >= 0]
+        by_line = np.argsort(cs * len(polys) + cp)
         hit = segment_contacts(
-            xy[ri], xy[rj], prep, xy, ri, rj, inside, edge, u_max, spans=u_max > 0, certify=True
+            xy[ri],
+            xy[rj],
+            prep,
+            xy,
+            ri,
+            rj,
+            inside,
+            edge,
+            u_max,
+            spans=u_max > 0,
+            certify=True,
+            pairs=(cs[by_line], cp[by_line]),
         )
         # Only segment/obstacle pairs in contact (crossing, touching or within the
         # pair's doubt) can block or cast doubt: classify those sparsely.

@@ -288,11 +288,12 @@ class Pz8(TableRuleset):
             )
         verdict = super().ask_los(scene, query)
         hidden, why = self.hidden(scene, firer, target)
-        if hidden is False or verdict.ok is False:
+        if hidden is False or verdict.los == "blocked":
             return dataclasses.replace(verdict, reasons=verdict.reasons + tuple(why))
         reasons = [*verdict.reasons, *why]
         ok = worst([verdict.ok, None if hidden is None else False])
-        los = {True: "clear", False: "blocked", None: "doubtful"}[ok]
+        # The line and the hiding rule, whether or not the firer may act on it (a wreck).
+        los = "blocked" if hidden else "doubtful"
         return Verdict(
             "los",
             ok,

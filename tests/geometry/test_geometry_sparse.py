@@ -7,13 +7,15 @@ import numpy as np
 from referee.geometry import (
     PreparedPolygons,
     SegmentContacts,
-    certain_crossings,
+    crosses_surely,
     golden_depths,
+    inner_room,
     points_near_polygons,
     points_polygons,
     prepare_polygons,
     segment_contacts,
     segment_polygon,
+    segments_near_discs,
     segments_polygons,
     signed_boundary_distance,
     stretch_depth_floors,
@@ -157,7 +159,7 @@ def test_certified_pairs_cross_and_are_deeper_than_the_margin() -> None:
             assert np.all(depth > margin)
 
 
-def test_certain_crossings_are_sure_pairs_and_find_most_of_them() -> None:
+def test_crosses_surely_is_segment_contacts_sure_pair_by_pair() -> None:
     polys = [_convex(RNG, int(RNG.integers(3, 12))) for _ in range(12)] + [
         _star(RNG) for _ in range(4)
     ]
@@ -165,28 +167,81 @@ def test_certain_crossings_are_sure_pairs_and_find_most_of_them() -> None:
     i, j = np.triu_indices(len(pts), k=1)
     prep = prepare_polygons(polys)
     closed, bdist = points_polygons(pts, prep)
-    for margin, spans in ((0.0, False), (0.05, True), (0.3, True)):
+    for margin in (0.0, 0.05, 0.3):
         full = segment_contacts(
-            pts[i], pts[j], prep, pts, i, j, closed, bdist, margin, spans, certify=True
+            pts[i], pts[j], prep, pts, i, j, closed, bdist, margin, margin > 0, certify=True
         )
         want = set(zip(full.seg[full.sure].tolist(), full.poly[full.sure].tolist(), strict=True))
-        cs, cp = certain_crossings(pts[i], pts[j], prep, pts, i, j, margin, spans)
-        got = list(zip(cs.tolist(), cp.tolist(), strict=True))
-        assert len(got) == len(set(got)) and set(got) <= want  # never a pair that is not sure
-        # The search is by points along each line, so it finds most segments with one.
-        assert len({s for s, _ in got}) > 0.8 * len({s for s, _ in want})
-        # With ``keep``, only accepted pairs come back, and at most one round per segment
-        # goes on after the first accepted pair.
-        odd = certain_crossings(
-            pts[i], pts[j], prep, pts, i, j, margin, spans, keep=lambda s, p: p % 2 == 1
-        )
-        assert np.all(odd[1] % 2 == 1) and set(zip(*odd, strict=True)) <= want
-        assert len(odd[0]) >= 1
+        assert len(want) > 50
+        cs, cp = (a.ravel() for a in np.meshgrid(np.arange(len(i)), np.arange(len(polys))))
+        sure = crosses_surely(pts[i][cs], pts[j][cs], prep, cp, margin)
+        assert set(zip(cs[sure].tolist(), cp[sure].tolist(), strict=True)) == want
+        # Each passes through its outline's disc of ``inner_room``: the lookup finds it.
+        room = inner_room(prep, margin)
+        gi, gj, gk = segments_near_discs(pts, prep.centre, room)
+        line = np.full((len(pts), len(pts)), -1)
+        line[i, j] = np.arange(len(i))
+        assert want <= set(zip(line[gi, gj].tolist(), gk.tolist(), strict=True))
 
 
-def test_certain_crossings_of_nothing() -> None:
+def test_crosses_surely_of_nothing() -> None:
     pts = RNG.uniform(0, 36, (5, 2))
     i, j = np.triu_indices(len(pts), k=1)
     tiny = prepare_polygons([[(1, 1), (1.1, 1), (1.1, 1.1)]])  # no disc roomy enough
-    cs, cp = certain_crossings(pts[i], pts[j], tiny, pts, i, j, 0.05)
-    assert len(cs) == len(cp) == 0
+    assert not crosses_surely(pts[i], pts[j], tiny, np.zeros_like(i), 0.05).any()
+    assert not inner_room(tiny, 0.05).any()
+
+
+def test_segments_near_discs_finds_every_segment_near_a_disc() -> None:
+    """Against the distance of every segment to every disc's centre; points on and
+    inside discs, a disc around a point, points in a row (equal bearings)."""
+    pts = RNG.uniform(0, 48, (70, 2))
+    pts[60:] = np.stack([np.linspace(2, 40, 10), np.full(10, 7.0)], axis=1)
+    centres = RNG.uniform(0, 48, (25, 2))
+    radii = RNG.uniform(0.3, 4.0, 25)
+    pts[:4] = centres[:4]  # at a centre
+    pts[4] = centres[5] + [radii[5], 0.0]  # on a circle
+    centres[6] = (21.0, 7.0)  # on the row
+    i, j = np.triu_indices(len(pts), k=1)
+    a, b = pts[i][:, None, :], pts[j][:, None, :]
+    ab = b - a
+    t = np.clip(((centres[None] - a) * ab).sum(-1) / (ab * ab).sum(-1), 0, 1)
+    dist = np.linalg.norm(a + t[..., None] * ab - centres[None], axis=-1)
+    s, k = np.nonzero(dist <= radii[None])
+    want = set(zip(i[s].tolist(), j[s].tolist(), k.tolist(), strict=True))
+    gi, gj, gk = segments_near_discs(pts, centres, radii)
+    got = list(zip(gi.tolist(), gj.tolist(), gk.tolist(), strict=True))
+    assert len(got) == len(set(got)) and np.all(gi < gj)
+    assert want <= set(got)
+    assert len(got) < 1.5 * len(want)  # looked up, not every pair
+    nothing = segments_near_discs(pts[:1], centres, radii)
+    assert all(len(x) == 0 for x in nothing)
+
+
+def test_segment_contacts_on_given_pairs_are_the_full_answers() -> None:
+    polys = [_star(RNG) for _ in range(8)] + [_convex(RNG, 5) for _ in range(4)]
+    pts = RNG.uniform(0, 36, (40, 2))
+    i, j = np.triu_indices(len(pts), k=1)
+    prep = prepare_polygons(polys)
+    closed, bdist = points_polygons(pts, prep)
+    for margin in (0.0, 0.05):
+        full = segment_contacts(
+            pts[i], pts[j], prep, pts, i, j, closed, bdist, margin, margin > 0, certify=True
+        )
+        gi, gj, gp = segments_near_discs(pts, prep.centre, prep.radius + margin + 1e-6)
+        line = np.full((len(pts), len(pts)), -1)
+        line[i, j] = np.arange(len(i))
+        gs = line[gi, gj]
+        order = np.argsort(gs * len(polys) + gp)
+        some = segment_contacts(
+            pts[i], pts[j], prep, pts, i, j, closed, bdist, margin, margin > 0, True,
+            pairs=(gs[order], gp[order]),
+        )  # fmt: skip
+        # Every pair in contact is there, with the same answers, in the same order.
+        for con in (full, some):
+            near = con.crosses | con.touches | (con.clearance <= margin)
+            assert near.sum() > 20
+        keep_f = full.crosses | full.touches | (full.clearance <= margin)
+        keep_s = some.crosses | some.touches | (some.clearance <= margin)
+        for name in ("seg", "poly", "crosses", "touches", "clearance", "sure"):
+            assert np.array_equal(getattr(full, name)[keep_f], getattr(some, name)[keep_s]), name
