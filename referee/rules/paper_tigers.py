@@ -181,12 +181,14 @@ class PaperTigers(TableRuleset):
 
     @classmethod
     def validate(cls, scene: Scene) -> None:
-        """Also: only a gun is towed, by a towing vehicle; only a squad rides, on a carrier."""
+        """Also: only a gun is towed, by a towing vehicle; only a squad rides, on a carrier;
+        a vehicle carries one squad or tows one gun (whose crew rides in it) (F.1, F.6)."""
         super().validate(scene)
         defaults = cls.Settings()
         rules = cls(**dict(scene.settings)) if scene.settings else None
         towing = rules.settings.towing if rules else defaults.towing
         carriers = rules.settings.carriers if rules else defaults.carriers
+        aboard: dict[str, str] = {}
         for i, p in enumerate(scene.pieces):
             for key, who, allowed in (
                 ("towed_by", "gun", towing),
@@ -199,6 +201,16 @@ class PaperTigers(TableRuleset):
                 if cls.category(p) != who:
                     raise SceneError(at(scene.source, path, f"only a {who} piece has {key}"))
                 vehicle = scene.piece(vid)
+                if vid in aboard:
+                    raise SceneError(
+                        at(
+                            scene.source,
+                            path,
+                            f"{vid} already carries {aboard[vid]}: a vehicle carries one squad "
+                            "or tows one gun, whose crew rides in it (F.1, F.6)",
+                        )
+                    )
+                aboard[vid] = p.id
                 if cls.category(vehicle) not in allowed:
                     raise SceneError(
                         at(

@@ -310,7 +310,11 @@ class PlasticSkirmish(TableRuleset):
                 continue
             poly = t.outline()
             lo, hi = poly.min(axis=0), poly.max(axis=0)
-            holds = points_in_polygon(xy, poly)
+            # Only centres inside the outline's box need the exact test.
+            holds = np.all((xy >= lo) & (xy <= hi), axis=1)
+            if not holds.any():
+                continue
+            holds[holds] = points_in_polygon(xy[holds], poly)
             # Only pieces whose base box lies in the feature's box can be wholly inside.
             depth = np.full(n, -1.0)
             for k in np.flatnonzero(holds):

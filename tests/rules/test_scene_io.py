@@ -184,6 +184,18 @@ def _p(pid: str, kind: str, **extra: object) -> dict:
             r"\$\.pieces\[1\]\.carried_by: c is a armoured car: carried_by names one of truck",
         ),
         ([_p("s", "squad", carried_by="zz")], r"carried_by: unknown piece id 'zz'"),
+        (
+            [
+                _p("h", "halftrack"),
+                _p("s", "squad", carried_by="h"),
+                _p("r", "squad", carried_by="h"),
+            ],
+            r"\$\.pieces\[2\]\.carried_by: h already carries s: a vehicle carries one squad",
+        ),
+        (
+            [_p("k", "truck"), _p("g", "gun", towed_by="k"), _p("s", "squad", carried_by="k")],
+            r"\$\.pieces\[2\]\.carried_by: k already carries g: .* tows one gun, whose crew",
+        ),
         ([_p("s", "squad", cards=-1)], r"\$\.pieces\[0\]\.cards: must be a whole number >= 0"),
         ([_p("s", "squad", wings=2)], r"\$\.pieces\[0\]\.wings: unknown piece field 'wings'"),
         ([_p("s", "dragon")], r"\$\.pieces\[0\]\.kind: unknown piece kind 'dragon'"),
@@ -193,6 +205,16 @@ def test_system_fields_are_checked_by_the_ruleset(pieces: list, message: str) ->
     scene = _pt(*pieces)  # the scene itself knows no system: it reads anything
     with pytest.raises(SceneError, match=message):
         ruleset_for(scene)
+
+
+def test_two_vehicles_carry_two_squads() -> None:
+    scene = _pt(
+        _p("h", "halftrack"),
+        _p("t", "tank"),
+        _p("s", "squad", carried_by="h"),
+        _p("r", "squad", carried_by="t"),
+    )
+    assert ruleset_for(scene).name == "paper-tigers"
 
 
 def test_system_fields_round_trip_through_the_scene_file() -> None:
