@@ -246,10 +246,18 @@ def _resample_cached(tex: NDArray[np.float32], size: tuple[int, int]) -> NDArray
     if hit is not None and hit[0] is tex:
         return hit[1]
     out = _resample(tex, size)
-    if len(_RESAMPLED) >= 256:
-        _RESAMPLED.pop(next(iter(_RESAMPLED)))
     _RESAMPLED[key] = (tex, out)
+    # Bounded by bytes, oldest out first: a texture made afresh each frame (a board held
+    # at a new angle) must not pile up (it did: 50 MB a frame, gigabytes a clip).
+    held = sum(t.nbytes + o.nbytes for t, o in _RESAMPLED.values())
+    while len(_RESAMPLED) > 1 and (held > _RESAMPLED_BYTES or len(_RESAMPLED) > 256):
+        t, o = _RESAMPLED.pop(next(iter(_RESAMPLED)))
+        held -= t.nbytes + o.nbytes
     return out
+
+
+_RESAMPLED_BYTES = 256 << 20
+"""Most bytes :func:`_resample_cached` keeps (textures and their resampled copies)."""
 
 
 def _resample(tex: NDArray[np.float32], size: tuple[int, int]) -> NDArray[np.float32]:

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from referee.calibration.camera import Intrinsics
+from referee.sim import warp
 from referee.sim.warp import PlanePose, RayMap, draw_charuco, draw_plane, project_camera_points
 
 LENS = (-0.2, 0.05, 0.001, -0.0005, 0.0)
@@ -85,3 +86,21 @@ def test_plane_behind_camera_draws_nothing(ray_map: RayMap) -> None:
     plane = PlanePose(np.array([1.0, 0, 0]), np.array([0, 1.0, 0]), np.array([0, 0, -5.0]))
     assert draw_plane(frame, ray_map, plane, np.full((4, 4), 255, np.uint8), 1.0) is None
     assert not frame.any()
+
+
+def test_resampled_textures_are_remembered_within_a_byte_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A texture drawn again at the same size is resampled once; textures made afresh each
+    frame (a board held at a new angle) do not pile up past the budget."""
+    monkeypatch.setattr(warp, "_RESAMPLED", {})
+    monkeypatch.setattr(warp, "_RESAMPLED_BYTES", 2 << 20)
+    tex = np.random.default_rng(1).random((64, 64, 4), dtype=np.float32)
+    first = warp._resample_cached(tex, (100, 90))
+    assert warp._resample_cached(tex, (100, 90)) is first
+    for k in range(40):
+        fresh = np.full((64, 64, 4), k / 40, np.float32)
+        warp._resample_cached(fresh, (200, 180))
+        held = sum(t.nbytes + o.nbytes for t, o in warp._RESAMPLED.values())
+        assert held <= 2 << 20 or len(warp._RESAMPLED) == 1
+    assert len(warp._RESAMPLED) < 10
