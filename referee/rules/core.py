@@ -1064,7 +1064,7 @@ def clear_edge_distance(
         across = (side.max(axis=1) > band.min() - slack) & (side.min(axis=1) < band.max() + slack)
         near[np.flatnonzero(near)[~across]] = False
     blockers = bases[near]
-    if not len(blockers):
+    if not len(blockers) or not segments_cross_rectangles(*_nearest_points(pa, pb), blockers).any():
         return polygon_distance(pa, pb)
     # One base that every corner-to-corner line crosses blocks every line between the two:
     # the bases are convex, so a line between two crossed ones crosses too.
@@ -1082,6 +1082,23 @@ def clear_edge_distance(
         if free.any():
             return float(d[part][free].min())
     return math.inf
+
+
+def _nearest_points(pa: np.ndarray, pb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(p, q)``, ``(1, 2)`` each: a point of outline ``pa`` and one of ``pb`` nearest each
+    other (a vertex of one and its foot on an edge of the other)."""
+    best: tuple[float, np.ndarray, np.ndarray] = (math.inf, pa[:1], pb[:1])
+    for src, dst, swap in ((pa, pb, False), (pb, pa, True)):
+        start, step = dst, np.roll(dst, -1, axis=0) - dst
+        rel = src[:, None, :] - start[None]
+        t = np.clip((rel * step).sum(-1) / np.maximum((step * step).sum(-1), 1e-300), 0.0, 1.0)
+        foot = start[None] + t[..., None] * step[None]
+        gap = np.hypot(*(src[:, None, :] - foot).transpose(2, 0, 1))
+        v, e = np.unravel_index(int(np.argmin(gap)), gap.shape)
+        if gap[v, e] < best[0]:
+            near, far = src[v : v + 1], foot[v, e][None]
+            best = (float(gap[v, e]), *((far, near) if swap else (near, far)))
+    return best[1], best[2]
 
 
 _FIRST_LINES = 48

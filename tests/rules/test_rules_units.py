@@ -272,3 +272,19 @@ def test_clear_distance_finds_the_shortest_free_line_around_a_base() -> None:
     d = np.linalg.norm(q - p, axis=1)
     shorter = d < free - 1e-12
     assert core.segments_cross_rectangles(p[shorter], q[shorter], post.corners()[None]).all()
+
+
+def test_clear_distance_is_exact_when_the_nearest_line_is_free() -> None:
+    """A base beside the corridor that blocks some edge-to-edge lines but not the nearest
+    one: the answer is the exact nearest-edge distance, not the nearest sampled line."""
+    # b's corner points at a's right edge between two sampled points: 5in exactly.
+    a, b = _base("a", 0, 0), _base("b", 6 + 1.5 * math.sqrt(2), 0.3, size=3.0, heading=45)
+    exact = core.clear_distance(a, b, [])
+    assert exact == pytest.approx(5.0)
+    post = _base("p", 3.5, -0.6, size=0.6)
+    pa, pb = core.edge_samples(a.corners()), core.edge_samples(b.corners())
+    p, q = np.repeat(pa, len(pb), axis=0), np.tile(pb, (len(pa), 1))
+    crossed = core.segments_cross_rectangles(p, q, post.corners()[None])[:, 0]
+    assert crossed.any() and not crossed.all()  # the post is in the way of some lines
+    assert np.linalg.norm(q - p, axis=1).min() > exact + 1e-4  # no sampled line is nearest
+    assert core.clear_distance(a, b, [post]) == exact
