@@ -22,7 +22,7 @@ from .browser import chromium, chromium_missing, dashboard
 pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 
 PACE = 4.0
-TIMEOUT = 15_000  # ms
+TIMEOUT = 45_000  # ms: generous, a loaded machine is slow and passing tests never wait it
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +47,7 @@ def browser():
 def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 860})
     page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     yield page
