@@ -890,8 +890,100 @@ _BLOCK = 1 << 16
 
 @dataclass(frozen=True)
 class Bearings:
-    """Every point's bearing to each later point, binned and in bin order: the index
-    :meth:`near` looks segments up in (compare :class:`PreparedPolygons`)."""
+    """Every point's bearing to every other, in whole bins (so no rounding matters): what
+    segments are looked up by, instead of testing every segment against every disc
+    (compare :class:`PreparedPolygons`). A disc wholly covers some bins of bearings from
+    each point and meets the bins of its tangent cone."""
+
+    points: Array
+    bins: NDArray[np.int16]
+    """``(n, n)``: bin of the bearing from point ``i`` to point ``j``."""
+    length2: Array
+    """``(n, n)``: squared length of segment ``i``-``j``."""
+
+    @classmethod
+    def of(cls, points: ArrayLike) -> Bearings:
+        pts = np.asarray(points, float).reshape(-1, 2)
+        dx = pts[None, :, 0] - pts[:, None, 0]
+        dy = pts[None, :, 1] - pts[:, None, 1]
+        bearing = np.arctan2(dy, dx)
+        bearing += math.pi
+        bearing /= _BIN
+        bins = np.minimum(bearing, _BINS - 1).astype(np.int16)
+        dx *= dx
+        dy *= dy
+        dx += dy
+        return cls(pts, bins, dx)
+
+    def toward(self, centres: ArrayLike) -> tuple[Array, Array]:
+        """``(distance, bearing + pi)`` from each point to each centre, ``(n, m)``."""
+        c = np.asarray(centres, float).reshape(-1, 2)
+        vx = c[None, :, 0] - self.points[:, None, 0]
+        vy = c[None, :, 1] - self.points[:, None, 1]
+        return np.hypot(vx, vy), np.arctan2(vy, vx) + math.pi
+
+    def through(
+        self, toward: tuple[Array, Array], radii: ArrayLike, owners: ArrayLike
+    ) -> NDArray[np.bool_]:
+        """``(n, n)``, symmetric: segments found to pass strictly within ``radii[k]`` of
+        disc ``k`` (centres as ``toward`` gives them) whose owner (the point it is centred
+        on, or -1) is neither end. Not every such segment: a certificate, cheap where a
+        table is crowded with discs. A segment whose bearing falls in a bin the disc wholly
+        covers and that reaches past the disc's centre passes through it."""
+        n = len(self.points)
+        dist, centre = toward
+        r = np.asarray(radii, float).reshape(-1) * (1 - 1e-8)  # strictly inside, past rounding
+        own = np.asarray(owners, np.intp).reshape(-1)
+        rows = np.arange(n)
+        # A disc counts only centred on its owner (so it never claims its owner's lines).
+        centred = (own < 0) | (dist[np.maximum(own, 0), np.arange(len(own))] <= 1e-9)
+        seen = (dist > r * (1 + 1e-9) + 1e-9) & (centred & (r > 0)) & (own != rows[:, None])
+        v, k = np.nonzero(seen)
+        d = dist[v, k]
+        half = np.arcsin(r[k] / d) - _CONE_SLACK  # narrowed: every bearing inside passes
+        first = np.ceil((centre[v, k] - half) / _BIN).astype(np.intp)
+        count = np.maximum(np.floor((centre[v, k] + half) / _BIN).astype(np.intp) - first, 0)
+        total = int(count.sum())
+        if n < 2 or not total:
+            return np.zeros((n, n), bool)
+        # Each point's nearest disc centre over each bin it wholly covers.
+        start = np.repeat(first - (np.cumsum(count) - count), count)
+        cover = np.full(n * _BINS, np.inf)
+        at = (start + np.arange(total)) % _BINS
+        at += np.repeat(v * _BINS, count)
+        np.minimum.at(cover, at, np.repeat(d, count))
+        # Past that centre, the centre projects onto the segment nearer than the radius.
+        bins = self.bins.astype(np.intp)
+        bins += rows[:, None] * _BINS
+        reach = cover[bins]
+        reach += 1e-6
+        reach *= reach
+        past = self.length2 > reach
+        np.fill_diagonal(past, False)
+        return past | past.T
+
+    def index(self, open_: NDArray[np.bool_] | None = None) -> BearingIndex:
+        """Each point's later points in order of bin (only those ``open_`` marks)."""
+        n = len(self.points)
+        rows = np.arange(n)
+        # The earlier points, itself and closed segments go to a last bin no cone reaches.
+        bins = self.bins.copy()
+        np.putmask(bins, rows[:, None] >= rows[None, :], _BINS)
+        if open_ is not None:
+            np.putmask(bins, ~open_, _BINS)
+        order = np.argsort(bins, axis=1, kind="stable")
+        # Where each bin starts in each row, as a position in the rows laid end to end.
+        flat = bins.astype(np.intp)
+        flat += rows[:, None] * (_BINS + 1)
+        table = np.zeros(n * (_BINS + 1) + 1, np.intp)
+        np.cumsum(np.bincount(flat.ravel(), minlength=n * (_BINS + 1)), out=table[1:])
+        length2 = np.take_along_axis(self.length2, order, axis=1).ravel()
+        return BearingIndex(self.points, order, length2, table)
+
+
+@dataclass(frozen=True)
+class BearingIndex:
+    """:meth:`Bearings.index`: each point's later points listed by bin of bearing."""
 
     points: Array
     order: NDArray[np.intp]
@@ -902,50 +994,21 @@ class Bearings:
     """Where bin ``b`` of row ``i`` starts in the rows laid end to end:
     ``table[i * (_BINS + 1) + b]``."""
 
-    @classmethod
-    def of(cls, points: ArrayLike) -> Bearings:
-        pts = np.asarray(points, float).reshape(-1, 2)
-        n = len(pts)
-        rows = np.arange(n)
-        dx = pts[None, :, 0] - pts[:, None, 0]
-        dy = pts[None, :, 1] - pts[:, None, 1]
-        # Bearings in whole bins (so no rounding matters); the earlier points and the
-        # point itself in a last bin no cone reaches.
-        bearing = np.arctan2(dy, dx)
-        bearing += math.pi
-        bearing /= _BIN
-        bins = np.minimum(bearing, _BINS - 1).astype(np.int16)
-        np.putmask(bins, rows[:, None] >= rows[None, :], _BINS)
-        order = np.argsort(bins, axis=1, kind="stable")
-        dx *= dx
-        dy *= dy
-        dx += dy
-        flat = bins.astype(np.intp)
-        flat += rows[:, None] * (_BINS + 1)
-        table = np.zeros(n * (_BINS + 1) + 1, np.intp)
-        np.cumsum(np.bincount(flat.ravel(), minlength=n * (_BINS + 1)), out=table[1:])
-        return cls(pts, order, np.take_along_axis(dx, order, axis=1).ravel(), table)
-
     def near(
-        self, centres: ArrayLike, radii: ArrayLike
+        self, toward: tuple[Array, Array], radii: ArrayLike
     ) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]:
-        """``(i, j, k)``, ``i < j``: every segment ``points[i]``-``points[j]`` that comes
-        within ``radii[k]`` of ``centres[k]`` (and a few that do not: callers test
-        exactly), without testing every segment against every disc: a disc covers one
-        range of bearings from each point (its tangent cone), so the segments near it are
-        looked up, not searched for. The work grows with the answer."""
-        pts = self.points
-        c = np.asarray(centres, float).reshape(-1, 2)
-        r = np.asarray(radii, float).reshape(-1)
-        n, m = len(pts), len(c)
+        """``(i, j, k)``, ``i < j``: every listed segment ``points[i]``-``points[j]`` that
+        comes within ``radii[k]`` of disc ``k`` (centres as :meth:`Bearings.toward` gives
+        them), and a few that do not (callers test exactly): a disc's tangent cone is one
+        range of bearings from each point, so the segments near it are looked up, not
+        searched for. The work grows with the answer."""
+        dist2, centre2 = toward
+        n, m = dist2.shape
         none = np.zeros(0, np.intp)
         if n < 2 or m == 0:
             return none, none, none
-        vx = c[None, :, 0] - pts[:, None, 0]
-        vy = c[None, :, 1] - pts[:, None, 1]
-        dist = np.hypot(vx, vy).ravel()
-        centre = np.arctan2(vy, vx).ravel()
-        radius = np.broadcast_to(r, (n, m)).ravel()
+        dist, centre = dist2.ravel(), centre2.ravel() - math.pi
+        radius = np.broadcast_to(np.asarray(radii, float).reshape(-1), (n, m)).ravel()
         with np.errstate(divide="ignore", invalid="ignore"):
             half = np.arcsin(np.minimum(radius / dist, 1.0)) + _CONE_SLACK
         inside = dist <= radius * (1 + 1e-12) + 1e-12
@@ -983,12 +1046,27 @@ class Bearings:
 def segments_near_discs(
     points: ArrayLike, centres: ArrayLike, radii: ArrayLike
 ) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]:
-    """:meth:`Bearings.near` of ``points``, once.
+    """:meth:`BearingIndex.near` for every segment between ``points``, once.
 
     >>> segments_near_discs([(0, 0), (10, 0), (0, 10)], [(5, 0.5)], [1.0])
     (array([0]), array([1]), array([0]))
     """
-    return Bearings.of(points).near(centres, radii)
+    bearings = Bearings.of(points)
+    return bearings.index().near(bearings.toward(centres), radii)
+
+
+def segments_through_discs(
+    points: ArrayLike, centres: ArrayLike, radii: ArrayLike, owners: ArrayLike
+) -> NDArray[np.bool_]:
+    """:meth:`Bearings.through` for the segments between ``points``, once.
+
+    >>> segments_through_discs([(0, 0), (10, 0), (5, 0)], [(5, 0)], [1.0], [2]).astype(int)
+    array([[0, 1, 0],
+           [1, 0, 0],
+           [0, 0, 0]])
+    """
+    bearings = Bearings.of(points)
+    return bearings.through(bearings.toward(centres), radii, owners)
 
 
 _BINS = 512

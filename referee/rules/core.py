@@ -626,14 +626,23 @@ class TableRuleset(Ruleset):
         n = len(xy)
         line = np.full((n, n), -1, np.intp)
         line[i, j] = np.arange(len(i))
-        bearings = Bearings.of(xy)
         # First pass, no edge tests: a line that certainly crosses deep into an obstacle
         # that may block it is blocked whatever else it meets (most lines on a crowded
         # table); the full test below runs on the others only, with the same margin. Such
-        # a line passes through a disc inside the outline: only those are looked up.
+        # a line passes through a disc inside the outline (``inner_room``). Other units'
+        # bases first, by the bins of bearings they cover, then the rest looked up.
         room = inner_room(prep, u_max)
+        bearings = Bearings.of(xy)
+        dist, centre = bearings.toward(prep.centre)
+        if len(owners):
+            own = nt + np.arange(len(owners))
+            through = bearings.through((dist[:, own], centre[:, own]), room[own], owners)
+            code[through[i, j]] = 2
+        open_ = np.zeros((n, n), bool)
+        open_[i, j] = code == 0
+        index = bearings.index(open_)
         roomy = np.flatnonzero(room > 0)
-        ci, cj, ck = bearings.near(prep.centre[roomy], room[roomy])
+        ci, cj, ck = index.near((dist[:, roomy], centre[:, roomy]), room[roomy])
         cp = roomy[ck]
         sure = np.flatnonzero(crosses_surely(xy[ci], xy[cj], prep, cp, u_max))
         cs, cp = line[ci[sure], cj[sure]], cp[sure]
@@ -642,7 +651,9 @@ class TableRuleset(Ruleset):
         code[cs[~excluded & ~near_end]] = 2
         # The only (line, outline) pairs that can be in contact: lines passing within the
         # doubt of an outline's bounding circle.
-        ci, cj, cp = bearings.near(prep.centre, prep.radius + (u_max + 1e-6))
+        open_[i, j] = code == 0
+        index = bearings.index(open_)
+        ci, cj, cp = index.near((dist, centre), prep.radius + (u_max + 1e-6))
         rest = np.flatnonzero(code == 0)
         ri, rj, ru = i[rest], j[rest], u[rest]
         line[i[code > 0], j[code > 0]] = -1

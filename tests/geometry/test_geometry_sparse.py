@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from referee.geometry import (
+    Bearings,
     PreparedPolygons,
     SegmentContacts,
     crosses_surely,
@@ -17,6 +18,7 @@ from referee.geometry import (
     segment_polygon,
     segments_near_discs,
     segments_polygons,
+    segments_through_discs,
     signed_boundary_distance,
     stretch_depth_floors,
     stretch_depths,
@@ -245,3 +247,38 @@ def test_segment_contacts_on_given_pairs_are_the_full_answers() -> None:
         keep_s = some.crosses | some.touches | (some.clearance <= margin)
         for name in ("seg", "poly", "crosses", "touches", "clearance", "sure"):
             assert np.array_equal(getattr(full, name)[keep_f], getattr(some, name)[keep_s]), name
+
+
+def test_segments_through_discs_claims_only_segments_through_a_disc_not_their_own() -> None:
+    """The certificate: every segment it claims passes strictly within the radius of a
+    disc owned by neither end; on a crowded table it finds most of them."""
+    pts = RNG.uniform(0, 48, (120, 2))
+    owners = np.arange(0, 120, 2)  # every other point carries a disc
+    centres, radii = pts[owners], RNG.uniform(0.4, 1.2, len(owners))
+    got = segments_through_discs(pts, centres, radii, owners)
+    assert np.array_equal(got, got.T) and not got.diagonal().any()
+    i, j = np.triu_indices(len(pts), k=1)
+    a, b = pts[i][:, None, :], pts[j][:, None, :]
+    ab = b - a
+    t = np.clip(((centres[None] - a) * ab).sum(-1) / (ab * ab).sum(-1), 0, 1)
+    dist = np.linalg.norm(a + t[..., None] * ab - centres[None], axis=-1)
+    mine = (owners[None] == i[:, None]) | (owners[None] == j[:, None])
+    want = ((dist < radii[None]) & ~mine).any(axis=1)
+    claimed = got[i, j]
+    assert not (claimed & ~want).any()  # never a segment that does not pass through one
+    assert claimed.sum() > 0.8 * want.sum() > 1000
+    # A disc off its owner's point is not used (it could claim its owner's segments).
+    off = segments_through_discs(pts, centres + 0.1, radii, owners)
+    unowned = segments_through_discs(pts, centres + 0.1, radii, np.full(len(owners), -1))
+    assert not off.any() and unowned.any()
+
+
+def test_bearing_index_lists_only_open_segments() -> None:
+    pts = RNG.uniform(0, 30, (40, 2))
+    centres, radii = RNG.uniform(0, 30, (8, 2)), RNG.uniform(0.5, 2.0, 8)
+    bearings = Bearings.of(pts)
+    toward = bearings.toward(centres)
+    every = set(zip(*(x.tolist() for x in bearings.index().near(toward, radii)), strict=True))
+    open_ = RNG.random((40, 40)) < 0.5
+    some = set(zip(*(x.tolist() for x in bearings.index(open_).near(toward, radii)), strict=True))
+    assert some == {(a, b, k) for a, b, k in every if open_[a, b]} and len(some) > 20
