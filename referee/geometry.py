@@ -826,7 +826,7 @@ def segment_contacts(
     (``False``, 0, 0, 1), so :func:`segments_polygons` never certifies.
 
     ``pairs`` (segment, polygon indices, in segment order), if given, are the only pairs
-    tested (e.g. from :func:`segments_near_discs`): every pair in contact must be among
+    tested (e.g. from :meth:`BearingIndex.near`): every pair in contact must be among
     them; the rest are never looked at."""
     if pairs is not None:
         cs, cp = pairs
@@ -923,21 +923,27 @@ class Bearings:
         return np.hypot(vx, vy), np.arctan2(vy, vx) + math.pi
 
     def through(
-        self, toward: tuple[Array, Array], radii: ArrayLike, owners: ArrayLike
+        self, toward: tuple[Array, Array], radii: ArrayLike, barred: NDArray[np.bool_]
     ) -> NDArray[np.bool_]:
         """``(n, n)``, symmetric: segments found to pass strictly within ``radii[k]`` of
-        disc ``k`` (centres as ``toward`` gives them) whose owner (the point it is centred
-        on, or -1) is neither end. Not every such segment: a certificate, cheap where a
-        table is crowded with discs. A segment whose bearing falls in a bin the disc wholly
-        covers and that reaches past the disc's centre passes through it."""
+        disc ``k`` (centres as :meth:`toward` gives them) with neither end ``barred[:, k]``
+        (``(n, m)``: e.g. a base's own unit, a point inside a wood). Not every such
+        segment: a certificate, cheap where a table is crowded with discs. Each point's
+        nearest disc over each bin of bearings it wholly covers: a segment in that bin
+        reaching past the disc's centre passes through it (the centre projects onto the
+        segment, nearer than the radius).
+
+        >>> b = Bearings.of([(0, 0), (10, 0), (5, 0)])  # a disc on the third point
+        >>> b.through(b.toward([(5, 0)]), [1.0], np.array([[0], [0], [1]], bool)).astype(int)
+        array([[0, 1, 0],
+               [1, 0, 0],
+               [0, 0, 0]])
+        """
         n = len(self.points)
         dist, centre = toward
+        m = dist.shape[1]
         r = np.asarray(radii, float).reshape(-1) * (1 - 1e-8)  # strictly inside, past rounding
-        own = np.asarray(owners, np.intp).reshape(-1)
-        rows = np.arange(n)
-        # A disc counts only centred on its owner (so it never claims its owner's lines).
-        centred = (own < 0) | (dist[np.maximum(own, 0), np.arange(len(own))] <= 1e-9)
-        seen = (dist > r * (1 + 1e-9) + 1e-9) & (centred & (r > 0)) & (own != rows[:, None])
+        seen = (dist > r * (1 + 1e-9) + 1e-9) & (r > 0) & ~barred
         v, k = np.nonzero(seen)
         d = dist[v, k]
         half = np.arcsin(r[k] / d) - _CONE_SLACK  # narrowed: every bearing inside passes
@@ -946,19 +952,24 @@ class Bearings:
         total = int(count.sum())
         if n < 2 or not total:
             return np.zeros((n, n), bool)
-        # Each point's nearest disc centre over each bin it wholly covers.
+        # Nearest disc per (point, bin): its distance rounded up to a micro-inch, and which
+        # disc, in one integer key (so the nearest is one minimum).
+        key = np.ceil(d * 1e6).astype(np.int64) * m + k
         start = np.repeat(first - (np.cumsum(count) - count), count)
-        cover = np.full(n * _BINS, np.inf)
         at = (start + np.arange(total)) % _BINS
         at += np.repeat(v * _BINS, count)
-        np.minimum.at(cover, at, np.repeat(d, count))
-        # Past that centre, the centre projects onto the segment nearer than the radius.
+        top = np.iinfo(np.int64).max
+        cover = np.full(n * _BINS, top)
+        np.minimum.at(cover, at, np.repeat(key, count))
+        rows = np.arange(n)
         bins = self.bins.astype(np.intp)
         bins += rows[:, None] * _BINS
-        reach = cover[bins]
-        reach += 1e-6
+        best = cover.ravel()[bins]
+        found = best < top
+        disc = np.where(found, best % m, 0)
+        reach = np.where(found, (best // m) * 1e-6 + 1e-6, np.inf)
         reach *= reach
-        past = self.length2 > reach
+        past = (self.length2 > reach) & ~barred[rows[None, :], disc]
         np.fill_diagonal(past, False)
         return past | past.T
 
@@ -1001,7 +1012,12 @@ class BearingIndex:
         comes within ``radii[k]`` of disc ``k`` (centres as :meth:`Bearings.toward` gives
         them), and a few that do not (callers test exactly): a disc's tangent cone is one
         range of bearings from each point, so the segments near it are looked up, not
-        searched for. The work grows with the answer."""
+        searched for. The work grows with the answer.
+
+        >>> b = Bearings.of([(0, 0), (10, 0), (0, 10)])
+        >>> b.index().near(b.toward([(5, 0.5)]), [1.0])
+        (array([0]), array([1]), array([0]))
+        """
         dist2, centre2 = toward
         n, m = dist2.shape
         none = np.zeros(0, np.intp)
@@ -1028,7 +1044,8 @@ class BearingIndex:
         b_hi = np.clip(((q_hi + math.pi) / _BIN).astype(np.intp) + 1, 0, _BINS)
         row = q // m * (_BINS + 1)
         first, last = self.table[row + b_lo], self.table[row + b_hi]
-        count = np.maximum(last - first, 0)
+        some = np.flatnonzero(last > first)  # most cones meet no listed segment
+        q, first, count = q[some], first[some], (last - first)[some]
         total = int(count.sum())
         if total == 0:
             return none, none, none
@@ -1043,33 +1060,7 @@ class BearingIndex:
         return i, self.order.ravel()[pos], k
 
 
-def segments_near_discs(
-    points: ArrayLike, centres: ArrayLike, radii: ArrayLike
-) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]:
-    """:meth:`BearingIndex.near` for every segment between ``points``, once.
-
-    >>> segments_near_discs([(0, 0), (10, 0), (0, 10)], [(5, 0.5)], [1.0])
-    (array([0]), array([1]), array([0]))
-    """
-    bearings = Bearings.of(points)
-    return bearings.index().near(bearings.toward(centres), radii)
-
-
-def segments_through_discs(
-    points: ArrayLike, centres: ArrayLike, radii: ArrayLike, owners: ArrayLike
-) -> NDArray[np.bool_]:
-    """:meth:`Bearings.through` for the segments between ``points``, once.
-
-    >>> segments_through_discs([(0, 0), (10, 0), (5, 0)], [(5, 0)], [1.0], [2]).astype(int)
-    array([[0, 1, 0],
-           [1, 0, 0],
-           [0, 0, 0]])
-    """
-    bearings = Bearings.of(points)
-    return bearings.through(bearings.toward(centres), radii, owners)
-
-
-_BINS = 512
+_BINS = 256
 """Bins of bearings per point in :class:`Bearings`."""
 _BIN = 2 * math.pi / _BINS
 _CONE_SLACK = 1e-7
@@ -1077,33 +1068,16 @@ _CONE_SLACK = 1e-7
 
 
 def inner_room(prep: PreparedPolygons, margin: float) -> Array:
-    """Radius of each outline's disc about its centre that a segment certainly crossing
-    deeper than ``margin`` passes through (:func:`crosses_surely`); 0 where none does
-    (with ``margin > 0`` the depth is measured mid-stretch: convex outlines only)."""
+    """Radius of each outline's disc about its centre such that a segment passing strictly
+    within it certainly crosses deeper than ``margin`` (:func:`segment_contacts` marks
+    it ``sure``); 0 where there is none (with ``margin > 0`` the depth is measured
+    mid-stretch: convex outlines only)."""
     spans = margin > 0
     room = prep.inner - (2 * margin + 1e-9 if spans else 1e-9 * (1 + prep.inner))
     usable = room > 0
     if spans:
         usable &= prep.convex
     return np.where(usable, room, 0.0)
-
-
-def crosses_surely(
-    a: Array, b: Array, prep: PreparedPolygons, cp: NDArray[np.intp], margin: float
-) -> NDArray[np.bool_]:
-    """Which segments ``a[k]``-``b[k]`` against outlines ``cp[k]`` :func:`segment_contacts`
-    marks ``sure`` with ``certify=True`` and ``spans=margin > 0`` (the same test, pair by
-    pair, and no edge test): segments certainly crossing deeper than ``margin``. Such a
-    segment passes through a disc inside the outline, so it is always one of the
-    candidates that function tests."""
-    pick = np.flatnonzero(inner_room(prep, margin)[cp] > 0)
-    cq = cp[pick]
-    ax, ay = a[pick, 0], a[pick, 1]
-    abx, aby = b[pick, 0] - ax, b[pick, 1] - ay
-    qx, qy = prep.centre[cq, 0] - ax, prep.centre[cq, 1] - ay
-    sure = np.zeros(len(cp), bool)
-    sure[pick] = _through_inner_disc(qx, qy, abx, aby, prep, cq, margin, margin > 0)
-    return sure
 
 
 def _through_inner_disc(

@@ -39,7 +39,6 @@ from referee.geometry import (
     base_corners_many,
     boundary_distance,
     centre_distance,
-    crosses_surely,
     front_point,
     golden_depths,
     inner_room,
@@ -629,31 +628,21 @@ class TableRuleset(Ruleset):
         # First pass, no edge tests: a line that certainly crosses deep into an obstacle
         # that may block it is blocked whatever else it meets (most lines on a crowded
         # table); the full test below runs on the others only, with the same margin. Such
-        # a line passes through a disc inside the outline (``inner_room``). Other units'
-        # bases first, by the bins of bearings they cover, then the rest looked up.
-        room = inner_room(prep, u_max)
+        # a line passes through a disc inside the outline (``inner_room``), found by the
+        # bins of bearings the disc wholly covers. An obstacle may block a line unless an
+        # end is in or near that terrain (seen into or out of) or it is the end's own base.
         bearings = Bearings.of(xy)
         dist, centre = bearings.toward(prep.centre)
-        if len(owners):
-            own = nt + np.arange(len(owners))
-            through = bearings.through((dist[:, own], centre[:, own]), room[own], owners)
-            code[through[i, j]] = 2
+        barred = np.zeros((n, len(polys)), bool)
+        barred[:, :nt] = inside[:, :nt] | (edge[:, :nt] <= u_max + 1e-6)
+        barred[owners, nt + np.arange(len(owners))] = True
+        through = bearings.through((dist, centre), inner_room(prep, u_max), barred)
+        code[through[i, j]] = 2
+        # The only (line, outline) pairs that can be in contact: lines passing within the
+        # doubt of an outline's bounding circle, among the lines still open.
         open_ = np.zeros((n, n), bool)
         open_[i, j] = code == 0
-        index = bearings.index(open_)
-        roomy = np.flatnonzero(room > 0)
-        ci, cj, ck = index.near((dist[:, roomy], centre[:, roomy]), room[roomy])
-        cp = roomy[ck]
-        sure = np.flatnonzero(crosses_surely(xy[ci], xy[cj], prep, cp, u_max))
-        cs, cp = line[ci[sure], cj[sure]], cp[sure]
-        cs, cp = cs[cs >= 0], cp[cs >= 0]  # only the lines asked about
-        excluded, near_end = may_block(cp, u[cs], i[cs], j[cs])
-        code[cs[~excluded & ~near_end]] = 2
-        # The only (line, outline) pairs that can be in contact: lines passing within the
-        # doubt of an outline's bounding circle.
-        open_[i, j] = code == 0
-        index = bearings.index(open_)
-        ci, cj, cp = index.near((dist, centre), prep.radius + (u_max + 1e-6))
+        ci, cj, cp = bearings.index(open_).near((dist, centre), prep.radius + (u_max + 1e-6))
         rest = np.flatnonzero(code == 0)
         ri, rj, ru = i[rest], j[rest], u[rest]
         line[i[code > 0], j[code > 0]] = -1

@@ -8,7 +8,6 @@ from referee.geometry import (
     Bearings,
     PreparedPolygons,
     SegmentContacts,
-    crosses_surely,
     golden_depths,
     inner_room,
     points_near_polygons,
@@ -16,9 +15,7 @@ from referee.geometry import (
     prepare_polygons,
     segment_contacts,
     segment_polygon,
-    segments_near_discs,
     segments_polygons,
-    segments_through_discs,
     signed_boundary_distance,
     stretch_depth_floors,
     stretch_depths,
@@ -161,7 +158,10 @@ def test_certified_pairs_cross_and_are_deeper_than_the_margin() -> None:
             assert np.all(depth > margin)
 
 
-def test_crosses_surely_is_segment_contacts_sure_pair_by_pair() -> None:
+def test_lines_through_inner_room_are_sure_crossings() -> None:
+    """The first pass's certificate: every segment `Bearings.through` finds within an
+    outline's `inner_room` is one `segment_contacts` certifies (crossing deeper than the
+    margin), and it finds most segments that have one."""
     polys = [_convex(RNG, int(RNG.integers(3, 12))) for _ in range(12)] + [
         _star(RNG) for _ in range(4)
     ]
@@ -169,29 +169,28 @@ def test_crosses_surely_is_segment_contacts_sure_pair_by_pair() -> None:
     i, j = np.triu_indices(len(pts), k=1)
     prep = prepare_polygons(polys)
     closed, bdist = points_polygons(pts, prep)
+    bearings = Bearings.of(pts)
+    toward = bearings.toward(prep.centre)
     for margin in (0.0, 0.05, 0.3):
         full = segment_contacts(
             pts[i], pts[j], prep, pts, i, j, closed, bdist, margin, margin > 0, certify=True
         )
-        want = set(zip(full.seg[full.sure].tolist(), full.poly[full.sure].tolist(), strict=True))
-        assert len(want) > 50
-        cs, cp = (a.ravel() for a in np.meshgrid(np.arange(len(i)), np.arange(len(polys))))
-        sure = crosses_surely(pts[i][cs], pts[j][cs], prep, cp, margin)
-        assert set(zip(cs[sure].tolist(), cp[sure].tolist(), strict=True)) == want
-        # Each passes through its outline's disc of ``inner_room``: the lookup finds it.
-        room = inner_room(prep, margin)
-        gi, gj, gk = segments_near_discs(pts, prep.centre, room)
-        line = np.full((len(pts), len(pts)), -1)
-        line[i, j] = np.arange(len(i))
-        assert want <= set(zip(line[gi, gj].tolist(), gk.tolist(), strict=True))
+        sure = np.zeros(len(i), bool)
+        sure[full.seg[full.sure]] = True
+        barred = np.zeros((len(pts), len(polys)), bool)
+        found = bearings.through(toward, inner_room(prep, margin), barred)[i, j]
+        assert not (found & ~sure).any()
+        assert found.sum() > 0.7 * sure.sum() > 100
 
 
-def test_crosses_surely_of_nothing() -> None:
-    pts = RNG.uniform(0, 36, (5, 2))
-    i, j = np.triu_indices(len(pts), k=1)
+def test_inner_room_of_nothing_roomy() -> None:
     tiny = prepare_polygons([[(1, 1), (1.1, 1), (1.1, 1.1)]])  # no disc roomy enough
-    assert not crosses_surely(pts[i], pts[j], tiny, np.zeros_like(i), 0.05).any()
     assert not inner_room(tiny, 0.05).any()
+
+
+def _near(pts: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> tuple[np.ndarray, ...]:
+    bearings = Bearings.of(pts)
+    return bearings.index().near(bearings.toward(centres), radii)
 
 
 def test_segments_near_discs_finds_every_segment_near_a_disc() -> None:
@@ -211,12 +210,12 @@ def test_segments_near_discs_finds_every_segment_near_a_disc() -> None:
     dist = np.linalg.norm(a + t[..., None] * ab - centres[None], axis=-1)
     s, k = np.nonzero(dist <= radii[None])
     want = set(zip(i[s].tolist(), j[s].tolist(), k.tolist(), strict=True))
-    gi, gj, gk = segments_near_discs(pts, centres, radii)
+    gi, gj, gk = _near(pts, centres, radii)
     got = list(zip(gi.tolist(), gj.tolist(), gk.tolist(), strict=True))
     assert len(got) == len(set(got)) and np.all(gi < gj)
     assert want <= set(got)
     assert len(got) < 1.5 * len(want)  # looked up, not every pair
-    nothing = segments_near_discs(pts[:1], centres, radii)
+    nothing = _near(pts[:1], centres, radii)
     assert all(len(x) == 0 for x in nothing)
 
 
@@ -230,7 +229,7 @@ def test_segment_contacts_on_given_pairs_are_the_full_answers() -> None:
         full = segment_contacts(
             pts[i], pts[j], prep, pts, i, j, closed, bdist, margin, margin > 0, certify=True
         )
-        gi, gj, gp = segments_near_discs(pts, prep.centre, prep.radius + margin + 1e-6)
+        gi, gj, gp = _near(pts, prep.centre, prep.radius + margin + 1e-6)
         line = np.full((len(pts), len(pts)), -1)
         line[i, j] = np.arange(len(i))
         gs = line[gi, gj]
@@ -249,28 +248,27 @@ def test_segment_contacts_on_given_pairs_are_the_full_answers() -> None:
             assert np.array_equal(getattr(full, name)[keep_f], getattr(some, name)[keep_s]), name
 
 
-def test_segments_through_discs_claims_only_segments_through_a_disc_not_their_own() -> None:
+def test_through_discs_claims_only_segments_through_a_disc_barred_from_neither_end() -> None:
     """The certificate: every segment it claims passes strictly within the radius of a
-    disc owned by neither end; on a crowded table it finds most of them."""
+    disc barred from neither end; on a crowded table it finds most of them."""
     pts = RNG.uniform(0, 48, (120, 2))
     owners = np.arange(0, 120, 2)  # every other point carries a disc
     centres, radii = pts[owners], RNG.uniform(0.4, 1.2, len(owners))
-    got = segments_through_discs(pts, centres, radii, owners)
+    barred = np.zeros((len(pts), len(owners)), bool)
+    barred[owners, np.arange(len(owners))] = True  # a base never blocks its own unit
+    barred[RNG.random(barred.shape) < 0.02] = True  # nor a wood the point stands in
+    bearings = Bearings.of(pts)
+    got = bearings.through(bearings.toward(centres), radii, barred)
     assert np.array_equal(got, got.T) and not got.diagonal().any()
     i, j = np.triu_indices(len(pts), k=1)
     a, b = pts[i][:, None, :], pts[j][:, None, :]
     ab = b - a
     t = np.clip(((centres[None] - a) * ab).sum(-1) / (ab * ab).sum(-1), 0, 1)
     dist = np.linalg.norm(a + t[..., None] * ab - centres[None], axis=-1)
-    mine = (owners[None] == i[:, None]) | (owners[None] == j[:, None])
-    want = ((dist < radii[None]) & ~mine).any(axis=1)
+    want = ((dist < radii[None]) & ~barred[i] & ~barred[j]).any(axis=1)
     claimed = got[i, j]
     assert not (claimed & ~want).any()  # never a segment that does not pass through one
     assert claimed.sum() > 0.8 * want.sum() > 1000
-    # A disc off its owner's point is not used (it could claim its owner's segments).
-    off = segments_through_discs(pts, centres + 0.1, radii, owners)
-    unowned = segments_through_discs(pts, centres + 0.1, radii, np.full(len(owners), -1))
-    assert not off.any() and unowned.any()
 
 
 def test_bearing_index_lists_only_open_segments() -> None:
