@@ -334,12 +334,14 @@ class Pz8Colonial(TableRuleset):
         end: Pose,
         doubt: float,
         kinds: tuple[str, ...],
+        leaving_free: bool = False,
     ) -> tuple[list[str], list[str]]:
         """Terrain of ``kinds`` a move's path meets: (certainly, possibly). The path is the
         base swept from the start to the end centre plus the base at the end
         (``move_path: centre``: the centre line); a base touching an outline without
         sharing area does not meet it. With a position ``doubt`` the base shrunk by it
-        decides what is certainly met, the base grown by it what possibly is."""
+        decides what is certainly met, the base grown by it what possibly is. With
+        ``leaving_free``, terrain holding the start centre is left, not met."""
         sure: list[str] = []
         maybe: list[str] = []
         a, b = np.array(start.xy), np.array(end.xy)
@@ -354,6 +356,8 @@ class Pz8Colonial(TableRuleset):
             if t.kind not in kinds:
                 continue
             poly = t.outline()
+            if leaving_free and point_in_polygon(start.xy, poly):
+                continue
             if swept:
                 # A hair of shrink: a base ending flush against an outline touches it, even
                 # after rounding (a table turned by 37 degrees).
@@ -640,7 +644,8 @@ class Pz8Colonial(TableRuleset):
         if target.side == piece.side:
             oks.append(False)
             reasons.append(f"{target.id} is on {piece.id}'s own side: charges are at the enemy")
-        doubt = 2 * piece.uncertainty + target.uncertainty
+        # A charge made (``to``) is measured at its start and end; one asked about, once.
+        doubt = (2 if "to" in query else 1) * piece.uncertainty + target.uncertainty
         start = pose_arg(query["from"], ".from", piece.pose) if "from" in query else piece.pose
         if "to" in query:
             end = pose_arg(query["to"], ".to", start)
@@ -694,7 +699,7 @@ class Pz8Colonial(TableRuleset):
         oks.append(ok)
         if row.mounted:
             no_sure, no_maybe = self.met(
-                scene, piece, start, end, doubt / 2, self.settings.no_mounted_charge
+                scene, piece, start, end, doubt / 2, self.settings.no_mounted_charge, True
             )
             if no_sure:
                 oks.append(False)

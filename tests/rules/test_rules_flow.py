@@ -110,6 +110,7 @@ def test_questions_are_not_declarations(declaration):
         ("pz8-1975", "apc", 6.0),
         ("pz8-scifi", "gev", 12.0),
         ("plastic-skirmish", "rifle guy", 6.0),
+        ("pz8-colonial", "mounted", 12.0),
     ],
 )
 def test_every_system_judges_a_settled_move_with_its_own_move_question(ruleset, kind, limit):

@@ -194,7 +194,9 @@ def test_all_pairs_visibility_agrees_on_random_tables(seed: int) -> None:
     _agree(_scene(*pieces, terrain=tuple(terrain)))
 
 
-@pytest.mark.parametrize("system", ["paper-tigers", "pz8-ww2", "plastic-skirmish", "pz8-scifi"])
+@pytest.mark.parametrize(
+    "system", ["paper-tigers", "pz8-ww2", "plastic-skirmish", "pz8-scifi", "pz8-colonial"]
+)
 def test_crowded_table_all_pairs_agree_with_single_questions(system: str) -> None:
     """`visibility` looks up only the lines near each outline and first settles those that
     certainly cross an obstacle deeply; on a crowded table with dead pieces and doubts,
@@ -214,7 +216,11 @@ def test_crowded_table_all_pairs_agree_with_single_questions(system: str) -> Non
             for _ in range(20)
         )
     )
-    kinds = {"paper-tigers": ("tank", "infantry"), "plastic-skirmish": ("tank", "rifle guy")}
+    kinds = {
+        "paper-tigers": ("tank", "infantry"),
+        "plastic-skirmish": ("tank", "rifle guy"),
+        "pz8-colonial": ("foot", "mounted"),
+    }
     pieces = tuple(
         Piece(
             f"p{k}",

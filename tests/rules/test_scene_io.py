@@ -228,7 +228,10 @@ GEOMETRIC = {
     *("range", "los", "move", "follow_me", "objective", "facing", "rally", "contact"),
     *("air_defence", "opfire", "groups", "exact_target", "repeat_fire", "cover", "rear_armor"),
     *("hull_down", "snipers", "templates", "load", "unload"),
+    *("charge", "cohesion", "blast", "canister", "recoil", "snipe"),
 }
+POSE_KEYS = ("to", "from", "at")
+"""Query keys that may hold a pose or point on the table (``at``: a shell's impact)."""
 GOLDEN = sorted((Path(EXAMPLE).parents[3] / "tests" / "data").glob("*/*.json"))
 
 
@@ -255,7 +258,7 @@ def test_every_system_is_blind_to_moving_the_whole_table(
         if q["ask"] not in GEOMETRIC:
             continue
         mq = {
-            k: (_moved_pose(v, dx, dy, turn) if k in ("to", "from") and isinstance(v, dict) else v)
+            k: (_moved_pose(v, dx, dy, turn) if k in POSE_KEYS and isinstance(v, dict) else v)
             for k, v in q.items()
         }
         a, b = rules.answer(scene, q), rules.answer(moved, mq)
