@@ -32,6 +32,7 @@ SYSTEM_KINDS = {
     "pz8-scifi": ("medium mbt", "infantry", "apc"),
     "plastic-skirmish": ("tank", "rifle guy", "jeep"),
     "papercraft": ("character", "large unit", "infantry"),
+    "pz8-colonial": ("mounted", "foot", "artillery"),
 }
 
 

@@ -41,8 +41,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -222,9 +224,12 @@ class Pz8Colonial(TableRuleset):
         bad_ground: tuple[str, ...] = ("woods", "rough", "difficult", "building")
         """Terrain kinds that are bad ground (move by the dice, shorter charges)."""
         bad_ground_move: str = "whole"
-        """``whole``: a move whose path (the swept base, see ``move_path``) meets bad ground
-        anywhere, start and end included, is wholly a bad-ground move of 1D6/2D6in; the
-        text gives no rule for a move partly on good ground."""
+        """The text gives no rule for a move partly on good ground. ``whole``: a move whose
+        path (the swept base, see ``move_path``) meets bad ground anywhere, start and end
+        included, is wholly a bad-ground move of 1D6/2D6in (a charge: 6/12in).
+        ``stretch``: only the stretch of the measured line inside bad ground is slowed,
+        each inch there using up (good move / roll) inches of the good-ground move (a
+        charge: good reach / bad reach)."""
         no_mounted_charge: tuple[str, ...] = ("building", "woods", "fortification")
         """Mounted troops cannot charge into these (2): a charge whose path meets one."""
         cohesion: str = "chain"
@@ -255,8 +260,8 @@ class Pz8Colonial(TableRuleset):
                     'setting figure_scale must be "15mm" or "28mm" (6-10mm figures: give the '
                     'table "inch_mm": 10)'
                 )
-            if self.bad_ground_move != "whole":
-                raise ValueError('setting bad_ground_move must be "whole"')
+            if self.bad_ground_move not in ("whole", "stretch"):
+                raise ValueError('setting bad_ground_move must be "whole" or "stretch"')
             if self.cohesion not in ("chain", "neighbour"):
                 raise ValueError('setting cohesion must be "chain" or "neighbour"')
             for key in ("cohesion_measure", "blast_measure"):
@@ -383,6 +388,26 @@ class Pz8Colonial(TableRuleset):
                 maybe.append(t.id)
         return sure, maybe
 
+    def bad_stretch(
+        self, scene: Scene, a: Sequence[float], b: Sequence[float]
+    ) -> tuple[float, list[str]]:
+        """Inches of the segment ``a``-``b`` inside bad ground (overlaps counted once) and
+        the features it runs through."""
+        length = centre_distance(a, b)
+        spans: list[tuple[float, float]] = []
+        ids: list[str] = []
+        for t in scene.terrain:
+            if t.kind in self.settings.bad_ground and length > 1e-12:
+                got = segment_spans(a, b, t.outline(), strict=False)
+                if got:
+                    spans += got
+                    ids.append(t.id)
+        total, reach = 0.0, 0.0
+        for s0, s1 in sorted(spans):
+            total += max(0.0, s1 - max(s0, reach))
+            reach = max(reach, s1)
+        return total * length, ids
+
     # -- dice -----------------------------------------------------------------------------
 
     def dice_limit(
@@ -390,35 +415,35 @@ class Pz8Colonial(TableRuleset):
         distance: float,
         doubt: float,
         dice: int,
-        per_pip: float,
+        limit_of: Callable[[int], float],
         roll: int | None,
     ) -> tuple[bool | None, float, dict[str, Any], str]:
-        """Judge ``distance`` against a dice move of ``dice`` D6 worth ``per_pip`` inches a
-        pip: against the declared ``roll``, or over every possible roll. Returns (ok,
-        limit, details, sentence)."""
+        """Judge ``distance`` against a dice move of ``dice`` D6 that allows ``limit_of(r)``
+        inches on a roll of ``r``: against the declared ``roll``, or over every possible
+        roll. Returns (ok, limit, details, sentence)."""
         name = f"{dice}D6"
         if roll is not None:
-            limit = roll * per_pip
+            limit = limit_of(roll)
             ok = judge(distance, limit, doubt)
             return ok, limit, {"dice": name, "roll": roll}, f"rolled {roll} on {name}"
         lo, hi = dice, 6 * dice
-        verdicts = {r: judge(distance, r * per_pip, doubt) for r in range(lo, hi + 1)}
+        verdicts = {r: judge(distance, limit_of(r), doubt) for r in range(lo, hi + 1)}
         details: dict[str, Any] = {"dice": name}
         if verdicts[lo] is True:
-            return True, lo * per_pip, details, f"within the lowest roll of {name} ({lo})"
+            return True, limit_of(lo), details, f"within the lowest roll of {name} ({lo})"
         if verdicts[hi] is False:
-            return False, hi * per_pip, details, f"beyond the highest roll of {name} ({hi})"
+            return False, limit_of(hi), details, f"beyond the highest roll of {name} ({hi})"
         needs = next((r for r in range(lo, hi + 1) if verdicts[r] is True), None)
         close = [r for r, v in verdicts.items() if v is None]
         if needs is None:
             details["needs_roll"] = hi
-            return None, hi * per_pip, details, f"too close to call even on {name} = {hi}"
+            return None, limit_of(hi), details, f"too close to call even on {name} = {hi}"
         details["needs_roll"] = needs
         details["chance"] = round(sum_at_least(dice, needs), 4)
         text = f"needs a roll of at least {needs} on {name}"
         if close:
             text += f" ({', '.join(map(str, close))} too close to call)"
-        return None, needs * per_pip, details, text
+        return None, limit_of(needs), details, text
 
     def roll_arg(self, query: Mapping[str, Any], dice: int) -> int | None:
         if "roll" not in query or query["roll"] is None:
@@ -474,7 +499,12 @@ class Pz8Colonial(TableRuleset):
             "from": {"x": start.x, "y": start.y, "heading": start.heading},
             "to": {"x": end.x, "y": end.y, "heading": end.heading},
         }
-        sure, maybe = self.met(scene, piece, start, end, doubt / 2, self.settings.bad_ground)
+        stretch = self.settings.bad_ground_move == "stretch"
+        if stretch:  # only the measured line's stretch in bad ground counts
+            inside, sure = self.bad_stretch(scene, p0, p1)
+            maybe: list[str] = []
+        else:
+            sure, maybe = self.met(scene, piece, start, end, doubt / 2, self.settings.bad_ground)
         half = 0.5 if flags["charged"] else 1.0
         what = self.category(piece) + (" (dismounted)" if row is not self.figure_of(piece) else "")
         good = row.move * self.k * half
@@ -502,7 +532,12 @@ class Pz8Colonial(TableRuleset):
                 self.roll_arg(query, max(row.dice, 1))  # a bad roll is still an error
                 reasons.append("not a bad-ground or extra move: the roll does not apply")
             if dice:
-                ok, limit, more, text = self.dice_limit(distance, doubt, dice, self.k * half, roll)
+                pip = self.k * half
+                limit_of: Callable[[int], float] = partial(operator.mul, pip)
+                if stretch and not flags["extra"]:
+                    why += f" for {fmt(inside)}, each inch costing {inches(good)}/roll"
+                    limit_of = partial(_stretched, distance, inside, good, pip)
+                ok, limit, more, text = self.dice_limit(distance, doubt, dice, limit_of, roll)
                 details.update(more)
                 reasons.append(f"{why}: {dice}D6in" + (" halved" if half < 1 else ""))
                 reasons.append(f"{fmt(distance)}: {text}")
@@ -677,7 +712,14 @@ class Pz8Colonial(TableRuleset):
             )
             details = {}
         good, bad = row.charge * self.k, row.charge_bad * self.k
-        sure, maybe = self.met(scene, piece, start, end, doubt / 2, self.settings.bad_ground)
+        if self.settings.bad_ground_move == "stretch":
+            inside, sure = self.bad_stretch(scene, start.xy, end.xy)
+            maybe: list[str] = []
+            if sure and distance > 1e-12:  # each inch in bad ground costs good/bad inches
+                bad = _stretched(distance, min(inside, distance), good, 1.0, bad)
+                reasons.append(f"{fmt(inside)} of the path in bad ground")
+        else:
+            sure, maybe = self.met(scene, piece, start, end, doubt / 2, self.settings.bad_ground)
         ok_good, ok_bad = judge(distance, good, doubt), judge(distance, bad, doubt)
         if sure:
             limit, ok = bad, ok_bad
@@ -1026,6 +1068,17 @@ class Pz8Colonial(TableRuleset):
             limit=0.0,
             summary=f"contact {a.id} -> {b.id}: {fmt(d)}{pm(doubt)}, {word}",
         )
+
+
+def _stretched(distance: float, inside: float, good: float, pip: float, roll: float) -> float:
+    """How far a move along this line may go on ``roll`` when its ``inside`` inches of bad
+    ground each use up ``good / (pip * roll)`` inches of the ``good`` move: the distance
+    scaled so the cost is exactly ``good``.
+
+    >>> _stretched(6, 3, 6, 1, 3)   # 3in open + 3in bad at 6/3 = 9in of a 6in move
+    4.0
+    """
+    return distance * good / ((distance - inside) + inside * good / (pip * roll))
 
 
 def _word(ok: bool | None) -> str:
