@@ -13,7 +13,8 @@ hits (not revolvers and spears); European cavalry must dismount to fire
 range limit and hit every figure within 2" (light gun) or 3" (medium gun) of
 the impact marker, canister reaches 12"; melee losers recoil 2"; camels move 9"
 and charge 12" on any ground; native snipers hit any figure in line of sight up
-to 24"; a unit that moved may move another 1D6". The distances are for 15 mm
+to 24"; a unit that moved may move another 1D6"; a fallen Native rifleman's
+place may be taken by a Native with sword or spear within 2". The distances are for 15 mm
 figures: ``figure_scale: "28mm"`` doubles every one; 6-10 mm figures count 1" as
 1 cm, which is the table's ``inch_mm: 10``.
 
@@ -33,8 +34,9 @@ Questions: ``range``, ``los``, ``move`` (shared; ``move`` also takes ``roll``,
 ``extra`` and ``charged``), ``charge`` (``piece``, ``target``, optional ``to``),
 ``cohesion`` (``unit`` or ``piece``), ``blast`` (``at``: a marker or a point,
 ``gun`` or ``from``, optional ``piece``), ``canister`` (``from``, ``to``),
-``recoil`` (``piece``, ``to``, optional ``enemy``), ``snipe`` (``from``, ``to``)
-and ``contact`` (``from``, ``to``).
+``recoil`` (``piece``, ``to``, optional ``enemy``), ``snipe`` (``from``, ``to``),
+``replace`` (``piece``: a fallen Native with a firearm, ``by``: the figure taking
+its place) and ``contact`` (``from``, ``to``).
 """
 
 from __future__ import annotations
@@ -159,6 +161,9 @@ RECOIL = 2.0
 EXTRA_DICE = 1
 """Move, then "move another 1D6in" (2)."""
 COHESION = 2.0
+REPLACE = 2.0
+"""A Native with sword or spear within this of a fallen Native rifleman may take its
+place (2)."""
 
 
 def weapon_row(raw: Any) -> str | None:
@@ -679,6 +684,9 @@ class Pz8Colonial(TableRuleset):
         if target.side == piece.side:
             oks.append(False)
             reasons.append(f"{target.id} is on {piece.id}'s own side: charges are at the enemy")
+        if target.state == "destroyed":
+            oks.append(False)
+            reasons.append(f"{target.id} is eliminated: no charge target")
         # A charge made (``to``) is measured at its start and end; one asked about, once.
         doubt = (2 if "to" in query else 1) * piece.uncertainty + target.uncertainty
         start = pose_arg(query["from"], ".from", piece.pose) if "from" in query else piece.pose
@@ -1049,6 +1057,45 @@ class Pz8Colonial(TableRuleset):
             details={"blocking": los.details.get("blocking", [])},
             summary=f"snipe {sniper.id} -> {target.id}: {fmt(rng.distance or 0)}"
             f"{pm(rng.uncertainty or 0)}, LOS {los.los}, {word}",
+        )
+
+    def ask_replace(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """A Native with a firearm is eliminated (``piece``): may the Native figure ``by``,
+        armed with sword or spear, take its place? It must be within 2in (base edge to
+        base edge) of the fallen figure (2)."""
+        fallen = self.figure_arg(scene, query, "piece")
+        by = self.figure_arg(scene, query, "by")
+        reasons: list[str] = []
+        oks: list[bool | None] = []
+        gun = self.weapon(fallen)
+        if not self.field(fallen, "native") or gun not in FIREARMS:
+            oks.append(False)
+            reasons.append(f"{fallen.id} is not a Native armed with a firearm")
+        if not self.field(by, "native") or by.side != fallen.side:
+            oks.append(False)
+            reasons.append(f"{by.id} is not a Native figure of {fallen.id}'s side")
+        if self.weapon(by) not in (None, "spear"):
+            oks.append(False)
+            reasons.append(f"{by.id} is armed with {self.weapon(by)}, not sword or spear")
+        if by.state == "destroyed":
+            oks.append(False)
+            reasons.append(f"{by.id} is eliminated")
+        d = polygon_distance(fallen.corners(), by.corners())
+        doubt = fallen.uncertainty + by.uncertainty
+        limit = REPLACE * self.k
+        near = judge(d, limit, doubt)
+        oks.append(near)
+        reasons.append(f"{by.id} is {fmt(d)} from {fallen.id}: {_word(near)} {inches(limit)}")
+        ok = worst(oks)
+        word = {True: "may take its place", False: "may not", None: "too close to call"}[ok]
+        return Verdict(
+            "replace",
+            ok,
+            tuple(reasons),
+            distance=d,
+            uncertainty=doubt,
+            limit=limit,
+            summary=f"replace {fallen.id} by {by.id}: {fmt(d)}{pm(doubt)}, {word}",
         )
 
     def ask_contact(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:

@@ -220,6 +220,8 @@ def _table() -> Scene:
         ({"ask": "cohesion", "piece": "bare"}, ".piece", 'no "unit" field'),
         ({"ask": "range", "from": "bare", "to": "z"}, ".from", "european rifle, native rifle"),
         ({"ask": "recoil", "piece": "f"}, ".to", "missing field"),
+        ({"ask": "replace", "piece": "f"}, ".by", "missing field"),
+        ({"ask": "replace", "piece": "f", "by": "m"}, ".by", "impact marker"),
     ],
 )
 def test_bad_questions_name_the_field(query: dict[str, Any], path: str, message: str) -> None:
@@ -266,7 +268,7 @@ def test_random_questions_fail_cleanly() -> None:
     weird: list[Any] = [None, 0, -1, 2.5, 7, True, "x", "m1", [], {}, {"x": 1}, {"x": "a", "y": 1}]
     weird += [{"x": 1, "y": 2}, "light", "medium", float("nan"), 1e308]
     keys = ["piece", "target", "from", "to", "at", "gun", "unit", "roll", "extra", "charged"]
-    keys += ["enemy", "uncertainty", "allowance"]
+    keys += ["enemy", "uncertainty", "allowance", "by"]
     for _ in range(2000):
         query: dict[str, Any] = {"ask": rnd.choice(rules.questions())}
         for key in rnd.sample(keys, rnd.randint(0, 5)):

@@ -228,7 +228,7 @@ GEOMETRIC = {
     *("range", "los", "move", "follow_me", "objective", "facing", "rally", "contact"),
     *("air_defence", "opfire", "groups", "exact_target", "repeat_fire", "cover", "rear_armor"),
     *("hull_down", "snipers", "templates", "load", "unload"),
-    *("charge", "cohesion", "blast", "canister", "recoil", "snipe"),
+    *("charge", "cohesion", "blast", "canister", "recoil", "snipe", "replace"),
 }
 POSE_KEYS = ("to", "from", "at")
 """Query keys that may hold a pose or point on the table (``at``: a shell's impact)."""
