@@ -36,7 +36,8 @@ Questions: ``range``, ``los``, ``move`` (shared; ``move`` also takes ``roll``,
 ``gun`` or ``from``, optional ``piece``), ``canister`` (``from``, ``to``),
 ``recoil`` (``piece``, ``to``, optional ``enemy``), ``snipe`` (``from``, ``to``),
 ``replace`` (``piece``: a fallen Native with a firearm, ``by``: the figure taking
-its place) and ``contact`` (``from``, ``to``).
+its place), ``rout`` (``piece``, ``to``: towards its side's ``deployment`` edge)
+and ``contact`` (``from``, ``to``).
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ from referee.rules.core import (
     MEASURE_WORDS,
     TableRuleset,
     fmt,
+    from_edge,
     inches,
     judge_at_least,
     number_arg,
@@ -578,6 +580,73 @@ class Pz8Colonial(TableRuleset):
             summary=f"move {piece.id}: {fmt(distance)}{pm(doubt)}, {word} (limit {inches(limit)})",
         )
 
+    def ask_rout(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """A routing figure's move (``piece``, ``to``, optional ``from``): a charge move
+        towards its own side of the table (7), so its charge reach along the path, and
+        not away from its side's table edge (the scene's ``deployment``)."""
+        piece = self.figure_arg(scene, query, "piece")
+        row = self.figure(piece)
+        if row.charge is None or row.charge_bad is None:
+            raise QueryError(
+                ".piece", f"{piece.id} ({self.category(piece)}) does not rout: its crew do"
+            )
+        start = pose_arg(query["from"], ".from", piece.pose) if "from" in query else piece.pose
+        if "to" not in query:
+            raise QueryError(".to", "missing field (the pose routed to)")
+        end = pose_arg(query["to"], ".to", start)
+        doubt = 2 * piece.uncertainty
+        distance = centre_distance(start.xy, end.xy)
+        reasons = [
+            f"routed {fmt(distance)} (base centre): a rout is a charge move towards its own "
+            "side of the table"
+        ]
+        ok, limit = self.reach(
+            scene,
+            piece,
+            start,
+            end,
+            distance,
+            doubt,
+            reasons,
+            row.charge * self.k,
+            row.charge_bad * self.k,
+        )
+        toward = self.towards_own_edge(scene, piece, start, end, doubt, reasons)
+        terrain_ok, terrain_reasons, _ = self.move_terrain(scene, piece, start, end, doubt / 2)
+        reasons += terrain_reasons
+        ok_all = self.can_act(piece, worst([ok, toward, terrain_ok]), reasons)
+        word = {True: "legal", False: "illegal", None: "too close to call"}[ok_all]
+        return Verdict(
+            "rout",
+            ok_all,
+            tuple(reasons),
+            distance=distance,
+            uncertainty=doubt,
+            limit=limit,
+            summary=f"rout {piece.id}: {fmt(distance)}{pm(doubt)}, {word} (limit {inches(limit)})",
+        )
+
+    def towards_own_edge(
+        self, scene: Scene, piece: Piece, start: Pose, end: Pose, doubt: float, reasons: list[str]
+    ) -> bool | None:
+        """Whether a move does not take the base centre away from its side's table edge
+        (the scene's ``deployment``); True, with a note, when the side has no edge."""
+        edge = scene.deployment.get(piece.side)
+        if edge is None:
+            reasons.append(
+                f'side {piece.side} has no table edge ("deployment"): direction not checked'
+            )
+            return True
+        pts = np.array([start.xy, end.xy], float)
+        before, after = from_edge(pts, edge, scene)
+        gain = float(before - after)
+        ok = judge_at_least(gain, 0.0, doubt)
+        reasons.append(
+            f"ends {fmt(abs(gain))} {'nearer' if gain >= 0 else 'farther from'} its {edge} edge"
+            + {True: "", False: ": a rout runs towards it", None: ": too close to call"}[ok]
+        )
+        return ok
+
     def figure_of(self, piece: Piece) -> Figure:
         """The piece's own row, mounted or not."""
         return self.figures[self.category(piece)]
@@ -720,32 +789,7 @@ class Pz8Colonial(TableRuleset):
             )
             details = {}
         good, bad = row.charge * self.k, row.charge_bad * self.k
-        if self.settings.bad_ground_move == "stretch":
-            inside, sure = self.bad_stretch(scene, start.xy, end.xy)
-            maybe: list[str] = []
-            if sure and distance > 1e-12:  # each inch in bad ground costs good/bad inches
-                bad = _stretched(distance, min(inside, distance), good, 1.0, bad)
-                reasons.append(f"{fmt(inside)} of the path in bad ground")
-        else:
-            sure, maybe = self.met(scene, piece, start, end, doubt / 2, self.settings.bad_ground)
-        ok_good, ok_bad = judge(distance, good, doubt), judge(distance, bad, doubt)
-        if sure:
-            limit, ok = bad, ok_bad
-            reasons.append(f"the path meets bad ground {', '.join(sure)}: charge {inches(bad)}")
-        elif maybe and ok_good != ok_bad:
-            limit, ok = bad, None
-            reasons.append(
-                f"too close to call whether the path meets bad ground {', '.join(maybe)}: "
-                f"charge {inches(bad)} there, {inches(good)} on good ground"
-            )
-        else:
-            limit, ok = good, ok_good
-            if maybe:
-                reasons.append(f"the path may meet {', '.join(maybe)}: the same either way")
-        reasons.append(
-            f"{fmt(distance)} {_word(ok)} the charge reach of {inches(limit)} "
-            f"({self.category(piece)})"
-        )
+        ok, limit = self.reach(scene, piece, start, end, distance, doubt, reasons, good, bad)
         oks.append(ok)
         if row.mounted:
             no_sure, no_maybe = self.met(
@@ -777,6 +821,50 @@ class Pz8Colonial(TableRuleset):
             summary=f"charge {piece.id} -> {target.id}: {fmt(distance)}{pm(doubt)}, {word} "
             f"(reach {inches(limit)})",
         )
+
+    def reach(
+        self,
+        scene: Scene,
+        piece: Piece,
+        start: Pose,
+        end: Pose,
+        distance: float,
+        doubt: float,
+        reasons: list[str],
+        good: float,
+        bad: float,
+    ) -> tuple[bool | None, float]:
+        """``distance`` judged against a charge reach along the path from ``start`` to
+        ``end``: the ``good``-ground reach, the ``bad``-ground one when the path meets
+        bad ground (``bad_ground_move``), too close to call when only possibly and the
+        two disagree. Appends its sentences to ``reasons``; returns (ok, limit)."""
+        if self.settings.bad_ground_move == "stretch":
+            inside, sure = self.bad_stretch(scene, start.xy, end.xy)
+            maybe: list[str] = []
+            if sure and distance > 1e-12:  # each inch in bad ground costs good/bad inches
+                bad = _stretched(distance, min(inside, distance), good, 1.0, bad)
+                reasons.append(f"{fmt(inside)} of the path in bad ground")
+        else:
+            sure, maybe = self.met(scene, piece, start, end, doubt / 2, self.settings.bad_ground)
+        ok_good, ok_bad = judge(distance, good, doubt), judge(distance, bad, doubt)
+        if sure:
+            limit, ok = bad, ok_bad
+            reasons.append(f"the path meets bad ground {', '.join(sure)}: charge {inches(bad)}")
+        elif maybe and ok_good != ok_bad:
+            limit, ok = bad, None
+            reasons.append(
+                f"too close to call whether the path meets bad ground {', '.join(maybe)}: "
+                f"charge {inches(bad)} there, {inches(good)} on good ground"
+            )
+        else:
+            limit, ok = good, ok_good
+            if maybe:
+                reasons.append(f"the path may meet {', '.join(maybe)}: the same either way")
+        reasons.append(
+            f"{fmt(distance)} {_word(ok)} the charge reach of {inches(limit)} "
+            f"({self.category(piece)})"
+        )
+        return ok, limit
 
     def unit_figures(self, scene: Scene, query: Mapping[str, Any]) -> tuple[str, list[Piece]]:
         if "unit" in query:

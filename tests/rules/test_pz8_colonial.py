@@ -221,6 +221,7 @@ def _table() -> Scene:
         ({"ask": "range", "from": "bare", "to": "z"}, ".from", "european rifle, native rifle"),
         ({"ask": "recoil", "piece": "f"}, ".to", "missing field"),
         ({"ask": "replace", "piece": "f"}, ".by", "missing field"),
+        ({"ask": "rout", "piece": "mg", "to": {"x": 1, "y": 30}}, ".piece", "does not rout"),
         ({"ask": "replace", "piece": "f", "by": "m"}, ".by", "impact marker"),
     ],
 )
