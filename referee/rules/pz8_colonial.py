@@ -14,15 +14,18 @@ range limit and hit every figure within 2" (light gun) or 3" (medium gun) of
 the impact marker, canister reaches 12"; melee losers recoil 2"; camels move 9"
 and charge 12" on any ground; native snipers hit any figure in line of sight up
 to 24"; a unit that moved may move another 1D6"; a fallen Native rifleman's
-place may be taken by a Native with sword or spear within 2". The distances are for 15 mm
-figures: ``figure_scale: "28mm"`` doubles every one; 6-10 mm figures count 1" as
-1 cm, which is the table's ``inch_mm: 10``.
+place may be taken by a Native with sword or spear within 2"; a routing unit
+makes a charge move towards its own side. The distances are for 15 mm figures:
+``figure_scale: "28mm"`` doubles every one; 6-10 mm figures count 1" as 1 cm,
+which is the table's ``inch_mm: 10``.
 
 Dice: a move whose path meets bad ground (or the extra 1D6" move) is judged
 against the roll given in the query (``"roll"``: the dice total) or, without
 one, against the possible rolls: legal whatever the roll when within the lowest,
 illegal when beyond the highest, otherwise ``ok: null`` with the lowest roll that
-makes it legal (``needs_roll``) and its chance.
+makes it legal (``needs_roll``) and its chance. A move partly on good ground is
+wholly a bad-ground move (``bad_ground_move: "stretch"`` slows only the stretch
+in bad ground).
 
 A piece's ``kind`` is ``foot``, ``mounted`` (cavalry), ``camel``, ``mg``,
 ``artillery``, ``sniper`` or ``marker`` (a shell's impact marker). Its own fields:
@@ -470,12 +473,23 @@ class Pz8Colonial(TableRuleset):
         """A figure's move: 6in foot, 12in mounted, 9in camel (doubled for 28mm), 1D6in
         or 2D6in when the path meets bad ground; ``extra: true`` judges the extra 1D6in
         move, ``charged: true`` the charged unit's half move; ``roll`` the dice total;
-        ``allowance`` replaces it all. Terrain: impassable ground as the core says."""
-        piece = self.figure_arg(scene, query, "piece")
+        ``allowance`` replaces it all. Terrain: impassable ground as the core says. An
+        impact marker is placed where the gunner estimates, so any move of it is legal."""
+        piece = piece_arg(scene, query, "piece")
         start = pose_arg(query["from"], ".from", piece.pose) if "from" in query else piece.pose
         if "to" not in query:
             raise QueryError(".to", "missing field (the pose moved to)")
         end = pose_arg(query["to"], ".to", start)
+        if self.category(piece) == "marker":
+            d = centre_distance(start.xy, end.xy)
+            return Verdict(
+                "move",
+                True,
+                (f"{piece.id} is an impact marker: placed where the shot is estimated, no limit",),
+                distance=d,
+                uncertainty=2 * piece.uncertainty,
+                summary=f"move {piece.id}: {fmt(d)}, impact marker placed (no limit)",
+            )
         flags = {}
         for key in ("extra", "charged"):
             value = query.get(key, False)

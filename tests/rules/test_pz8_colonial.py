@@ -208,7 +208,6 @@ def _table() -> Scene:
         ({"ask": "move", "piece": "f", "to": {"x": 25, "y": 15}, "roll": True}, ".roll", "1D6"),
         ({"ask": "move", "piece": "f", "to": {"x": 6, "y": 5}, "roll": 0}, ".roll", "from 1"),
         ({"ask": "move", "piece": "f", "to": {"x": 6, "y": 5}, "extra": "yes"}, ".extra", "true"),
-        ({"ask": "move", "piece": "m", "to": {"x": 6, "y": 5}}, ".piece", "impact marker"),
         ({"ask": "charge", "piece": "mg", "target": "z"}, ".piece", "does not charge"),
         ({"ask": "snipe", "from": "f", "to": "z"}, ".from", "not a sniper"),
         ({"ask": "blast", "at": "m"}, ".gun", "light or medium"),
@@ -249,6 +248,18 @@ def test_bad_piece_fields_name_the_json_path(field: str, value: Any, message: st
     }
     with pytest.raises(SceneError, match=message):
         ruleset_for(Scene.from_json(data, "s.json"))
+
+
+def test_an_impact_marker_moves_freely_but_is_no_figure() -> None:
+    """The gunner places the marker where he estimates: a camera sees it move, no rule
+    limits that; it is never a firer, a charger or a blast victim."""
+    rules = Pz8Colonial()
+    moved = rules.answer(_table(), {"ask": "move", "piece": "m", "to": {"x": 60, "y": 40}})
+    assert moved.ok is True and moved.distance == pytest.approx(50.0)
+    with pytest.raises(QueryError, match="impact marker, not a figure"):
+        rules.answer(_table(), {"ask": "range", "from": "m", "to": "f"})
+    blast = rules.answer(_table(), {"ask": "blast", "at": "m", "gun": "medium"})
+    assert "m" not in blast.details["hit"] and blast.details["hit"] == []
 
 
 def test_settings_are_checked_and_6_10mm_points_at_the_table_inch() -> None:
