@@ -33,6 +33,7 @@ SYSTEM_KINDS = {
     "plastic-skirmish": ("tank", "rifle guy", "jeep"),
     "papercraft": ("character", "large unit", "infantry"),
     "pz8-colonial": ("mounted", "foot", "artillery"),
+    "pz8-coastal": ("vosper mtb", "flower corvette", "trawler"),
 }
 
 

@@ -336,8 +336,14 @@ class Session:
             return
         begin = Pose(start["x"], start["y"], start["heading"])
         finish = Pose(end["x"], end["y"], end["heading"])
+        raw = event.data.get("via")
+        via = tuple(
+            Pose(p["x"], p["y"], p["heading"])
+            for p in (raw if isinstance(raw, list) else [])
+            if isinstance(p, Mapping)
+        )
         self._place(piece, begin, float(event.data.get("uncertainty", 0.0)))
-        self.flow.judge(self.scene, SettledMove(piece, begin, finish))
+        self.flow.judge(self.scene, SettledMove(piece, begin, finish, via))
         self._place(piece, finish, float(event.data.get("uncertainty", 0.0)))
 
     # -- the scene -----------------------------------------------------------------------------
@@ -508,13 +514,20 @@ class Session:
                 "uncertainty": round(event.uncertainty, 4),
                 "start_t": round(event.start_t, 4),
                 "end_t": round(event.end_t, 4),
+                # The tracked path (a few poses per inch): rules that judge the course
+                # (Coastal pivots) get it now and on a resumed game.
+                **({"via": [_pose_json(p) for p in event.path]} if event.path else {}),
             },
         )
         events.append(move)
         self._place(event.piece, _pose(event.from_pose), event.from_pose.uncertainty)
-        judgement = self.flow.judge(
-            self.scene, SettledMove(event.piece, *map(_pose, (event.from_pose, event.to_pose)))
+        settled = SettledMove(
+            event.piece,
+            _pose(event.from_pose),
+            _pose(event.to_pose),
+            tuple(_pose(p) for p in event.path),
         )
+        judgement = self.flow.judge(self.scene, settled)
         for verdict in judgement.verdicts:
             events.append(self._verdict(verdict, about=move.seq))
         if judgement.notes:

@@ -385,6 +385,7 @@ from referee.rules.paper_tigers import PaperTigers  # noqa: E402  (registers its
 from referee.rules.papercraft import Papercraft  # noqa: E402
 from referee.rules.plastic_skirmish import PlasticSkirmish  # noqa: E402
 from referee.rules.pz8 import Pz8SciFi, Pz8WW2, Pz8Y1950, Pz8Y1975  # noqa: E402
+from referee.rules.pz8_coastal import Pz8Coastal  # noqa: E402
 from referee.rules.pz8_colonial import Pz8Colonial  # noqa: E402
 
 __all__ = [
@@ -393,6 +394,7 @@ __all__ = [
     "Papercraft",
     "PieceField",
     "PlasticSkirmish",
+    "Pz8Coastal",
     "Pz8Colonial",
     "Pz8SciFi",
     "Pz8WW2",

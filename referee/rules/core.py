@@ -728,6 +728,7 @@ class TableRuleset(Ruleset):
         if "to" not in query:
             raise QueryError(".to", "missing field (the pose moved to)")
         end = pose_arg(query["to"], ".to", start)
+        path_arg(query, start)  # validated for every system; those that judge a path use it
         allowance = query.get("allowance")
         if allowance is not None and (
             isinstance(allowance, bool)
@@ -1360,6 +1361,28 @@ def pose_arg(raw: Any, path: str, default: Pose) -> Pose:
         number_arg(raw["y"], f"{path}.y"),
         number_arg(heading, f"{path}.heading") % 360.0,
     )
+
+
+MAX_VIA = 10_000
+"""Most intermediate poses a move's ``via`` may list."""
+
+
+def path_arg(query: Mapping[str, Any], start: Pose) -> tuple[Pose, ...]:
+    """The move's ``via``: intermediate poses between ``from`` and ``to``, in order (the
+    tracked path). Absent: no path. Each pose's heading defaults to the one before it."""
+    raw = query.get("via")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or len(raw) > MAX_VIA:
+        raise QueryError(
+            ".via",
+            f"must be a list of at most {MAX_VIA} poses like "
+            f'[{{"x": 10, "y": 4, "heading": 90}}], got {str(raw)[:60]}',
+        )
+    out: list[Pose] = []
+    for k, item in enumerate(raw):
+        out.append(pose_arg(item, f".via[{k}]", out[-1] if out else start))
+    return tuple(out)
 
 
 def from_edge(points: np.ndarray, edge: str, scene: Scene) -> np.ndarray:

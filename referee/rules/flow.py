@@ -36,6 +36,8 @@ class SettledMove:
     piece: str
     start: Pose
     end: Pose
+    via: tuple[Pose, ...] = ()
+    """The tracked path between the two rests (thinned), start and end excluded."""
 
 
 @dataclass(frozen=True)
@@ -95,12 +97,15 @@ class GameFlow:
         return Judgement((self.answer(scene, self.move_query(move)),))
 
     def move_query(self, move: SettledMove) -> dict[str, Any]:
-        return {
+        query: dict[str, Any] = {
             "ask": "move",
             "piece": move.piece,
             "from": pose_json(move.start),
             "to": pose_json(move.end),
         }
+        if move.via:
+            query["via"] = [pose_json(p) for p in move.via]
+        return query
 
     def answer(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """The ruleset's answer; a question it cannot ask is a doubtful verdict saying why."""

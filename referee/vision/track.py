@@ -59,6 +59,10 @@ class TrackerSettings:
     """Running mean over at most this many samples, so a slow drift is still followed."""
     mismatch_frames: int = 30
     """After this many frames with tags seen but none of the roster's: a roster error."""
+    path_step: float = 0.25
+    """A moving piece's path keeps a pose once it is this many inches from the last kept..."""
+    path_turn: float = 5.0
+    """...or turned this many degrees (so a pivot on the spot is kept too)."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,9 @@ class MoveEvent:
     """When it came to rest at the new pose (first frame of the stable run)."""
     start_frame: int
     end_frame: int
+    path: tuple[PiecePose, ...] = ()
+    """Poses seen on the way, thinned (``path_step``, ``path_turn``): the tracked path
+    between the two rests, start and end excluded (empty when carried out of sight)."""
 
     @property
     def duration(self) -> float:
@@ -102,6 +109,7 @@ class MoveEvent:
             "duration": round(self.duration, 4),
             "start_frame": self.start_frame,
             "end_frame": self.end_frame,
+            **({"via": [_pose_json(p) for p in self.path]} if self.path else {}),
         }
 
 
@@ -189,6 +197,8 @@ class _Track:
     last_t: float = -math.inf
     left_t: float = 0.0
     left_frame: int = 0
+    path: tuple[PiecePose, ...] = ()
+    """Poses seen while moving, thinned as they come."""
 
 
 def _angle_diff(a: float, b: float) -> float:
@@ -207,6 +217,10 @@ def _mean_pose(poses: Sequence[PiecePose]) -> PiecePose:
     return replace(
         poses[-1], x=x, y=y, heading=math.degrees(math.atan2(s, c)) % 360.0, uncertainty=u
     )
+
+
+MAX_PATH = 1000
+"""Most poses a path keeps; a longer one keeps every other pose (still the whole way)."""
 
 
 def _close(a: PiecePose, b: PiecePose, distance: float, turn: float) -> bool:
@@ -360,10 +374,11 @@ class Tracker:
                 )
         track = replace(track, last=obs, last_t=t)
 
-        if track.state in ("settled", "hidden") and track.settled is not None:
-            if _close(obs, track.settled, s.lift_threshold, s.lift_turn):
+        rested = track.settled
+        if track.state in ("settled", "hidden") and rested is not None:
+            if _close(obs, rested, s.lift_threshold, s.lift_turn):
                 n = min(track.samples + 1, s.window)
-                settled = track.settled
+                settled = rested
                 heading = settled.heading + _angle_diff(obs.heading, settled.heading) / n
                 mean = replace(
                     settled,
@@ -376,11 +391,18 @@ class Tracker:
             if track.state == "settled":
                 track = replace(track, left_t=t, left_frame=frame)
             track = replace(
-                track, state="moving", window=(obs,), window_t=(t,), window_frames=(frame,)
+                track,
+                state="moving",
+                window=(obs,),
+                window_t=(t,),
+                window_frames=(frame,),
+                path=self._grow_path((), obs, rested),
             )
             return track, None
 
         # new or moving: grow the stable window, or restart it at this observation.
+        if track.state == "moving" and track.settled is not None:
+            track = replace(track, path=self._grow_path(track.path, obs, track.settled))
         window = track.window
         if window and _close(obs, _mean_pose(window), s.stable_tolerance, s.stable_turn):
             track = replace(
@@ -397,7 +419,9 @@ class Tracker:
             return track, None
 
         rest = _mean_pose(track.window)
-        settled_track = replace(track, state="settled", settled=rest, samples=len(track.window))
+        settled_track = replace(
+            track, state="settled", settled=rest, samples=len(track.window), path=()
+        )
         previous = track.settled
         if previous is None:
             return settled_track, None
@@ -419,5 +443,26 @@ class Tracker:
             end_t=track.window_t[0],
             start_frame=track.left_frame,
             end_frame=track.window_frames[0],
+            path=self._end_path(track.path, rest),
         )
         return settled_track, event
+
+    def _apart(self, a: PiecePose, b: PiecePose) -> bool:
+        return not _close(a, b, self.settings.path_step, self.settings.path_turn)
+
+    def _grow_path(
+        self, path: tuple[PiecePose, ...], obs: PiecePose, start: PiecePose
+    ) -> tuple[PiecePose, ...]:
+        """``path`` plus ``obs`` when it is a step or a turn away from the last pose kept
+        (the start pose before any): a few poses per inch, not one per frame."""
+        if not self._apart(obs, path[-1] if path else start):
+            return path
+        path = (*path, replace(obs, seen=True))
+        return path[::2] if len(path) > MAX_PATH else path
+
+    def _end_path(self, path: tuple[PiecePose, ...], rest: PiecePose) -> tuple[PiecePose, ...]:
+        """The path without its tail at the resting pose (the settling frames)."""
+        out = list(path)
+        while out and not self._apart(out[-1], rest):
+            out.pop()
+        return tuple(out)

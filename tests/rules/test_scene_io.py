@@ -229,6 +229,7 @@ GEOMETRIC = {
     *("air_defence", "opfire", "groups", "exact_target", "repeat_fire", "cover", "rear_armor"),
     *("hull_down", "snipers", "templates", "load", "unload"),
     *("charge", "cohesion", "blast", "canister", "recoil", "snipe", "replace"),
+    *("arc", "torpedo", "spot", "speed"),
 }
 POSE_KEYS = ("to", "from", "at")
 """Query keys that may hold a pose or point on the table (``at``: a shell's impact)."""
@@ -261,6 +262,10 @@ def test_every_system_is_blind_to_moving_the_whole_table(
             k: (_moved_pose(v, dx, dy, turn) if k in POSE_KEYS and isinstance(v, dict) else v)
             for k, v in q.items()
         }
+        if isinstance(q.get("via"), list):  # a move's tracked path turns with the table
+            mq["via"] = [_moved_pose(v, dx, dy, turn) for v in q["via"]]
+        if isinstance(q.get("course"), (int, float)):  # a torpedo's course too
+            mq["course"] = q["course"] + turn
         a, b = rules.answer(scene, q), rules.answer(moved, mq)
         assert (a.ok, a.los, a.chains) == (b.ok, b.los, b.chains), (q, a.summary, b.summary)
         if a.distance is not None:
