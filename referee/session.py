@@ -290,6 +290,8 @@ class Session:
             if event.type == "move":
                 self._replay_move(game, event)
             elif event.type == "declare" and isinstance(event.data.get("declare"), Mapping):
+                # On the table as it stood then, like a move: a declaration may be judged.
+                self._place_resting(game, event.frame)
                 self.flow.declare(self.scene, event.data["declare"])
             elif event.type == "edit" and event.data.get("edit") == "roster":
                 self.roster = apply_roster_edit(self.roster, event.data)
@@ -324,13 +326,19 @@ class Session:
             self._frame_offset = game.last_frame + 1
             self._t_offset = game.last_t + 1.0 / 30.0
 
+    def _place_resting(self, game: GameInfo, frame: int | None) -> None:
+        """Place every piece where it rested at ``frame`` (from the log)."""
+        if frame is None or self.log is None:
+            return
+        for pid, p in self.log.positions_at(game, frame, resting=True).items():
+            self._place(pid, Pose(p.x, p.y, p.heading), p.uncertainty)
+
     def _replay_move(self, game: GameInfo, event: GameEvent) -> None:
         """Feed a logged move to the flow again, on the positions of the moment before it."""
         assert self.log is not None
         piece = str(event.data.get("piece"))
         if event.frame is not None:
-            for pid, p in self.log.positions_at(game, event.frame - 1, resting=True).items():
-                self._place(pid, Pose(p.x, p.y, p.heading), p.uncertainty)
+            self._place_resting(game, event.frame - 1)
         start, end = event.data.get("from"), event.data.get("to")
         if not isinstance(start, Mapping) or not isinstance(end, Mapping):
             return

@@ -26,9 +26,9 @@ from referee.session import Session, scene_at
 from referee.store import GameLog
 from referee.tags.detect import Detections
 from referee.vision.pipeline import FrameResult
-from referee.vision.pose import PiecePose
+from referee.vision.pose import FramePoses, PiecePose
 from referee.vision.sources import Frame
-from referee.vision.track import FlagEvent, MoveEvent, TrackedPiece, TrackerState
+from referee.vision.track import FlagEvent, MoveEvent, TrackedPiece, Tracker, TrackerState
 
 ROSTER = Roster(
     "DICT_4X4_100",
@@ -483,3 +483,96 @@ def test_a_video_shorter_than_its_header_is_warned_about(tmp_path, capsys):
     session, _ = start(tmp_path)
     assert drive(session, Truncated(), progress=False) == 40
     assert "ended after 40 of the 100 frames" in capsys.readouterr().err
+
+
+# -- the tracked path reaches the rules (Pz8 Coastal pivots) ---------------------------------
+
+COAST = Roster(
+    "DICT_4X4_100",
+    (
+        RosterEntry(1, "mtb", "uk", "vosper mtb", (0.25, 1.0)),
+        RosterEntry(2, "cv", "uk", "flower corvette", (0.4, 1.6)),
+    ),
+)
+
+
+class TrackingPipeline(ScriptedPipeline):
+    """The real tracker on scripted poses (no pictures): rests, paths and moves as live."""
+
+    def __init__(self, script):
+        super().__init__(script)
+        self.roster = COAST
+        self.tracker = Tracker(COAST)
+
+    def reset(self):
+        self.tracker.reset()
+
+    def process(self, frame):
+        poses = tuple(
+            PiecePose(pid, COAST.by_id(pid).tag, *p, 0.01)
+            for pid, p in self.script(frame.index)[0].items()
+            if p is not None
+        )
+        state = self.tracker.update(frame.index, frame.t, FramePoses(poses, Detections.empty(), ()))
+        return FrameResult(frame.index, frame.t, Detections.empty(), state, state.events, PROFILE)
+
+
+def pivot_then_slide(i):
+    """mtb rests, pivots 90 deg on the spot, slides 3in on and rests; cv never moves."""
+    where = {"cv": (30.0, 20.0, 0.0)}
+    if i < 20:
+        where["mtb"] = (10.0, 10.0, 0.0)
+    elif i < 38:
+        where["mtb"] = (10.0, 10.0, 5.0 * (i - 19))
+    elif i < 98:
+        where["mtb"] = (10.0, 10.0 + 0.05 * (i - 37), 90.0)
+    else:
+        where["mtb"] = (10.0, 13.0, 90.0)
+    return where, []
+
+
+def coastal_session(tmp_path, game="c"):
+    scene = Scene(
+        "pz8-coastal",
+        Table(48, 36),
+        tuple(Piece(e.id, e.side, e.kind, 1, 1, 0, e.base) for e in COAST),
+    )
+    log = GameLog(tmp_path / "games.sqlite")
+    session = Session.start(TrackingPipeline(pivot_then_slide), scene, log=log, game=game)
+    return session, log
+
+
+def test_the_tracked_path_is_logged_and_judged_pivot_by_pivot(tmp_path):
+    session, log = coastal_session(tmp_path)
+    rulings = [r for u in session.run(frames(130)) for r in u.rulings]
+    (ruling,) = rulings
+    (verdict,) = ruling.verdicts
+    # Start and end alone look like a 3in run then a 90 deg turn (legal for an MTB);
+    # the path shows the 90 deg pivot on the spot before any movement.
+    assert verdict.ok is False
+    assert verdict.details["path"] == "tracked"
+    assert any("after 0.00in: over" in r for r in verdict.reasons), verdict.reasons
+    assert verdict.distance == pytest.approx(3.0, abs=0.02)
+    move = next(e for e in log.events(session.game) if e.type == "move")
+    via = move.data["via"]
+    assert 10 <= len(via) <= 30 and set(via[0]) == {"x", "y", "heading"}
+    ends = {"from": move.data["from"], "to": move.data["to"]}
+    bare = session.ruleset.answer(session.scene, {"ask": "move", "piece": "mtb", **ends})
+    assert bare.ok is True and "no tracked path" in " ".join(bare.reasons)
+    session.close()
+
+
+def test_a_declared_speed_holds_for_the_next_move_and_a_resumed_game_replays_the_path(tmp_path):
+    session, log = coastal_session(tmp_path)
+    list(session.run(frames(20)))
+    update = session.declare({"ask": "speed", "piece": "mtb", "speed": 4})
+    assert update.verdicts[0].ok is True
+    refused = session.declare({"ask": "speed", "piece": "cv", "speed": 4})
+    assert refused.verdicts[0].ok is False  # a Flower corvette tops out at 3in
+    (ruling,) = [r for u in session.run(frames(110, start=20)) for r in u.rulings]
+    assert any("shorter than the speed 4in" in r for r in ruling.verdicts[0].reasons)
+    session.close()
+    # Resumed: the logged path and the declared speed are fed to the flow again.
+    again = Session.start(TrackingPipeline(pivot_then_slide), log=log, game="c")
+    assert again.resumed and again.flow._speeds == {"mtb": 4}
+    again.close()

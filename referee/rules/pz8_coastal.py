@@ -340,11 +340,12 @@ class Pz8Coastal(TableRuleset):
         arc: float = 90.0
         """Width of each gun arc, degrees: +/-45 forward, aft, port or starboard (6)."""
         pivot: float = 45.0
-        """Degrees a vessel may pivot... (4)"""
+        """Degrees a vessel may pivot for every ``pivot_run_fast`` or ``pivot_run`` inches of
+        straight movement (4)."""
         pivot_run_fast: float = 1.0
-        """...for every this many inches of straight movement: MTB, S-boot, PT and MAS (4)..."""
+        """Inches of straight movement per pivot for MTB, S-boot, PT and MAS (4)."""
         pivot_run: float = 2.0
-        """...and for every this many inches, other vessels (4)."""
+        """Inches of straight movement per pivot for every other vessel (4)."""
         turn_noise: float = 3.0
         """Heading changes up to this many degrees between two poses of a path are steering
         noise, not a pivot (the text has no small print for hand-moved models)."""
@@ -934,8 +935,7 @@ class Pz8Coastal(TableRuleset):
             "speed",
             ok,
             tuple(reasons),
-            limit=top,
-            details={"speed": speed, "max_speed": top, "change_limit": step},
+            details={"speed": speed, "top_speed": top, "change_limit": step},
             summary=f"speed {piece.id}: {speed}, {'ok' if ok else 'not allowed'}",
         )
 
@@ -1103,7 +1103,7 @@ class CoastalFlow(GameFlow):
         last = self._speeds.get(piece)
         asked = {**query, "last": last} if last is not None and "last" not in query else query
         verdict = self.answer(scene, asked)
-        if verdict.ok is not False and isinstance(speed, int):
+        if verdict.ok is True and isinstance(speed, int):
             self._speeds[piece] = speed
             return Declared(True, verdict, (f"{piece} moves {speed}in this turn",))
         return Declared(False, verdict)

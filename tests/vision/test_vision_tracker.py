@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -174,3 +175,34 @@ def test_tracks_line_matches_the_design_contract():
     (piece,) = line["pieces"]
     assert {"id", "tag", "x", "y", "heading", "seen"} <= set(piece)
     assert piece["id"] == "t34" and piece["tag"] == 1 and piece["state"] == "settled"
+
+
+def test_a_move_carries_its_path_thinned_to_steps_and_turns():
+    """A piece pivoted on the spot and slid on: the move event keeps the poses on the way,
+    at least 0.25in or 5 degrees apart, without the resting frames at either end."""
+    tracker = Tracker(ROSTER)
+    script = still(20, pose("t34", 10, 10, 0))
+    script += [[pose("t34", 10, 10, 3 * i)] for i in range(1, 31)]  # 90 deg on the spot
+    script += [[pose("t34", 10, 10 + 0.05 * i, 90)] for i in range(1, 61)]  # 3in on
+    script += still(20, pose("t34", 10, 13, 90))
+    _, events = play(tracker, script)
+    (move,) = events
+    assert isinstance(move, MoveEvent)
+    path = move.path
+    assert 20 <= len(path) <= 40  # 90 frames seen on the way, a pose per step or turn kept
+    steps = [move.from_pose, *path, move.to_pose]
+    for a, b in itertools.pairwise(steps):
+        turn = abs((b.heading - a.heading + 180) % 360 - 180)
+        assert math.hypot(b.x - a.x, b.y - a.y) > 0.25 - 1e-9 or turn > 5 - 1e-9
+    # The pivot is on the path: a pose at the start point turned most of the way round.
+    assert any(math.hypot(p.x - 10, p.y - 10) < 1e-9 and p.heading > 80 for p in path)
+    assert path[-1].y < 13 - 0.25 + 1e-9
+    assert move.to_json()["via"][0] == {"x": 10.0, "y": 10.0, "heading": 6.0, "uncertainty": 0.01}
+
+
+def test_a_piece_carried_out_of_sight_has_no_path():
+    tracker = Tracker(ROSTER)
+    script = still(20, pose("t34", 10, 10, 0)) + still(10) + still(20, pose("t34", 14, 10, 0))
+    _, events = play(tracker, script)
+    (move,) = events
+    assert move.path == () and "via" not in move.to_json()
