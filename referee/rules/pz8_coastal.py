@@ -33,6 +33,7 @@ the run), ``spot`` (``from``, ``to``, ``roll``: the visibility D3) and
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import re
@@ -437,7 +438,12 @@ class Pz8Coastal(TableRuleset):
     # -- hooks ----------------------------------------------------------------------------
 
     def fire_range(self, piece: Piece) -> float | None:
-        guns = [WEAPONS[m.weapon].range for m in self.mounts(piece)]
+        """The longest gun's range (what the dashboard draws); torpedoes run from 3in ahead."""
+        guns = [
+            WEAPONS[m.weapon].range
+            for m in self.mounts(piece)
+            if WEAPONS[m.weapon].kind != "torpedo"
+        ]
         return max(guns) * self.k if guns else 0.0
 
     def move_allowance(self, piece: Piece) -> float | None:
@@ -476,7 +482,9 @@ class Pz8Coastal(TableRuleset):
         off, spread, inside = self.arcs_of(firer, target)
         sure = [ARCS[k][0] for k, v in inside.items() if v]
         maybe = [ARCS[k][0] for k, v in inside.items() if v is None]
-        side = "starboard" if off > 0 else "port" if off < 0 else "dead ahead"
+        side = "starboard" if 0 < off < 180 else "port" if -180 < off < 0 else "dead ahead"
+        if abs(off) == 180:
+            side = "dead astern"
         plus = f" (+/-{spread:.2f} deg)" if spread else ""
         reasons = [f"{target.id} is {abs(off):.1f} deg off {firer.id}'s bow{plus}, {side}"]
         if maybe:
@@ -952,6 +960,8 @@ class Pz8Coastal(TableRuleset):
             raise QueryError(".to", "missing field (the pose moved to)")
         end = pose_arg(query["to"], ".to", start)
         via = path_arg(query, start)
+        if "allowance" in query:
+            raise QueryError(".allowance", 'a vessel moves its speed die: give "speed" (0-6)')
         speed = _die(query.get("speed", self.field(piece, "speed")), ".speed")
         doubt = number_arg(query.get("uncertainty", 2 * piece.uncertainty), ".uncertainty")
         if doubt < 0:
@@ -1004,8 +1014,18 @@ class Pz8Coastal(TableRuleset):
         reasons += turn_reasons
         details["turns"] = turn_rows
         terrain_oks: list[bool | None] = []
+        # Only terrain near the whole path can matter to any of its steps.
+        pts = np.array([p.xy for p in poses])
+        reach = max(piece.base) + doubt + 1e-6
+        lo, hi = pts.min(axis=0) - reach, pts.max(axis=0) + reach
+        near = tuple(
+            t
+            for t in scene.terrain
+            if np.all(t.outline().min(axis=0) <= hi) and np.all(t.outline().max(axis=0) >= lo)
+        )
+        nearby = dataclasses.replace(scene, terrain=near)
         for a, b in itertools.pairwise(poses):
-            ok_t, why, _ = self.move_terrain(scene, piece, a, b, doubt / 2)
+            ok_t, why, _ = self.move_terrain(nearby, piece, a, b, doubt / 2)
             terrain_oks.append(ok_t)
             reasons += [r for r in why if r not in reasons]
         oks.append(worst(terrain_oks))

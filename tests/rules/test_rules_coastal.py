@@ -213,6 +213,11 @@ def test_bad_piece_fields_name_their_json_path(fields: dict[str, Any], message: 
         ({"ask": "move", "piece": "m", "to": {"x": 1, "y": 1}, "via": {"x": 1}}, ".via", "list"),
         ({"ask": "move", "piece": "m", "to": {"x": 1, "y": 1}, "speed": 7}, ".speed", "0-6"),
         (
+            {"ask": "move", "piece": "m", "to": {"x": 1, "y": 1}, "allowance": 4},
+            ".allowance",
+            "speed",
+        ),
+        (
             {"ask": "range", "from": "m", "to": "t", "weapon": "4in"},
             ".weapon",
             "carries no 4in gun",
