@@ -793,7 +793,7 @@ class Pz8Coastal(TableRuleset):
                     oks.append(False if got else None)
                     reasons.append(f"the run {'crosses' if got else 'may cross'} {p.id} first")
             for t in scene.terrain:
-                if t.kind in LAND:
+                if t.kind in s.impassable:
                     meet = segment_polygon(list(a), list(stop), t.outline())
                     if meet.contact == "crosses" and meet.depth > doubt:
                         oks.append(False)

@@ -195,7 +195,8 @@ def test_all_pairs_visibility_agrees_on_random_tables(seed: int) -> None:
 
 
 @pytest.mark.parametrize(
-    "system", ["paper-tigers", "pz8-ww2", "plastic-skirmish", "pz8-scifi", "pz8-colonial"]
+    "system",
+    ["paper-tigers", "pz8-ww2", "plastic-skirmish", "pz8-scifi", "pz8-colonial", "pz8-coastal"],
 )
 def test_crowded_table_all_pairs_agree_with_single_questions(system: str) -> None:
     """`visibility` looks up only the lines near each outline and first settles those that
@@ -220,6 +221,7 @@ def test_crowded_table_all_pairs_agree_with_single_questions(system: str) -> Non
         "paper-tigers": ("tank", "infantry"),
         "plastic-skirmish": ("tank", "rifle guy"),
         "pz8-colonial": ("foot", "mounted"),
+        "pz8-coastal": ("vosper mtb", "trawler"),
     }
     pieces = tuple(
         Piece(
