@@ -1,0 +1,385 @@
+"""Grids laid over the table: hexes, squares and zones, as immutable values.
+
+Some games count in cells, not inches: a hex mat, a squared board, a sea cut
+into zones. A :class:`Grid` is laid out in the table frame from the corner of
+the mat (``x``, ``y``, inches) turned by ``rotation`` degrees; it maps a
+tracked position to its cell, lists the cells a position's doubt circle
+reaches (more than one: too close to call), counts cells between cells, and
+gives every cell's outline in table inches (for the dashboard map).
+
+Boundary behaviour: a point exactly on a border (within 1e-9 inch) lies in
+every cell it touches, so its cell is too close to call even without doubt;
+a heading exactly half way between two hex sides faces both.
+
+>>> g = HexGrid(size=1.5)
+>>> g.cell_at(0.75, 0.866)
+(0, 0)
+>>> g.distance((0, 0), (3, -1)), g.distance((3, -1), (0, 0))
+(3, 3)
+>>> g.place(1.5, 0.866, 0.0).cells     # on the border between two hexes
+((0, 0), (1, 0))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from referee.geometry import boundary_distance, point_in_polygon
+
+Cell = tuple[int, int]
+"""Hexes: axial ``(q, r)``; squares: ``(column, row)``; zones: ``(zone index, 0)``."""
+
+EPS = 1e-9
+SQRT3 = math.sqrt(3.0)
+HEX_STEPS: tuple[Cell, ...] = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
+"""Axial step to the neighbour across hex side ``k`` (side ``k`` faces ``rotation + 60k`` deg)."""
+DIAGONALS = ("none", "free", "alternate")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a position falls on a grid."""
+
+    cell: Cell
+    """The cell holding the point itself."""
+    cells: tuple[Cell, ...]
+    """Every cell the doubt circle reaches, ``cell`` first (one: certain)."""
+    margin: float
+    """Inches from the point to its cell's border (0 on it)."""
+
+    @property
+    def certain(self) -> bool:
+        return len(self.cells) == 1
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The frame shared by every grid: the mat's corner and turn in the table frame."""
+
+    size: float = 1.0
+    """Inches: hex across the flats, square side, zone depth."""
+    x: float = 0.0
+    """Table x of the mat's corner, inches."""
+    y: float = 0.0
+    """Table y of the mat's corner, inches."""
+    rotation: float = 0.0
+    """Degrees the mat is turned (its local x axis in the table frame)."""
+
+    kind = "grid"
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.size) and self.size > 0):
+            raise ValueError(f"grid cell size must be a positive number, got {self.size!r}")
+
+    # -- frames -----------------------------------------------------------------------------
+
+    def _rot(self) -> tuple[float, float]:
+        a = math.radians(self.rotation)
+        return math.cos(a), math.sin(a)
+
+    def to_local(self, points: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Table inches ``(n, 2)`` -> the mat's own frame."""
+        c, s = self._rot()
+        d = np.asarray(points, float).reshape(-1, 2) - (self.x, self.y)
+        return np.stack([d[:, 0] * c + d[:, 1] * s, -d[:, 0] * s + d[:, 1] * c], axis=1)
+
+    def to_table(self, points: NDArray[np.float64]) -> NDArray[np.float64]:
+        c, s = self._rot()
+        p = np.asarray(points, float).reshape(-1, 2)
+        turned = np.stack([p[:, 0] * c - p[:, 1] * s, p[:, 0] * s + p[:, 1] * c], axis=1)
+        return turned + np.array([self.x, self.y])
+
+    # -- what a grid defines -----------------------------------------------------------------
+
+    def cells_at(self, points: NDArray[np.float64]) -> NDArray[np.int64]:
+        """The cell of each point ``(n, 2)`` (table inches) as ``(n, 2)`` integers."""
+        return self._local_cells(self.to_local(points))
+
+    def _local_cells(self, local: NDArray[np.float64]) -> NDArray[np.int64]:
+        raise NotImplementedError
+
+    def _local_outline(self, cell: Cell) -> NDArray[np.float64]:
+        raise NotImplementedError
+
+    def _local_centre(self, cell: Cell) -> tuple[float, float]:
+        raise NotImplementedError
+
+    def distance(self, a: Cell, b: Cell) -> int:
+        """Cells from ``a`` to ``b`` (0 for the same cell)."""
+        raise NotImplementedError
+
+    def distances(self, a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.int64]:
+        """:meth:`distance` for arrays of cells ``(..., 2)``, broadcast."""
+        raise NotImplementedError
+
+    def _around(self, cell: Cell, reach: int) -> Iterable[Cell]:
+        """Cells within ``reach`` steps of ``cell`` (a superset is fine)."""
+        q, r = cell
+        for dq in range(-reach, reach + 1):
+            for dr in range(-reach, reach + 1):
+                yield (q + dq, r + dr)
+
+    def label(self, cell: Cell) -> str:
+        return f"{cell[0]},{cell[1]}"
+
+    def cover(self, width: float, depth: float) -> list[Cell]:
+        """The cells whose centre lies on a ``width`` x ``depth`` table (inclusive)."""
+        corners = self.to_local(np.array([[0, 0], [width, 0], [width, depth], [0, depth]], float))
+        lo, hi = corners.min(axis=0), corners.max(axis=0)
+        span = math.ceil(float(np.max(hi - lo)) / self.size) + 2
+        seed = self._local_cells(((lo + hi) / 2)[None])[0]
+        found = []
+        for cell in self._around((int(seed[0]), int(seed[1])), span):
+            cx, cy = self.centre(cell)
+            if -EPS <= cx <= width + EPS and -EPS <= cy <= depth + EPS:
+                found.append(cell)
+        return sorted(found)
+
+    # -- built on those ------------------------------------------------------------------------
+
+    def cell_at(self, x: float, y: float) -> Cell:
+        q, r = self.cells_at(np.array([[x, y]], float))[0]
+        return (int(q), int(r))
+
+    def centre(self, cell: Cell) -> tuple[float, float]:
+        """The cell's centre in table inches."""
+        p = self.to_table(np.array([self._local_centre(cell)], float))[0]
+        return (float(p[0]), float(p[1]))
+
+    def outline(self, cell: Cell) -> NDArray[np.float64]:
+        """The cell's corners in table inches, in order."""
+        return self.to_table(self._local_outline(cell))
+
+    def place(self, x: float, y: float, doubt: float = 0.0) -> Placement:
+        """The cell of table point ``(x, y)`` and every cell within ``doubt`` inches of it
+        (a point on a border touches both cells: too close to call)."""
+        cell = self.cell_at(x, y)
+        local = self.to_local(np.array([[x, y]], float))[0]
+        margin = boundary_distance(local, self._local_outline(cell))
+        reach = math.ceil((doubt + EPS) / self.size) + 1
+        near = [cell]
+        for other in self._around(cell, reach):
+            if other == cell:
+                continue
+            poly = self._local_outline(other)
+            d = 0.0 if point_in_polygon(local, poly) else boundary_distance(local, poly)
+            if d <= doubt + EPS:
+                near.append(other)
+        return Placement(cell, (cell, *sorted(near[1:])), margin)
+
+
+@dataclass(frozen=True)
+class HexGrid(Grid):
+    """Hexes ``size`` inches across the flats. Side ``k`` of every hex faces ``rotation +
+    60k`` degrees (rotation 0: rows of hexes along the table's x axis, pointed tops);
+    hex ``(0, 0)`` is the whole hex in the mat's corner, ``q`` counts along side 0 and
+    ``r`` along side 1."""
+
+    size: float = 1.5
+    kind = "hex"
+
+    @property
+    def radius(self) -> float:
+        """Centre to corner, inches."""
+        return self.size / SQRT3
+
+    def _local_centre(self, cell: Cell) -> tuple[float, float]:
+        q, r = cell
+        s = self.size
+        return (s / 2 + s * (q + r / 2), self.radius + s * SQRT3 / 2 * r)
+
+    def _local_outline(self, cell: Cell) -> NDArray[np.float64]:
+        cx, cy = self._local_centre(cell)
+        a = np.radians(30.0 + 60.0 * np.arange(6))
+        return np.stack([cx + self.radius * np.cos(a), cy + self.radius * np.sin(a)], axis=1)
+
+    def _local_cells(self, local: NDArray[np.float64]) -> NDArray[np.int64]:
+        s = self.size
+        r = (local[:, 1] - self.radius) / (s * SQRT3 / 2)
+        q = (local[:, 0] - s / 2) / s - r / 2
+        return cube_round(q, r)
+
+    def distance(self, a: Cell, b: Cell) -> int:
+        dq, dr = b[0] - a[0], b[1] - a[1]
+        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+    def distances(self, a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.int64]:
+        d = np.asarray(b) - np.asarray(a)
+        out: NDArray[np.int64] = (
+            np.abs(d[..., 0]) + np.abs(d[..., 1]) + np.abs(d[..., 0] + d[..., 1])
+        ) // 2
+        return out
+
+    def _around(self, cell: Cell, reach: int) -> Iterable[Cell]:
+        q, r = cell
+        for dq in range(-reach, reach + 1):
+            for dr in range(max(-reach, -dq - reach), min(reach, -dq + reach) + 1):
+                yield (q + dq, r + dr)
+
+    def neighbour(self, cell: Cell, side: int) -> Cell:
+        dq, dr = HEX_STEPS[side % 6]
+        return (cell[0] + dq, cell[1] + dr)
+
+    def sides(self, heading: float, doubt: float = 0.0) -> tuple[int, ...]:
+        """The hex side(s) a heading (table degrees) faces: the nearest first, then any
+        other within ``doubt`` degrees of as near (exactly half way: both)."""
+        local = (heading - self.rotation) % 360.0
+        best = round(local / 60.0) % 6
+        out = [best]
+        for k in range(6):
+            off = abs((local - 60.0 * k + 180.0) % 360.0 - 180.0)
+            if k != best and off <= 30.0 + doubt + 1e-9:
+                out.append(k)
+        return tuple(out)
+
+    def side_heading(self, side: int) -> float:
+        """The table heading, degrees, of hex side ``side``."""
+        return (self.rotation + 60.0 * side) % 360.0
+
+    def ahead(self, a: Cell, side: int, b: Cell) -> int | None:
+        """How many hexes ``b`` lies straight ahead of ``a`` along side ``side`` (the
+        row of hexes through that side), or None when it is not on that row."""
+        dq, dr = b[0] - a[0], b[1] - a[1]
+        sq, sr = HEX_STEPS[side % 6]
+        n = self.distance(a, b)
+        if n > 0 and (dq, dr) == (n * sq, n * sr):
+            return n
+        return None
+
+    def bearing(self, a: Cell, b: Cell) -> float:
+        """Degrees from side 0 of the mat to the line from centre ``a`` to centre ``b``."""
+        (ax, ay), (bx, by) = self._local_centre(a), self._local_centre(b)
+        return math.degrees(math.atan2(by - ay, bx - ax)) % 360.0
+
+    def in_arc(self, a: Cell, side: int, b: Cell, width: float) -> bool:
+        """Whether hex ``b``'s centre is within ``width / 2`` degrees either side of side
+        ``side`` seen from ``a``'s centre (on the arc's edge counts; ``a`` itself not)."""
+        if a == b:
+            return False
+        off = abs((self.bearing(a, b) - 60.0 * side + 180.0) % 360.0 - 180.0)
+        return off <= width / 2 + 1e-6
+
+    def line(self, a: Cell, b: Cell) -> tuple[tuple[Cell, ...], tuple[Cell, ...]]:
+        """The hexes the straight line between two hex centres passes through, excluding
+        the ends, as two lists: nudged to one side and to the other. Where the line runs
+        along a border the two differ (the line is on the edge of those hexes)."""
+        n = self.distance(a, b)
+        if n <= 1:
+            return (), ()
+        t = np.arange(1, n) / n
+        out = []
+        for nudge in (1e-6, -1e-6):
+            q = a[0] + (b[0] - a[0]) * t + nudge
+            r = a[1] + (b[1] - a[1]) * t + nudge
+            cells = cube_round(q, r)
+            out.append(tuple((int(c[0]), int(c[1])) for c in cells))
+        return out[0], out[1]
+
+
+def cube_round(q: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Nearest hex ``(n, 2)`` to fractional axial coordinates."""
+    s = -q - r
+    rq, rr, rs = np.round(q), np.round(r), np.round(s)
+    dq, dr, ds = np.abs(rq - q), np.abs(rr - r), np.abs(rs - s)
+    fix_q = (dq > dr) & (dq > ds)
+    fix_r = ~fix_q & (dr > ds)
+    rq = np.where(fix_q, -rr - rs, rq)
+    rr = np.where(fix_r, -rq - rs, rr)
+    return np.stack([rq, rr], axis=1).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class SquareGrid(Grid):
+    """Squares ``size`` inches a side; square ``(0, 0)`` in the mat's corner. ``diagonal``
+    is how a diagonal step counts: ``none`` (not allowed: orthogonal steps only),
+    ``free`` (one step, like a king) or ``alternate`` (1, 2, 1, 2...)."""
+
+    diagonal: str = "none"
+    kind = "square"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.diagonal not in DIAGONALS:
+            raise ValueError(f"diagonal must be one of {', '.join(DIAGONALS)}")
+
+    def _local_centre(self, cell: Cell) -> tuple[float, float]:
+        return ((cell[0] + 0.5) * self.size, (cell[1] + 0.5) * self.size)
+
+    def _local_outline(self, cell: Cell) -> NDArray[np.float64]:
+        x0, y0 = cell[0] * self.size, cell[1] * self.size
+        s = self.size
+        return np.array([[x0, y0], [x0 + s, y0], [x0 + s, y0 + s], [x0, y0 + s]], float)
+
+    def _local_cells(self, local: NDArray[np.float64]) -> NDArray[np.int64]:
+        return np.floor(local / self.size).astype(np.int64)
+
+    def distance(self, a: Cell, b: Cell) -> int:
+        return int(self.distances(np.array(a), np.array(b)))
+
+    def distances(self, a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.int64]:
+        d = np.abs(np.asarray(b) - np.asarray(a))
+        lo, hi = np.minimum(d[..., 0], d[..., 1]), np.maximum(d[..., 0], d[..., 1])
+        if self.diagonal == "none":
+            return np.asarray(d[..., 0] + d[..., 1])
+        if self.diagonal == "free":
+            return np.asarray(hi)
+        return np.asarray(hi + lo // 2)
+
+
+@dataclass(frozen=True)
+class ZoneGrid(Grid):
+    """``count`` bands ``size`` inches deep along the mat's x axis, each ``across``
+    inches wide; zone ``(k, 0)`` is the ``k``-th from the mat's corner (0-based)."""
+
+    count: int = 8
+    across: float = 1.0
+    kind = "zone"
+
+    def _local_centre(self, cell: Cell) -> tuple[float, float]:
+        return ((cell[0] + 0.5) * self.size, self.across / 2)
+
+    def _local_outline(self, cell: Cell) -> NDArray[np.float64]:
+        x0, x1 = cell[0] * self.size, (cell[0] + 1) * self.size
+        w = self.across
+        return np.array([[x0, 0], [x1, 0], [x1, w], [x0, w]], float)
+
+    def _local_cells(self, local: NDArray[np.float64]) -> NDArray[np.int64]:
+        k = np.floor(local[:, 0] / self.size).astype(np.int64)
+        return np.stack([k, np.zeros_like(k)], axis=1)
+
+    def _around(self, cell: Cell, reach: int) -> Iterable[Cell]:
+        return ((cell[0] + d, 0) for d in range(-reach, reach + 1))
+
+    def distance(self, a: Cell, b: Cell) -> int:
+        return abs(b[0] - a[0])
+
+    def distances(self, a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.int64]:
+        return np.asarray(np.abs(np.asarray(b)[..., 0] - np.asarray(a)[..., 0]))
+
+    def label(self, cell: Cell) -> str:
+        return f"zone {cell[0] + 1}"
+
+    def cover(self, width: float, depth: float) -> list[Cell]:
+        return [(k, 0) for k in range(self.count)]
+
+
+def outlines(grid: Grid, width: float, depth: float) -> list[dict[str, object]]:
+    """Every cell on the table with its label and outline (table inches, 3 decimals)."""
+    return [
+        {
+            "cell": list(cell),
+            "label": grid.label(cell),
+            "outline": [[round(float(x), 3), round(float(y), 3)] for x, y in grid.outline(cell)],
+        }
+        for cell in grid.cover(width, depth)
+    ]
+
+
+def spread(values: Sequence[int], likely: int) -> int:
+    """How far the candidates' values reach from the likely one (a distance's doubt)."""
+    return max((abs(v - likely) for v in values), default=0)
