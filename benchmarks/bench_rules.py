@@ -34,6 +34,10 @@ SYSTEM_KINDS = {
     "papercraft": ("character", "large unit", "infantry"),
     "pz8-colonial": ("mounted", "foot", "artillery"),
     "pz8-coastal": ("vosper mtb", "flower corvette", "trawler"),
+    "pz8-naval": ("bismarck", "hood", "prinz eugen"),
+    "pz8-space": ("spaceship", "torpedo", "asteroid"),
+    "pz8-aerial": ("spitfire", "me 109", "ju 87 stuka"),
+    "pz8-aerial-1965": ("mig 21", "f4e phantom", "mirage iii"),
 }
 
 

@@ -158,19 +158,36 @@ class Grid:
     def place(self, x: float, y: float, doubt: float = 0.0) -> Placement:
         """The cell of table point ``(x, y)`` and every cell within ``doubt`` inches of it
         (a point on a border touches both cells: too close to call)."""
-        cell = self.cell_at(x, y)
-        local = self.to_local(np.array([[x, y]], float))[0]
-        margin = boundary_distance(local, self._local_outline(cell))
-        reach = math.ceil((doubt + EPS) / self.size) + 1
-        near = [cell]
-        for other in self._around(cell, reach):
-            if other == cell:
-                continue
-            poly = self._local_outline(other)
-            d = 0.0 if point_in_polygon(local, poly) else boundary_distance(local, poly)
-            if d <= doubt + EPS:
-                near.append(other)
-        return Placement(cell, (cell, *sorted(near[1:])), margin)
+        return self.place_many(np.array([[x, y]], float), np.array([doubt], float))[0]
+
+    def place_many(
+        self, points: NDArray[np.float64], doubts: NDArray[np.float64]
+    ) -> list[Placement]:
+        """:meth:`place` for every point ``(n, 2)`` with its doubt ``(n,)``; only points
+        within their doubt of a border look further than their own cell."""
+        local = self.to_local(points)
+        cells = self._local_cells(local)
+        margins = self._margins(local, cells)
+        out = []
+        for k, (q, r) in enumerate(cells.tolist()):
+            cell, margin, doubt = (q, r), float(margins[k]), float(doubts[k])
+            near = [cell]
+            if margin <= doubt + EPS:
+                reach = math.ceil((doubt + EPS) / self.size) + 1
+                for other in self._around(cell, reach):
+                    if other != cell and self._gap(local[k], other) <= doubt + EPS:
+                        near.append(other)
+            out.append(Placement(cell, (cell, *sorted(near[1:])), max(margin, 0.0)))
+        return out
+
+    def _margins(self, local: NDArray[np.float64], cells: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Inches from each point (mat frame) to the border of its cell."""
+        raise NotImplementedError
+
+    def _gap(self, local: NDArray[np.float64], cell: Cell) -> float:
+        """Inches from a point (mat frame) to ``cell`` (0 inside it)."""
+        poly = self._local_outline(cell)
+        return 0.0 if point_in_polygon(local, poly) else boundary_distance(tuple(local), poly)
 
 
 @dataclass(frozen=True)
@@ -197,6 +214,12 @@ class HexGrid(Grid):
         cx, cy = self._local_centre(cell)
         a = np.radians(30.0 + 60.0 * np.arange(6))
         return np.stack([cx + self.radius * np.cos(a), cy + self.radius * np.sin(a)], axis=1)
+
+    def _margins(self, local: NDArray[np.float64], cells: NDArray[np.int64]) -> NDArray[np.float64]:
+        d = local - self.local_centres(cells)
+        angles = np.radians([0.0, 60.0, 120.0])
+        reach = np.abs(d[:, :1] * np.cos(angles) + d[:, 1:] * np.sin(angles)).max(axis=1)
+        return np.asarray(self.size / 2 - reach)
 
     def _local_cells(self, local: NDArray[np.float64]) -> NDArray[np.int64]:
         s = self.size
@@ -264,6 +287,55 @@ class HexGrid(Grid):
         off = abs((self.bearing(a, b) - 60.0 * side + 180.0) % 360.0 - 180.0)
         return off <= width / 2 + 1e-6
 
+    def local_centres(self, cells: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Centres of hexes ``(..., 2)`` in the mat's frame."""
+        c = np.asarray(cells, float)
+        s = self.size
+        x = s / 2 + s * (c[..., 0] + c[..., 1] / 2)
+        y = self.radius + s * SQRT3 / 2 * c[..., 1]
+        return np.stack([x, y], axis=-1)
+
+    def crossing_depth(
+        self, a: NDArray[np.int64], b: NDArray[np.int64], c: NDArray[np.int64]
+    ) -> NDArray[np.float64]:
+        """``(P, M)``: how far the segment between the centres of hexes ``a[p]`` and
+        ``b[p]`` reaches into hex ``c[m]``, inches (separating axes: the hex's three side
+        normals and the segment's normal). Positive: it crosses the hex's interior; 0: it
+        runs along an edge or through a corner; negative: it misses by that much.
+
+        >>> g = HexGrid(1.5)
+        >>> d = g.crossing_depth(np.array([[0, 0]]), np.array([[3, 0]]), np.array([[1, 0], [1, 1]]))
+        >>> np.round(d, 3).tolist()      # through the middle of one, clear of the next row
+        [[0.866, -0.433]]
+        >>> g.crossing_depth(np.array([[0, 0]]), np.array([[2, -1]]), np.array([[1, 0]])).round(9)
+        array([[0.]])
+        """
+        A, B = self.local_centres(a)[:, None, :], self.local_centres(b)[:, None, :]
+        return self.local_depths(A, B, self.local_centres(c)[None, :, :])
+
+    def local_depths(
+        self, A: NDArray[np.float64], B: NDArray[np.float64], C: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """:meth:`crossing_depth` from centres in the mat's frame ``(..., 2)``, broadcast."""
+        depth = np.full(np.broadcast_shapes(A.shape[:-1], B.shape[:-1], C.shape[:-1]), np.inf)
+        half = self.size / 2
+        for k in range(3):
+            n = np.array([math.cos(math.radians(60 * k)), math.sin(math.radians(60 * k))])
+            pa, pb, pc = A @ n, B @ n, C @ n
+            lo, hi = np.minimum(pa, pb), np.maximum(pa, pb)
+            depth = np.minimum(depth, np.minimum(hi, pc + half) - np.maximum(lo, pc - half))
+        d = B - A
+        length = np.hypot(d[..., 0], d[..., 1])
+        unit = np.where(length > 0, length, 1.0)[..., None]
+        m = np.stack([-d[..., 1], d[..., 0]], axis=-1) / unit
+        # The hex's half-width across the segment: its corners (30 + 60i deg) on the normal.
+        angle = np.arctan2(m[..., 1], m[..., 0])
+        corners = np.radians(30.0 + 60.0 * np.arange(6))
+        extent = self.radius * np.max(np.abs(np.cos(angle[..., None] - corners)), axis=-1)
+        across = extent - np.abs(((C - A) * m).sum(axis=-1))
+        depth = np.minimum(depth, across)
+        return np.asarray(np.where(length > 0, depth, -np.inf))
+
     def line(self, a: Cell, b: Cell) -> tuple[tuple[Cell, ...], tuple[Cell, ...]]:
         """The hexes the straight line between two hex centres passes through, excluding
         the ends, as two lists: nudged to one side and to the other. Where the line runs
@@ -318,6 +390,10 @@ class SquareGrid(Grid):
     def _local_cells(self, local: NDArray[np.float64]) -> NDArray[np.int64]:
         return np.floor(local / self.size).astype(np.int64)
 
+    def _margins(self, local: NDArray[np.float64], cells: NDArray[np.int64]) -> NDArray[np.float64]:
+        d = np.abs(local - (cells + 0.5) * self.size)
+        return np.asarray(self.size / 2 - d.max(axis=1))
+
     def distance(self, a: Cell, b: Cell) -> int:
         return int(self.distances(np.array(a), np.array(b)))
 
@@ -363,6 +439,15 @@ class ZoneGrid(Grid):
 
     def label(self, cell: Cell) -> str:
         return f"zone {cell[0] + 1}"
+
+    # A zone is every point between its two borders, however far across (or off) the table.
+    def _margins(self, local: NDArray[np.float64], cells: NDArray[np.int64]) -> NDArray[np.float64]:
+        x0 = cells[:, 0] * self.size
+        return np.asarray(np.minimum(local[:, 0] - x0, x0 + self.size - local[:, 0]))
+
+    def _gap(self, local: NDArray[np.float64], cell: Cell) -> float:
+        x0 = cell[0] * self.size
+        return float(max(x0 - local[0], local[0] - x0 - self.size, 0.0))
 
     def cover(self, width: float, depth: float) -> list[Cell]:
         return [(k, 0) for k in range(self.count)]

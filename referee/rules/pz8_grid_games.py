@@ -19,6 +19,7 @@ faces), ``range``, ``los`` and ``move``; Naval adds ``torpedo``, Space
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -218,13 +219,8 @@ class GridGame(Ruleset):
         return Visibility(tuple(p.id for p in pieces), dist, los)
 
     def _los_all(self, scene: Scene, pieces: list[Piece], los: np.ndarray) -> None:
-        places = [self.place(scene, p) for p in pieces]
-        for i in range(len(pieces)):
-            for j in range(i + 1, len(pieces)):
-                code, _ = self.los_code(
-                    scene, pieces[i], pieces[j], places[i].cells, places[j].cells, []
-                )
-                los[i, j] = los[j, i] = code
+        """Fill ``los`` (codes of :meth:`los_code`) for a system where something blocks."""
+        raise NotImplementedError
 
     def occupied(
         self, scene: Scene, piece: Piece, cell: Cell, kinds: Callable[[Piece], bool] | None = None
@@ -314,6 +310,20 @@ SPACE_TO_HIT = ((3, "4-6"), (6, "5-6"), (9, "6"))
 
 
 OVER = 3
+CHUNK = 20_000
+"""Pairs of pieces tested against the asteroids at once by the all-pairs map."""
+TOUCH = 1e-9
+"""Inches within which a line meets a hex's edge or corner rather than crossing or missing."""
+
+
+def _rock_codes(depth: np.ndarray, certain: np.ndarray) -> np.ndarray:
+    """0 clear, 1 doubtful, 2 blocked per (line, asteroid hex) from the crossing depth: a
+    line along an edge, or into a hex an asteroid only may be in, is doubtful."""
+    crosses = depth > TOUCH
+    out = np.where(crosses & certain, 2, np.where(depth >= -TOUCH, 1, 0))
+    return np.asarray(out)
+
+
 """MPs past a piece's most that a move's cost is still worked out for (to report it)."""
 
 
@@ -544,6 +554,14 @@ class Pz8Space(HexGame):
     def occupies(self, piece: Piece) -> bool:
         return self.category(piece) == "spaceship"
 
+    def rocks(self, scene: Scene, *skip: str) -> list[tuple[str, Placement]]:
+        """The asteroids on the table (not ``skip``) and the hexes each may be in."""
+        return [
+            (p.id, self.place(scene, p))
+            for p in self.live(scene, *skip)
+            if self.category(p) == "asteroid"
+        ]
+
     def los_code(
         self,
         scene: Scene,
@@ -553,41 +571,93 @@ class Pz8Space(HexGame):
         cells_b: Sequence[Cell],
         reasons: list[str],
     ) -> tuple[int, list[str]]:
+        """Asteroids block LOS (8): the straight line between the two hex centres crosses
+        an asteroid's hex (blocked), runs along its edge or through its corner, or may
+        cross it where a hex is too close to call (doubtful)."""
         g = self.grid(scene.table)
-        rocks = [
-            (p.id, set(self.place(scene, p).cells), self.place(scene, p).certain)
-            for p in self.live(scene, firer.id, target.id)
-            if self.category(p) == "asteroid"
-        ]
+        rocks = self.rocks(scene, firer.id, target.id)
         if not rocks:
             reasons.append(self.open_sight)
             return 0, []
-        codes: list[int] = []
-        hit: dict[str, int] = {}
+        rows = np.array([c for _, place in rocks for c in place.cells])
+        owner = np.array([k for k, (_, place) in enumerate(rocks) for _ in place.cells])
+        certain = np.array([place.certain for _, place in rocks])[owner]
+        worst_of: dict[str, int] = {}
+        codes = []
         for ca in cells_a:
             for cb in cells_b:
-                one, two = g.line(ca, cb)
-                worst = 0
-                for rid, rcells, certain in rocks:
-                    in_one, in_two = bool(rcells & set(one)), bool(rcells & set(two))
-                    code = 2 if (in_one and in_two and certain) else (1 if in_one or in_two else 0)
-                    if code:
-                        hit[rid] = max(hit.get(rid, 0), code)
-                    worst = max(worst, code)
-                codes.append(worst)
+                depth = g.crossing_depth(np.array([ca]), np.array([cb]), rows)[0]
+                row_code = _rock_codes(depth, certain)
+                code = 0
+                for k, (rid, _) in enumerate(rocks):
+                    c = int(row_code[owner == k].max())
+                    if c:
+                        worst_of[rid] = max(worst_of.get(rid, 0), c)
+                    code = max(code, c)
+                codes.append(code)
         code = 2 if min(codes) == 2 else (1 if max(codes) >= 1 else 0)
-        blockers = sorted(r for r, c in hit.items() if c == 2) if code == 2 else []
+        blockers = sorted(r for r, c in worst_of.items() if c == 2) if code == 2 else []
         if code == 2:
-            reasons.append(f"asteroid {', '.join(blockers)} lies on the line of hexes: blocked (8)")
+            reasons.append(f"the line crosses asteroid {', '.join(blockers)}'s hex: blocked (8)")
         elif code == 1:
-            near = sorted(hit)
             reasons.append(
-                f"the line of hexes runs along the edge of asteroid {', '.join(near)} "
-                "(or the hexes are too close to call): doubtful"
+                f"the line runs along the edge of asteroid {', '.join(sorted(worst_of))}'s hex "
+                "(or a hex is too close to call): doubtful"
             )
         else:
-            reasons.append("no asteroid on the line of hexes; spaceships do not block (4)")
+            reasons.append("no asteroid on the line; spaceships do not block (4)")
         return code, blockers
+
+    def _los_all(self, scene: Scene, pieces: list[Piece], los: np.ndarray) -> None:
+        """Every pair at once, as :meth:`los_code` judges one: each way the pair's hexes
+        may lie (one for most pairs) against every hex an asteroid may be in."""
+        g = self.grid(scene.table)
+        xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
+        places = g.place_many(xy, np.array([p.uncertainty for p in pieces], float))
+        rocks = [
+            k
+            for k, p in enumerate(pieces)
+            if p.state != "destroyed" and self.category(p) == "asteroid"
+        ]
+        if not rocks:
+            return
+        rows = np.array([c for k in rocks for c in places[k].cells])
+        owner = np.array([k for k in rocks for _ in places[k].cells])
+        certain = np.array([places[k].certain for k in rocks for _ in places[k].cells])
+        cells = np.array([place.cell for place in places]).reshape(-1, 2)
+        i, j = np.triu_indices(len(pieces), k=1)
+        sure = np.array([place.certain for place in places])
+        both = sure[i] & sure[j]
+        # The ways each pair's hexes may lie: the likely ones, then the doubtful pairs' others.
+        pair = [np.flatnonzero(both)]
+        ca, cb = [cells[i[both]]], [cells[j[both]]]
+        for p in np.flatnonzero(~both):
+            combos = list(itertools.product(places[i[p]].cells, places[j[p]].cells))
+            pair.append(np.full(len(combos), p))
+            ca.append(np.array([a for a, _ in combos]))
+            cb.append(np.array([b for _, b in combos]))
+        at, a_cells, b_cells = np.concatenate(pair), np.concatenate(ca), np.concatenate(cb)
+        A, B, C = g.local_centres(a_cells), g.local_centres(b_cells), g.local_centres(rows)
+        # Only a hex whose centre is within a hex's corner radius of a line can meet it.
+        box_lo, box_hi = np.minimum(A, B) - g.radius - 1e-6, np.maximum(A, B) + g.radius + 1e-6
+        lo_code = np.full(len(i), 2, np.int8)
+        hi_code = np.zeros(len(i), np.int8)
+        for start in range(0, len(at), CHUNK):
+            sl = slice(start, start + CHUNK)
+            lo, hi = box_lo[sl], box_hi[sl]
+            near = (C[None, :, 0] >= lo[:, None, 0]) & (C[None, :, 0] <= hi[:, None, 0])
+            near &= (C[None, :, 1] >= lo[:, None, 1]) & (C[None, :, 1] <= hi[:, None, 1])
+            # An asteroid never blocks a line it is an end of.
+            near &= (owner[None, :] != i[at[sl]][:, None]) & (owner[None, :] != j[at[sl]][:, None])
+            kk, mm = np.nonzero(near)
+            depth = g.local_depths(A[sl][kk], B[sl][kk], C[mm])
+            best = np.zeros(len(at[sl]), np.int8)
+            np.maximum.at(best, kk, _rock_codes(depth, certain[mm]).astype(np.int8))
+            np.minimum.at(lo_code, at[sl], best)
+            np.maximum.at(hi_code, at[sl], best)
+        final = np.where(lo_code == 2, 2, np.where(hi_code >= 1, 1, 0)).astype(np.int8)
+        los[i, j] = final
+        los[j, i] = final
 
     def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """Fire from ``from`` at ``to``: straight forward (the row of hexes ahead of the

@@ -20,7 +20,7 @@ from referee.events import finite_json
 from referee.markers.roster import Roster
 from referee.picture import PALETTE, RINGS, draw, side_colours, to_png, to_svg
 from referee.rules import QueryError, Ruleset
-from referee.scene import Piece, Scene
+from referee.scene import Piece, Scene, Table
 from referee.web import get_live, get_reader
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -92,6 +92,13 @@ def piece_ranges(ruleset: Ruleset, piece: Piece) -> dict[str, float]:
     return out
 
 
+def _grid(ruleset: Ruleset, table: Table) -> dict[str, Any] | None:
+    """The cells of the mat a grid game is played on (hexes, zones) in table inches, for
+    the map to draw under the pieces; None for games measured in inches."""
+    lay_out = getattr(ruleset, "grid_json", None)
+    return lay_out(table) if callable(lay_out) else None
+
+
 def _roster_pieces(roster: Roster, scene: Scene) -> list[Piece]:
     pieces = {p.id: p for p in scene}
     for entry in roster:
@@ -120,6 +127,7 @@ def info() -> Response:
                 "questions": list(session.ruleset.questions()),
             },
             "table": {"width": table.width, "depth": table.depth},
+            "grid": _grid(session.ruleset, table),
             "pieces": [
                 {
                     "id": p.id,

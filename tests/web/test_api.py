@@ -102,6 +102,7 @@ def test_info_gives_pieces_colours_and_the_rulesets_ranges(client):
     assert "fire" not in pieces["t34a"]["ranges"]  # a tank fires at any distance
     assert pieces["t34a"]["colour"] != pieces["pz1"]["colour"]  # sides differ
     assert info["rings"] == [3.0, 6.0, 12.0]
+    assert info["grid"] is None  # measured in inches: no mat to draw
 
 
 # -- terrain, declarations, pictures -------------------------------------------------------------

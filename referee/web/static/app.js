@@ -127,6 +127,26 @@ function setupMap() {
   el("rect", { x: 3, y: y - 0.15, width: 3, height: 0.3, fill: "#888" }, scale);
   el("text", { x: 3, y: y + 1.0 }, scale, "6 inches");
   map.onclick = onMapClick;
+  drawGrid();
+}
+
+// The mat of a grid game (hexes, zones), under the terrain and the pieces.
+function drawGrid() {
+  const g = $("grid");
+  g.replaceChildren();
+  const grid = S.info.grid;
+  if (!grid) return;
+  g.setAttribute("data-kind", grid.kind);
+  for (const c of grid.cells) {
+    const cell = el("polygon", { points: c.outline.map((p) => p.join(",")).join(" "), class: "cell",
+      "data-cell": c.label }, g);
+    el("title", {}, cell, c.label);
+    if (grid.kind === "zone") {
+      const cx = c.outline.reduce((s, p) => s + p[0], 0) / c.outline.length;
+      const cy = c.outline.reduce((s, p) => s + p[1], 0) / c.outline.length;
+      el("text", { x: cx, y: cy, class: "cell-label" }, g, c.label);
+    }
+  }
 }
 
 function drawTerrain() {
@@ -343,9 +363,13 @@ function renderDispute() {
     let text = v.summary || v.ask;
     if (v.ask === "range" && v.distance !== undefined) {
       const unc = v.uncertainty ? ` ± ${v.uncertainty.toFixed(2)}` : "";
-      text = `Range ${v.from} → ${v.to}: ${v.distance.toFixed(2)}"${unc} — ` +
+      // Grid games count in cells (v.units: hexes, zones), others in inches.
+      const unit = v.units ? ` ${v.units}` : '"';
+      const d = v.units ? String(v.distance) : v.distance.toFixed(2);
+      const u = v.units ? ` ± ${v.uncertainty}` : unc;
+      text = `Range ${v.from} → ${v.to}: ${d}${unit}${v.uncertainty ? u : ""} — ` +
         (v.ok === true ? "in range" : v.ok === false ? "out of range" : "too close to call") +
-        (v.limit ? ` (limit ${v.limit}")` : "");
+        (v.limit ? ` (limit ${v.limit}${unit})` : "");
     } else if (v.ask === "los") {
       text = `Line of sight ${v.from} → ${v.to}: ${v.los}` +
         (v.los === "doubtful" ? " — roll one die: 1-3 blocked" : "") +
