@@ -336,22 +336,6 @@ class HexGrid(Grid):
         depth = np.minimum(depth, across)
         return np.asarray(np.where(length > 0, depth, -np.inf))
 
-    def line(self, a: Cell, b: Cell) -> tuple[tuple[Cell, ...], tuple[Cell, ...]]:
-        """The hexes the straight line between two hex centres passes through, excluding
-        the ends, as two lists: nudged to one side and to the other. Where the line runs
-        along a border the two differ (the line is on the edge of those hexes)."""
-        n = self.distance(a, b)
-        if n <= 1:
-            return (), ()
-        t = np.arange(1, n) / n
-        out = []
-        for nudge in (1e-6, -1e-6):
-            q = a[0] + (b[0] - a[0]) * t + nudge
-            r = a[1] + (b[1] - a[1]) * t + nudge
-            cells = cube_round(q, r)
-            out.append(tuple((int(c[0]), int(c[1])) for c in cells))
-        return out[0], out[1]
-
 
 def cube_round(q: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.int64]:
     """Nearest hex ``(n, 2)`` to fractional axial coordinates."""

@@ -118,7 +118,7 @@ def test_square_distance_follows_the_diagonal_rule(diagonal: str, want: list[int
         SquareGrid(1.0, diagonal="knight")
 
 
-def test_hex_sides_lines_and_arcs() -> None:
+def test_hex_sides_rows_crossings_and_arcs() -> None:
     g = HexGrid(1.5, rotation=10.0)
     assert g.sides(10.0) == (0,)
     assert g.sides(40.0) == (1, 0) or g.sides(40.0) == (0, 1)  # half way: both
@@ -126,10 +126,10 @@ def test_hex_sides_lines_and_arcs() -> None:
     assert g.side_heading(3) == 190.0
     assert g.ahead((0, 0), 0, (5, 0)) == 5 and g.ahead((0, 0), 0, (5, -1)) is None
     assert g.ahead((0, 0), 3, (-2, 0)) == 2 and g.ahead((0, 0), 0, (0, 0)) is None
-    # The line between hex centres along a border is in two minds about the hexes beside it.
-    assert g.line((0, 0), (3, 0)) == (((1, 0), (2, 0)), ((1, 0), (2, 0)))
-    one, two = g.line((0, 0), (2, -1))
-    assert {one, two} == {((1, 0),), ((1, -1),)}
+    # A line between hex centres along a border meets the hexes beside it at depth 0.
+    cells = np.array([(1, 0), (1, -1), (2, 0)])
+    depth = g.crossing_depth(np.array([(0, 0)]), np.array([(2, -1)]), cells)[0]
+    assert depth[:2] == pytest.approx([0, 0], abs=1e-9) and depth[2] < 0
     # Arc edges (30 deg off the facing) count; 40.9 deg does not.
     assert g.in_arc((0, 0), 0, (1, 1), 60.0) and not g.in_arc((0, 0), 0, (1, 2), 60.0)
     assert g.in_arc((0, 0), 3, (-4, 1), 60.0) and not g.in_arc((0, 0), 0, (0, 0), 60.0)
