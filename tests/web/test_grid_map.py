@@ -77,7 +77,7 @@ def test_the_map_draws_the_hex_mat_under_the_pieces():
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(running.url)
-        page.wait_for_selector("#grid polygon.cell", timeout=15_000)
+        page.wait_for_selector("#grid polygon.cell", timeout=45_000)
         assert page.locator("#grid polygon.cell").count() == cells
         assert page.get_attribute("#grid", "data-kind") == "hex"
         # Drawn before (under) the terrain and the pieces.
