@@ -1222,11 +1222,13 @@ class Ship:
 NAVAL_TYPES = {
     # Ship types by main battery: 18"-14" guns reach 4 zones, 12"-8" guns 3 (4);
     # in the battlecruiser / light cruiser rules 11"-12" reach 4, 8"-6" 3 (11).
-    "battleship": Ship(4, 4, 4),
-    "battlecruiser": Ship(3, 2, 4, secondary=3),
-    "heavy cruiser": Ship(1, 1, 3),
-    "light cruiser": Ship(2, 1, 3),
-    "carrier": Ship(2, 0, 0),
+    # Generic types: the Defence comes from the ship's tonnage (7), so it is the piece's
+    # own "defence" field (0: not given); the Attack factor is not a distance.
+    "battleship": Ship(0, 4, 4),
+    "battlecruiser": Ship(0, 3, 4, secondary=3),
+    "heavy cruiser": Ship(0, 2, 3),
+    "light cruiser": Ship(0, 1, 3),
+    "carrier": Ship(0, 0, 0),
     # The sample ships (9, 11): Def, Att, Range.
     "hood": Ship(5, 4, 4),
     "prince of wales": Ship(5, 4, 4),
@@ -1277,6 +1279,7 @@ class Pz8Naval(GridGame):
         PieceField("hull", "count", 0, "H damages: half the Defence stops zone moves (5)"),
         PieceField("smoke", "flag", False, "protected by its smoke screen: may not fire (4)"),
         PieceField("torpedoes", "count", None, "torpedo salvos left (default: the sample ship)"),
+        PieceField("defence", "count", None, "Defence factor (default: the sample ship's)"),
     )
 
     @dataclass(frozen=True)
@@ -1321,6 +1324,19 @@ class Pz8Naval(GridGame):
 
     def ship(self, piece: Piece) -> Ship:
         return self.types[self.category(piece)]
+
+    def defence(self, piece: Piece) -> int:
+        """The Defence factor: the piece's ``defence`` field, else the sample ship's; a
+        ship with H damages and no Defence is a question that cannot be answered."""
+        value = self.field(piece, "defence")
+        defence = int(value) if value is not None else self.ship(piece).defence
+        if not defence and int(self.field(piece, "hull") or 0):
+            raise QueryError(
+                "",
+                f"{piece.id} ({self.category(piece)}) has H damages but no Defence factor: "
+                'give it "defence" (+1 per 10,000 t, +1 for armour over 350mm)',
+            )
+        return defence
 
     def home(self, scene: Scene, side: str) -> tuple[int, str]:
         """The zone index (0-based, from the mat's corner) of ``side``'s home edge and how
@@ -1395,7 +1411,6 @@ class Pz8Naval(GridGame):
         doubt = piece.uncertainty
         p0, p1 = g.place(start.x, start.y, doubt), g.place(end.x, end.y, doubt)
         aspects = self.aspect(scene, piece, end.heading, self.home(scene, piece.side)[0])
-        ship = self.ship(piece)
         hull = int(self.field(piece, "hull") or 0)
         reasons = [
             f"from zone {'/'.join(str(self.own_zone(scene, piece.side, c)) for c in p0.cells)} "
@@ -1403,8 +1418,9 @@ class Pz8Naval(GridGame):
             f"(counted from {piece.side}'s edge: {self.home(scene, piece.side)[1]})",
             f"ends {' or '.join(aspects)}",
         ]
-        crippled = ship.defence > 0 and hull >= ship.defence
-        stuck = hull >= math.ceil(ship.defence / 2)
+        defence = self.defence(piece)
+        crippled = defence > 0 and hull >= defence
+        stuck = hull > 0 and hull >= math.ceil(defence / 2)
         outcomes: list[bool | None] = []
         steps: list[int] = []
         for c0 in p0.cells:
@@ -1438,10 +1454,10 @@ class Pz8Naval(GridGame):
         reasons.append(f"moving {need if likely else 'within its zone'} it must {want} (3)")
         if stuck and not crippled:
             reasons.append(
-                f"{hull} H damages >= half its Defence {ship.defence}: may not change zone (5)"
+                f"{hull} H damages >= half its Defence {defence}: may not change zone (5)"
             )
         if crippled:
-            reasons.append(f"{hull} H damages = its Defence {ship.defence}: Crippled, can't move")
+            reasons.append(f"{hull} H damages = its Defence {defence}: Crippled, can't move")
             ok = False
         if not self.can_act(piece, reasons):
             ok = False
@@ -1502,8 +1518,8 @@ class Pz8Naval(GridGame):
                 mods.append("-1 if not broadside (too close to call)")
             if self.field(target, "smoke"):
                 mods.append("-1 target behind a smoke screen")
-            ship_t = self.types.get(self.category(target))
-            if ship_t and ship_t.defence and int(self.field(target, "hull") or 0) >= ship_t.defence:
+            d_t = self.defence(target)
+            if d_t and int(self.field(target, "hull") or 0) >= d_t:
                 mods.append("+1 target Crippled")
             details["modifiers"] = mods
             reasons.append(
@@ -1526,8 +1542,8 @@ class Pz8Naval(GridGame):
         )
 
     def _fit(self, piece: Piece, ok: bool | None, reasons: list[str]) -> bool | None:
-        ship = self.ship(piece)
-        if ship.defence and int(self.field(piece, "hull") or 0) >= ship.defence:
+        defence = self.defence(piece)
+        if defence and int(self.field(piece, "hull") or 0) >= defence:
             reasons.append(f"{piece.id} is Crippled: it can't fire (5)")
             return False
         return ok if self.can_act(piece, reasons) else False

@@ -171,3 +171,23 @@ def test_check_points_at_a_bad_deployment_in_the_scene_file(tmp_path: Path) -> N
     with pytest.raises(SceneError, match="long edge"):
         scene = load_scene(path)
         ruleset_for(scene).answer_all(scene, str(path))
+
+
+def test_a_generic_ship_takes_its_defence_from_the_scene_file() -> None:
+    """The Defence factor comes from tonnage (7): a generic battleship's is its own field,
+    and H damages of half of it stop zone moves (5)."""
+    move = {"ask": "move", "piece": "bb", "to": {"x": 17.5, "y": 5, "heading": 0}}
+    other = _ship("de1", "de", 27.5, 5)
+    deploy = {"uk": "left", "de": "right"}
+
+    def scene(**fields: Any) -> Scene:
+        bb = Piece("bb", "uk", "battleship", 12.5, 5, 90, (0.5, 2.0), fields=fields)
+        return Scene("pz8-naval", Table(40, 28), (bb, other), deployment=deploy)
+
+    rules = find_ruleset("pz8-naval")
+    assert rules.answer(scene(), move).ok is True
+    assert rules.answer(scene(hull=1, defence=4), move).ok is True
+    stuck = rules.answer(scene(hull=2, defence=4), move)
+    assert stuck.ok is False and stuck.limit == 0.0
+    with pytest.raises(QueryError, match='has H damages but no Defence factor: give it "defence"'):
+        rules.answer(scene(hull=2), move)
