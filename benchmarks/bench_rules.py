@@ -34,6 +34,8 @@ SYSTEM_KINDS = {
     "papercraft": ("character", "large unit", "infantry"),
     "pz8-colonial": ("mounted", "foot", "artillery"),
     "pz8-coastal": ("vosper mtb", "flower corvette", "trawler"),
+    "pz8-divisional": ("tanks", "leg infantry", "recon"),
+    "pz8-ww1": ("infantry", "mg", "tank"),
 }
 
 
