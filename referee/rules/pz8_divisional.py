@@ -461,28 +461,46 @@ class Pz8Divisional(DivisionalBase):
 
     def engaged(self, scene: Scene, piece: Piece) -> tuple[bool | None, list[str]]:
         """Whether the piece is in contact with an enemy (None: too close to call)."""
+        state, why, _ = self._engagement(scene, piece)
+        return state, why
+
+    def _engagement(
+        self, scene: Scene, piece: Piece
+    ) -> tuple[bool | None, list[str], tuple[float, float] | None]:
+        """(engaged, reasons, (inches to the nearest enemy, doubt) or None)."""
         state: bool | None = False
         why: list[str] = []
+        nearest: tuple[float, float] | None = None
         for e in self.enemies(scene, piece):
             d, _ = self.contact_distance(scene, piece, e)
-            ok = judge(d, 0.0, piece.uncertainty + e.uncertainty)
+            doubt = piece.uncertainty + e.uncertainty
+            if nearest is None or d < nearest[0]:
+                nearest = (d, doubt)
+            ok = judge(d, 0.0, doubt)
             if ok:
-                return True, [f"{piece.id} is in contact with {e.id}: engaged"]
+                return True, [f"{piece.id} is in contact with {e.id}: engaged"], (d, doubt)
             if ok is None:
                 state = None
                 why.append(f"{piece.id} is {fmt(d)} from {e.id}: engaged is too close to call")
-        return state, why
+        return state, why, nearest
 
     def ask_engaged(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """In contact with an enemy unit (or the fortification section holding one, 10):
+        engaged units do not spot for the artillery (5)."""
         piece = piece_arg(scene, query, "piece")
-        state, why = self.engaged(scene, piece)
+        state, why, nearest = self._engagement(scene, piece)
         if state is False:
-            why = [f"{piece.id} touches no enemy unit: unengaged"]
+            why = [
+                f"{piece.id} touches no enemy unit: unengaged"
+                + (f" (nearest {fmt(nearest[0])} away)" if nearest else "")
+            ]
         word = {True: "engaged", False: "unengaged", None: "too close to call"}[state]
         return Verdict(
             "engaged",
             state,
             tuple(why),
+            distance=None if nearest is None else nearest[0],
+            uncertainty=None if nearest is None else nearest[1],
             limit=0.0,
             details={"engaged": state},
             summary=f"engaged {piece.id}: {word}",
@@ -500,9 +518,9 @@ class Pz8Divisional(DivisionalBase):
             poly = t.outline()
             inside = point_in_polygon(piece.xy, poly)
             edge = boundary_distance(piece.xy, poly)
-            if inside and edge > piece.uncertainty:
-                return True, t.id
-            if edge <= piece.uncertainty and (inside or piece.uncertainty > 0):
+            if inside and (edge > piece.uncertainty or piece.uncertainty == 0):
+                return True, t.id  # exactly on the outline with no doubt counts as in
+            if edge <= piece.uncertainty and piece.uncertainty > 0:
                 doubtful = doubtful or t.id
         return (None, doubtful) if doubtful else (False, "")
 
@@ -679,9 +697,21 @@ class Pz8Divisional(DivisionalBase):
                 continue  # already in contact at the start: fighting, not moving into it
             # Grown by a hair more: touching counts as contact, not only sharing area.
             size = [max(v + 2 * grow + 2e-7, 1e-6) for v in e.base]
-            t = sweep_entry(base, d, base_corners(e.x, e.y, e.heading, size))
-            if t is not None and (best is None or t * length < best[1]):
-                best = (e, t * length, length)
+            outlines = [base_corners(e.x, e.y, e.heading, size)]
+            for t in scene.terrain:
+                # Touching the fortification section that holds it engages the unit (10);
+                # the outline is scaled about its middle by the doubt (exact when convex).
+                poly = t.outline()
+                if t.kind == "fortification" and point_in_polygon(e.xy, poly):
+                    mid = poly.mean(axis=0)
+                    reach = float(np.max(np.hypot(*(poly - mid).T)))
+                    outlines.append(mid + (poly - mid) * (1 + (grow + 1e-7) / max(reach, 1e-9)))
+            for outline in outlines:
+                if polygon_distance(base, outline) <= 1e-9 and outline is not outlines[0]:
+                    continue  # starts touching the fortification: already engaged
+                t_hit = sweep_entry(base, d, outline)
+                if t_hit is not None and (best is None or t_hit * length < best[1]):
+                    best = (e, t_hit * length, length)
         return best
 
     # -- the loser's withdrawal and the winner's advance ----------------------------------
@@ -1054,6 +1084,12 @@ class Grid:
         )
 
 
+def nearest_steps(a: Iterable[Square], b: Iterable[Square], diagonal: bool) -> int:
+    """The fewest squares between any square of ``a`` and any of ``b`` (the squares a
+    piece may be in): a distance that does not depend on which way the table's axes run."""
+    return min(steps(x, y, diagonal) for x in a for y in b)
+
+
 def steps(a: Square, b: Square, diagonal: bool) -> int:
     """Squares between two squares: forward/back/left/right steps, or king steps."""
     dc, dr = abs(a[0] - b[0]), abs(a[1] - b[1])
@@ -1220,12 +1256,10 @@ class Pz8WW1(DivisionalBase):
         target = piece_arg(scene, query, "to")
         grid = self.grid(scene)
         a, b = grid.at(firer.x, firer.y), grid.at(target.x, target.y)
-        n = steps(a, b, False)
-        outcomes = [
-            steps(x, y, False) == 1
-            for x in grid.candidates(firer.x, firer.y, firer.uncertainty)
-            for y in grid.candidates(target.x, target.y, target.uncertainty)
-        ]
+        ca = grid.candidates(firer.x, firer.y, firer.uncertainty)
+        cb = grid.candidates(target.x, target.y, target.uncertainty)
+        n = nearest_steps(ca, cb, False)
+        outcomes = [steps(x, y, False) == 1 for x in ca for y in cb]
         ok = self.can_act(firer, _verdicts(outcomes), [])
         where = "the same square" if n == 0 else f"{n} square{'s' if n > 1 else ''} apart"
         if n == 2 and a[0] != b[0] and a[1] != b[1]:
@@ -1253,9 +1287,15 @@ class Pz8WW1(DivisionalBase):
         if len(scene.pieces) < 2:
             return vis
         grid = self.grid(scene)
-        sq = np.array([grid.at(p.x, p.y) for p in scene.pieces], float)
-        dist = np.abs(sq[:, None, :] - sq[None, :, :]).sum(axis=2)
-        return Visibility(vis.ids, dist, vis.los)
+        xy = np.array([p.xy for p in scene.pieces], float)
+        u = np.array([p.uncertainty for p in scene.pieces], float)[:, None]
+        top = np.array([grid.cols - 1, grid.rows - 1])
+        # The squares each centre may be in (Grid.candidates), per axis: the nearest two
+        # such sets are the per-axis gaps between them, added.
+        lo = np.clip(np.floor((xy - u - 1e-9) / grid.size), 0, top)
+        hi = np.clip(np.floor((xy + u + 1e-9) / grid.size), 0, top)
+        gap = np.maximum(0, np.maximum(lo[None] - hi[:, None], lo[:, None] - hi[None]))
+        return Visibility(vis.ids, gap.sum(axis=2), vis.los)
 
     def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """One square forward, back, left or right (stormtroopers: any direction; MG units
@@ -1276,9 +1316,9 @@ class Pz8WW1(DivisionalBase):
         elif reach == 0:
             reasons.append(f"{piece.id} ({self.category(piece)}) is static (4)")
         a, b = grid.at(start.x, start.y), grid.at(end.x, end.y)
-        n = steps(a, b, unit.diagonal)
         froms = grid.candidates(start.x, start.y, piece.uncertainty)
         tos = grid.candidates(end.x, end.y, piece.uncertainty)
+        n = nearest_steps(froms, tos, unit.diagonal)
         cap = self.settings.capacity
 
         def legal(x: Square, y: Square) -> bool:
@@ -1361,7 +1401,11 @@ class Pz8WW1(DivisionalBase):
             for y in grid.candidates(target.x, target.y, target.uncertainty)
         ]
         oks.append(_verdicts(outcomes))
-        n = steps(a, b, False)
+        n = nearest_steps(
+            {x for p in attackers for x in grid.candidates(p.x, p.y, p.uncertainty)},
+            grid.candidates(target.x, target.y, target.uncertainty),
+            False,
+        )
         reasons.append(
             f"{grid.label(a)} assaults {grid.label(b)}: "
             + (
