@@ -199,6 +199,8 @@ DIV_UNITS = {
     "recon": DivUnit(9, "recon"),
     "engineers": DivUnit(None, "line"),
 }
+FORT_HOLDERS = ("leg infantry", "motor infantry", "artillery")
+"""Who a fortification section may hold: one base of infantry or artillery (10)."""
 DIV_ALIASES = {
     "infantry": "leg infantry",
     "motor inf": "motor infantry",
@@ -755,6 +757,13 @@ class Pz8Divisional(DivisionalBase):
             raise QueryError(".to", "missing field (the pose moved to)")
         return piece, start, pose_arg(query["to"], ".to", start), enemy
 
+    def _doubt(self, query: Mapping[str, Any], piece: Piece) -> float:
+        """A move's doubt: the query's ``uncertainty``, else the piece's at both ends."""
+        doubt = number_arg(query.get("uncertainty", 2 * piece.uncertainty), ".uncertainty")
+        if doubt < 0:
+            raise QueryError(".uncertainty", f"must be >= 0 inches, got {doubt!r}")
+        return doubt
+
     def _points(self, piece: Piece, start: Pose, end: Pose) -> tuple[np.ndarray, np.ndarray]:
         if self.settings.move_measure == "front":
             return np.array(start.front(piece.base[1])), np.array(end.front(piece.base[1]))
@@ -793,7 +802,7 @@ class Pz8Divisional(DivisionalBase):
         need = s.withdraw_double if double else diff
         p0, p1 = self._points(piece, start, end)
         distance = float(np.hypot(*(p1 - p0)))
-        doubt = number_arg(query.get("uncertainty", 2 * piece.uncertainty), ".uncertainty")
+        doubt = self._doubt(query, piece)
         tol = s.withdraw_tolerance
         far = judge_at_least(distance, need - tol, doubt)
         near = judge(distance, need + tol, doubt)
@@ -851,7 +860,7 @@ class Pz8Divisional(DivisionalBase):
         limit = s.advance_double if double else s.advance
         p0, p1 = self._points(piece, start, end)
         distance = float(np.hypot(*(p1 - p0)))
-        doubt = number_arg(query.get("uncertainty", 2 * piece.uncertainty), ".uncertainty")
+        doubt = self._doubt(query, piece)
         far = judge(distance, limit, doubt)
         reasons = [
             f"{how}: the winner may advance {inches(limit)} (6)",
@@ -947,21 +956,45 @@ class Pz8Divisional(DivisionalBase):
         need = bases * base
         width, depth, _ = min_rectangle(t.outline())
         doubt = number_arg(query.get("uncertainty", 0.0), ".uncertainty")
+        if doubt < 0:
+            raise QueryError(".uncertainty", f"must be >= 0 inches, got {doubt!r}")
         tol = s.section_tolerance
         ok = worst([judge_at_least(width, need - tol, doubt), judge(width, need + tol, doubt)])
         word = {True: "the right width", False: "the wrong width", None: "too close to call"}[ok]
+        reasons = [
+            f"{t.kind} {t.id} is {fmt(width)} wide and {fmt(depth)} deep",
+            f"{t.kind} sections are {bases:g} base{'s' if bases != 1 else ''} wide "
+            f"({fmt(base)} bases): {inches(need)}: {word}",
+        ]
+        holds = [
+            p
+            for p in scene.pieces
+            if p.state != "destroyed" and point_in_polygon(p.xy, t.outline())
+        ]
+        if t.kind == "fortification" and holds:
+            # A section holds one base of infantry or artillery (10).
+            wrong = [p.id for p in holds if self.category(p) not in FORT_HOLDERS]
+            if len(holds) > 1 or wrong:
+                ok = worst([ok, False])
+                word = "holding the wrong units"
+            reasons.append(
+                f"{t.id} holds {', '.join(p.id for p in holds)}: "
+                + (f"{', '.join(wrong)} may not hold it; " if wrong else "")
+                + "a section holds one base of infantry or artillery (10)"
+            )
         return Verdict(
             "section",
             ok,
-            (
-                f"{t.kind} {t.id} is {fmt(width)} wide and {fmt(depth)} deep",
-                f"{t.kind} sections are {bases:g} base{'s' if bases != 1 else ''} wide "
-                f"({fmt(base)} bases): {inches(need)}: {word}",
-            ),
+            tuple(reasons),
             distance=width,
             uncertainty=doubt,
             limit=need,
-            details={"depth": depth, "base": base, "bases": round(width / base, 4)},
+            details={
+                "depth": depth,
+                "base": base,
+                "bases": round(width / base, 4),
+                "holds": [p.id for p in holds],
+            },
             summary=f"section {t.id}: {fmt(width)}{pm(doubt)} wide, {word} (limit {inches(need)})",
         )
 
@@ -1301,7 +1334,7 @@ class Pz8WW1(DivisionalBase):
         """One square forward, back, left or right (stormtroopers: any direction; MG units
         static; tanks never into difficult ground, nor once stuck), into a square that
         still has room (4, 2c)."""
-        piece = self._unit_arg(scene, query, "piece")
+        piece = piece_arg(scene, query, "piece")
         start = pose_arg(query.get("from"), ".from", piece.pose) if "from" in query else piece.pose
         if "to" not in query:
             raise QueryError(".to", "missing field (the pose moved to)")
@@ -1310,7 +1343,9 @@ class Pz8WW1(DivisionalBase):
         unit = self.unit(piece)
         reach = unit.steps
         reasons: list[str] = []
-        if unit.tank and self.field(piece, "stuck"):
+        if unit.role != "unit":
+            reasons.append(f"{piece.id} is a {self.category(piece)}: it stays where it was put")
+        elif unit.tank and self.field(piece, "stuck"):
             reach = 0
             reasons.append(f"{piece.id} is stuck: it moves no more this game (4)")
         elif reach == 0:
