@@ -638,7 +638,7 @@ class Pz8Divisional(DivisionalBase):
         end = pose_arg(query["to"], ".to", start)
         doubt = verdict.uncertainty or 0.0
         exact = self.first_contact(scene, piece, start, end, ())
-        maybe = self.first_contact(scene, piece, start, end, (), grow=doubt)
+        maybe = self.first_contact(scene, piece, start, end, (), doubt, +1)
         first = exact or maybe
         if first is None:
             return verdict
@@ -648,7 +648,7 @@ class Pz8Divisional(DivisionalBase):
         details["contact"] = enemy.id
         role = self.unit(piece).role
         if role in ("hq", "artillery"):
-            sure = self.first_contact(scene, piece, start, end, (), grow=-doubt)
+            sure = self.first_contact(scene, piece, start, end, (), doubt, -1)
             ok: bool | None = False if sure else None
             reasons.append(
                 f"{piece.id} ({self.category(piece)}) may not move into contact with an enemy "
@@ -657,9 +657,11 @@ class Pz8Divisional(DivisionalBase):
             )
         else:
             if exact:
-                ok = judge(length, at_inch + 1e-6, doubt)  # the hair the base was grown by
+                ok = judge(
+                    length, at_inch + 1e-6, doubt + enemy.uncertainty
+                )  # the hair the base was grown by
             else:
-                ok = None if length - at_inch > doubt + 1e-9 else True
+                ok = None if length - at_inch > doubt + enemy.uncertainty + 1e-9 else True
             reasons.append(
                 f"{piece.id} touches {enemy.id} after {fmt(at_inch)} and must stop there to "
                 "fight (6): "
@@ -683,11 +685,13 @@ class Pz8Divisional(DivisionalBase):
         start: Pose,
         end: Pose,
         exclude: Sequence[str],
-        grow: float = 0.0,
+        doubt: float = 0.0,
+        sign: int = 0,
     ) -> tuple[Piece, float, float] | None:
         """The first enemy base the moving base touches (not one it starts touching), the
-        inches moved when it does, and the move's length (at the base centre). ``grow``
-        widens (or, negative, narrows) every enemy base on each side: a measurement doubt."""
+        inches moved when it does, and the move's length (at the base centre). ``sign``
+        +1 widens (-1 narrows) every enemy base on each side by the mover's ``doubt`` and
+        the enemy's own uncertainty: what possibly (certainly) touches."""
         base = base_corners(start.x, start.y, start.heading, piece.base)
         d = np.array(end.xy) - np.array(start.xy)
         length = float(np.hypot(*d))
@@ -698,7 +702,9 @@ class Pz8Divisional(DivisionalBase):
             if polygon_distance(base, e.corners()) <= 1e-9:
                 continue  # already in contact at the start: fighting, not moving into it
             # Grown by a hair more: touching counts as contact, not only sharing area.
-            size = [max(v + 2 * grow + 2e-7, 1e-6) for v in e.base]
+            # The enemy's own doubt widens (or narrows) it further.
+            g = sign * (doubt + e.uncertainty)
+            size = [max(v + 2 * g + 2e-7, 1e-6) for v in e.base]
             outlines = [base_corners(e.x, e.y, e.heading, size)]
             for t in scene.terrain:
                 # Touching the fortification section that holds it engages the unit (10);
@@ -707,7 +713,7 @@ class Pz8Divisional(DivisionalBase):
                 if t.kind == "fortification" and point_in_polygon(e.xy, poly):
                     mid = poly.mean(axis=0)
                     reach = float(np.max(np.hypot(*(poly - mid).T)))
-                    outlines.append(mid + (poly - mid) * (1 + (grow + 1e-7) / max(reach, 1e-9)))
+                    outlines.append(mid + (poly - mid) * (1 + (g + 1e-7) / max(reach, 1e-9)))
             for outline in outlines:
                 if polygon_distance(base, outline) <= 1e-9 and outline is not outlines[0]:
                     continue  # starts touching the fortification: already engaged
@@ -824,10 +830,10 @@ class Pz8Divisional(DivisionalBase):
         direction, off, why = self._direction(piece, start, end, enemy, True, doubt)
         reasons.append(why)
         others = (enemy.id,)
-        hit = self.first_contact(scene, piece, start, end, others, grow=doubt)
+        hit = self.first_contact(scene, piece, start, end, others, doubt, +1)
         destroyed: bool | None = False
         if hit is not None:
-            sure = self.first_contact(scene, piece, start, end, others, grow=-doubt)
+            sure = self.first_contact(scene, piece, start, end, others, doubt, -1)
             destroyed = True if sure else None
             reasons.append(
                 f"the withdrawal touches {hit[0].id} after {fmt(hit[1])}: "
@@ -1454,7 +1460,8 @@ class Pz8WW1(DivisionalBase):
         )
         inside, _ = self.occupants(scene, grid, a)
         held, _ = self.occupants(scene, grid, b)
-        att = [p for p in inside if p.side == side and self.is_unit(p)]
+        att = [*attackers, *(p for p in inside if p.side == side and self.is_unit(p))]
+        att = list({p.id: p for p in att}.values())  # the named ones, then the rest
         deff = [p for p in held if p.side != side and self.is_unit(p)]
         attack = sum(self.unit(p).attack for p in att) + self._quality_bonus(att)
         defence = sum(self.unit(p).defence for p in deff) + self._quality_bonus(deff)

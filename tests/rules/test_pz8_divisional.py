@@ -413,3 +413,12 @@ def test_referee_check_bad_input_is_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["check", str(bad)])
     assert result.exit_code == 2 and "$.queries[0].scores" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_the_picture_labels_square_counts_as_squares() -> None:
+    from referee.picture import draw
+
+    scene = load_scene(DATA / "pz8_ww1" / "assault.json")
+    verdict = ruleset_for(scene).answer(scene, {"ask": "range", "from": "i1", "to": "d1"})
+    texts = {s.text for s in draw(scene, [verdict.to_json()]).shapes if s.kind == "text"}
+    assert "1 squares" in texts and not any(str(t).endswith("in") and "1.00" in t for t in texts)
