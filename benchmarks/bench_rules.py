@@ -38,6 +38,8 @@ SYSTEM_KINDS = {
     "pz8-space": ("spaceship", "torpedo", "asteroid"),
     "pz8-aerial": ("spitfire", "me 109", "ju 87 stuka"),
     "pz8-aerial-1965": ("mig 21", "f4e phantom", "mirage iii"),
+    "pz8-divisional": ("tanks", "leg infantry", "recon"),
+    "pz8-ww1": ("infantry", "mg", "tank"),
 }
 
 

@@ -196,8 +196,10 @@ def _verdict_shapes(verdict: Mapping[str, Any], pieces: Mapping[str, Any]) -> li
         )
         if verdict.get("distance") is not None:
             mid = ((a.xy[0] + b.xy[0]) / 2, (a.xy[1] + b.xy[1]) / 2 - 0.4)
-            text = f"{verdict['distance']:.2f}in"
-            if verdict.get("uncertainty"):
+            # Grid games count squares (``unit``); everything else is inches.
+            unit = verdict.get("unit")
+            text = f"{verdict['distance']:g} {unit}" if unit else f"{verdict['distance']:.2f}in"
+            if verdict.get("uncertainty") and not unit:
                 text += f" +/-{verdict['uncertainty']:.2f}"
             out.append(Shape("text", (mid,), fill=colour, text=text, size=0.55))
     for chain in verdict.get("chains") or ():

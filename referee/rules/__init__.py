@@ -387,6 +387,7 @@ from referee.rules.plastic_skirmish import PlasticSkirmish  # noqa: E402
 from referee.rules.pz8 import Pz8SciFi, Pz8WW2, Pz8Y1950, Pz8Y1975  # noqa: E402
 from referee.rules.pz8_coastal import Pz8Coastal  # noqa: E402
 from referee.rules.pz8_colonial import Pz8Colonial  # noqa: E402
+from referee.rules.pz8_divisional import Pz8Divisional, Pz8WW1  # noqa: E402
 from referee.rules.pz8_grid_games import (  # noqa: E402
     Pz8Aerial,
     Pz8Aerial1965,
@@ -404,9 +405,11 @@ __all__ = [
     "Pz8Aerial1965",
     "Pz8Coastal",
     "Pz8Colonial",
+    "Pz8Divisional",
     "Pz8Naval",
     "Pz8SciFi",
     "Pz8Space",
+    "Pz8WW1",
     "Pz8WW2",
     "Pz8Y1950",
     "Pz8Y1975",
