@@ -175,7 +175,11 @@ class Grid:
             if margin <= doubt + EPS:
                 reach = math.ceil((doubt + EPS) / self.size) + 1
                 for other in self._around(cell, reach):
-                    if other != cell and self._gap(local[k], other) <= doubt + EPS:
+                    # A cell whose centre is farther than its corners reach plus the doubt
+                    # cannot be within the doubt: only the others need the exact gap.
+                    centre = self._local_centre(other)
+                    far = math.dist(local[k], centre) > self._corner_reach + doubt + EPS
+                    if other != cell and not far and self._gap(local[k], other) <= doubt + EPS:
                         near.append(other)
             out.append(Placement(cell, (cell, *sorted(near[1:])), max(margin, 0.0)))
         return out
@@ -183,6 +187,11 @@ class Grid:
     def _margins(self, local: NDArray[np.float64], cells: NDArray[np.int64]) -> NDArray[np.float64]:
         """Inches from each point (mat frame) to the border of its cell."""
         raise NotImplementedError
+
+    @property
+    def _corner_reach(self) -> float:
+        """Farthest a cell's outline lies from its centre (no bound: infinity)."""
+        return math.inf
 
     def _gap(self, local: NDArray[np.float64], cell: Cell) -> float:
         """Inches from a point (mat frame) to ``cell`` (0 inside it)."""
@@ -204,6 +213,10 @@ class HexGrid(Grid):
     def radius(self) -> float:
         """Centre to corner, inches."""
         return self.size / SQRT3
+
+    @property
+    def _corner_reach(self) -> float:
+        return self.radius * (1 + 1e-9)
 
     def _local_centre(self, cell: Cell) -> tuple[float, float]:
         q, r = cell
@@ -428,6 +441,11 @@ class ZoneGrid(Grid):
     def _margins(self, local: NDArray[np.float64], cells: NDArray[np.int64]) -> NDArray[np.float64]:
         x0 = cells[:, 0] * self.size
         return np.asarray(np.minimum(local[:, 0] - x0, x0 + self.size - local[:, 0]))
+
+    @property
+    def _corner_reach(self) -> float:
+        """Farthest a cell's outline lies from its centre (no bound: infinity)."""
+        return math.inf
 
     def _gap(self, local: NDArray[np.float64], cell: Cell) -> float:
         x0 = cell[0] * self.size

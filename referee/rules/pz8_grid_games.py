@@ -19,7 +19,6 @@ faces), ``range``, ``los`` and ``move``; Naval adds ``torpedo``, Space
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -629,14 +628,23 @@ class Pz8Space(HexGame):
         sure = np.array([place.certain for place in places])
         both = sure[i] & sure[j]
         # The ways each pair's hexes may lie: the likely ones, then the doubtful pairs' others.
-        pair = [np.flatnonzero(both)]
-        ca, cb = [cells[i[both]]], [cells[j[both]]]
-        for p in np.flatnonzero(~both):
-            combos = list(itertools.product(places[i[p]].cells, places[j[p]].cells))
-            pair.append(np.full(len(combos), p))
-            ca.append(np.array([a for a, _ in combos]))
-            cb.append(np.array([b for _, b in combos]))
-        at, a_cells, b_cells = np.concatenate(pair), np.concatenate(ca), np.concatenate(cb)
+        # Each piece's cells in a padded table: every combination of two pieces' cells
+        # at once, the padding masked out.
+        width = max(len(place.cells) for place in places)
+        table = np.zeros((len(places), width, 2), np.int64)
+        filled = np.zeros((len(places), width), bool)
+        for k, place in enumerate(places):
+            table[k, : len(place.cells)] = place.cells
+            filled[k, : len(place.cells)] = True
+        dp = np.flatnonzero(~both)
+        combo = filled[i[dp]][:, :, None] & filled[j[dp]][:, None, :]
+        pair = np.broadcast_to(dp[:, None, None], combo.shape)[combo]
+        shape = (*combo.shape, 2)
+        a_more = np.broadcast_to(table[i[dp]][:, :, None, :], shape)[combo]
+        b_more = np.broadcast_to(table[j[dp]][:, None, :, :], shape)[combo]
+        at = np.concatenate([np.flatnonzero(both), pair])
+        a_cells = np.concatenate([cells[i[both]], a_more])
+        b_cells = np.concatenate([cells[j[both]], b_more])
         A, B, C = g.local_centres(a_cells), g.local_centres(b_cells), g.local_centres(rows)
         # Only a hex whose centre is within a hex's corner radius of a line can meet it.
         box_lo, box_hi = np.minimum(A, B) - g.radius - 1e-6, np.maximum(A, B) + g.radius + 1e-6
