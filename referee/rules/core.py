@@ -729,14 +729,7 @@ class TableRuleset(Ruleset):
             raise QueryError(".to", "missing field (the pose moved to)")
         end = pose_arg(query["to"], ".to", start)
         path_arg(query, start)  # validated for every system; those that judge a path use it
-        allowance = query.get("allowance")
-        if allowance is not None and (
-            isinstance(allowance, bool)
-            or not isinstance(allowance, (int, float))
-            or not math.isfinite(allowance)
-            or not 0 <= allowance <= LIMIT
-        ):
-            raise QueryError(".allowance", f"must be a number of inches >= 0, got {allowance!r}")
+        allowance = allowance_arg(query)
         mover = self.moving_piece(scene, piece)
         doubt = number_arg(query.get("uncertainty", 2 * piece.uncertainty), ".uncertainty")
         depth = piece.base[1]
@@ -1337,6 +1330,19 @@ def piece_arg(scene: Scene, query: Mapping[str, Any], key: str) -> Piece:
     if not isinstance(pid, str) or pid not in scene:
         raise QueryError(f".{key}", f"unknown piece id {pid!r}")
     return scene.piece(pid)
+
+
+def allowance_arg(query: Mapping[str, Any]) -> float | None:
+    """The query's ``allowance`` (inches moved at most), or None when it gives none."""
+    allowance = query.get("allowance")
+    if allowance is not None and (
+        isinstance(allowance, bool)
+        or not isinstance(allowance, (int, float))
+        or not math.isfinite(allowance)
+        or not 0 <= allowance <= LIMIT
+    ):
+        raise QueryError(".allowance", f"must be a number of inches >= 0, got {allowance!r}")
+    return allowance
 
 
 def number_arg(value: Any, path: str) -> float:

@@ -72,6 +72,7 @@ from referee.rules import PieceField, QueryError, Verdict, judge, name_key, regi
 from referee.rules.core import (
     MEASURE_WORDS,
     TableRuleset,
+    allowance_arg,
     fmt,
     from_edge,
     inches,
@@ -83,7 +84,7 @@ from referee.rules.core import (
     sweep_entry,
     worst,
 )
-from referee.scene import LIMIT, Piece, Scene
+from referee.scene import Piece, Scene
 
 WORD = {True: "within", False: "beyond", None: "too close to call at"}
 
@@ -496,14 +497,7 @@ class Pz8Colonial(TableRuleset):
             if not isinstance(value, bool):
                 raise QueryError(f".{key}", f"must be true or false, got {value!r}")
             flags[key] = value
-        allowance = query.get("allowance")
-        if allowance is not None and (
-            isinstance(allowance, bool)
-            or not isinstance(allowance, (int, float))
-            or not math.isfinite(allowance)
-            or not 0 <= allowance <= LIMIT
-        ):
-            raise QueryError(".allowance", f"must be a number of inches >= 0, got {allowance!r}")
+        allowance = allowance_arg(query)
         doubt = number_arg(query.get("uncertainty", 2 * piece.uncertainty), ".uncertainty")
         if doubt < 0:
             raise QueryError(".uncertainty", f"must be >= 0, got {doubt!r}")
