@@ -20,6 +20,8 @@ from referee.rules import QueryError, find_ruleset, ruleset_for
 from referee.rules.pz8_colonial import Pz8Colonial, sum_at_least
 from referee.scene import Piece, Scene, Table, Terrain, load_scene
 
+from .scaled import doubled
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "pz8_colonial"
 WOOD = Terrain("wood", "woods", ((20, 10), (30, 10), (30, 20), (20, 20)))
 
@@ -42,21 +44,7 @@ small = st.floats(0, 0.05, allow_nan=False)
 
 def _doubled(scene: Scene) -> Scene:
     """The same table at twice the size: what 28mm figures stand on."""
-    pieces = tuple(
-        dataclasses.replace(
-            p,
-            x=2 * p.x,
-            y=2 * p.y,
-            base=(2 * p.base[0], 2 * p.base[1]),
-            uncertainty=2 * p.uncertainty,
-        )
-        for p in scene.pieces
-    )
-    terrain = tuple(
-        dataclasses.replace(t, polygon=tuple((2 * x, 2 * y) for x, y in t.polygon))
-        for t in scene.terrain
-    )
-    return dataclasses.replace(scene, pieces=pieces, terrain=terrain, table=Table(144, 96))
+    return dataclasses.replace(doubled(scene), table=Table(144, 96))
 
 
 def _double_query(q: dict[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,8 @@ from referee.rules import QueryError, find_ruleset, ruleset_for
 from referee.rules.pz8_coastal import Pz8Coastal, parse_guns, split_turns
 from referee.scene import Piece, Scene, Table, load_scene
 
+from .scaled import doubled
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "pz8_coastal"
 
 
@@ -125,23 +127,7 @@ def test_an_arc_is_judged_by_its_curvature_however_finely_it_was_tracked(
 
 
 def _double(scene: Scene) -> Scene:
-    pieces = tuple(
-        dataclasses.replace(
-            p,
-            x=2 * p.x,
-            y=2 * p.y,
-            base=(2 * p.base[0], 2 * p.base[1]),
-            uncertainty=2 * p.uncertainty,
-        )
-        for p in scene.pieces
-    )
-    terrain = tuple(
-        dataclasses.replace(t, polygon=tuple((2 * x, 2 * y) for x, y in t.polygon))
-        for t in scene.terrain
-    )
-    return dataclasses.replace(
-        scene, pieces=pieces, terrain=terrain, settings={**scene.settings, "scale": "1/600"}
-    )
+    return dataclasses.replace(doubled(scene), settings={**scene.settings, "scale": "1/600"})
 
 
 def _double_query(q: dict[str, Any]) -> dict[str, Any]:
