@@ -324,7 +324,15 @@ def name_key(name: str) -> str:
     >>> name_key("Anti-Tank Gun")
     'antitankgun'
     """
-    return "".join(ch for ch in name.lower() if ch.isalnum())
+    key = _NAME_KEYS.get(name)
+    if key is None:  # remembered: every piece's kind is looked up on every all-pairs map
+        if len(_NAME_KEYS) >= 4096:
+            _NAME_KEYS.clear()
+        key = _NAME_KEYS[name] = "".join(ch for ch in name.lower() if ch.isalnum())
+    return key
+
+
+_NAME_KEYS: dict[str, str] = {}
 
 
 def ruleset_names() -> tuple[str, ...]:

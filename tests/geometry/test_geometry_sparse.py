@@ -177,7 +177,7 @@ def test_lines_through_inner_room_are_sure_crossings() -> None:
         )
         sure = np.zeros(len(i), bool)
         sure[full.seg[full.sure]] = True
-        barred = np.zeros((len(pts), len(polys)), bool)
+        barred = closed  # an end inside: the stretch starts there (the callers bar it)
         found = bearings.through(toward, inner_room(prep, margin), barred)[i, j]
         assert not (found & ~sure).any()
         assert found.sum() > 0.7 * sure.sum() > 100
@@ -280,3 +280,42 @@ def test_bearing_index_lists_only_open_segments() -> None:
     open_ = RNG.random((40, 40)) < 0.5
     some = set(zip(*(x.tolist() for x in bearings.index(open_).near(toward, radii)), strict=True))
     assert some == {(a, b, k) for a, b, k in every if open_[a, b]} and len(some) > 20
+
+
+def test_inner_room_certifies_any_outline_by_the_middle_of_the_stretch() -> None:
+    """A segment within an outline's `inner_room` of its centre crosses deeper than the
+    margin where the referee measures it: at the middle of the crossed stretch (first
+    entry to last exit) and by `segment_polygon`'s scan (knife-edge crossings), for
+    star-shaped outlines too; with an end inside only by the convex rule."""
+    from referee.geometry import segment_spans
+
+    rng = np.random.default_rng(11)
+    checked = {False: 0, True: 0}
+    for _ in range(60):
+        poly = _star(rng) if rng.random() < 0.7 else _convex(rng, int(rng.integers(3, 9)))
+        prep = prepare_polygons([poly])
+        centre, radius = prep.centre[0], float(prep.radius[0])
+        for margin in (0.02, 0.2):
+            for ends_inside in (False, True):
+                room = float(inner_room(prep, margin, ends_inside=ends_inside)[0])
+                if room <= 0:
+                    continue
+                for _ in range(40):
+                    ang = rng.uniform(0, 2 * np.pi)
+                    along = np.array([np.cos(ang), np.sin(ang)])
+                    foot = centre + rng.uniform(-1, 1) * room * np.array([-along[1], along[0]])
+                    reach = radius * 1.5 if not ends_inside else rng.uniform(0.0, radius * 1.5)
+                    a = foot - along * rng.uniform(reach, radius * 2)
+                    b = foot + along * rng.uniform(0.0 if ends_inside else reach, radius * 2)
+                    if float(np.dot(centre - a, b - a)) < 0:
+                        continue  # the centre must project onto the segment
+                    inside = signed_boundary_distance(np.array([a, b]), poly) > 1e-9
+                    if inside.any() and not ends_inside:
+                        continue
+                    spans = segment_spans(a, b, poly)
+                    mid = (spans[0][0] + spans[-1][1]) / 2
+                    depth = float(signed_boundary_distance(a + mid * (b - a), poly)[0])
+                    assert depth > margin, (poly.tolist(), a, b, margin, ends_inside)
+                    assert segment_polygon(a, b, poly).depth > margin
+                    checked[ends_inside] += 1
+    assert checked[False] > 500 and checked[True] > 200
