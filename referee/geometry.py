@@ -1147,6 +1147,18 @@ def _mid_stretch_room(inner: Array, radius: Array, margin: float) -> Array:
     return np.where(deep(p) & (depth > 0), p, 0.0)
 
 
+def passes_within(a: Array, b: Array, centres: Array, radii: Array) -> NDArray[np.bool_]:
+    """Whether segment ``a[k]``-``b[k]`` comes strictly within ``radii[k]`` of
+    ``centres[k]`` (all ``(k, 2)`` or ``(k,)``), a little short of it past rounding.
+
+    >>> passes_within(np.array([[0.0, 0], [0, 0]]), np.array([[4.0, 0], [4, 0]]),
+    ...               np.array([[2.0, 0.5], [2, 1.5]]), np.array([1.0, 1.0]))
+    array([ True, False])
+    """
+    qx, qy = centres[:, 0] - a[:, 0], centres[:, 1] - a[:, 1]
+    return _through_inner_disc(qx, qy, b[:, 0] - a[:, 0], b[:, 1] - a[:, 1], radii)
+
+
 def _through_inner_disc(
     qx: Array,
     qy: Array,

@@ -44,6 +44,7 @@ from referee.geometry import (
     inner_room,
     pairwise_base_distances,
     pairwise_centre_distances,
+    passes_within,
     point_in_polygon,
     points_near_polygons,
     polygon_distance,
@@ -636,7 +637,8 @@ class TableRuleset(Ruleset):
         barred = inside.copy()  # an end inside an outline starts the crossed stretch there
         barred[:, :nt] |= edge[:, :nt] <= u_max + 1e-6
         barred[owners, nt + np.arange(len(owners))] = True
-        through = bearings.through((dist, centre), inner_room(prep, u_max), barred)
+        room = inner_room(prep, u_max)
+        through = bearings.through((dist, centre), room, barred)
         code[through[i, j]] = 2
         # The only (line, outline) pairs that can be in contact: lines passing within the
         # doubt of an outline's bounding circle, among the lines still open.
@@ -649,6 +651,19 @@ class TableRuleset(Ruleset):
         line[ri, rj] = np.arange(len(rest))  # now the index among the lines still open
         cs = line[ci, cj]
         cs, cp = cs[cs >= 0], cp[cs >= 0]
+        # The same certificate line by line for these candidates: the bins miss a disc
+        # that covers no whole bin, or one behind a nearer disc the line may not meet.
+        a, b = xy[ri[cs]], xy[rj[cs]]
+        sure = passes_within(a, b, prep.centre[cp], room[cp])
+        sure &= ~barred[ri[cs], cp] & ~barred[rj[cs], cp]
+        done = np.zeros(len(rest), bool)
+        done[cs[sure]] = True
+        code[rest[done]] = 2
+        keep = ~done[cs]
+        if len(owners):  # a base never blocks its own piece's line: no need to test it
+            owner = owners[np.clip(cp - nt, 0, len(owners) - 1)]
+            keep &= (cp < nt) | ((owner != ri[cs]) & (owner != rj[cs]))
+        cs, cp = cs[keep], cp[keep]
         by_line = _grouped(cs)
         hit = segment_contacts(
             xy[ri],
