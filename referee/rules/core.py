@@ -644,7 +644,10 @@ class TableRuleset(Ruleset):
         # doubt of an outline's bounding circle, among the lines still open.
         open_ = np.zeros((n, n), bool)
         open_[i, j] = code == 0
-        ci, cj, cp = bearings.index(open_).near((dist, centre), prep.radius + (u_max + 1e-6))
+        own = np.zeros((n, len(polys)), bool)  # a base never blocks its own piece's lines
+        own[owners, nt + np.arange(len(owners))] = True
+        reach = prep.radius + (u_max + 1e-6)
+        ci, cj, cp = bearings.index(open_).near((dist, centre), reach, skip=own)
         rest = np.flatnonzero(code == 0)
         ri, rj, ru = i[rest], j[rest], u[rest]
         line[i[code > 0], j[code > 0]] = -1

@@ -217,6 +217,13 @@ def test_segments_near_discs_finds_every_segment_near_a_disc() -> None:
     assert len(got) < 1.5 * len(want)  # looked up, not every pair
     nothing = _near(pts[:1], centres, radii)
     assert all(len(x) == 0 for x in nothing)
+    # Skipped (point, disc) pairs lose exactly the segments looked up from that point.
+    skip = RNG.random((len(pts), len(centres))) < 0.3
+    skip[:4, :4] = True  # the points at a centre: every segment of theirs is near it
+    bearings = Bearings.of(pts)
+    si, sj, sk = bearings.index().near(bearings.toward(centres), radii, skip=skip)
+    kept = {g for g in got if not skip[g[0], g[2]]}
+    assert set(zip(si.tolist(), sj.tolist(), sk.tolist(), strict=True)) == kept
 
 
 def test_segment_contacts_on_given_pairs_are_the_full_answers() -> None:
