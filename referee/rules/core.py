@@ -1078,6 +1078,199 @@ def clear_edge_distance(
     return math.inf
 
 
+def clear_edge_distances(corners: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """All pairs :func:`clear_edge_distance` at once, ``(n, n)``: the outlines ``corners``
+    (``(n, 4, 2)``) with the bases where ``live`` blocking every pair but their own two. The
+    same floats as asking pair by pair: each step keeps that function's arithmetic and order
+    of checks (nearest line, one base across every corner line, the sampled lines).
+
+    >>> sq = np.array([[0, 0], [2, 0], [2, 2], [0, 2]], float)
+    >>> wall = np.array([[4, -1], [6, -1], [6, 3], [4, 3]], float)
+    >>> clear_edge_distances(np.stack([sq, wall, sq + [8, 0]]), np.ones(3, bool)).tolist()
+    [[0.0, 2.0, inf], [2.0, 0.0, 2.0], [inf, 2.0, 0.0]]
+    """
+    corners = np.asarray(corners, float).reshape(-1, 4, 2)
+    n = len(corners)
+    dist = np.zeros((n, n))
+    if n < 2:
+        return dist
+    first, second = np.triu_indices(n, 1)
+    pa, pb = corners[first], corners[second]
+    out = np.full(len(first), math.inf)
+    cand_pair, cand_base = _pair_blockers(corners, np.asarray(live, bool), first, second)
+    rects = corners[cand_base]
+    p, q = _nearest_points_many(pa, pb)
+    crossed = _segment_crosses_rectangle(p[cand_pair], q[cand_pair], rects)
+    blocked = np.bincount(cand_pair[crossed], minlength=len(first)) > 0
+    free = np.flatnonzero(~blocked)
+    out[free] = _polygon_distances(pa[free], pb[free])
+    # One base that every corner-to-corner line crosses blocks every line (inf as is).
+    lines = np.repeat(pa, 4, axis=1), np.tile(pb, (1, 4, 1))  # (pairs, 16, 2) each
+    keep = blocked[cand_pair]
+    cand_pair, rects = cand_pair[keep], rects[keep]
+    walls = _segment_crosses_rectangle(
+        lines[0][cand_pair], lines[1][cand_pair], rects[:, None]
+    ).all(axis=1)
+    walled = np.bincount(cand_pair[walls], minlength=len(first)) > 0
+    search = blocked & ~walled
+    keep = search[cand_pair]
+    out[search] = _shortest_free_lines(
+        pa[search], pb[search], np.cumsum(search)[cand_pair[keep]] - 1, rects[keep]
+    )
+    dist[first, second] = dist[second, first] = out
+    return dist
+
+
+def _pair_blockers(
+    corners: np.ndarray, live: np.ndarray, first: np.ndarray, second: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Flat ``(pair, base)`` index arrays, sorted by pair: the live bases (not the pair's
+    own) that can cut a line between ``corners[first]`` and ``corners[second]`` -- the box
+    and band test of :func:`clear_edge_distance`. A base any of that function's lines
+    crosses passes both tests by far more than rounding, so a superset of its blockers
+    gives the same answers."""
+    lo_b, hi_b = corners.min(axis=1), corners.max(axis=1)
+    both = np.concatenate([corners[first], corners[second]], axis=1)  # (pairs, 8, 2)
+    lo, hi = both.min(axis=1), both.max(axis=1)
+    bases = np.flatnonzero(live)
+    pairs_out, bases_out = [], []
+    step = max(1, (1 << 20) // max(len(bases), 1))
+    for start in range(0, len(first), step):
+        rows = slice(start, start + step)
+        near = (
+            (hi_b[None, bases, 0] >= lo[rows, None, 0])
+            & (hi_b[None, bases, 1] >= lo[rows, None, 1])
+            & (lo_b[None, bases, 0] <= hi[rows, None, 0])
+            & (lo_b[None, bases, 1] <= hi[rows, None, 1])
+        )
+        r, c = np.nonzero(near)
+        r += start
+        k = bases[c]
+        own = (k == first[r]) | (k == second[r])
+        pairs_out.append(r[~own])
+        bases_out.append(k[~own])
+    pair, base = np.concatenate(pairs_out), np.concatenate(bases_out)
+    # The band the two span along the normal of the line joining their centres.
+    axis = corners[second].mean(axis=1) - corners[first].mean(axis=1)
+    normal = np.stack([-axis[:, 1], axis[:, 0]], axis=1)
+    band = np.einsum("pkd,pd->pk", both, normal)
+    side = np.einsum("ckd,cd->ck", corners[base], normal[pair])
+    slack = 1e-9 * (1.0 + np.abs(band).max(axis=1))
+    b_lo, b_hi = band.min(axis=1) - slack, band.max(axis=1) + slack
+    across = (side.max(axis=1) > b_lo[pair]) & (side.min(axis=1) < b_hi[pair])
+    return pair[across], base[across]
+
+
+def _nearest_points_many(pa: np.ndarray, pb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_nearest_points` of each pair ``pa[k]``, ``pb[k]`` (``(m, 4, 2)`` each), as
+    ``(m, 2)`` arrays: the same arithmetic and the same first-smallest choice."""
+    found = []
+    for src, dst in ((pa, pb), (pb, pa)):
+        start, step = dst[:, None], (np.roll(dst, -1, axis=1) - dst)[:, None]
+        rel = src[:, :, None, :] - start
+        t = np.clip((rel * step).sum(-1) / np.maximum((step * step).sum(-1), 1e-300), 0.0, 1.0)
+        foot = start + t[..., None] * step
+        gap = np.hypot(*(src[:, :, None, :] - foot).transpose(3, 0, 1, 2)).reshape(len(src), 16)
+        best = np.argmin(gap, axis=1)
+        rows = np.arange(len(src))
+        found.append((gap[rows, best], src[rows, best // 4], foot.reshape(-1, 16, 2)[rows, best]))
+    (gap_a, vertex_a, foot_a), (gap_b, vertex_b, foot_b) = found
+    swap = (gap_b < gap_a)[:, None]
+    return np.where(swap, foot_b, vertex_a), np.where(swap, vertex_b, foot_a)
+
+
+def _polygon_distances(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+    """:func:`polygon_distance` of each pair of outlines ``pa[k]``, ``pb[k]`` (``(m, 4, 2)``
+    each), with its arithmetic: 0 when a first corner lies in or on the other outline."""
+    from referee.geometry import EPS, _point_seg_dist, _seg_seg_dist
+
+    def holds(point: np.ndarray, poly: np.ndarray) -> np.ndarray:
+        # points_in_polygon's even-odd rule and on-edge test, one point per outline.
+        a, b = poly, np.roll(poly, -1, axis=1)
+        px, py = point[:, 0:1], point[:, 1:2]
+        ax, ay, bx, by = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+        straddle = (ay > py) != (by > py)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x_at = ax + (py - ay) * (bx - ax) / (by - ay)
+        inside = np.sum(straddle & (px < x_at), axis=1) % 2 == 1
+        on_edge = np.min(_point_seg_dist(point[:, None, :], a, b), axis=1) <= EPS
+        return np.asarray(inside | on_edge)
+
+    gaps = _seg_seg_dist(
+        pa[:, :, None, :],
+        np.roll(pa, -1, 1)[:, :, None, :],
+        pb[:, None],
+        np.roll(pb, -1, 1)[:, None],
+    )
+    d = gaps.reshape(len(pa), 16).min(axis=1)
+    return np.where(holds(pa[:, 0], pb) | holds(pb[:, 0], pa), 0.0, d)
+
+
+def _segment_crosses_rectangle(p: np.ndarray, q: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """Element by element :func:`segments_cross_rectangles`: whether segment ``p``-``q``
+    (``(..., 2)``) enters the open interior of rectangle ``rects`` (``(..., 4, 2)``),
+    broadcasting, with that function's arithmetic and tolerances."""
+    eps = 1e-9
+    px, py, qx, qy = p[..., 0], p[..., 1], q[..., 0], q[..., 1]
+    rx, ry = rects[..., 0], rects[..., 1]
+    crossing = np.ones(np.broadcast_shapes(px.shape, rx.shape[:-1]), bool)
+    for a in range(2):
+        ex, ey = rx[..., a + 1] - rx[..., a], ry[..., a + 1] - ry[..., a]
+        r = rx * ex[..., None] + ry * ey[..., None]
+        r_lo, r_hi = r.min(axis=-1), r.max(axis=-1)
+        sp, sq = px * ex + py * ey, qx * ex + qy * ey
+        crossing &= np.maximum(sp, sq) > r_lo + eps * (1 + np.abs(r_lo))
+        crossing &= np.minimum(sp, sq) < r_hi - eps * (1 + np.abs(r_hi))
+    nx, ny = py - qy, qx - px
+    s0 = px * nx + py * ny
+    tol = eps * (1 + np.abs(s0))
+    rr = [nx * rx[..., c] + ny * ry[..., c] for c in range(4)]
+    crossing &= np.maximum(np.maximum(rr[0], rr[1]), np.maximum(rr[2], rr[3])) > s0 + tol
+    crossing &= np.minimum(np.minimum(rr[0], rr[1]), np.minimum(rr[2], rr[3])) < s0 - tol
+    return crossing
+
+
+def _shortest_free_lines(
+    pa: np.ndarray, pb: np.ndarray, cand_pair: np.ndarray, rects: np.ndarray
+) -> np.ndarray:
+    """For each pair ``pa[k]``, ``pb[k]``: the length of the shortest of
+    :func:`clear_edge_distance`'s sampled lines that crosses none of its candidate bases
+    ``rects[cand_pair == k]``, inf when all are crossed. (That function tries the shortest
+    lines first only to stop early: the answer is the shortest free line either way.)"""
+    m = len(pa)
+    sa = edge_samples_many(pa)
+    sb = edge_samples_many(pb)
+    k = sa.shape[1]
+    p = np.repeat(sa, k, axis=1)
+    q = np.tile(sb, (1, k, 1))
+    diff = q - p
+    d = np.sqrt(diff[..., 0] * diff[..., 0] + diff[..., 1] * diff[..., 1])  # np.linalg.norm
+    out = np.full(m, math.inf)
+    counts = np.bincount(cand_pair, minlength=m)
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    step = max(1, (1 << 22) // (k * k * max(1, int(counts.max(initial=1)))))
+    for start in range(0, m, step):
+        stop = min(m, start + step)
+        rows = slice(bounds[start], bounds[stop])
+        cp = cand_pair[rows]
+        hit = _segment_crosses_rectangle(p[cp], q[cp], rects[rows, None])
+        crossed = np.zeros((stop - start, k * k), bool)
+        if len(cp):
+            # The rows are sorted by pair: OR each pair's run of candidates.
+            runs = np.flatnonzero(np.r_[True, cp[1:] != cp[:-1]])
+            crossed[cp[runs] - start] = np.logical_or.reduceat(hit, runs, axis=0)
+        length = np.where(crossed, math.inf, d[start:stop])
+        out[start:stop] = length.min(axis=1)
+    return out
+
+
+def edge_samples_many(polys: np.ndarray) -> np.ndarray:
+    """:func:`edge_samples` of each outline in ``polys`` (``(m, 4, 2)``): ``(m, 32, 2)``."""
+    nxt = np.roll(polys, -1, axis=1)
+    steps = _EIGHTHS[None, None, :, None] * (nxt - polys)[:, :, None, :]
+    return (polys[:, :, None, :] + steps).reshape(len(polys), 4 * len(_EIGHTHS), 2)
+
+
 def _nearest_points(pa: np.ndarray, pb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(p, q)``, ``(1, 2)`` each: a point of outline ``pa`` and one of ``pb`` nearest each
     other (a vertex of one and its foot on an edge of the other)."""
