@@ -1235,33 +1235,153 @@ def _shortest_free_lines(
 ) -> np.ndarray:
     """For each pair ``pa[k]``, ``pb[k]``: the length of the shortest of
     :func:`clear_edge_distance`'s sampled lines that crosses none of its candidate bases
-    ``rects[cand_pair == k]``, inf when all are crossed. (That function tries the shortest
-    lines first only to stop early: the answer is the shortest free line either way.)"""
+    ``rects[cand_pair == k]`` (sorted by pair), inf when all are crossed. That function
+    tries the shortest lines first only to stop early: the answer is the shortest free
+    line either way, so the 48 shortest go first here too, then every line not proven
+    crossed by :func:`_deeply_crossed_lines`."""
     m = len(pa)
-    sa = edge_samples_many(pa)
-    sb = edge_samples_many(pb)
+    sa, sb = edge_samples_many(pa), edge_samples_many(pb)
     k = sa.shape[1]
-    p = np.repeat(sa, k, axis=1)
-    q = np.tile(sb, (1, k, 1))
+    p, q = np.repeat(sa, k, axis=1), np.tile(sb, (1, k, 1))  # line a * k + b: sa[a] -> sb[b]
     diff = q - p
     d = np.sqrt(diff[..., 0] * diff[..., 0] + diff[..., 1] * diff[..., 1])  # np.linalg.norm
-    out = np.full(m, math.inf)
     counts = np.bincount(cand_pair, minlength=m)
-    bounds = np.concatenate([[0], np.cumsum(counts)])
-    step = max(1, (1 << 22) // (k * k * max(1, int(counts.max(initial=1)))))
-    for start in range(0, m, step):
-        stop = min(m, start + step)
-        rows = slice(bounds[start], bounds[stop])
-        cp = cand_pair[rows]
-        hit = _segment_crosses_rectangle(p[cp], q[cp], rects[rows, None])
-        crossed = np.zeros((stop - start, k * k), bool)
-        if len(cp):
-            # The rows are sorted by pair: OR each pair's run of candidates.
-            runs = np.flatnonzero(np.r_[True, cp[1:] != cp[:-1]])
-            crossed[cp[runs] - start] = np.logical_or.reduceat(hit, runs, axis=0)
-        length = np.where(crossed, math.inf, d[start:stop])
-        out[start:stop] = length.min(axis=1)
+    starts = np.cumsum(counts) - counts
+    short = np.argpartition(d, _FIRST_LINES - 1, axis=1)[:, :_FIRST_LINES]
+    pair = np.repeat(np.arange(m), _FIRST_LINES)
+    line = short.reshape(-1)
+    out = _free_minimum(p, q, d, pair, line, counts, starts, rects, m)
+    rest = np.flatnonzero(np.isinf(out))
+    if not len(rest):
+        return out
+    crossed = _deeply_crossed_lines(p[rest], q[rest], counts[rest], starts[rest], rects)
+    crossed[np.arange(len(rest))[:, None], short[rest]] = True  # already found crossed
+    pair, line = np.nonzero(~crossed)
+    out[rest] = _free_minimum(p, q, d, rest[pair], line, counts, starts, rects, m)[rest]
     return out
+
+
+def _free_minimum(
+    p: np.ndarray,
+    q: np.ndarray,
+    d: np.ndarray,
+    pair: np.ndarray,
+    line: np.ndarray,
+    counts: np.ndarray,
+    starts: np.ndarray,
+    rects: np.ndarray,
+    m: int,
+) -> np.ndarray:
+    """``(m,)``: per pair, the shortest ``d[pair, line]`` among the given lines that
+    crosses none of the pair's candidate bases (:func:`segments_cross_rectangles`), inf if
+    none is free."""
+    out = np.full(m, math.inf)
+    step = max(1, (1 << 20) // max(1, int(counts.max(initial=1))))
+    for lo in range(0, len(pair), step):
+        pr, ln = pair[lo : lo + step], line[lo : lo + step]
+        item, cand = _expand(counts[pr], starts[pr])
+        hit = _segment_crosses_rectangle(p[pr[item], ln[item]], q[pr[item], ln[item]], rects[cand])
+        free = np.bincount(item[hit], minlength=len(pr)) == 0
+        np.minimum.at(out, pr[free], d[pr[free], ln[free]])
+    return out
+
+
+def _expand(counts: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Item ``i`` repeated ``counts[i]`` times, beside the indices ``starts[i] + 0, 1, ...``
+    (each item against each of its candidates)."""
+    item = np.repeat(np.arange(len(counts)), counts)
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    return item, np.repeat(starts, counts) + np.arange(len(item)) - first
+
+
+def _deeply_crossed_lines(
+    p: np.ndarray, q: np.ndarray, counts: np.ndarray, starts: np.ndarray, rects: np.ndarray
+) -> np.ndarray:
+    """``(m, k * k)`` lines (of :func:`_shortest_free_lines`) proven crossed by one of the
+    pair's candidate bases, without testing each line. A line between two edges that
+    passes through a base at depth ``> delta`` crosses it by far more than
+    :func:`segments_cross_rectangles`'s tolerance, and the lines through a convex base's
+    inset form a convex set at each end; so when one base is crossed that deeply by the 4
+    lines joining the ends of a piece of edge on each side, it is crossed by every line
+    between those two pieces. Pieces halve (8, 4, 2, 1 samples) where no base does it."""
+    m, lines = p.shape[:2]
+    k = math.isqrt(lines)
+    crossed = np.zeros((m, lines), bool)
+    scale = 1.0 + max(float(np.abs(p).max(initial=0)), float(np.abs(rects).max(initial=0)))
+    sides = np.linalg.norm(np.diff(rects, axis=1, append=rects[:, :1]), axis=2)
+    gap = np.linalg.norm(q - p, axis=2).min(axis=1, initial=math.inf)
+    # The tolerance is ~1e-9 * (1 / shortest edge + 1 / shortest line + coordinates):
+    # well below delta unless a base or a line is tiny; then test every line.
+    delta = 1e-6 * scale
+    if len(rects) and sides.min() < 1e-2:
+        return crossed
+    pair = np.flatnonzero(gap > 1e-2)
+    width = k // 4
+    a0, b0 = (g.reshape(-1) for g in np.mgrid[0:k:width, 0:k:width])
+    pair, a0, b0 = (np.repeat(pair, len(a0)), np.tile(a0, len(pair)), np.tile(b0, len(pair)))
+    unit = np.array([[0, 0], [1, 0], [0, 1], [1, 1]])  # a block's corner lines, and its quarters
+    while len(pair):
+        ends = width * unit
+        ia = (a0[:, None] + ends[:, 0]) % k
+        ib = (b0[:, None] + ends[:, 1]) % k
+        corner_lines = pair[:, None] * lines + ia * k + ib  # (blocks, 4), flat over pairs
+        # Each corner line once (blocks share them), against each of its pair's candidates.
+        uniq, where = np.unique(corner_lines, return_inverse=True)
+        u_pair, u_line = np.divmod(uniq, lines)
+        u_item, u_cand = _expand(counts[u_pair], starts[u_pair])
+        u_deep = _segment_crosses_deeply(
+            p[u_pair[u_item], u_line[u_item]],
+            q[u_pair[u_item], u_line[u_item]],
+            rects[u_cand],
+            3 * delta,
+        )
+        offset = np.cumsum(counts[u_pair]) - counts[u_pair]
+        item, cand = _expand(counts[pair], starts[pair])
+        j = cand - starts[pair][item]  # candidate number within the pair
+        where = where.reshape(-1, 4)
+        deep = np.ones(len(item), bool)
+        for c in range(4):
+            deep &= u_deep[offset[where[item, c]] + j]
+        done = np.bincount(item[deep], minlength=len(pair)) > 0
+        span = np.arange(width + 1)
+        la = (a0[done, None] + span) % k
+        lb = (b0[done, None] + span) % k
+        crossed[pair[done, None, None], la[:, :, None] * k + lb[:, None, :]] = True
+        if width == 1:
+            break
+        width //= 2
+        keep = ~done
+        pair = np.repeat(pair[keep], 4)
+        a0 = (a0[keep, None] + width * unit[:, 0]).reshape(-1)
+        b0 = (b0[keep, None] + width * unit[:, 1]).reshape(-1)
+    return crossed
+
+
+def _segment_crosses_deeply(
+    p: np.ndarray, q: np.ndarray, rects: np.ndarray, depth: float
+) -> np.ndarray:
+    """Whether segment ``p``-``q`` (``(m, 2)``) overlaps rectangle ``rects`` (``(m, 4, 2)``)
+    by more than ``depth`` along each of the rectangle's axes and the segment's normal
+    (distances, unlike :func:`segments_cross_rectangles`'s relative tolerance): then it
+    passes through the rectangle shrunk by ``depth / 3`` on every side."""
+    px, py, qx, qy = p[:, 0], p[:, 1], q[:, 0], q[:, 1]
+    deep = np.ones(len(p), bool)
+    for a in range(2):
+        ex, ey = rects[:, a + 1, 0] - rects[:, a, 0], rects[:, a + 1, 1] - rects[:, a, 1]
+        length = np.hypot(ex, ey)
+        ux, uy = ex / length, ey / length
+        # Along an edge direction the rectangle spans that edge: from its first corner.
+        lo = rects[:, a, 0] * ux + rects[:, a, 1] * uy
+        sp, sq = px * ux + py * uy, qx * ux + qy * uy
+        deep &= np.maximum(sp, sq) > lo + depth
+        deep &= np.minimum(sp, sq) < lo + length - depth
+    dx, dy = qx - px, qy - py
+    length = np.hypot(dx, dy)
+    nx, ny = -dy / length, dx / length
+    side = [nx * (rects[:, c, 0] - px) + ny * (rects[:, c, 1] - py) for c in range(4)]
+    deep &= np.maximum(np.maximum(side[0], side[1]), np.maximum(side[2], side[3])) > depth
+    deep &= np.minimum(np.minimum(side[0], side[1]), np.minimum(side[2], side[3])) < -depth
+    return deep
 
 
 def edge_samples_many(polys: np.ndarray) -> np.ndarray:
