@@ -146,6 +146,9 @@ def main() -> None:
         rs = find_ruleset(system)
         row = []
         for n in (100, 400):
+            if system == "papercraft" and n == 400:
+                row.append(float("nan"))  # per-pair search for a free line: far too slow
+                continue
             big = make_scene(n, 50, 0.02, ruleset=system)
             slow = system == "papercraft" or n == 400
             res = measure(
