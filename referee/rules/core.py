@@ -1096,6 +1096,319 @@ def clear_edge_distance(
     return math.inf
 
 
+def clear_edge_distances(corners: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """All pairs :func:`clear_edge_distance` at once, ``(n, n)``: the outlines ``corners``
+    (``(n, 4, 2)``) with the bases where ``live`` blocking every pair but their own two. The
+    same floats as asking pair by pair: each step keeps that function's arithmetic and order
+    of checks (nearest line, one base across every corner line, the sampled lines).
+
+    >>> sq = np.array([[0, 0], [2, 0], [2, 2], [0, 2]], float)
+    >>> wall = np.array([[4, -1], [6, -1], [6, 3], [4, 3]], float)
+    >>> clear_edge_distances(np.stack([sq, wall, sq + [8, 0]]), np.ones(3, bool)).tolist()
+    [[0.0, 2.0, inf], [2.0, 0.0, 2.0], [inf, 2.0, 0.0]]
+    """
+    corners = np.asarray(corners, float).reshape(-1, 4, 2)
+    n = len(corners)
+    dist = np.zeros((n, n))
+    if n < 2:
+        return dist
+    first, second = np.triu_indices(n, 1)
+    pa, pb = corners[first], corners[second]
+    out = np.full(len(first), math.inf)
+    cand_pair, cand_base = _pair_blockers(corners, np.asarray(live, bool), first, second)
+    rects = corners[cand_base]
+    p, q = _nearest_points_many(pa, pb)
+    crossed = _segment_crosses_rectangle(p[cand_pair], q[cand_pair], rects)
+    blocked = np.bincount(cand_pair[crossed], minlength=len(first)) > 0
+    free = np.flatnonzero(~blocked)
+    out[free] = _polygon_distances(pa[free], pb[free])
+    # One base that every corner-to-corner line crosses blocks every line (inf as is).
+    lines = np.repeat(pa, 4, axis=1), np.tile(pb, (1, 4, 1))  # (pairs, 16, 2) each
+    keep = blocked[cand_pair]
+    cand_pair, rects = cand_pair[keep], rects[keep]
+    walls = _segment_crosses_rectangle(
+        lines[0][cand_pair], lines[1][cand_pair], rects[:, None]
+    ).all(axis=1)
+    walled = np.bincount(cand_pair[walls], minlength=len(first)) > 0
+    search = blocked & ~walled
+    keep = search[cand_pair]
+    out[search] = _shortest_free_lines(
+        pa[search], pb[search], np.cumsum(search)[cand_pair[keep]] - 1, rects[keep]
+    )
+    dist[first, second] = dist[second, first] = out
+    return dist
+
+
+def _pair_blockers(
+    corners: np.ndarray, live: np.ndarray, first: np.ndarray, second: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Flat ``(pair, base)`` index arrays, sorted by pair: the live bases (not the pair's
+    own) that can cut a line between ``corners[first]`` and ``corners[second]`` -- the box
+    and band test of :func:`clear_edge_distance`. A base any of that function's lines
+    crosses passes both tests by far more than rounding, so a superset of its blockers
+    gives the same answers."""
+    lo_b, hi_b = corners.min(axis=1), corners.max(axis=1)
+    both = np.concatenate([corners[first], corners[second]], axis=1)  # (pairs, 8, 2)
+    lo, hi = both.min(axis=1), both.max(axis=1)
+    bases = np.flatnonzero(live)
+    pairs_out, bases_out = [], []
+    step = max(1, (1 << 20) // max(len(bases), 1))
+    for start in range(0, len(first), step):
+        rows = slice(start, start + step)
+        near = (
+            (hi_b[None, bases, 0] >= lo[rows, None, 0])
+            & (hi_b[None, bases, 1] >= lo[rows, None, 1])
+            & (lo_b[None, bases, 0] <= hi[rows, None, 0])
+            & (lo_b[None, bases, 1] <= hi[rows, None, 1])
+        )
+        r, c = np.nonzero(near)
+        r += start
+        k = bases[c]
+        own = (k == first[r]) | (k == second[r])
+        pairs_out.append(r[~own])
+        bases_out.append(k[~own])
+    pair, base = np.concatenate(pairs_out), np.concatenate(bases_out)
+    # The band the two span along the normal of the line joining their centres.
+    axis = corners[second].mean(axis=1) - corners[first].mean(axis=1)
+    normal = np.stack([-axis[:, 1], axis[:, 0]], axis=1)
+    band = np.einsum("pkd,pd->pk", both, normal)
+    side = np.einsum("ckd,cd->ck", corners[base], normal[pair])
+    slack = 1e-9 * (1.0 + np.abs(band).max(axis=1))
+    b_lo, b_hi = band.min(axis=1) - slack, band.max(axis=1) + slack
+    across = (side.max(axis=1) > b_lo[pair]) & (side.min(axis=1) < b_hi[pair])
+    return pair[across], base[across]
+
+
+def _nearest_points_many(pa: np.ndarray, pb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_nearest_points` of each pair ``pa[k]``, ``pb[k]`` (``(m, 4, 2)`` each), as
+    ``(m, 2)`` arrays: the same arithmetic and the same first-smallest choice."""
+    found = []
+    for src, dst in ((pa, pb), (pb, pa)):
+        start, step = dst[:, None], (np.roll(dst, -1, axis=1) - dst)[:, None]
+        rel = src[:, :, None, :] - start
+        t = np.clip((rel * step).sum(-1) / np.maximum((step * step).sum(-1), 1e-300), 0.0, 1.0)
+        foot = start + t[..., None] * step
+        gap = np.hypot(*(src[:, :, None, :] - foot).transpose(3, 0, 1, 2)).reshape(len(src), 16)
+        best = np.argmin(gap, axis=1)
+        rows = np.arange(len(src))
+        found.append((gap[rows, best], src[rows, best // 4], foot.reshape(-1, 16, 2)[rows, best]))
+    (gap_a, vertex_a, foot_a), (gap_b, vertex_b, foot_b) = found
+    swap = (gap_b < gap_a)[:, None]
+    return np.where(swap, foot_b, vertex_a), np.where(swap, vertex_b, foot_a)
+
+
+def _polygon_distances(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+    """:func:`polygon_distance` of each pair of outlines ``pa[k]``, ``pb[k]`` (``(m, 4, 2)``
+    each), with its arithmetic: 0 when a first corner lies in or on the other outline."""
+    from referee.geometry import EPS, _point_seg_dist, _seg_seg_dist
+
+    def holds(point: np.ndarray, poly: np.ndarray) -> np.ndarray:
+        # points_in_polygon's even-odd rule and on-edge test, one point per outline.
+        a, b = poly, np.roll(poly, -1, axis=1)
+        px, py = point[:, 0:1], point[:, 1:2]
+        ax, ay, bx, by = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+        straddle = (ay > py) != (by > py)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x_at = ax + (py - ay) * (bx - ax) / (by - ay)
+        inside = np.sum(straddle & (px < x_at), axis=1) % 2 == 1
+        on_edge = np.min(_point_seg_dist(point[:, None, :], a, b), axis=1) <= EPS
+        return np.asarray(inside | on_edge)
+
+    gaps = _seg_seg_dist(
+        pa[:, :, None, :],
+        np.roll(pa, -1, 1)[:, :, None, :],
+        pb[:, None],
+        np.roll(pb, -1, 1)[:, None],
+    )
+    d = gaps.reshape(len(pa), 16).min(axis=1)
+    return np.where(holds(pa[:, 0], pb) | holds(pb[:, 0], pa), 0.0, d)
+
+
+def _segment_crosses_rectangle(p: np.ndarray, q: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """Element by element :func:`segments_cross_rectangles`: whether segment ``p``-``q``
+    (``(..., 2)``) enters the open interior of rectangle ``rects`` (``(..., 4, 2)``),
+    broadcasting, with that function's arithmetic and tolerances."""
+    eps = 1e-9
+    px, py, qx, qy = p[..., 0], p[..., 1], q[..., 0], q[..., 1]
+    rx, ry = rects[..., 0], rects[..., 1]
+    crossing = np.ones(np.broadcast_shapes(px.shape, rx.shape[:-1]), bool)
+    for a in range(2):
+        ex, ey = rx[..., a + 1] - rx[..., a], ry[..., a + 1] - ry[..., a]
+        r = rx * ex[..., None] + ry * ey[..., None]
+        r_lo, r_hi = r.min(axis=-1), r.max(axis=-1)
+        sp, sq = px * ex + py * ey, qx * ex + qy * ey
+        crossing &= np.maximum(sp, sq) > r_lo + eps * (1 + np.abs(r_lo))
+        crossing &= np.minimum(sp, sq) < r_hi - eps * (1 + np.abs(r_hi))
+    nx, ny = py - qy, qx - px
+    s0 = px * nx + py * ny
+    tol = eps * (1 + np.abs(s0))
+    rr = [nx * rx[..., c] + ny * ry[..., c] for c in range(4)]
+    crossing &= np.maximum(np.maximum(rr[0], rr[1]), np.maximum(rr[2], rr[3])) > s0 + tol
+    crossing &= np.minimum(np.minimum(rr[0], rr[1]), np.minimum(rr[2], rr[3])) < s0 - tol
+    return crossing
+
+
+def _shortest_free_lines(
+    pa: np.ndarray, pb: np.ndarray, cand_pair: np.ndarray, rects: np.ndarray
+) -> np.ndarray:
+    """For each pair ``pa[k]``, ``pb[k]``: the length of the shortest of
+    :func:`clear_edge_distance`'s sampled lines that crosses none of its candidate bases
+    ``rects[cand_pair == k]`` (sorted by pair), inf when all are crossed. That function
+    tries the shortest lines first only to stop early: the answer is the shortest free
+    line either way, so the 48 shortest go first here too, then every line not proven
+    crossed by :func:`_deeply_crossed_lines`."""
+    m = len(pa)
+    sa, sb = edge_samples_many(pa), edge_samples_many(pb)
+    k = sa.shape[1]
+    p, q = np.repeat(sa, k, axis=1), np.tile(sb, (1, k, 1))  # line a * k + b: sa[a] -> sb[b]
+    diff = q - p
+    d = np.sqrt(diff[..., 0] * diff[..., 0] + diff[..., 1] * diff[..., 1])  # np.linalg.norm
+    counts = np.bincount(cand_pair, minlength=m)
+    starts = np.cumsum(counts) - counts
+    short = np.argpartition(d, _FIRST_LINES - 1, axis=1)[:, :_FIRST_LINES]
+    pair = np.repeat(np.arange(m), _FIRST_LINES)
+    line = short.reshape(-1)
+    out = _free_minimum(p, q, d, pair, line, counts, starts, rects, m)
+    rest = np.flatnonzero(np.isinf(out))
+    if not len(rest):
+        return out
+    crossed = _deeply_crossed_lines(p[rest], q[rest], counts[rest], starts[rest], rects)
+    crossed[np.arange(len(rest))[:, None], short[rest]] = True  # already found crossed
+    pair, line = np.nonzero(~crossed)
+    out[rest] = _free_minimum(p, q, d, rest[pair], line, counts, starts, rects, m)[rest]
+    return out
+
+
+def _free_minimum(
+    p: np.ndarray,
+    q: np.ndarray,
+    d: np.ndarray,
+    pair: np.ndarray,
+    line: np.ndarray,
+    counts: np.ndarray,
+    starts: np.ndarray,
+    rects: np.ndarray,
+    m: int,
+) -> np.ndarray:
+    """``(m,)``: per pair, the shortest ``d[pair, line]`` among the given lines that
+    crosses none of the pair's candidate bases (:func:`segments_cross_rectangles`), inf if
+    none is free."""
+    out = np.full(m, math.inf)
+    step = max(1, (1 << 20) // max(1, int(counts.max(initial=1))))
+    for lo in range(0, len(pair), step):
+        pr, ln = pair[lo : lo + step], line[lo : lo + step]
+        item, cand = _expand(counts[pr], starts[pr])
+        hit = _segment_crosses_rectangle(p[pr[item], ln[item]], q[pr[item], ln[item]], rects[cand])
+        free = np.bincount(item[hit], minlength=len(pr)) == 0
+        np.minimum.at(out, pr[free], d[pr[free], ln[free]])
+    return out
+
+
+def _expand(counts: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Item ``i`` repeated ``counts[i]`` times, beside the indices ``starts[i] + 0, 1, ...``
+    (each item against each of its candidates)."""
+    item = np.repeat(np.arange(len(counts)), counts)
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    return item, np.repeat(starts, counts) + np.arange(len(item)) - first
+
+
+def _deeply_crossed_lines(
+    p: np.ndarray, q: np.ndarray, counts: np.ndarray, starts: np.ndarray, rects: np.ndarray
+) -> np.ndarray:
+    """``(m, k * k)`` lines (of :func:`_shortest_free_lines`) proven crossed by one of the
+    pair's candidate bases, without testing each line. A line between two edges that
+    passes through a base at depth ``> delta`` crosses it by far more than
+    :func:`segments_cross_rectangles`'s tolerance, and the lines through a convex base's
+    inset form a convex set at each end; so when one base is crossed that deeply by the 4
+    lines joining the ends of a piece of edge on each side, it is crossed by every line
+    between those two pieces. Pieces halve (8, 4, 2, 1 samples) where no base does it."""
+    m, lines = p.shape[:2]
+    k = math.isqrt(lines)
+    crossed = np.zeros((m, lines), bool)
+    scale = 1.0 + max(float(np.abs(p).max(initial=0)), float(np.abs(rects).max(initial=0)))
+    sides = np.linalg.norm(np.diff(rects, axis=1, append=rects[:, :1]), axis=2)
+    gap = np.linalg.norm(q - p, axis=2).min(axis=1, initial=math.inf)
+    # The tolerance is ~1e-9 * (1 / shortest edge + 1 / shortest line + coordinates):
+    # well below delta unless a base or a line is tiny; then test every line.
+    delta = 1e-6 * scale
+    if len(rects) and sides.min() < 1e-2:
+        return crossed
+    pair = np.flatnonzero(gap > 1e-2)
+    width = k // 4
+    a0, b0 = (g.reshape(-1) for g in np.mgrid[0:k:width, 0:k:width])
+    pair, a0, b0 = (np.repeat(pair, len(a0)), np.tile(a0, len(pair)), np.tile(b0, len(pair)))
+    unit = np.array([[0, 0], [1, 0], [0, 1], [1, 1]])  # a block's corner lines, and its quarters
+    while len(pair):
+        ends = width * unit
+        ia = (a0[:, None] + ends[:, 0]) % k
+        ib = (b0[:, None] + ends[:, 1]) % k
+        corner_lines = pair[:, None] * lines + ia * k + ib  # (blocks, 4), flat over pairs
+        # Each corner line once (blocks share them), against each of its pair's candidates.
+        uniq, where = np.unique(corner_lines, return_inverse=True)
+        u_pair, u_line = np.divmod(uniq, lines)
+        u_item, u_cand = _expand(counts[u_pair], starts[u_pair])
+        u_deep = _segment_crosses_deeply(
+            p[u_pair[u_item], u_line[u_item]],
+            q[u_pair[u_item], u_line[u_item]],
+            rects[u_cand],
+            3 * delta,
+        )
+        offset = np.cumsum(counts[u_pair]) - counts[u_pair]
+        item, cand = _expand(counts[pair], starts[pair])
+        j = cand - starts[pair][item]  # candidate number within the pair
+        where = where.reshape(-1, 4)
+        deep = np.ones(len(item), bool)
+        for c in range(4):
+            deep &= u_deep[offset[where[item, c]] + j]
+        done = np.bincount(item[deep], minlength=len(pair)) > 0
+        span = np.arange(width + 1)
+        la = (a0[done, None] + span) % k
+        lb = (b0[done, None] + span) % k
+        crossed[pair[done, None, None], la[:, :, None] * k + lb[:, None, :]] = True
+        if width == 1:
+            break
+        width //= 2
+        keep = ~done
+        pair = np.repeat(pair[keep], 4)
+        a0 = (a0[keep, None] + width * unit[:, 0]).reshape(-1)
+        b0 = (b0[keep, None] + width * unit[:, 1]).reshape(-1)
+    return crossed
+
+
+def _segment_crosses_deeply(
+    p: np.ndarray, q: np.ndarray, rects: np.ndarray, depth: float
+) -> np.ndarray:
+    """Whether segment ``p``-``q`` (``(m, 2)``) overlaps rectangle ``rects`` (``(m, 4, 2)``)
+    by more than ``depth`` along each of the rectangle's axes and the segment's normal
+    (distances, unlike :func:`segments_cross_rectangles`'s relative tolerance): then it
+    passes through the rectangle shrunk by ``depth / 3`` on every side."""
+    px, py, qx, qy = p[:, 0], p[:, 1], q[:, 0], q[:, 1]
+    deep = np.ones(len(p), bool)
+    for a in range(2):
+        ex, ey = rects[:, a + 1, 0] - rects[:, a, 0], rects[:, a + 1, 1] - rects[:, a, 1]
+        length = np.hypot(ex, ey)
+        ux, uy = ex / length, ey / length
+        # Along an edge direction the rectangle spans that edge: from its first corner.
+        lo = rects[:, a, 0] * ux + rects[:, a, 1] * uy
+        sp, sq = px * ux + py * uy, qx * ux + qy * uy
+        deep &= np.maximum(sp, sq) > lo + depth
+        deep &= np.minimum(sp, sq) < lo + length - depth
+    dx, dy = qx - px, qy - py
+    length = np.hypot(dx, dy)
+    nx, ny = -dy / length, dx / length
+    side = [nx * (rects[:, c, 0] - px) + ny * (rects[:, c, 1] - py) for c in range(4)]
+    deep &= np.maximum(np.maximum(side[0], side[1]), np.maximum(side[2], side[3])) > depth
+    deep &= np.minimum(np.minimum(side[0], side[1]), np.minimum(side[2], side[3])) < -depth
+    return deep
+
+
+def edge_samples_many(polys: np.ndarray) -> np.ndarray:
+    """:func:`edge_samples` of each outline in ``polys`` (``(m, 4, 2)``): ``(m, 32, 2)``."""
+    nxt = np.roll(polys, -1, axis=1)
+    steps = _EIGHTHS[None, None, :, None] * (nxt - polys)[:, :, None, :]
+    return (polys[:, :, None, :] + steps).reshape(len(polys), 4 * len(_EIGHTHS), 2)
+
+
 def _nearest_points(pa: np.ndarray, pb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(p, q)``, ``(1, 2)`` each: a point of outline ``pa`` and one of ``pb`` nearest each
     other (a vertex of one and its foot on an edge of the other)."""

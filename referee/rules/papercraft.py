@@ -30,8 +30,7 @@ from referee.rules.core import (
     TableRuleset,
     Visibility,
     clear_distance,
-    clear_edge_distance,
-    edge_samples,
+    clear_edge_distances,
     fmt,
     from_edge,
     inches,
@@ -183,19 +182,9 @@ class Papercraft(TableRuleset):
         """All pairs: the edge-to-edge distance crossing no other unit, and LOS clear exactly
         when such a line exists (as ``range`` and ``los`` answer them)."""
         pieces = list(scene.pieces)
-        n = len(pieces)
-        dist = np.zeros((n, n))
         corners = np.array([p.corners() for p in pieces], float).reshape(-1, 4, 2)
         live = np.array([p.state != "destroyed" for p in pieces], bool)
-        samples = [edge_samples(c) for c in corners]
-        for i in range(n):
-            for j in range(i + 1, n):
-                others = live.copy()
-                others[[i, j]] = False
-                d = clear_edge_distance(
-                    corners[i], corners[j], corners[others], (samples[i], samples[j])
-                )
-                dist[i, j] = dist[j, i] = d
+        dist = clear_edge_distances(corners, live)
         los = np.where(np.isinf(dist), 2, 0).astype(np.int8)
         return Visibility(tuple(p.id for p in pieces), dist, los)
 
