@@ -1019,15 +1019,15 @@ class BearingIndex:
         self,
         toward: tuple[Array, Array],
         radii: ArrayLike,
-        skip: NDArray[np.bool_] | None = None,
+        skip: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
     ) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]:
         """``(i, j, k)``, ``i < j``: every listed segment ``points[i]``-``points[j]`` that
         comes within ``radii[k]`` of disc ``k`` (centres as :meth:`Bearings.toward` gives
         them), and a few that do not (callers test exactly): a disc's tangent cone is one
         range of bearings from each point, so the segments near it are looked up, not
-        searched for. The work grows with the answer. ``skip`` (``(n, m)``) marks
-        (point, disc) pairs whose segments are not wanted (e.g. a base and its own piece,
-        whose every segment starts inside it).
+        searched for. The work grows with the answer. ``skip`` (point and disc indices)
+        names pairs whose segments are not wanted (e.g. a base and its own piece, whose
+        every segment starts inside it).
 
         >>> b = Bearings.of([(0, 0), (10, 0), (0, 10)])
         >>> b.index().near(b.toward([(5, 0.5)]), [1.0])
@@ -1038,19 +1038,20 @@ class BearingIndex:
         none = np.zeros(0, np.intp)
         if n < 2 or m == 0:
             return none, none, none
-        dist = dist2.ravel()
+        dist, centre = dist2.ravel(), centre2.ravel() - math.pi
         radius = np.broadcast_to(np.asarray(radii, float).reshape(-1), (n, m)).ravel()
-        q = np.arange(n * m) if skip is None else np.flatnonzero(~skip.ravel())
-        d, r = dist[q], radius[q]
-        centre = centre2.ravel()[q] - math.pi
         with np.errstate(divide="ignore", invalid="ignore"):
-            half = np.arcsin(np.minimum(r / d, 1.0)) + _CONE_SLACK
-        inside = d <= r * (1 + 1e-12) + 1e-12
+            half = np.arcsin(np.minimum(radius / dist, 1.0)) + _CONE_SLACK
+        inside = dist <= radius * (1 + 1e-12) + 1e-12
         lo = np.where(inside, -math.pi, centre - half)
         hi = np.where(inside, math.pi, centre + half)
+        if skip is not None:  # a range of bearings that ends before it starts
+            flat = skip[0] * m + skip[1]
+            lo[flat], hi[flat] = 0.5, -0.5
+        q = np.arange(n * m)
         # A cone across the bearing -pi/pi is two ranges.
         low, high = np.flatnonzero(lo < -math.pi), np.flatnonzero(hi > math.pi)
-        q = np.concatenate([q, q[low], q[high]])
+        q = np.concatenate([q, low, high])
         q_lo = np.concatenate(
             [np.maximum(lo, -math.pi), lo[low] + 2 * math.pi, np.full(len(high), -math.pi)]
         )

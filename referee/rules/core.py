@@ -644,8 +644,7 @@ class TableRuleset(Ruleset):
         # doubt of an outline's bounding circle, among the lines still open.
         open_ = np.zeros((n, n), bool)
         open_[i, j] = code == 0
-        own = np.zeros((n, len(polys)), bool)  # a base never blocks its own piece's lines
-        own[owners, nt + np.arange(len(owners))] = True
+        own = (owners, nt + np.arange(len(owners)))  # never blocks its own piece's lines
         reach = prep.radius + (u_max + 1e-6)
         ci, cj, cp = bearings.index(open_).near((dist, centre), reach, skip=own)
         rest = np.flatnonzero(code == 0)

@@ -221,7 +221,7 @@ def test_segments_near_discs_finds_every_segment_near_a_disc() -> None:
     skip = RNG.random((len(pts), len(centres))) < 0.3
     skip[:4, :4] = True  # the points at a centre: every segment of theirs is near it
     bearings = Bearings.of(pts)
-    si, sj, sk = bearings.index().near(bearings.toward(centres), radii, skip=skip)
+    si, sj, sk = bearings.index().near(bearings.toward(centres), radii, skip=np.nonzero(skip))
     kept = {g for g in got if not skip[g[0], g[2]]}
     assert set(zip(si.tolist(), sj.tolist(), sk.tolist(), strict=True)) == kept
 
