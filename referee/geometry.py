@@ -965,12 +965,19 @@ class Bearings:
         # disc, in one integer key (so the nearest is one minimum).
         bits = max(m - 1, 1).bit_length()
         key = np.ceil(d * 1e6).astype(np.int64) << bits | k
-        start = np.repeat(first - (np.cumsum(count) - count), count)
-        at = (start + np.arange(total)) % _BINS
-        at += np.repeat(v * _BINS, count)
+        # Each point's row of bins runs a quarter turn either side (a cone is at most a
+        # half turn), folded back after: no wrapping of every entry.
+        stride = _BINS + _BINS // 2
+        start = v * stride + _BINS // 4 + first - (np.cumsum(count) - count)
+        at = np.repeat(start, count)
+        at += np.arange(total)
         # A bin no disc covers keeps a key of disc 0 at a distance no segment reaches.
-        cover = np.full(n * _BINS, np.iinfo(np.int64).max >> bits << bits)
-        np.minimum.at(cover, at, np.repeat(key, count))
+        wide = np.full((n, stride), np.iinfo(np.int64).max >> bits << bits)
+        np.minimum.at(wide.ravel(), at, np.repeat(key, count))
+        q = _BINS // 4
+        cover = wide[:, q : q + _BINS].copy()
+        np.minimum(cover[:, _BINS - q :], wide[:, :q], out=cover[:, _BINS - q :])
+        np.minimum(cover[:, :q], wide[:, q + _BINS :], out=cover[:, :q])
         rows = np.arange(n)
         bins = self.bins.astype(np.intp)
         bins += rows[:, None] * _BINS
