@@ -36,9 +36,11 @@ import numpy as np
 
 from referee.geometry import (
     centre_distance,
+    pairwise_centre_distances,
     point_in_polygon,
-    points_in_polygon,
+    points_near_polygons,
     polygon_distance,
+    prepare_polygons,
 )
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
@@ -317,15 +319,14 @@ class Pz8(TableRuleset):
         los = vis.los.copy()
         xy = np.array([p.xy for p in pieces], float)
         unc = np.array([p.uncertainty for p in pieces], float)
-        centre = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))
-        in_rough = np.zeros(len(pieces), bool)
-        for t in scene.terrain:
-            if t.kind in ROUGH:
-                poly = t.outline()
-                # Only centres inside the outline's box need the exact test.
-                box = np.all((xy >= poly.min(axis=0)) & (xy <= poly.max(axis=0)), axis=1)
-                if box.any():
-                    in_rough[box] |= points_in_polygon(xy[box], poly)
+        centre = (
+            vis.distance
+            if self.settings.range_measure == "centre"  # the same table, already made
+            else pairwise_centre_distances(xy)
+        )
+        rough = [t.outline() for t in scene.terrain if t.kind in ROUGH]
+        # Only centres in an outline's box get the exact test.
+        in_rough = points_near_polygons(xy, prepare_polygons(rough), 1e-6)[0].any(axis=1)
         hide = in_rough & np.array([self._may_hide(p) for p in pieces])
         # judge(centre, radius, doubt) for every pair: 0 seen, 2 hidden, 1 too close to call.
         r, u = self.settings.hidden_radius, unc[:, None] + unc
