@@ -546,6 +546,11 @@ class TableRuleset(Ruleset):
         blocks its own line. Lines that meet a forest of several woods are settled by
         the forest rule (:func:`forest_contact`), one line at a time.
         """
+        return self.visibility_of(scene, None)
+
+    def visibility_of(self, scene: Scene, rows: NDArray[np.bool_] | None) -> Visibility:
+        """:meth:`visibility` with LOS worked out only for the lines of the pieces
+        ``rows`` marks (all if None); the other lines are left clear."""
         pieces = list(scene.pieces)
         n = len(pieces)
         xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
@@ -576,6 +581,9 @@ class TableRuleset(Ruleset):
         if n < 2 or not obstacles:
             return Visibility(tuple(p.id for p in pieces), dist, los)
         i, j = np.triu_indices(n, k=1)
+        if rows is not None:
+            keep = rows[i] | rows[j]
+            i, j = i[keep], j[keep]
         u = doubt[i, j]
         code = np.zeros(len(i), np.int8)
         if single:

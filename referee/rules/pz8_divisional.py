@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from referee.errors import SceneError, at
 from referee.geometry import (
@@ -414,8 +415,8 @@ class Pz8Divisional(DivisionalBase):
         los = np.zeros((len(pieces), len(pieces)), np.int8)
         for side in sides:
             view = _SideView(self.settings, side)
-            part = view.visibility(scene)
             rows = np.array([p.side == side for p in pieces])
+            part = view.visibility_of(scene, rows)  # only the lines this side fires along
             los[rows] = part.los[rows]
             vis = part
         assert vis is not None
@@ -1017,6 +1018,9 @@ class _SideView(Pz8Divisional):
 
     def visibility(self, scene: Scene) -> Visibility:
         return TableRuleset.visibility(self, scene)
+
+    def visibility_of(self, scene: Scene, rows: NDArray[np.bool_] | None) -> Visibility:
+        return TableRuleset.visibility_of(self, scene, rows)
 
 
 # -- WW1 Divisional: a game on squares -----------------------------------------------------
