@@ -39,6 +39,11 @@ SQRT3 = math.sqrt(3.0)
 HEX_STEPS: tuple[Cell, ...] = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
 """Axial step to the neighbour across hex side ``k`` (side ``k`` faces ``rotation + 60k`` deg)."""
 DIAGONALS = ("none", "free", "alternate")
+HEX_NORMALS = (0.0, math.pi / 3, 2 * math.pi / 3)
+"""Radians: the normals of a hex's three pairs of sides in the mat's frame."""
+BEARING_BINS = 512
+"""Bearing bins per start in :meth:`HexGrid.lines_near`: finer bins look at fewer
+segments per hex, at a bigger table of bins."""
 
 
 @dataclass(frozen=True)
@@ -348,6 +353,91 @@ class HexGrid(Grid):
         across = extent - np.abs(((C - A) * m).sum(axis=-1))
         depth = np.minimum(depth, across)
         return np.asarray(np.where(length > 0, depth, -np.inf))
+
+    def lines_near(
+        self,
+        A: NDArray[np.float64],
+        B: NDArray[np.float64],
+        group: NDArray[np.int64],
+        C: NDArray[np.float64],
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:
+        """The (segment, hex) pairs :meth:`local_depths` may find meeting: segments from
+        ``A[k]`` to ``B[k]`` ``(L, 2)`` and hexes centred on ``C[m]`` ``(M, 2)``, all in
+        the mat's frame. Returns ``(k, m, deep)``: every pair whose crossing depth is at
+        least -1e-7 (the rest miss by more) and some a little farther; ``deep`` marks the
+        pairs whose depth is certainly above 1e-7, the others need :meth:`local_depths`.
+        Segments of the same ``group`` (an integer >= 0) must share their start: each start
+        sorts its segments into bearing bins and looks up, for a hex ``D`` away, only the
+        bins within ``asin(reach / D)`` of its bearing, instead of every segment and hex.
+
+        >>> g = HexGrid(1.5)
+        >>> A = g.local_centres(np.array([[0, 0], [0, 0], [0, 0]]))
+        >>> B = g.local_centres(np.array([[3, 0], [2, -1], [0, 3]]))
+        >>> C = g.local_centres(np.array([[1, 0], [1, 1], [5, 5]]))
+        >>> k, m, deep = g.lines_near(A, B, np.zeros(3, np.int64), C)
+        >>> sorted(zip(k.tolist(), m.tolist(), deep.tolist()))   # through (1, 0), by its corner
+        [(0, 0, True), (1, 0, False)]
+        """
+        none = np.zeros(0, np.int64)
+        if len(A) == 0 or len(C) == 0:
+            return none, none, np.zeros(0, bool)
+        inner, slack = self.size / 2, 1e-7
+        reach = self.radius + 1e-6
+        dx, dy = B[:, 0] - A[:, 0], B[:, 1] - A[:, 1]
+        length = np.sqrt(dx * dx + dy * dy)
+        ux, uy = dx / np.maximum(length, 1e-300), dy / np.maximum(length, 1e-300)
+        # How squarely the segment cuts the hex sides: its chord through a hex projects
+        # onto each side's normal at least this much per inch (0: along a side).
+        slant = np.abs(ux)
+        for angle in HEX_NORMALS[1:]:
+            np.minimum(slant, np.abs(ux * math.cos(angle) + uy * math.sin(angle)), out=slant)
+        # Each start's segments sorted into bearing bins: a window of bearings is then a
+        # run of the sorted segments.
+        used = np.flatnonzero(np.bincount(group))
+        rank = np.zeros(int(group.max()) + 1, np.int64)
+        rank[used] = np.arange(len(used))
+        bins = BEARING_BINS
+        per_bin = bins / (2 * math.pi)
+        turn = ((np.arctan2(dy, dx) + math.pi) * per_bin).astype(np.int64)
+        key = rank[group] * bins + np.minimum(turn, bins - 1)
+        order = np.argsort(key, kind="stable")
+        first = np.zeros(len(used) * bins + 1, np.int64)
+        np.cumsum(np.bincount(key, minlength=len(used) * bins), out=first[1:])
+        origin = A[order[first[:-1:bins]]]
+        # Every (start, hex): the bins of bearings that pass within reach of the hex.
+        rx = (C[None, :, 0] - origin[:, None, 0]).ravel()
+        ry = (C[None, :, 1] - origin[:, None, 1]).ravel()
+        gap = np.sqrt(rx * rx + ry * ry)
+        bearing = (np.arctan2(ry, rx) + math.pi) * per_bin
+        spread = (np.arcsin(reach / np.maximum(gap, reach)) + 1e-9) * per_bin
+        by_start = gap <= reach  # a hex on the start is near every bearing from it
+        lo = np.where(by_start, 0, np.floor(bearing - spread)).astype(np.int64)
+        hi = np.where(by_start, bins - 1, np.floor(bearing + spread)).astype(np.int64)
+        # A window across bearing 0 also looks a turn further round.
+        under, over = np.flatnonzero(lo < 0), np.flatnonzero(hi >= bins)
+        window = np.concatenate([np.arange(len(gap)), under, over])
+        row = (window // len(C)) * bins
+        lo = np.concatenate([np.maximum(lo, 0), lo[under] + bins, np.zeros(len(over), np.int64)])
+        hi = np.concatenate(
+            [np.minimum(hi, bins - 1), np.full(len(under), bins - 1), hi[over] - bins]
+        )
+        begin = first[row + lo]
+        count = np.maximum(first[row + hi + 1] - begin, 0)
+        which = np.repeat(window, count)
+        k = order[np.arange(len(which)) + np.repeat(begin - (np.cumsum(count) - count), count)]
+        # Where each hex centre lies along (t) and off (h) its segments.
+        wx, wy, kx, ky, far_end = rx[which], ry[which], ux[k], uy[k], length[k]
+        t = wx * kx + wy * ky
+        h = np.abs(wx * ky - wy * kx)
+        far = self.radius + slack
+        near = np.flatnonzero((h <= far) & (t >= -far) & (t <= far_end + far))
+        k, which, t, h, far_end = k[near], which[near], t[near], h[near], far_end[near]
+        # Deep: the segment runs on past the hex both ways and its chord through the
+        # inscribed circle cuts every side's normal, and the line, by more than the slack.
+        chord = 2 * np.sqrt(np.maximum(inner * inner - h * h, 0.0))
+        deep = (inner - h > slack) & (chord * slant[k] > slack)
+        deep &= (t >= reach) & (t <= far_end - reach)
+        return k, which % len(C), deep
 
 
 def cube_round(q: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.int64]:

@@ -35,7 +35,15 @@ from referee.rules.core import (
     pose_arg,
     worst,
 )
-from referee.rules.grid import Cell, Grid, HexGrid, Placement, ZoneGrid, outlines, spread
+from referee.rules.grid import (
+    Cell,
+    Grid,
+    HexGrid,
+    Placement,
+    ZoneGrid,
+    outlines,
+    spread,
+)
 from referee.scene import Piece, Scene, Table, normalise_edge
 
 SOURCE = "004_6d86763d460ce231.txt"
@@ -639,30 +647,37 @@ class Pz8Space(HexGame):
         dp = np.flatnonzero(~both)
         combo = filled[i[dp]][:, :, None] & filled[j[dp]][:, None, :]
         pair = np.broadcast_to(dp[:, None, None], combo.shape)[combo]
+        slot = np.broadcast_to(np.arange(width)[None, :, None], combo.shape)[combo]
         shape = (*combo.shape, 2)
         a_more = np.broadcast_to(table[i[dp]][:, :, None, :], shape)[combo]
         b_more = np.broadcast_to(table[j[dp]][:, None, :, :], shape)[combo]
         at = np.concatenate([np.flatnonzero(both), pair])
         a_cells = np.concatenate([cells[i[both]], a_more])
         b_cells = np.concatenate([cells[j[both]], b_more])
+        # Lines from the same hex of the same piece share their start (its likely hex: slot 0).
+        start = np.concatenate([i[both] * width, i[pair] * width + slot])
         A, B, C = g.local_centres(a_cells), g.local_centres(b_cells), g.local_centres(rows)
-        # Only a hex whose centre is within a hex's corner radius of a line can meet it.
-        box_lo, box_hi = np.minimum(A, B) - g.radius - 1e-6, np.maximum(A, B) + g.radius + 1e-6
+        # Only the asteroid hexes near each line; those it certainly crosses deep need no
+        # exact depth, nor does any other hex on a line a sure asteroid already blocks.
+        kk, mm, deep = g.lines_near(A, B, start, C)
+        # An asteroid never blocks a line it is an end of.
+        keep = np.flatnonzero((owner[mm] != i[at[kk]]) & (owner[mm] != j[at[kk]]))
+        kk, mm, deep = kk[keep], mm[keep], deep[keep]
+        best = np.zeros(len(at), np.int8)
+        best[kk[deep]] = 1
+        best[kk[deep & certain[mm]]] = 2
+        exact = np.flatnonzero(~deep & (best[kk] < 2))
+        kk, mm = kk[exact], mm[exact]
+        code = _rock_codes(g.local_depths(A[kk], B[kk], C[mm]), certain[mm])
+        # The worst asteroid on each line, then over the ways each pair's hexes may lie:
+        # blocked only when every way is, doubtful when any way is not clear.
+        best[kk[code >= 1]] = 1
+        best[kk[code == 2]] = 2
         lo_code = np.full(len(i), 2, np.int8)
+        lo_code[at[best <= 1]] = 1
+        lo_code[at[best == 0]] = 0
         hi_code = np.zeros(len(i), np.int8)
-        for start in range(0, len(at), CHUNK):
-            sl = slice(start, start + CHUNK)
-            lo, hi = box_lo[sl], box_hi[sl]
-            near = (C[None, :, 0] >= lo[:, None, 0]) & (C[None, :, 0] <= hi[:, None, 0])
-            near &= (C[None, :, 1] >= lo[:, None, 1]) & (C[None, :, 1] <= hi[:, None, 1])
-            # An asteroid never blocks a line it is an end of.
-            near &= (owner[None, :] != i[at[sl]][:, None]) & (owner[None, :] != j[at[sl]][:, None])
-            kk, mm = np.nonzero(near)
-            depth = g.local_depths(A[sl][kk], B[sl][kk], C[mm])
-            best = np.zeros(len(at[sl]), np.int8)
-            np.maximum.at(best, kk, _rock_codes(depth, certain[mm]).astype(np.int8))
-            np.minimum.at(lo_code, at[sl], best)
-            np.maximum.at(hi_code, at[sl], best)
+        hi_code[at[best >= 1]] = 1
         final = np.where(lo_code == 2, 2, np.where(hi_code >= 1, 1, 0)).astype(np.int8)
         los[i, j] = final
         los[j, i] = final
