@@ -631,38 +631,38 @@ class Pz8Space(HexGame):
         rows = np.array([c for k in rocks for c in places[k].cells])
         owner = np.array([k for k in rocks for _ in places[k].cells])
         certain = np.array([places[k].certain for k in rocks for _ in places[k].cells])
-        cells = np.array([place.cell for place in places]).reshape(-1, 2)
         i, j = np.triu_indices(len(pieces), k=1)
         sure = np.array([place.certain for place in places])
         both = sure[i] & sure[j]
         # The ways each pair's hexes may lie: the likely ones, then the doubtful pairs' others.
-        # Each piece's cells in a padded table: every combination of two pieces' cells
-        # at once, the padding masked out.
+        # Each piece's cells in a padded table (its likely one first): every combination
+        # of two pieces' cells at once, the padding masked out.
         width = max(len(place.cells) for place in places)
         table = np.zeros((len(places), width, 2), np.int64)
+        table[:, 0] = [place.cell for place in places]
         filled = np.zeros((len(places), width), bool)
-        for k, place in enumerate(places):
-            table[k, : len(place.cells)] = place.cells
-            filled[k, : len(place.cells)] = True
+        filled[:, 0] = True
+        for k in np.flatnonzero(~sure).tolist():
+            table[k, : len(places[k].cells)] = places[k].cells
+            filled[k, : len(places[k].cells)] = True
         dp = np.flatnonzero(~both)
         combo = filled[i[dp]][:, :, None] & filled[j[dp]][:, None, :]
         pair = np.broadcast_to(dp[:, None, None], combo.shape)[combo]
-        slot = np.broadcast_to(np.arange(width)[None, :, None], combo.shape)[combo]
-        shape = (*combo.shape, 2)
-        a_more = np.broadcast_to(table[i[dp]][:, :, None, :], shape)[combo]
-        b_more = np.broadcast_to(table[j[dp]][:, None, :, :], shape)[combo]
-        at = np.concatenate([np.flatnonzero(both), pair])
-        a_cells = np.concatenate([cells[i[both]], a_more])
-        b_cells = np.concatenate([cells[j[both]], b_more])
-        # Lines from the same hex of the same piece share their start (its likely hex: slot 0).
-        start = np.concatenate([i[both] * width, i[pair] * width + slot])
-        A, B, C = g.local_centres(a_cells), g.local_centres(b_cells), g.local_centres(rows)
+        slot_a = np.broadcast_to(np.arange(width)[None, :, None], combo.shape)[combo]
+        slot_b = np.broadcast_to(np.arange(width)[None, None, :], combo.shape)[combo]
+        sure_pairs = np.flatnonzero(both)
+        at = np.concatenate([sure_pairs, pair])
+        # Each line by its two ends in the padded table: lines from the same hex of the
+        # same piece share their start.
+        start = np.concatenate([i[sure_pairs] * width, i[pair] * width + slot_a])
+        end = np.concatenate([j[sure_pairs] * width, j[pair] * width + slot_b])
+        centres = g.local_centres(table).reshape(-1, 2)
+        A, B, C = centres[start], centres[end], g.local_centres(rows)
         # Only the asteroid hexes near each line; those it certainly crosses deep need no
         # exact depth, nor does any other hex on a line a sure asteroid already blocks.
-        kk, mm, deep = g.lines_near(A, B, start, C)
         # An asteroid never blocks a line it is an end of.
-        keep = np.flatnonzero((owner[mm] != i[at[kk]]) & (owner[mm] != j[at[kk]]))
-        kk, mm, deep = kk[keep], mm[keep], deep[keep]
+        ends = np.stack([start // width, end // width], axis=1)
+        kk, mm, deep = g.lines_near(A, B, start, C, ends, owner)
         best = np.zeros(len(at), np.int8)
         best[kk[deep]] = 1
         best[kk[deep & certain[mm]]] = 2
