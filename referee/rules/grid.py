@@ -370,7 +370,7 @@ class HexGrid(Grid):
         B: NDArray[np.float64],
         group: NDArray[np.int64],
         C: NDArray[np.float64],
-        ends: NDArray[np.int64] | None = None,
+        ends: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
         owner: NDArray[np.int64] | None = None,
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:
         """The (segment, hex) pairs :meth:`local_depths` may find meeting: segments from
@@ -378,8 +378,8 @@ class HexGrid(Grid):
         the mat's frame. Returns ``(k, m, deep)``: every pair whose crossing depth is at
         least -1e-7 (the rest miss by more) and some a little farther; ``deep`` marks the
         pairs whose depth is certainly above 1e-7, the others need :meth:`local_depths`.
-        With ``ends`` ``(L, 2)`` and ``owner`` ``(M,)``, a hex is left out of the segments
-        that have its owner at either end.
+        With ``ends`` (who is at each segment's start and end, ``(L,)`` each) and ``owner``
+        ``(M,)``, a hex is left out of the segments that have its owner at either end.
 
         Segments of the same ``group`` (an integer >= 0) must share their start: each
         start sorts its segments into bearing bins and looks up, for a hex ``D`` away, only
@@ -398,8 +398,10 @@ class HexGrid(Grid):
         none = np.zeros(0, np.int64)
         if len(A) == 0 or len(C) == 0:
             return none, none, np.zeros(0, bool)
+        # A segment whose depth into a hex is -e or more comes within 2e of it (separating
+        # axes part a hex and a segment by at least half their gap).
         inner, slack = self.size / 2, 1e-7
-        reach, far = self.radius + 1e-6, self.radius + slack
+        reach = self.radius + 1e-6
         dx, dy = B[:, 0] - A[:, 0], B[:, 1] - A[:, 1]
         # Each start's segments sorted into bearing bins: a window of bearings is then a
         # run of the sorted segments.
@@ -434,7 +436,7 @@ class HexGrid(Grid):
         hi = np.where(by_start, bins - 1, np.floor(bearing + spread)).astype(np.int64)
         if ends is not None and owner is not None:
             # A hex of the start's own piece: no window.
-            ours = (owner[None, :] == ends[starts, 0][:, None]).ravel()
+            ours = (owner[None, :] == ends[0][starts][:, None]).ravel()
             lo[ours], hi[ours] = 0, -1
         # A window across bearing 0 also looks a turn further round.
         under, over = np.flatnonzero(lo < 0), np.flatnonzero(hi >= bins)
@@ -447,7 +449,7 @@ class HexGrid(Grid):
         begin = first[row + lo]
         count = np.maximum(first[row + np.maximum(hi, lo - 1) + 1] - begin, 0)
         rx, ry, hexes = rx[window], ry[window], window % len(C)
-        last = None if ends is None or owner is None else ends[order, 1]
+        last = None if ends is None or owner is None else ends[1][order]
         found: list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]] = []
         total = np.cumsum(count)
         cuts = np.searchsorted(total, np.arange(SLICE, int(total[-1]), SLICE), "right")
@@ -459,7 +461,7 @@ class HexGrid(Grid):
             wx, wy, kx, ky, far_end = rx[which], ry[which], ux[at], uy[at], length[at]
             t = wx * kx + wy * ky
             h = np.abs(wx * ky - wy * kx)
-            near = (h <= far) & (t >= -far) & (t <= far_end + far)
+            near = (h <= reach) & (t >= -reach) & (t <= far_end + reach)
             if last is not None and owner is not None:
                 near &= owner[hexes[which]] != last[at]
             keep = np.flatnonzero(near)

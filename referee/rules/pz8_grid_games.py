@@ -35,15 +35,7 @@ from referee.rules.core import (
     pose_arg,
     worst,
 )
-from referee.rules.grid import (
-    Cell,
-    Grid,
-    HexGrid,
-    Placement,
-    ZoneGrid,
-    outlines,
-    spread,
-)
+from referee.rules.grid import Cell, Grid, HexGrid, Placement, ZoneGrid, outlines, spread
 from referee.scene import Piece, Scene, Table, normalise_edge
 
 SOURCE = "004_6d86763d460ce231.txt"
@@ -317,8 +309,7 @@ SPACE_TO_HIT = ((3, "4-6"), (6, "5-6"), (9, "6"))
 
 
 OVER = 3
-CHUNK = 20_000
-"""Pairs of pieces tested against the asteroids at once by the all-pairs map."""
+"""MPs past a piece's most that a move's cost is still worked out for (to report it)."""
 TOUCH = 1e-9
 """Inches within which a line meets a hex's edge or corner rather than crossing or missing."""
 
@@ -329,9 +320,6 @@ def _rock_codes(depth: np.ndarray, certain: np.ndarray) -> np.ndarray:
     crosses = depth > TOUCH
     out = np.where(crosses & certain, 2, np.where(depth >= -TOUCH, 1, 0))
     return np.asarray(out)
-
-
-"""MPs past a piece's most that a move's cost is still worked out for (to report it)."""
 
 
 class HexGame(GridGame):
@@ -661,18 +649,18 @@ class Pz8Space(HexGame):
         # Only the asteroid hexes near each line; those it certainly crosses deep need no
         # exact depth, nor does any other hex on a line a sure asteroid already blocks.
         # An asteroid never blocks a line it is an end of.
-        ends = np.stack([start // width, end // width], axis=1)
+        ends = (start // width, end // width)
         kk, mm, deep = g.lines_near(A, B, start, C, ends, owner)
-        best = np.zeros(len(at), np.int8)
+        best = np.zeros(len(at), np.int8)  # the worst asteroid on each line
         best[kk[deep]] = 1
         best[kk[deep & certain[mm]]] = 2
         exact = np.flatnonzero(~deep & (best[kk] < 2))
         kk, mm = kk[exact], mm[exact]
         code = _rock_codes(g.local_depths(A[kk], B[kk], C[mm]), certain[mm])
-        # The worst asteroid on each line, then over the ways each pair's hexes may lie:
-        # blocked only when every way is, doubtful when any way is not clear.
         best[kk[code >= 1]] = 1
         best[kk[code == 2]] = 2
+        # Over the ways each pair's hexes may lie: blocked only when every way is,
+        # doubtful when any way is not clear.
         lo_code = np.full(len(i), 2, np.int8)
         lo_code[at[best <= 1]] = 1
         lo_code[at[best == 0]] = 0

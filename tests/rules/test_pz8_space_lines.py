@@ -68,10 +68,15 @@ def test_lines_near_finds_every_hex_a_line_meets_and_only_deep_ones_as_deep(seed
         A = A + rnd.uniform(-1, 1)
         B = B + np.array([[rnd.uniform(-1, 1), rnd.uniform(-1, 1)] for _ in B])
     depth = g.local_depths(A[:, None, :], B[:, None, :], C[None, :, :])
-    k, m, deep = g.lines_near(A, B, group, C)
+    # Some hexes belong to a piece at a segment's start (shared by its group) or end.
+    owner = np.array([rnd.randrange(40) for _ in C])
+    ends = (group // 3, np.array([rnd.randrange(40) for _ in A]))
+    k, m, deep = g.lines_near(A, B, group, C, ends, owner)
     found = set(zip(k.tolist(), m.tolist(), strict=True))
     assert len(found) == len(k)  # each pair once
-    meets = {(int(a), int(b)) for a, b in np.argwhere(depth >= -1e-7)}
+    own = (owner[None, :] == ends[0][:, None]) | (owner[None, :] == ends[1][:, None])
+    assert not own[k, m].any()
+    meets = {(int(a), int(b)) for a, b in np.argwhere((depth >= -1e-7) & ~own)}
     assert meets <= found
     assert (depth[k[deep], m[deep]] > 1e-7).all()
     # Something of each kind: deep crossings, edge runs (depth 0) and near misses.
