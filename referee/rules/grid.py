@@ -39,6 +39,13 @@ SQRT3 = math.sqrt(3.0)
 HEX_STEPS: tuple[Cell, ...] = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
 """Axial step to the neighbour across hex side ``k`` (side ``k`` faces ``rotation + 60k`` deg)."""
 DIAGONALS = ("none", "free", "alternate")
+HEX_NORMALS = (0.0, math.pi / 3, 2 * math.pi / 3)
+"""Radians: the normals of a hex's three pairs of sides in the mat's frame."""
+BEARING_BINS = 512
+"""Bearing bins per start in :meth:`HexGrid.lines_near`: finer bins look at fewer
+segments per hex, at a bigger table of bins."""
+SLICE = 16_384
+"""(Segment, hex) pairs :meth:`HexGrid.lines_near` tests at once."""
 
 
 @dataclass(frozen=True)
@@ -168,20 +175,25 @@ class Grid:
         local = self.to_local(points)
         cells = self._local_cells(local)
         margins = self._margins(local, cells)
-        out = []
-        for k, (q, r) in enumerate(cells.tolist()):
-            cell, margin, doubt = (q, r), float(margins[k]), float(doubts[k])
-            near = [cell]
-            if margin <= doubt + EPS:
-                reach = math.ceil((doubt + EPS) / self.size) + 1
-                for other in self._around(cell, reach):
-                    # A cell whose centre is farther than its corners reach plus the doubt
-                    # cannot be within the doubt: only the others need the exact gap.
-                    centre = self._local_centre(other)
-                    far = math.dist(local[k], centre) > self._corner_reach + doubt + EPS
-                    if other != cell and not far and self._gap(local[k], other) <= doubt + EPS:
-                        near.append(other)
-            out.append(Placement(cell, (cell, *sorted(near[1:])), max(margin, 0.0)))
+        doubts = np.asarray(doubts, float)
+        out = [
+            Placement(cell, (cell,), margin)
+            for cell, margin in zip(
+                map(tuple, cells.tolist()), np.maximum(margins, 0.0).tolist(), strict=True
+            )
+        ]
+        for k in np.flatnonzero(margins <= doubts + EPS).tolist():
+            cell, doubt = out[k].cell, float(doubts[k])
+            near = []
+            reach = math.ceil((doubt + EPS) / self.size) + 1
+            for other in self._around(cell, reach):
+                # A cell whose centre is farther than its corners reach plus the doubt
+                # cannot be within the doubt: only the others need the exact gap.
+                centre = self._local_centre(other)
+                far = math.dist(local[k], centre) > self._corner_reach + doubt + EPS
+                if other != cell and not far and self._gap(local[k], other) <= doubt + EPS:
+                    near.append(other)
+            out[k] = Placement(cell, (cell, *sorted(near)), out[k].margin)
         return out
 
     def _margins(self, local: NDArray[np.float64], cells: NDArray[np.int64]) -> NDArray[np.float64]:
@@ -245,10 +257,13 @@ class HexGrid(Grid):
         return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
 
     def distances(self, a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.int64]:
-        d = np.asarray(b) - np.asarray(a)
-        out: NDArray[np.int64] = (
-            np.abs(d[..., 0]) + np.abs(d[..., 1]) + np.abs(d[..., 0] + d[..., 1])
-        ) // 2
+        a, b = np.asarray(a), np.asarray(b)
+        # Each axis apart (not a (..., 2) difference): half the memory to walk.
+        dq, dr = b[..., 0] - a[..., 0], b[..., 1] - a[..., 1]
+        out = np.abs(dq)
+        out += np.abs(dr)
+        out += np.abs(dq + dr)
+        out >>= 1
         return out
 
     def _around(self, cell: Cell, reach: int) -> Iterable[Cell]:
@@ -348,6 +363,117 @@ class HexGrid(Grid):
         across = extent - np.abs(((C - A) * m).sum(axis=-1))
         depth = np.minimum(depth, across)
         return np.asarray(np.where(length > 0, depth, -np.inf))
+
+    def lines_near(
+        self,
+        A: NDArray[np.float64],
+        B: NDArray[np.float64],
+        group: NDArray[np.int64],
+        C: NDArray[np.float64],
+        ends: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+        owner: NDArray[np.int64] | None = None,
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:
+        """The (segment, hex) pairs :meth:`local_depths` may find meeting: segments from
+        ``A[k]`` to ``B[k]`` ``(L, 2)`` and hexes centred on ``C[m]`` ``(M, 2)``, all in
+        the mat's frame. Returns ``(k, m, deep)``: every pair whose crossing depth is at
+        least -1e-7 (the rest miss by more) and some a little farther; ``deep`` marks the
+        pairs whose depth is certainly above 1e-7, the others need :meth:`local_depths`.
+        With ``ends`` (who is at each segment's start and end, ``(L,)`` each) and ``owner``
+        ``(M,)``, a hex is left out of the segments that have its owner at either end.
+
+        Segments of the same ``group`` (an integer >= 0) must share their start: each
+        start sorts its segments into bearing bins and looks up, for a hex ``D`` away, only
+        the bins within ``asin(reach / D)`` of its bearing, instead of every segment and
+        hex; the segments found are tested a slice at a time, small enough to stay in the
+        processor's cache.
+
+        >>> g = HexGrid(1.5)
+        >>> A = g.local_centres(np.array([[0, 0], [0, 0], [0, 0]]))
+        >>> B = g.local_centres(np.array([[3, 0], [2, -1], [0, 3]]))
+        >>> C = g.local_centres(np.array([[1, 0], [1, 1], [5, 5]]))
+        >>> k, m, deep = g.lines_near(A, B, np.zeros(3, np.int64), C)
+        >>> sorted(zip(k.tolist(), m.tolist(), deep.tolist()))   # through (1, 0), by its corner
+        [(0, 0, True), (1, 0, False)]
+        """
+        none = np.zeros(0, np.int64)
+        if len(A) == 0 or len(C) == 0:
+            return none, none, np.zeros(0, bool)
+        # A segment whose depth into a hex is -e or more comes within 2e of it (separating
+        # axes part a hex and a segment by at least half their gap).
+        inner, slack = self.size / 2, 1e-7
+        reach = self.radius + 1e-6
+        dx, dy = B[:, 0] - A[:, 0], B[:, 1] - A[:, 1]
+        # Each start's segments sorted into bearing bins: a window of bearings is then a
+        # run of the sorted segments.
+        used = np.flatnonzero(np.bincount(group))
+        rank = np.zeros(int(group.max()) + 1, np.int64)
+        rank[used] = np.arange(len(used))
+        bins = BEARING_BINS
+        per_bin = bins / (2 * math.pi)
+        turn = ((np.arctan2(dy, dx) + math.pi) * per_bin).astype(np.int64)
+        key = rank[group] * bins + np.minimum(turn, bins - 1)
+        order = np.argsort(key, kind="stable")
+        first = np.zeros(len(used) * bins + 1, np.int64)
+        np.cumsum(np.bincount(key, minlength=len(used) * bins), out=first[1:])
+        # What the tests read of each segment, in the sorted order.
+        dx, dy = dx[order], dy[order]
+        length = np.sqrt(dx * dx + dy * dy)
+        ux, uy = dx / np.maximum(length, 1e-300), dy / np.maximum(length, 1e-300)
+        # How squarely the segment cuts the hex sides: its chord through a hex projects
+        # onto each side's normal at least this much per inch (0: along a side).
+        slant = np.abs(ux)
+        for angle in HEX_NORMALS[1:]:
+            np.minimum(slant, np.abs(ux * math.cos(angle) + uy * math.sin(angle)), out=slant)
+        starts = order[first[:-1:bins]]
+        # Every (start, hex): the bins of bearings that pass within reach of the hex.
+        rx = (C[None, :, 0] - A[starts, None, 0]).ravel()
+        ry = (C[None, :, 1] - A[starts, None, 1]).ravel()
+        gap = np.sqrt(rx * rx + ry * ry)
+        bearing = (np.arctan2(ry, rx) + math.pi) * per_bin
+        spread = (np.arcsin(reach / np.maximum(gap, reach)) + 1e-9) * per_bin
+        by_start = gap <= reach  # a hex on the start is near every bearing from it
+        lo = np.where(by_start, 0, np.floor(bearing - spread)).astype(np.int64)
+        hi = np.where(by_start, bins - 1, np.floor(bearing + spread)).astype(np.int64)
+        if ends is not None and owner is not None:
+            # A hex of the start's own piece: no window.
+            ours = (owner[None, :] == ends[0][starts][:, None]).ravel()
+            lo[ours], hi[ours] = 0, -1
+        # A window across bearing 0 also looks a turn further round.
+        under, over = np.flatnonzero(lo < 0), np.flatnonzero(hi >= bins)
+        window = np.concatenate([np.arange(len(gap)), under, over])
+        row = (window // len(C)) * bins
+        lo = np.concatenate([np.maximum(lo, 0), lo[under] + bins, np.zeros(len(over), np.int64)])
+        hi = np.concatenate(
+            [np.minimum(hi, bins - 1), np.full(len(under), bins - 1), hi[over] - bins]
+        )
+        begin = first[row + lo]
+        count = np.maximum(first[row + np.maximum(hi, lo - 1) + 1] - begin, 0)
+        rx, ry, hexes = rx[window], ry[window], window % len(C)
+        last = None if ends is None or owner is None else ends[1][order]
+        found: list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]] = []
+        total = np.cumsum(count)
+        cuts = np.searchsorted(total, np.arange(SLICE, int(total[-1]), SLICE), "right")
+        for w0, w1 in zip([0, *cuts.tolist()], [*cuts.tolist(), len(window)], strict=True):
+            n = count[w0:w1]
+            which = np.repeat(np.arange(w0, w1), n)
+            at = np.arange(len(which)) + np.repeat(begin[w0:w1] - (np.cumsum(n) - n), n)
+            # Where each hex centre lies along (t) and off (h) the segment.
+            wx, wy, kx, ky, far_end = rx[which], ry[which], ux[at], uy[at], length[at]
+            t = wx * kx + wy * ky
+            h = np.abs(wx * ky - wy * kx)
+            near = (h <= reach) & (t >= -reach) & (t <= far_end + reach)
+            if last is not None and owner is not None:
+                near &= owner[hexes[which]] != last[at]
+            keep = np.flatnonzero(near)
+            at, which, t, h, far_end = at[keep], which[keep], t[keep], h[keep], far_end[keep]
+            # Deep: the segment runs on past the hex both ways and its chord through the
+            # inscribed circle cuts every side's normal, and the line, by more than the slack.
+            chord = 2 * np.sqrt(np.maximum(inner * inner - h * h, 0.0))
+            deep = (inner - h > slack) & (chord * slant[at] > slack)
+            deep &= (t >= reach) & (t <= far_end - reach)
+            found.append((order[at], hexes[which], deep))
+        k, m, deep = (np.concatenate(part) for part in zip(*found, strict=True))
+        return k, m, deep
 
 
 def cube_round(q: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.int64]:

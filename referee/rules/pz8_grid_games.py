@@ -309,8 +309,7 @@ SPACE_TO_HIT = ((3, "4-6"), (6, "5-6"), (9, "6"))
 
 
 OVER = 3
-CHUNK = 20_000
-"""Pairs of pieces tested against the asteroids at once by the all-pairs map."""
+"""MPs past a piece's most that a move's cost is still worked out for (to report it)."""
 TOUCH = 1e-9
 """Inches within which a line meets a hex's edge or corner rather than crossing or missing."""
 
@@ -321,9 +320,6 @@ def _rock_codes(depth: np.ndarray, certain: np.ndarray) -> np.ndarray:
     crosses = depth > TOUCH
     out = np.where(crosses & certain, 2, np.where(depth >= -TOUCH, 1, 0))
     return np.asarray(out)
-
-
-"""MPs past a piece's most that a move's cost is still worked out for (to report it)."""
 
 
 class HexGame(GridGame):
@@ -623,46 +619,53 @@ class Pz8Space(HexGame):
         rows = np.array([c for k in rocks for c in places[k].cells])
         owner = np.array([k for k in rocks for _ in places[k].cells])
         certain = np.array([places[k].certain for k in rocks for _ in places[k].cells])
-        cells = np.array([place.cell for place in places]).reshape(-1, 2)
         i, j = np.triu_indices(len(pieces), k=1)
         sure = np.array([place.certain for place in places])
         both = sure[i] & sure[j]
         # The ways each pair's hexes may lie: the likely ones, then the doubtful pairs' others.
-        # Each piece's cells in a padded table: every combination of two pieces' cells
-        # at once, the padding masked out.
+        # Each piece's cells in a padded table (its likely one first): every combination
+        # of two pieces' cells at once, the padding masked out.
         width = max(len(place.cells) for place in places)
         table = np.zeros((len(places), width, 2), np.int64)
+        table[:, 0] = [place.cell for place in places]
         filled = np.zeros((len(places), width), bool)
-        for k, place in enumerate(places):
-            table[k, : len(place.cells)] = place.cells
-            filled[k, : len(place.cells)] = True
+        filled[:, 0] = True
+        for k in np.flatnonzero(~sure).tolist():
+            table[k, : len(places[k].cells)] = places[k].cells
+            filled[k, : len(places[k].cells)] = True
         dp = np.flatnonzero(~both)
         combo = filled[i[dp]][:, :, None] & filled[j[dp]][:, None, :]
         pair = np.broadcast_to(dp[:, None, None], combo.shape)[combo]
-        shape = (*combo.shape, 2)
-        a_more = np.broadcast_to(table[i[dp]][:, :, None, :], shape)[combo]
-        b_more = np.broadcast_to(table[j[dp]][:, None, :, :], shape)[combo]
-        at = np.concatenate([np.flatnonzero(both), pair])
-        a_cells = np.concatenate([cells[i[both]], a_more])
-        b_cells = np.concatenate([cells[j[both]], b_more])
-        A, B, C = g.local_centres(a_cells), g.local_centres(b_cells), g.local_centres(rows)
-        # Only a hex whose centre is within a hex's corner radius of a line can meet it.
-        box_lo, box_hi = np.minimum(A, B) - g.radius - 1e-6, np.maximum(A, B) + g.radius + 1e-6
+        slot_a = np.broadcast_to(np.arange(width)[None, :, None], combo.shape)[combo]
+        slot_b = np.broadcast_to(np.arange(width)[None, None, :], combo.shape)[combo]
+        sure_pairs = np.flatnonzero(both)
+        at = np.concatenate([sure_pairs, pair])
+        # Each line by its two ends in the padded table: lines from the same hex of the
+        # same piece share their start.
+        start = np.concatenate([i[sure_pairs] * width, i[pair] * width + slot_a])
+        end = np.concatenate([j[sure_pairs] * width, j[pair] * width + slot_b])
+        centres = g.local_centres(table).reshape(-1, 2)
+        A, B, C = centres[start], centres[end], g.local_centres(rows)
+        # Only the asteroid hexes near each line; those it certainly crosses deep need no
+        # exact depth, nor does any other hex on a line a sure asteroid already blocks.
+        # An asteroid never blocks a line it is an end of.
+        ends = (start // width, end // width)
+        kk, mm, deep = g.lines_near(A, B, start, C, ends, owner)
+        best = np.zeros(len(at), np.int8)  # the worst asteroid on each line
+        best[kk[deep]] = 1
+        best[kk[deep & certain[mm]]] = 2
+        exact = np.flatnonzero(~deep & (best[kk] < 2))
+        kk, mm = kk[exact], mm[exact]
+        code = _rock_codes(g.local_depths(A[kk], B[kk], C[mm]), certain[mm])
+        best[kk[code >= 1]] = 1
+        best[kk[code == 2]] = 2
+        # Over the ways each pair's hexes may lie: blocked only when every way is,
+        # doubtful when any way is not clear.
         lo_code = np.full(len(i), 2, np.int8)
+        lo_code[at[best <= 1]] = 1
+        lo_code[at[best == 0]] = 0
         hi_code = np.zeros(len(i), np.int8)
-        for start in range(0, len(at), CHUNK):
-            sl = slice(start, start + CHUNK)
-            lo, hi = box_lo[sl], box_hi[sl]
-            near = (C[None, :, 0] >= lo[:, None, 0]) & (C[None, :, 0] <= hi[:, None, 0])
-            near &= (C[None, :, 1] >= lo[:, None, 1]) & (C[None, :, 1] <= hi[:, None, 1])
-            # An asteroid never blocks a line it is an end of.
-            near &= (owner[None, :] != i[at[sl]][:, None]) & (owner[None, :] != j[at[sl]][:, None])
-            kk, mm = np.nonzero(near)
-            depth = g.local_depths(A[sl][kk], B[sl][kk], C[mm])
-            best = np.zeros(len(at[sl]), np.int8)
-            np.maximum.at(best, kk, _rock_codes(depth, certain[mm]).astype(np.int8))
-            np.minimum.at(lo_code, at[sl], best)
-            np.maximum.at(hi_code, at[sl], best)
+        hi_code[at[best >= 1]] = 1
         final = np.where(lo_code == 2, 2, np.where(hi_code >= 1, 1, 0)).astype(np.int8)
         los[i, j] = final
         los[j, i] = final
