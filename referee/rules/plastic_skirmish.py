@@ -298,33 +298,49 @@ class PlasticSkirmish(TableRuleset):
         vis = super().visibility(scene)
         pieces = list(scene.pieces)
         n = len(pieces)
-        if n < 2:
+        features = [t.outline() for t in scene.terrain if t.kind in self.settings.blocking]
+        if n < 2 or not features:
+            return vis
+        xy = np.array([p.xy for p in pieces], float)
+        starts = np.cumsum([0] + [len(f) for f in features[:-1]])
+        f_lo = np.minimum.reduceat(np.concatenate(features), starts)  # (features, 2)
+        f_hi = np.maximum.reduceat(np.concatenate(features), starts)
+        # A base wholly inside a feature has its centre (held) and its corner box in the
+        # feature's box: box tests over all (piece, feature) pairs leave the few worth
+        # the exact tests.
+        held = np.all((xy[:, None] >= f_lo[None]) & (xy[:, None] <= f_hi[None]), axis=2)
+        rows = np.flatnonzero(held.any(axis=1))
+        if not len(rows):
+            return vis
+        corners = base_corners_many(
+            xy[rows], [pieces[k].heading for k in rows], [pieces[k].base for k in rows]
+        )
+        box_lo, box_hi = corners.min(axis=1), corners.max(axis=1)
+        boxed = held[rows] & np.all(
+            (box_lo[:, None] >= f_lo[None]) & (box_hi[:, None] <= f_hi[None]), axis=2
+        )  # (rows, features)
+        if not boxed.any():
             return vis
         los = vis.los.copy()
-        xy = np.array([p.xy for p in pieces], float)
         unc = np.array([p.uncertainty for p in pieces], float)
-        doubt = unc[:, None] + unc[None, :]
-        corners = base_corners_many(xy, [p.heading for p in pieces], [p.base for p in pieces])
-        for t in scene.terrain:
-            if t.kind not in self.settings.blocking:
+        for f in np.flatnonzero(boxed.any(axis=0)):
+            poly = features[f]
+            cand = np.flatnonzero(boxed[:, f])
+            inside = points_in_polygon(xy[rows[cand]], poly) & np.all(
+                points_in_polygon(corners[cand].reshape(-1, 2), poly, strict=True).reshape(-1, 4),
+                axis=1,
+            )
+            if not inside.any():
                 continue
-            poly = t.outline()
-            lo, hi = poly.min(axis=0), poly.max(axis=0)
-            # Only centres inside the outline's box need the exact test.
-            holds = np.all((xy >= lo) & (xy <= hi), axis=1)
-            if not holds.any():
-                continue
+            holds = held[:, f].copy()
             holds[holds] = points_in_polygon(xy[holds], poly)
-            # Only pieces whose base box lies in the feature's box can be wholly inside.
-            depth = np.full(n, -1.0)
-            for k in np.flatnonzero(holds):
-                c = corners[k]
-                boxed = np.all(c.min(axis=0) >= lo) and np.all(c.max(axis=0) <= hi)
-                if boxed and points_in_polygon(c, poly, strict=True).all():
-                    depth[k] = min(boundary_distance(q, poly) for q in c)
-            buried = depth[:, None] > doubt  # row piece wholly inside, deeper than the doubt
-            block = (buried & ~holds[None, :]) | (buried.T & ~holds[:, None])
-            los[block] = 2
+            for c in cand[inside]:
+                deep = min(boundary_distance(q, poly) for q in corners[c])
+                # Piece k wholly inside, deeper than the doubt, against centres outside.
+                k = rows[c]
+                others = ~holds & (deep > unc[k] + unc)
+                los[k, others] = 2
+                los[others, k] = 2
         np.fill_diagonal(los, 0)
         return Visibility(vis.ids, vis.distance, los)
 

@@ -1,0 +1,110 @@
+"""Plastic Skirmish's all-pairs edge rule against a plain loop over every woods and
+building (the form it had before it first picked the features a base can lie in)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from referee.geometry import (
+    base_corners_many,
+    boundary_distance,
+    points_in_polygon,
+)
+from referee.rules import find_ruleset
+from referee.rules.core import TableRuleset, Visibility
+from referee.scene import Piece, Scene, Table, Terrain
+
+KINDS = ["rifle guy", "mg guy", "bazooka guy", "tank", "halftrack"]
+
+
+def edge_rule_oracle(rules: TableRuleset, scene: Scene, vis: Visibility) -> np.ndarray:
+    """Every blocking feature in turn: centres it holds, bases wholly inside it deeper
+    than the pair's doubt, and the pairs they block."""
+    pieces = list(scene.pieces)
+    n = len(pieces)
+    los = vis.los.copy()
+    xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
+    unc = np.array([p.uncertainty for p in pieces], float)
+    doubt = unc[:, None] + unc[None, :]
+    corners = base_corners_many(xy, [p.heading for p in pieces], [p.base for p in pieces])
+    for t in scene.terrain:
+        if t.kind not in rules.settings.blocking:
+            continue
+        poly = t.outline()
+        lo, hi = poly.min(axis=0), poly.max(axis=0)
+        holds = np.all((xy >= lo) & (xy <= hi), axis=1)
+        if not holds.any():
+            continue
+        holds[holds] = points_in_polygon(xy[holds], poly)
+        depth = np.full(n, -1.0)
+        for k in np.flatnonzero(holds):
+            c = corners[k]
+            boxed = np.all(c.min(axis=0) >= lo) and np.all(c.max(axis=0) <= hi)
+            if boxed and points_in_polygon(c, poly, strict=True).all():
+                depth[k] = min(boundary_distance(q, poly) for q in c)
+        buried = depth[:, None] > doubt
+        block = (buried & ~holds[None, :]) | (buried.T & ~holds[:, None])
+        los[block] = 2
+    np.fill_diagonal(los, 0)
+    return los
+
+
+def scene_with_big_features(seed: int, n: int, u: float) -> Scene:
+    """Large woods and buildings (often holding whole bases, some only their centres),
+    hills and wire that never block, and bases of every size including none."""
+    rnd = random.Random(seed)
+    terrain = []
+    for k in range(8):
+        cx, cy = rnd.uniform(5, 67), rnd.uniform(5, 43)
+        m = rnd.randint(3, 9)
+        r = [rnd.uniform(2.0, 9.0) for _ in range(m)]
+        pts = tuple(
+            (cx + r[q] * math.cos(2 * math.pi * q / m), cy + r[q] * math.sin(2 * math.pi * q / m))
+            for q in range(m)
+        )
+        terrain.append(Terrain(f"t{k}", rnd.choice(["woods", "building", "hill", "wire"]), pts))
+    pieces = tuple(
+        Piece(
+            f"p{k}",
+            rnd.choice("ab"),
+            rnd.choice(KINDS),
+            rnd.uniform(0, 72),
+            rnd.uniform(0, 48),
+            rnd.choice([0.0, 90.0, rnd.uniform(0, 360)]),
+            rnd.choice([(1.5, 2.5), (0.0, 0.0), (1.0, 1.0), (3.0, 6.0)]),
+            state="destroyed" if k % 9 == 0 else "ok",
+            uncertainty=u * rnd.random(),
+        )
+        for k in range(n)
+    )
+    return Scene("plastic-skirmish", Table(72, 48), pieces, tuple(terrain))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("u", [0.0, 0.4])
+def test_edge_rule_matches_per_feature_loop(seed: int, u: float) -> None:
+    rules = find_ruleset("plastic-skirmish")
+    assert isinstance(rules, TableRuleset)
+    scene = scene_with_big_features(seed, 40, u)
+    shared = TableRuleset.visibility(rules, scene)
+    want = edge_rule_oracle(rules, scene, shared)
+    got = rules.visibility(scene)
+    assert np.array_equal(got.los, want)
+    assert np.array_equal(got.distance, shared.distance)
+
+
+def test_edge_rule_fires_in_these_scenes() -> None:
+    """The comparison above means something: whole bases inside features block pairs."""
+    rules = find_ruleset("plastic-skirmish")
+    assert isinstance(rules, TableRuleset)
+    changed = 0
+    for seed in range(4):
+        scene = scene_with_big_features(seed, 40, 0.0)
+        changed += int(
+            (rules.visibility(scene).los != TableRuleset.visibility(rules, scene).los).sum()
+        )
+    assert changed > 0
