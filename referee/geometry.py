@@ -1760,14 +1760,25 @@ def _golden_many(
     lo, hi = lo.copy(), hi.copy()
     x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
     f1, f2 = f(x1), f(x2)
+    out = np.empty(len(lo))
+    act = np.arange(len(lo))  # the rows still searched
     for _ in range(iters):
         if limit is not None:
             # Settled rows stay settled as the search goes on, so stop once all are.
             best = np.maximum(f1, f2)
             cap = np.maximum(f1 + (x1 - lo) * length, f2 + (hi - x2) * length)
             cap = np.maximum(cap, (f1 + f2 + np.abs(x2 - x1) * length) / 2)
-            if np.all((best > limit) | (cap + 1e-9 <= limit)):
+            done = (best > limit) | (cap + 1e-9 <= limit)
+            if done.all():
                 break
+            if 2 * done.sum() > len(done):  # most are: only the others go on
+                out[act[done]] = best[done]
+                on = np.flatnonzero(~done)
+                act, limit, length = act[on], limit[on], length[on]
+                ax, ay, abx, aby = ax[on], ay[on], abx[on], aby[on]
+                lo, hi, x1, x2, f1, f2 = lo[on], hi[on], x1[on], x2[on], f1[on], f2[on]
+                cx, cy, dy, ex, ey, den, flat, pad = rows
+                rows = (cx[on], cy[on], dy[on], ex[on], ey[on], den[on], flat[on], pad[on])
         right = f1 < f2  # the maximum lies right of x1
         lo = np.where(right, x1, lo)
         hi = np.where(right, hi, x2)
@@ -1779,4 +1790,5 @@ def _golden_many(
             np.where(right, f2, new_f),
             np.where(right, new_f, f1),
         )
-    return np.maximum(np.maximum(f1, f2), 0.0)
+    out[act] = np.maximum(f1, f2)
+    return np.maximum(out, 0.0)
