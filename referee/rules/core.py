@@ -555,7 +555,6 @@ class TableRuleset(Ruleset):
         n = len(pieces)
         xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
         unc = np.array([p.uncertainty for p in pieces], float)
-        doubt = unc[:, None] + unc[None, :]
         measure = self.settings.range_measure
         if measure == "centre":
             dist = pairwise_centre_distances(xy)
@@ -584,7 +583,7 @@ class TableRuleset(Ruleset):
         if rows is not None:
             keep = rows[i] | rows[j]
             i, j = i[keep], j[keep]
-        u = doubt[i, j]
+        u = unc[i] + unc[j]
         code = np.zeros(len(i), np.int8)
         if single:
             code = self._visibility_codes(xy, i, j, u, single, row)
@@ -632,7 +631,7 @@ class TableRuleset(Ruleset):
 
         code = np.zeros(len(i), np.int8)
         n = len(xy)
-        line = np.full((n, n), -1, np.intp)
+        line = np.full((n, n), -1, np.int32)  # half the memory of intp: fewer page faults
         line[i, j] = np.arange(len(i))
         # First pass, no edge tests: a line that certainly crosses deep into an obstacle
         # that may block it is blocked whatever else it meets (most lines on a crowded
@@ -659,7 +658,7 @@ class TableRuleset(Ruleset):
         ri, rj, ru = i[rest], j[rest], u[rest]
         line[i[code > 0], j[code > 0]] = -1
         line[ri, rj] = np.arange(len(rest))  # now the index among the lines still open
-        cs = line[ci, cj]
+        cs = line[ci, cj].astype(np.intp)
         cs, cp = cs[cs >= 0], cp[cs >= 0]
         # The same certificate line by line for these candidates: the bins miss a disc
         # that covers no whole bin, or one behind a nearer disc the line may not meet.
