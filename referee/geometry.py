@@ -572,9 +572,7 @@ def _combos_least(
 def _dense_base_distances(corners: Array) -> Array:
     """Every pair's 32 corner/edge distances, for tables with non-finite or huge corners."""
     n = len(corners)
-    ab = np.roll(corners, -1, axis=1) - corners
-    den = ab[..., 0] * ab[..., 0] + ab[..., 1] * ab[..., 1]
-    flat = tuple(a.ravel() for a in (corners[..., 0], corners[..., 1], ab[..., 0], ab[..., 1], den))
+    flat = _corner_edge_tables(corners)
     piece = np.arange(n)
     d = np.full((n, n), np.inf)
     for k, m in itertools.product(range(4), range(4)):
@@ -601,10 +599,17 @@ class _Bases:
     tol: float
 
 
-def _bases(corners: Array) -> _Bases:
-    ab = np.roll(corners, -1, axis=1) - corners  # edge m runs from corner m to m + 1
+def _corner_edge_tables(corners: Array) -> tuple[Array, ...]:
+    """Corner x, y, edge x, y and squared edge length, flat by ``piece * 4 + k`` (edge
+    ``k`` runs from corner ``k`` to ``k + 1``)."""
+    ab = np.roll(corners, -1, axis=1) - corners
     den = ab[..., 0] * ab[..., 0] + ab[..., 1] * ab[..., 1]
-    flat = tuple(a.ravel() for a in (corners[..., 0], corners[..., 1], ab[..., 0], ab[..., 1], den))
+    return tuple(a.ravel() for a in (corners[..., 0], corners[..., 1], ab[..., 0], ab[..., 1], den))
+
+
+def _bases(corners: Array) -> _Bases:
+    flat = _corner_edge_tables(corners)
+    ab = np.roll(corners, -1, axis=1) - corners
     with np.errstate(invalid="ignore", divide="ignore"):
         axes = ab[:, :2] / np.linalg.norm(ab[:, :2], axis=-1, keepdims=True)  # (n, 2, 2)
     c0, c1, c2, c3 = corners[:, 0], corners[:, 1], corners[:, 2], corners[:, 3]
@@ -1071,7 +1076,7 @@ def segment_contacts(
     ``pairs`` (segment, polygon indices, in segment order), if given, are the only pairs
     tested (e.g. from :meth:`BearingIndex.near`): every pair in contact must be among
     them; the rest are never looked at."""
-    room = prep.inner
+    room = None
     if certify:  # the discs for segments with neither end inside, and for the others
         room = np.stack([inner_room(prep, margin), inner_room(prep, margin, ends_inside=True)])
     if pairs is not None:
@@ -1090,7 +1095,6 @@ def segment_contacts(
                     bdist,
                     margin,
                     spans,
-                    certify,
                     room,
                     (cs[k : k + size], cp[k : k + size]),
                 )
@@ -1101,9 +1105,7 @@ def segment_contacts(
     # faults (the allocator hands them back to the kernel after each call).
     step = max(1, _BLOCK // max(len(prep.polys), 1))
     if len(A) <= step:
-        return _contacts_block(
-            A, B, prep, points, ia, ib, closed, bdist, margin, spans, certify, room
-        )
+        return _contacts_block(A, B, prep, points, ia, ib, closed, bdist, margin, spans, room)
     parts = []
     for s in range(0, len(A), step):
         part = slice(s, s + step)
@@ -1118,7 +1120,6 @@ def segment_contacts(
             bdist,
             margin,
             spans,
-            certify,
             room,
         )
         got.seg[:] += s
@@ -1448,10 +1449,11 @@ def _contacts_block(
     bdist: Array,
     margin: float,
     spans: bool,
-    certify: bool,
-    room: Array,
+    room: Array | None,
     pairs: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
 ) -> SegmentContacts:
+    """:func:`segment_contacts` for one block; ``room`` (:func:`inner_room` without and
+    with an end inside, stacked) when certifying."""
     p_n = len(prep.polys)
     # Bounding boxes by outcodes: a segment misses a box when both endpoints lie beyond
     # the same side of it, a test on distinct endpoints only.
@@ -1493,7 +1495,7 @@ def _contacts_block(
     cs, cp, fa = cs[keep], cp[keep], fa[keep]
     k_n = len(cs)
     sure = np.zeros(k_n, bool)
-    if certify:
+    if room is not None:  # certifying: the rooms of segments without and with an end inside
         qx = (prep.centre[:, 0] - px).ravel()[fa]
         qy = (prep.centre[:, 1] - py).ravel()[fa]
         abx, aby = sabx[cs], saby[cs]

@@ -1409,10 +1409,10 @@ def _segment_crosses_deeply(
 
 
 def edge_samples_many(polys: np.ndarray) -> np.ndarray:
-    """:func:`edge_samples` of each outline in ``polys`` (``(m, 4, 2)``): ``(m, 32, 2)``."""
+    """:func:`edge_samples` of each outline in ``polys`` (``(m, v, 2)``): ``(m, 8 v, 2)``."""
     nxt = np.roll(polys, -1, axis=1)
     steps = _EIGHTHS[None, None, :, None] * (nxt - polys)[:, :, None, :]
-    return (polys[:, :, None, :] + steps).reshape(len(polys), 4 * len(_EIGHTHS), 2)
+    return (polys[:, :, None, :] + steps).reshape(len(polys), polys.shape[1] * len(_EIGHTHS), 2)
 
 
 def _nearest_points(pa: np.ndarray, pb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1439,8 +1439,7 @@ _FIRST_LINES = 48
 def edge_samples(poly: np.ndarray) -> np.ndarray:
     """The ends of the lines :func:`clear_distance` tries: each corner of ``poly`` and
     every 1/8 of each edge after it."""
-    nxt = np.roll(poly, -1, axis=0)
-    return (poly[:, None, :] + _EIGHTHS[None, :, None] * (nxt - poly)[:, None, :]).reshape(-1, 2)
+    return edge_samples_many(np.asarray(poly)[None])[0]
 
 
 _EIGHTHS = np.linspace(0, 1, 9)[:-1]
@@ -1456,24 +1455,7 @@ def segments_cross_rectangles(p: np.ndarray, q: np.ndarray, rects: np.ndarray) -
     array([[ True],
            [False]])
     """
-    eps = 1e-9
-    px, py, qx, qy = p[:, 0, None], p[:, 1, None], q[:, 0, None], q[:, 1, None]
-    crossing = np.ones((len(p), len(rects)), bool)
-    for a in range(2):
-        # Project on one edge direction (the other edge's normal): (m,) and (k, m) tables.
-        ex, ey = rects[:, a + 1, 0] - rects[:, a, 0], rects[:, a + 1, 1] - rects[:, a, 1]
-        r = rects[:, :, 0] * ex[:, None] + rects[:, :, 1] * ey[:, None]
-        r_lo, r_hi = r.min(axis=1), r.max(axis=1)
-        sp, sq = px * ex + py * ey, qx * ex + qy * ey
-        crossing &= np.maximum(sp, sq) > r_lo + eps * (1 + np.abs(r_lo))
-        crossing &= np.minimum(sp, sq) < r_hi - eps * (1 + np.abs(r_hi))
-    nx, ny = py - qy, qx - px  # the segment's normal, (k, 1)
-    s0 = px * nx + py * ny
-    tol = eps * (1 + np.abs(s0))
-    rr = [nx * rects[:, c, 0] + ny * rects[:, c, 1] for c in range(4)]
-    crossing &= np.maximum(np.maximum(rr[0], rr[1]), np.maximum(rr[2], rr[3])) > s0 + tol
-    crossing &= np.minimum(np.minimum(rr[0], rr[1]), np.minimum(rr[2], rr[3])) < s0 - tol
-    return crossing
+    return _segment_crosses_rectangle(p[:, None], q[:, None], rects[None])
 
 
 def forests(terrain: Sequence[Terrain], kinds: tuple[str, ...] = ("woods",)) -> list[list[int]]:
