@@ -26,11 +26,10 @@ from typing import Any
 import numpy as np
 
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
+from referee.rules.clearance import clear_edge_distances, clear_segment
 from referee.rules.core import (
     TableRuleset,
     Visibility,
-    clear_distance,
-    clear_edge_distances,
     fmt,
     from_edge,
     inches,
@@ -127,17 +126,25 @@ class Papercraft(TableRuleset):
         return verdict
 
     def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """Not blocked by other units: some edge-to-edge line crosses no other live unit."""
+        """Not blocked by other units: some edge-to-edge line crosses no other live unit.
+        The shortest such line is given (``line``: its two ends), for the tape."""
         firer = piece_arg(scene, query, "from")
         target = piece_arg(scene, query, "to")
-        others = [p for p in scene.pieces if p.id not in (firer.id, target.id)]
-        d = clear_distance(firer, target, others)
+        live = [
+            p.corners()
+            for p in scene.pieces
+            if p.id not in (firer.id, target.id) and p.state != "destroyed"
+        ]
+        bases = np.asarray(live, float).reshape(-1, 4, 2)
+        d, start, end = clear_segment(firer.corners(), target.corners(), bases)
         ok = d != float("inf")
+        where = f" (from ({start[0]:.2f}, {start[1]:.2f}) to ({end[0]:.2f}, {end[1]:.2f}))"
         reasons = [
-            f"a line from edge to edge of {fmt(d)} crosses no other unit"
+            f"a line from edge to edge of {fmt(d)} crosses no other unit" + where
             if ok
             else "every edge-to-edge line crosses another unit"
         ]
+        line = [start.tolist(), end.tolist()] if ok else None
         los = "clear" if ok else "blocked"
         return Verdict(
             "los",
@@ -146,7 +153,7 @@ class Papercraft(TableRuleset):
             distance=d if ok else None,
             uncertainty=firer.uncertainty + target.uncertainty,
             los=los,
-            details={"blocking": []},
+            details={"blocking": [], "line": line},
             summary=f"los {firer.id} -> {target.id}: {los}",
         )
 

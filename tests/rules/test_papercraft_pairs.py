@@ -1,12 +1,24 @@
-"""Papercraft's all-pairs clear distances equal the per-pair question, float for float."""
+"""Papercraft's clear distance: the shortest edge-to-edge line crossing no other unit,
+exact (not a sampled line), the same pair by pair and all pairs at once."""
 
 from __future__ import annotations
+
+import dataclasses
+import math
 
 import numpy as np
 import pytest
 
-from referee.geometry import base_corners_many
-from referee.rules.core import clear_edge_distance, clear_edge_distances
+from referee.geometry import base_corners_many, boundary_distance, point_in_polygon
+from referee.rules import find_ruleset
+from referee.rules.clearance import (
+    clear_distance,
+    clear_edge_distance,
+    clear_edge_distances,
+    clear_segment,
+    segments_cross_rectangles,
+)
+from referee.scene import Piece, Scene, Table
 
 
 def per_pair(corners: np.ndarray, live: np.ndarray) -> np.ndarray:
@@ -33,7 +45,130 @@ def table(seed: int, n: int, size: float, grid: bool) -> tuple[np.ndarray, np.nd
     return base_corners_many(xy, heading, base), rng.random(n) > 0.15
 
 
-@pytest.mark.parametrize("seed", range(4))
+def dense_search(pa: np.ndarray, pb: np.ndarray, bases: np.ndarray, k: int) -> float:
+    """The oracle: the shortest of the lines between ``k`` points on every edge of each
+    outline that crosses no base (an upper bound of the exact answer)."""
+    t = np.linspace(0, 1, k + 1)[:-1]
+
+    def points(poly: np.ndarray) -> np.ndarray:
+        return (poly[:, None] + t[None, :, None] * (np.roll(poly, -1, 0) - poly)[:, None]).reshape(
+            -1, 2
+        )
+
+    sa, sb = points(pa), points(pb)
+    p, q = np.repeat(sa, len(sb), axis=0), np.tile(sb, (len(sa), 1))
+    d = np.linalg.norm(q - p, axis=1)
+    if len(bases):
+        d = np.where(segments_cross_rectangles(p, q, bases).any(axis=1), math.inf, d)
+    return float(d.min())
+
+
+def assert_clear_segment(pa: np.ndarray, pb: np.ndarray, bases: np.ndarray) -> float:
+    """The answer is carried by a real segment: from pa to pb, crossing no base."""
+    length, p, q = clear_segment(pa, pb, bases)
+    if math.isinf(length):
+        assert np.isnan(p).all() and np.isnan(q).all()
+        return length
+    assert math.dist(p, q) == pytest.approx(length, abs=1e-12)
+    for point, poly in ((p, pa), (q, pb)):
+        assert point_in_polygon(point, poly) or boundary_distance(point, poly) < 1e-9
+    if len(bases) and length > 0:
+        assert not segments_cross_rectangles(p[None], q[None], bases).any()
+    return length
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(("n", "size", "grid"), [(14, 20, False), (14, 10, True)])
+def test_never_longer_than_a_dense_search_and_carried_by_a_clear_segment(
+    seed: int, n: int, size: float, grid: bool
+) -> None:
+    corners, live = table(seed, n, size, grid)
+    dist = clear_edge_distances(corners, live)
+    for i in range(n):
+        for j in range(i + 1, n):
+            others = live.copy()
+            others[[i, j]] = False
+            bases = corners[others]
+            exact = assert_clear_segment(corners[i], corners[j], bases)
+            assert exact == dist[i, j]
+            dense = dense_search(corners[i], corners[j], bases, 32)
+            assert exact <= dense + 1e-9  # a clear line the search finds is never missed
+
+
+def test_grazing_a_corner_at_the_best_angle() -> None:
+    """Tilted bases and a post in the way: the shortest clear line grazes the post's
+    corner with both ends inside edges, at an angle no sampled line has."""
+    a = base_corners_many(np.array([[0.0, 0.0]]), np.array([20.0]), np.array([[3.0, 2.0]]))[0]
+    b = base_corners_many(np.array([[11.0, 2.5]]), np.array([-35.0]), np.array([[2.5, 2.0]]))[0]
+    post = base_corners_many(np.array([[5.5, 1.0]]), np.array([10.0]), np.array([[1.0, 2.2]]))
+    exact = assert_clear_segment(a, b, post)
+    dense = dense_search(a, b, post, 256)
+    assert exact <= dense < exact + 0.01
+    assert clear_edge_distance(a, b, np.zeros((0, 4, 2))) < exact - 0.1  # the post matters
+
+
+def test_through_a_narrow_window() -> None:
+    """Two bases leave a 0.05in window: the straight line through it is clear (8in), which
+    no line between eighths of the edges passes."""
+    a, b = Piece("a", "x", "infantry", 1, 1, base=(2, 2)), Piece("b", "y", "infantry", 11, 1)
+    b = dataclasses.replace(b, base=(2, 2))
+    upper = Piece("u", "z", "infantry", 6, 1.15 + 1.5, base=(3, 2))  # y from 1.15 up
+    lower = Piece("l", "z", "infantry", 6, 1.10 - 1.5, base=(3, 2))  # y up to 1.10
+    assert clear_distance(a, b, [upper, lower]) == pytest.approx(8.0, abs=1e-9)
+    _, p, q = clear_segment(a.corners(), b.corners(), np.stack([upper.corners(), lower.corners()]))
+    assert 1.10 - 1e-9 <= p[1] <= 1.15 + 1e-9 and 1.10 - 1e-9 <= q[1] <= 1.15 + 1e-9
+    assert (
+        dense_search(a.corners(), b.corners(), np.stack([upper.corners(), lower.corners()]), 8)
+        > 8.1
+    )
+
+
+def test_blocked_by_one_base_or_by_two_together() -> None:
+    a, b = (
+        Piece("a", "x", "infantry", 0, 0, base=(2, 2)),
+        Piece("b", "x", "infantry", 12, 0, base=(2, 2)),
+    )
+    wall = Piece("w", "z", "infantry", 6, 0, base=(4, 4))  # wider than both: every line crosses it
+    assert clear_distance(a, b, [wall]) == math.inf
+    # Two bases, each leaving a gap the other closes: neither alone blocks every line.
+    upper = Piece("u", "z", "infantry", 6, 0.9, base=(2, 2))
+    lower = Piece("l", "z", "infantry", 6, -0.9, base=(2, 2))
+    assert clear_distance(a, b, [upper]) < math.inf
+    assert clear_distance(a, b, [lower]) < math.inf
+    assert clear_distance(a, b, [upper, lower]) == math.inf
+    # A dead base is moved over and blocks nothing.
+    assert clear_distance(a, b, [dataclasses.replace(wall, state="destroyed")]) == 10.0
+
+
+def test_along_a_post_edge_and_past_bases_beside_the_corridor() -> None:
+    a, b = (
+        Piece("a", "x", "infantry", 0, 0, base=(2, 2)),
+        Piece("b", "x", "infantry", 12, 0, base=(2, 2)),
+    )
+    post = Piece("p", "z", "infantry", 6, 0, base=(0.5, 0.5))
+    assert clear_distance(a, b, [post]) == pytest.approx(10.0, abs=1e-12)  # along its top edge
+    tilted_a = dataclasses.replace(a, heading=10)
+    far = Piece("b", "x", "infantry", 20, 10, heading=-25, base=(2, 2))
+    beside = Piece("c", "z", "infantry", 1, 9, base=(1, 1))
+    assert clear_distance(tilted_a, far, [beside]) == clear_distance(tilted_a, far, [])
+
+
+def test_overlapping_bases() -> None:
+    a, b = (
+        Piece("a", "x", "infantry", 0, 0, base=(2, 2)),
+        Piece("b", "x", "infantry", 1.5, 0.5, base=(2, 2)),
+    )
+    between = Piece("c", "z", "infantry", 0.75, 0, base=(0.5, 4))
+    assert clear_distance(a, b, [between]) == 0.0  # touching or overlapping: 0 apart
+    # A base overlapping the firer: the clear line starts where their edges cross.
+    c = Piece("c", "x", "infantry", 10, 0, base=(2, 2))
+    over = Piece("o", "z", "infantry", 1.5, -0.5, base=(2, 2))
+    exact = assert_clear_segment(a.corners(), c.corners(), over.corners()[None])
+    assert exact <= dense_search(a.corners(), c.corners(), over.corners()[None], 64) + 1e-9
+    assert exact == pytest.approx(8.0)  # over the overlap's top edge, y = 0.5 to 1
+
+
+@pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize(("n", "size", "grid"), [(12, 20, False), (30, 25, False), (30, 10, True)])
 def test_all_pairs_equal_per_pair(seed: int, n: int, size: float, grid: bool) -> None:
     corners, live = table(seed, n, size, grid)
@@ -44,7 +179,7 @@ def test_all_pairs_equal_per_pair(seed: int, n: int, size: float, grid: bool) ->
 
 def test_pieces_in_a_line() -> None:
     # The nearest line between the two ends runs through the middle ones: the answer is a
-    # longer sampled line past them, or inf where a taller base walls the way.
+    # longer line past them, or inf where a taller base walls the way.
     xs = np.arange(8) * 3.0
     heading = np.zeros(8)
     for bases in ([(2.0, 2.0)] * 8, [(2.0, 2.0), (2.0, 4.0)] * 4):
@@ -58,3 +193,27 @@ def test_few_pieces() -> None:
     for n in (0, 1, 2):
         corners, live = table(n, n, 10, False)
         np.testing.assert_array_equal(clear_edge_distances(corners, live), per_pair(corners, live))
+
+
+def test_los_answer_gives_the_line_for_the_tape() -> None:
+    rules = find_ruleset("papercraft")
+    pieces = (
+        Piece("a", "x", "infantry", 0, 0, base=(2, 2), fields={"range": 12}),
+        Piece("b", "y", "infantry", 12, 0, base=(2, 2), fields={"range": 12}),
+        Piece("p", "z", "character", 6, 0, base=(0.5, 0.5), fields={"range": 1}),
+    )
+    scene = Scene("papercraft", Table(36, 36), pieces)
+    verdict = rules.answer(scene, {"ask": "los", "from": "a", "to": "b"})
+    assert verdict.los == "clear" and verdict.distance == pytest.approx(10.0)
+    start, end = verdict.details["line"]
+    assert math.dist(start, end) == pytest.approx(10.0)
+    assert start[0] == pytest.approx(1.0) and end[0] == pytest.approx(11.0)
+    assert abs(start[1]) >= 0.25 - 1e-9  # past the post, along its edge
+    blocked = rules.answer(scene, {"ask": "los", "from": "a", "to": "p"})
+    assert blocked.details["line"] is not None  # nothing between a and the post
+    wall = dataclasses.replace(pieces[2], base=(4.0, 1.0))
+    shut = rules.answer(
+        dataclasses.replace(scene, pieces=(*pieces[:2], wall)),
+        {"ask": "los", "from": "a", "to": "b"},
+    )
+    assert shut.los == "blocked" and shut.details["line"] is None

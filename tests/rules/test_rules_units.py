@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import random
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from referee.rules import QueryError, Verdict, core, find_ruleset, judge, ruleset_for, ruleset_names
+from referee.rules import QueryError, Verdict, find_ruleset, judge, ruleset_for, ruleset_names
 from referee.rules.cards import Card
 from referee.rules.cli import EXAMPLE
 from referee.rules.paper_tigers import PaperTigers
@@ -241,58 +239,3 @@ def test_crowded_table_all_pairs_agree_with_single_questions(system: str) -> Non
     vis = ruleset_for(scene).visibility(scene)
     assert (vis.los == 2).sum() > 100  # a crowded table: the first pass has work
     _agree(scene)
-
-
-def _base(pid: str, x: float, y: float, size: float = 2.0, heading: float = 0.0) -> Piece:
-    return Piece(pid, "x", "infantry", x, y, heading, base=(size, size))
-
-
-def test_clear_distance_ignores_bases_beside_the_corridor() -> None:
-    """A base in the box around the two but off the band between them cannot cut a line:
-    the answer is the exact edge-to-edge distance, not a sampled one."""
-    a, b = _base("a", 0, 0, heading=10), _base("b", 20, 10, heading=-25)
-    beside = _base("c", 1, 9, size=1.0)
-    nearest = core.clear_distance(a, b, [])
-    assert core.clear_distance(a, b, [beside]) == nearest
-
-
-def test_clear_distance_blocked_by_one_base_or_by_two_together() -> None:
-    a, b = _base("a", 0, 0), _base("b", 12, 0)
-    wall = _base("w", 6, 0, size=4.0)  # wider than both: every line crosses it
-    assert core.clear_distance(a, b, [wall]) == math.inf
-    # Two bases, each leaving a gap the other closes: neither alone blocks every line.
-    upper, lower = _base("u", 6, 0.9, size=2.0), _base("l", 6, -0.9, size=2.0)
-    assert core.clear_distance(a, b, [upper]) < math.inf
-    assert core.clear_distance(a, b, [lower]) < math.inf
-    assert core.clear_distance(a, b, [upper, lower]) == math.inf
-    # A dead base is moved over and blocks nothing.
-    assert core.clear_distance(a, b, [dataclasses.replace(wall, state="destroyed")]) == 10.0
-
-
-def test_clear_distance_finds_the_shortest_free_line_around_a_base() -> None:
-    a, b = _base("a", 0, 0), _base("b", 12, 0)
-    post = _base("p", 6, 0, size=0.5)  # blocks the straight centre lines only
-    free = core.clear_distance(a, b, [post])
-    assert 10.0 <= free < 10.1
-    # Every shorter line between the sampled edge points crosses the post.
-    pa, pb = core.edge_samples(a.corners()), core.edge_samples(b.corners())
-    p, q = np.repeat(pa, len(pb), axis=0), np.tile(pb, (len(pa), 1))
-    d = np.linalg.norm(q - p, axis=1)
-    shorter = d < free - 1e-12
-    assert core.segments_cross_rectangles(p[shorter], q[shorter], post.corners()[None]).all()
-
-
-def test_clear_distance_is_exact_when_the_nearest_line_is_free() -> None:
-    """A base beside the corridor that blocks some edge-to-edge lines but not the nearest
-    one: the answer is the exact nearest-edge distance, not the nearest sampled line."""
-    # b's corner points at a's right edge between two sampled points: 5in exactly.
-    a, b = _base("a", 0, 0), _base("b", 6 + 1.5 * math.sqrt(2), 0.3, size=3.0, heading=45)
-    exact = core.clear_distance(a, b, [])
-    assert exact == pytest.approx(5.0)
-    post = _base("p", 3.5, -0.6, size=0.6)
-    pa, pb = core.edge_samples(a.corners()), core.edge_samples(b.corners())
-    p, q = np.repeat(pa, len(pb), axis=0), np.tile(pb, (len(pa), 1))
-    crossed = core.segments_cross_rectangles(p, q, post.corners()[None])[:, 0]
-    assert crossed.any() and not crossed.all()  # the post is in the way of some lines
-    assert np.linalg.norm(q - p, axis=1).min() > exact + 1e-4  # no sampled line is nearest
-    assert core.clear_distance(a, b, [post]) == exact

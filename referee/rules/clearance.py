@@ -1,0 +1,650 @@
+"""The shortest straight line between two bases that crosses no other base: Papercraft's
+range ("from any edge of the attacker to any edge of the target, not crossing another
+unit") and its LOS (such a line exists).
+
+The answer is exact, not sampled. Among all segments from outline ``A`` to outline ``B``
+that enter no other base's interior, the shortest is either the nearest-points segment
+or one held in place by its constraints: it grazes a corner of another base, or ends at
+a corner of ``A`` or ``B``. With two degrees of freedom (a point on each outline) a
+shortest segment has two such constraints, or one and is shortest along it. So the
+candidates are the lines through two of those points (a corner of ``A`` or ``B``, the
+corners of the bases between them), the feet of the perpendiculars from a corner of one
+outline to an edge of the other, and for each grazed corner the line through it along
+which the gap is shortest. On each candidate line the segment is the gap between the
+two outlines' chords. The answer is the shortest candidate that crosses no base; when
+every line of the first kind is crossed, no line is clear (the clear segments, if any,
+would form a region whose boundary has such a line at each end).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from referee.geometry import EPS, _point_seg_dist, _seg_seg_dist
+from referee.scene import Piece
+
+_TOL = 1e-9
+"""Slack on line parameters (fractions of a candidate line's defining span)."""
+_FIRST = 8
+"""Candidates per pair tested before the rest: a clear pair is usually settled by them."""
+
+
+def clear_distance(a: Piece, b: Piece, others: Sequence[Piece]) -> float:
+    """Shortest edge-to-edge distance between ``a`` and ``b`` along a straight line that
+    crosses no other live unit's base (infinite when every line is blocked). A line may
+    touch another base (run along its edge, or past its corner) but not enter it.
+
+    >>> p = Piece("a", "x", "infantry", 0, 0, base=(2, 2))
+    >>> q = Piece("b", "y", "infantry", 10, 0, base=(2, 2))
+    >>> clear_distance(p, q, [])
+    8.0
+    >>> post = Piece("c", "z", "infantry", 5, 0.5, base=(1, 1))   # its top edge at y = 1
+    >>> round(clear_distance(p, q, [post]), 12)                  # along that top edge
+    8.0
+    >>> clear_distance(p, q, [Piece("w", "z", "infantry", 5, 0, base=(3, 3))])
+    inf
+    """
+    live = [o.corners() for o in others if o.state != "destroyed"]
+    return clear_edge_distance(a.corners(), b.corners(), np.asarray(live, float).reshape(-1, 4, 2))
+
+
+def clear_edge_distance(pa: np.ndarray, pb: np.ndarray, bases: np.ndarray) -> float:
+    """:func:`clear_distance` between outlines ``pa`` and ``pb`` (4 corners each) past the
+    live bases ``bases`` (``(m, 4, 2)`` corners)."""
+    return clear_segment(pa, pb, bases)[0]
+
+
+def clear_segment(
+    pa: np.ndarray, pb: np.ndarray, bases: np.ndarray
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """``(length, p, q)``: the shortest segment from outline ``pa`` to outline ``pb`` that
+    enters none of ``bases`` (``(m, 4, 2)`` corners), ``p`` on ``pa`` and ``q`` on
+    ``pb``; ``(inf, nan, nan)`` when every one does.
+
+    >>> sq = np.array([[0, 0], [2, 0], [2, 2], [0, 2]], float)
+    >>> post = np.array([[[4, -1], [5, -1], [5, 1.5], [4, 1.5]]])
+    >>> length, p, q = clear_segment(sq, sq + [7, 0], post)
+    >>> round(length, 9), float(p[0]), float(q[0]), bool(p[1] >= 1.5)   # over the post's top
+    (5.0, 2.0, 7.0, True)
+    """
+    bases = np.asarray(bases, float).reshape(-1, 4, 2)
+    corners = np.concatenate([np.asarray(pa, float)[None], np.asarray(pb, float)[None], bases])
+    live = np.r_[False, False, np.ones(len(bases), bool)]
+    length, p, q = _clear_pair_segments(corners, live, np.array([0]), np.array([1]))
+    return float(length[0]), p[0], q[0]
+
+
+def clear_edge_distances(corners: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """All pairs :func:`clear_edge_distance` at once, ``(n, n)``: the outlines ``corners``
+    (``(n, 4, 2)``) with the bases where ``live`` blocking every pair but their own two.
+
+    >>> sq = np.array([[0, 0], [2, 0], [2, 2], [0, 2]], float)
+    >>> wall = np.array([[4, -1], [6, -1], [6, 3], [4, 3]], float)
+    >>> clear_edge_distances(np.stack([sq, wall, sq + [8, 0]]), np.ones(3, bool)).tolist()
+    [[0.0, 2.0, inf], [2.0, 0.0, 2.0], [inf, 2.0, 0.0]]
+    """
+    corners = np.asarray(corners, float).reshape(-1, 4, 2)
+    n = len(corners)
+    dist = np.zeros((n, n))
+    if n < 2:
+        return dist
+    first, second = np.triu_indices(n, 1)
+    out = _clear_pair_segments(corners, np.asarray(live, bool), first, second)[0]
+    dist[first, second] = dist[second, first] = out
+    return dist
+
+
+def segments_cross_rectangles(p: np.ndarray, q: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """``(k, m)``: whether segment ``p[k]``-``q[k]`` enters the open interior of rectangle
+    ``rects[m]`` (4 corners in order). Separating axes: the rectangle's two edge normals
+    and the segment's normal; touching an edge or a corner does not count.
+
+    >>> sq = np.array([[[0, 0], [2, 0], [2, 2], [0, 2]]], float)
+    >>> segments_cross_rectangles(np.array([[-1.0, 1], [-1, 2]]), np.array([[3.0, 1], [3, 2]]), sq)
+    array([[ True],
+           [False]])
+    """
+    return _segment_crosses_rectangle(p[:, None], q[:, None], rects[None])
+
+
+def _clear_pair_segments(
+    corners: np.ndarray, live: np.ndarray, first: np.ndarray, second: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`clear_segment` of each pair ``corners[first[k]]``, ``corners[second[k]]``
+    past the ``live`` bases but the pair's own: ``(lengths, p, q)``."""
+    pa, pb = corners[first], corners[second]
+    m = len(first)
+    out = np.full(m, math.inf)
+    cand_pair, cand_base = _pair_blockers(corners, live, first, second)
+    rects = corners[cand_base]
+    p, q = _nearest_points_many(pa, pb)
+    crossed = _segment_crosses_rectangle(p[cand_pair], q[cand_pair], rects)
+    blocked = np.bincount(cand_pair[crossed], minlength=m) > 0
+    out[~blocked] = _polygon_distances(pa[~blocked], pb[~blocked])
+    # Overlapping outlines are 0 apart whatever lies about them: at a point of both.
+    touching = np.flatnonzero(blocked)[_polygon_distances(pa[blocked], pb[blocked]) == 0]
+    out[touching] = 0.0
+    blocked[touching] = False
+    touching = np.flatnonzero(out == 0)
+    p[touching] = q[touching] = _common_points(pa[touching], pb[touching])
+    p[blocked] = q[blocked] = np.nan
+    # One base that every corner-to-corner line crosses blocks every line: the bases are
+    # convex, so a line between two crossed ones crosses too (inf as is).
+    lines = np.repeat(pa, 4, axis=1), np.tile(pb, (1, 4, 1))  # (pairs, 16, 2) each
+    keep = blocked[cand_pair]
+    cand_pair, rects = cand_pair[keep], rects[keep]
+    walls = _segment_crosses_rectangle(
+        lines[0][cand_pair], lines[1][cand_pair], rects[:, None]
+    ).all(axis=1)
+    walled = np.bincount(cand_pair[walls], minlength=m) > 0
+    search = blocked & ~walled
+    keep = search[cand_pair]
+    # Each pair's bases nearest the line between its centres first: the likeliest to cut.
+    mid_a, mid_b = pa.mean(axis=1)[cand_pair], pb.mean(axis=1)[cand_pair]
+    key = _point_seg_dist(rects.mean(axis=1), mid_a, mid_b)
+    order = np.lexsort((key, cand_pair))
+    cand_pair, rects, keep = cand_pair[order], rects[order], keep[order]
+    out[search], p[search], q[search] = _shortest_clear_lines(
+        pa[search], pb[search], np.cumsum(search)[cand_pair[keep]] - 1, rects[keep]
+    )
+    return out, p, q
+
+
+def _common_points(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+    """A point of both outlines of each touching or overlapping pair (``(k, 2)``): a
+    corner of one in or on the other, else where two edges cross."""
+    found = np.full((len(pa), 2), np.nan)
+    for src, dst in ((pa, pb), (pb, pa)):
+        held = _holds(src.reshape(-1, 2), np.repeat(dst, 4, axis=0)).reshape(-1, 4)
+        rows = np.flatnonzero(held.any(axis=1) & np.isnan(found[:, 0]))
+        found[rows] = src[rows, np.argmax(held[rows], axis=1)]
+    rows = np.flatnonzero(np.isnan(found[:, 0]))
+    g, point, _, _ = _edge_crossings(pa[rows], pb[rows])
+    found[rows[g[::-1]]] = point[::-1]  # the first crossing of each row last: it stays
+    return found
+
+
+def _pair_blockers(
+    corners: np.ndarray, live: np.ndarray, first: np.ndarray, second: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Flat ``(pair, base)`` index arrays, sorted by pair: the live bases (not the pair's
+    own) that can cut a line between ``corners[first]`` and ``corners[second]``. Every
+    such line lies in the box around the two and in the band they span along the normal
+    of the line joining their centres, so a base outside either cannot cut one."""
+    lo_b, hi_b = corners.min(axis=1), corners.max(axis=1)
+    both = np.concatenate([corners[first], corners[second]], axis=1)  # (pairs, 8, 2)
+    lo, hi = both.min(axis=1), both.max(axis=1)
+    bases = np.flatnonzero(live)
+    pairs_out, bases_out = [], []
+    step = max(1, (1 << 20) // max(len(bases), 1))
+    for start in range(0, len(first), step):
+        rows = slice(start, start + step)
+        near = (
+            (hi_b[None, bases, 0] >= lo[rows, None, 0])
+            & (hi_b[None, bases, 1] >= lo[rows, None, 1])
+            & (lo_b[None, bases, 0] <= hi[rows, None, 0])
+            & (lo_b[None, bases, 1] <= hi[rows, None, 1])
+        )
+        r, c = np.nonzero(near)
+        r += start
+        k = bases[c]
+        own = (k == first[r]) | (k == second[r])
+        pairs_out.append(r[~own])
+        bases_out.append(k[~own])
+    pair, base = np.concatenate(pairs_out), np.concatenate(bases_out)
+    axis = corners[second].mean(axis=1) - corners[first].mean(axis=1)
+    normal = np.stack([-axis[:, 1], axis[:, 0]], axis=1)
+    band = np.einsum("pkd,pd->pk", both, normal)
+    side = np.einsum("ckd,cd->ck", corners[base], normal[pair])
+    slack = 1e-9 * (1.0 + np.abs(band).max(axis=1))
+    b_lo, b_hi = band.min(axis=1) - slack, band.max(axis=1) + slack
+    across = (side.max(axis=1) > b_lo[pair]) & (side.min(axis=1) < b_hi[pair])
+    return pair[across], base[across]
+
+
+def _nearest_points_many(pa: np.ndarray, pb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A point of each outline ``pa[k]`` and one of ``pb[k]`` (``(m, 4, 2)`` each) nearest
+    each other, as ``(m, 2)`` arrays: a vertex of one and its foot on an edge of the
+    other."""
+    found = []
+    for src, dst in ((pa, pb), (pb, pa)):
+        start, step = dst[:, None], (np.roll(dst, -1, axis=1) - dst)[:, None]
+        rel = src[:, :, None, :] - start
+        t = np.clip((rel * step).sum(-1) / np.maximum((step * step).sum(-1), 1e-300), 0.0, 1.0)
+        foot = start + t[..., None] * step
+        gap = np.hypot(*(src[:, :, None, :] - foot).transpose(3, 0, 1, 2)).reshape(len(src), 16)
+        best = np.argmin(gap, axis=1)
+        rows = np.arange(len(src))
+        found.append((gap[rows, best], src[rows, best // 4], foot.reshape(-1, 16, 2)[rows, best]))
+    (gap_a, vertex_a, foot_a), (gap_b, vertex_b, foot_b) = found
+    swap = (gap_b < gap_a)[:, None]
+    return np.where(swap, foot_b, vertex_a), np.where(swap, vertex_b, foot_a)
+
+
+def _polygon_distances(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+    """:func:`~referee.geometry.polygon_distance` of each pair of outlines ``pa[k]``,
+    ``pb[k]`` (``(m, 4, 2)`` each), with its arithmetic: 0 when a first corner lies in or
+    on the other outline."""
+
+    def holds(point: np.ndarray, poly: np.ndarray) -> np.ndarray:
+        # points_in_polygon's even-odd rule and on-edge test, one point per outline.
+        a, b = poly, np.roll(poly, -1, axis=1)
+        px, py = point[:, 0:1], point[:, 1:2]
+        ax, ay, bx, by = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+        straddle = (ay > py) != (by > py)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x_at = ax + (py - ay) * (bx - ax) / (by - ay)
+        inside = np.sum(straddle & (px < x_at), axis=1) % 2 == 1
+        on_edge = np.min(_point_seg_dist(point[:, None, :], a, b), axis=1) <= EPS
+        return np.asarray(inside | on_edge)
+
+    gaps = _seg_seg_dist(
+        pa[:, :, None, :],
+        np.roll(pa, -1, 1)[:, :, None, :],
+        pb[:, None],
+        np.roll(pb, -1, 1)[:, None],
+    )
+    d = gaps.reshape(len(pa), 16).min(axis=1)
+    return np.where(holds(pa[:, 0], pb) | holds(pb[:, 0], pa), 0.0, d)
+
+
+def _segment_crosses_rectangle(p: np.ndarray, q: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """Element by element :func:`segments_cross_rectangles`: whether segment ``p``-``q``
+    (``(..., 2)``) enters the open interior of rectangle ``rects`` (``(..., 4, 2)``),
+    broadcasting, with that function's arithmetic and tolerances."""
+    eps = 1e-9
+    px, py, qx, qy = p[..., 0], p[..., 1], q[..., 0], q[..., 1]
+    rx, ry = rects[..., 0], rects[..., 1]
+    crossing = np.ones(np.broadcast_shapes(px.shape, rx.shape[:-1]), bool)
+    for a in range(2):
+        ex, ey = rx[..., a + 1] - rx[..., a], ry[..., a + 1] - ry[..., a]
+        r = rx * ex[..., None] + ry * ey[..., None]
+        r_lo, r_hi = r.min(axis=-1), r.max(axis=-1)
+        sp, sq = px * ex + py * ey, qx * ex + qy * ey
+        crossing &= np.maximum(sp, sq) > r_lo + eps * (1 + np.abs(r_lo))
+        crossing &= np.minimum(sp, sq) < r_hi - eps * (1 + np.abs(r_hi))
+    nx, ny = py - qy, qx - px
+    s0 = px * nx + py * ny
+    tol = eps * (1 + np.abs(s0))
+    rr = [nx * rx[..., c] + ny * ry[..., c] for c in range(4)]
+    crossing &= np.maximum(np.maximum(rr[0], rr[1]), np.maximum(rr[2], rr[3])) > s0 + tol
+    crossing &= np.minimum(np.minimum(rr[0], rr[1]), np.minimum(rr[2], rr[3])) < s0 - tol
+    return crossing
+
+
+def _expand(counts: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Item ``i`` repeated ``counts[i]`` times, beside the indices ``starts[i] + 0, 1, ...``
+    (each item against each of its candidates)."""
+    item = np.repeat(np.arange(len(counts)), counts)
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    return item, np.repeat(starts, counts) + np.arange(len(item)) - first
+
+
+# -- the exact search ------------------------------------------------------------------
+
+
+class _Lines:
+    """Candidate lines, flat over pairs: line ``k`` of pair ``pair[k]`` runs through
+    ``start[k]`` and ``through[k]``; the segment it stands for must pass the ``anchor``
+    points (the corners it grazes; NaN where none) to be a candidate at all."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def add(
+        self,
+        pair: np.ndarray,
+        start: np.ndarray,
+        through: np.ndarray,
+        anchor: np.ndarray | None = None,
+        anchor2: np.ndarray | None = None,
+    ) -> None:
+        none = np.full((len(pair), 2), np.nan)
+        a1 = none if anchor is None else anchor
+        a2 = a1 if anchor2 is None else anchor2
+        self.parts.append((pair, start, through, a1, a2))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        if not self.parts:
+            z = np.zeros((0, 2))
+            return np.zeros(0, np.intp), z, z, z, z
+        pair, start, through, a1, a2 = (np.concatenate(x) for x in zip(*self.parts, strict=True))
+        return pair, start, through, a1, a2
+
+
+def _shortest_clear_lines(
+    pa: np.ndarray, pb: np.ndarray, cand_pair: np.ndarray, rects: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each pair ``pa[k]``, ``pb[k]`` whose nearest line is crossed: the length and
+    ends of the shortest segment between them crossing none of its candidate bases
+    ``rects[cand_pair == k]`` (sorted by pair), inf when there is none."""
+    m = len(pa)
+    counts = np.bincount(cand_pair, minlength=m)
+    starts = np.cumsum(counts) - counts
+    # The corners a clear line can graze: those lying between the two outlines.
+    kp = np.repeat(cand_pair, 4)
+    kc = rects.reshape(-1, 2)
+    k_next = np.roll(rects, -1, axis=1).reshape(-1, 2)
+    k_prev = np.roll(rects, 1, axis=1).reshape(-1, 2)
+    hull = np.concatenate([pa, pb], axis=1)
+    between = _in_hull(kc, hull[kp])
+    kp, kc, k_next, k_prev = kp[between], kc[between], k_next[between], k_prev[between]
+    # A base overlapping one of the two: a clear line may start where their edges cross.
+    for outline in (pa, pb):
+        g, point, e0, e1 = _edge_crossings(rects, outline[cand_pair])
+        kp, kc = np.r_[kp, cand_pair[g]], np.concatenate([kc, point])
+        k_next, k_prev = np.concatenate([k_next, e1]), np.concatenate([k_prev, e0])
+    order = np.argsort(kp, kind="stable")  # by pair, as the corner pairs below need
+    kp, kc, k_next, k_prev = kp[order], kc[order], k_next[order], k_prev[order]
+    # A line can only graze a corner it leaves the base at (the base on one side of it),
+    # unless the corner is in or on one of the two outlines, where the segment may start.
+    touching = np.r_[
+        np.zeros(int(between.sum()), bool), np.ones(len(kp) - int(between.sum()), bool)
+    ][order]
+    touching |= _holds(kc, pa[kp]) | _holds(kc, pb[kp])
+
+    def grazes(g: np.ndarray, d: np.ndarray) -> NDArray[np.bool_]:
+        return touching[g] | _one_side(kc[g], k_prev[g], k_next[g], d)
+
+    # The outlines' own corners, then each one's neighbours: (m, 8, 2).
+    ends = hull
+    ends_prev = np.concatenate([np.roll(pa, 1, axis=1), np.roll(pb, 1, axis=1)], axis=1)
+    ends_next = np.concatenate([np.roll(pa, -1, axis=1), np.roll(pb, -1, axis=1)], axis=1)
+
+    def leaves(pair: np.ndarray, v: np.ndarray, d: np.ndarray) -> NDArray[np.bool_]:
+        return _leaves(ends[pair, v], ends_prev[pair, v], ends_next[pair, v], d)
+
+    # Lines of the first kind: two constraints. A line from a corner of A (or B) only
+    # stands for a segment ending there if it leaves the outline at that corner.
+    lines = _Lines()
+    pair, i, j = (
+        x.reshape(-1)
+        for x in np.meshgrid(np.arange(m), np.arange(4), np.arange(4) + 4, indexing="ij")
+    )
+    d = ends[pair, j] - ends[pair, i]
+    keep = leaves(pair, i, d) & leaves(pair, j, -d)
+    lines.add(pair[keep], ends[pair[keep], i[keep]], ends[pair[keep], j[keep]])
+    g, v = (x.reshape(-1) for x in np.meshgrid(np.arange(len(kp)), np.arange(8), indexing="ij"))
+    d = kc[g] - ends[kp[g], v]
+    keep = leaves(kp[g], v, d) & grazes(g, d)
+    g, v = g[keep], v[keep]
+    lines.add(kp[g], ends[kp[g], v], kc[g], kc[g])
+    lines.add(kp, kc, k_next)
+    lines.add(kp, kc, k_prev)
+    per = np.bincount(kp, minlength=m)
+    last = (np.cumsum(per) - 1)[kp]  # the pair's last corner
+    g, h = _expand(last - np.arange(len(kp)), np.arange(len(kp)) + 1)
+    d = kc[h] - kc[g]
+    keep = grazes(g, d) & grazes(h, d)
+    g, h = g[keep], h[keep]
+    lines.add(kp[g], kc[g], kc[h], kc[g], kc[h])
+    nowhere = np.full((m, 2), np.nan)
+    best = _shortest_free(
+        lines, pa, pb, counts, starts, rects, (np.full(m, math.inf), nowhere, nowhere)
+    )
+    clear = np.flatnonzero(np.isfinite(best[0]))
+    if not len(clear):
+        return best
+    # Lines of the second kind, for the pairs with a clear line: one constraint, and
+    # shortest along it (a corner of one outline to its foot on an edge of the other,
+    # or through a grazed corner at the turning angle).
+    lines = _Lines()
+    pair16 = np.repeat(clear, 16)
+    for src, dst in ((pa, pb), (pb, pa)):
+        corner = np.repeat(src[clear], 4, axis=1).reshape(-1, 2)
+        lines.add(pair16, corner, _feet(src[clear], dst[clear]).reshape(-1, 2))
+    sel = np.flatnonzero(np.isfinite(best[0])[kp])
+    g, start, through = _grazing_lines(kp[sel], kc[sel], pa, pb)
+    keep = grazes(sel[g], through - start)
+    lines.add(kp[sel[g[keep]]], start[keep], through[keep], start[keep])
+    return _shortest_free(lines, pa, pb, counts, starts, rects, best)
+
+
+def _shortest_free(
+    lines: _Lines,
+    pa: np.ndarray,
+    pb: np.ndarray,
+    counts: np.ndarray,
+    starts: np.ndarray,
+    rects: np.ndarray,
+    best: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per pair, the shortest of ``best`` (lengths and ends) and the candidate segments
+    of ``lines`` that cross none of the pair's candidate bases. Shortest first, so that
+    a pair stops at its first clear one; the first few of every pair go together."""
+    out, out_p, out_q = (x.copy() for x in best)
+    pair, start, through, a1, a2 = lines.arrays()
+    p, q, ok = _gaps(pair, start, through, a1, a2, pa, pb)
+    length = np.hypot(*(q - p).T)
+    ok &= length < out[pair]
+    order = np.flatnonzero(ok)[np.lexsort((length[ok], pair[ok]))]
+    pair, p, q, length = pair[order], p[order], q[order], length[order]
+    group = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]])
+    rank = np.arange(len(pair)) - np.repeat(group, np.diff(np.r_[group, len(pair)]))
+    for first in (True, False):
+        k = np.flatnonzero(((rank < _FIRST) == first) & (length < out[pair]))
+        if not len(k):
+            continue
+        k = k[~_crosses_any(p[k], q[k], counts[pair[k]], starts[pair[k]], rects)]
+        _, at = np.unique(pair[k], return_index=True)  # the shortest clear one per pair
+        k = k[at]
+        k = k[length[k] < out[pair[k]]]
+        out[pair[k]], out_p[pair[k]], out_q[pair[k]] = length[k], p[k], q[k]
+    return out, out_p, out_q
+
+
+def _crosses_any(
+    p: np.ndarray, q: np.ndarray, counts: np.ndarray, starts: np.ndarray, rects: np.ndarray
+) -> NDArray[np.bool_]:
+    """Whether segment ``p[k]``-``q[k]`` crosses any of its ``counts[k]`` bases from
+    ``rects[starts[k]]`` on: base by base, each segment until one crosses it (the likeliest
+    come first, so most segments meet one or two)."""
+    crossed = np.zeros(len(p), bool)
+    todo = np.arange(len(p))
+    for r in range(int(counts.max(initial=0))):
+        todo = todo[counts[todo] > r]
+        hit = _segment_crosses_rectangle(p[todo], q[todo], rects[starts[todo] + r])
+        crossed[todo[hit]] = True
+        todo = todo[~hit]
+    return crossed
+
+
+def _gaps(
+    pair: np.ndarray,
+    start: np.ndarray,
+    through: np.ndarray,
+    a1: np.ndarray,
+    a2: np.ndarray,
+    pa: np.ndarray,
+    pb: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, NDArray[np.bool_]]:
+    """On each line ``start + t (through - start)``: the gap between outline ``pa[pair]``'s
+    chord and ``pb[pair]``'s, as its ends ``(p on A, q on B)``, and whether it is a
+    candidate: the line meets both outlines apart, and the anchors lie on the gap."""
+    v = through - start
+    vv = (v * v).sum(axis=1)
+    ok = vv > 1e-24
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a0, a1_ = _chord(start, v, *(x[pair] for x in _frames(pa)))
+        b0, b1 = _chord(start, v, *(x[pair] for x in _frames(pb)))
+        ok &= (a0 <= a1_ + _TOL) & (b0 <= b1 + _TOL)
+        a_first = a1_ <= b0 + _TOL
+        ok &= a_first | (b1 <= a0 + _TOL)
+        ta = np.where(a_first, a1_, a0)
+        tb = np.where(a_first, b0, b1)
+        lo, hi = np.minimum(ta, tb) - _TOL, np.maximum(ta, tb) + _TOL
+        for anchor in (a1, a2):
+            t = ((anchor - start) * v).sum(axis=1) / vv
+            ok &= np.isnan(t) | ((t >= lo) & (t <= hi))
+    ok &= np.isfinite(ta) & np.isfinite(tb)
+    p = start + np.where(ok, ta, 0.0)[:, None] * v
+    q = start + np.where(ok, tb, 0.0)[:, None] * v
+    return p, q, ok
+
+
+def _halfplanes(poly: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Convex outlines ``poly`` (``(k, v, 2)``, either winding) as half-planes: unit
+    inward normals ``n`` (``(k, v, 2)``) and offsets ``o``, inside where ``n . x >= o``
+    for every edge."""
+    nxt = np.roll(poly, -1, axis=1)
+    e = nxt - poly
+    sign = np.where(_cross(poly, nxt).sum(axis=1) < 0, -1.0, 1.0)[:, None, None]
+    n = sign * np.stack([-e[..., 1], e[..., 0]], axis=2)
+    n /= np.maximum(np.hypot(n[..., 0], n[..., 1]), 1e-300)[..., None]
+    return n, (n * poly).sum(axis=2)
+
+
+def _frames(rects: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rectangles ``rects`` (``(k, 4, 2)`` corners in order) as centres ``(k, 2)``, unit
+    axes along their first two edges ``(k, 2, 2)`` and half sizes ``(k, 2)``."""
+    edges = np.stack([rects[:, 1] - rects[:, 0], rects[:, 2] - rects[:, 1]], axis=1)
+    size = np.hypot(edges[..., 0], edges[..., 1])
+    return rects.mean(axis=1), edges / np.maximum(size, 1e-300)[..., None], size / 2
+
+
+def _chord(
+    start: np.ndarray, v: np.ndarray, centre: np.ndarray, axes: np.ndarray, half: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(t0, t1)``: the parameters where line ``start + t v`` enters and leaves the
+    rectangle of :func:`_frames` (rows beside the lines); ``t0 > t1`` when it misses.
+    Each axis bounds ``t`` to a slab."""
+    t0 = np.full(len(start), -np.inf)
+    t1 = np.full(len(start), np.inf)
+    rel = start - centre
+    speed = np.sqrt((v * v).sum(axis=1))
+    for k in range(2):
+        s = rel[:, 0] * axes[:, k, 0] + rel[:, 1] * axes[:, k, 1]
+        w = v[:, 0] * axes[:, k, 0] + v[:, 1] * axes[:, k, 1]
+        flat = np.abs(w) <= 1e-12 * speed
+        w = np.where(flat, 1.0, w)
+        lo, hi = (-half[:, k] - s) / w, (half[:, k] - s) / w
+        # Along the slab: all of the line or none of it.
+        miss = flat & (np.abs(s) > half[:, k] + 1e-9)
+        t0 = np.maximum(t0, np.where(flat, np.where(miss, np.inf, -np.inf), np.minimum(lo, hi)))
+        t1 = np.minimum(t1, np.where(flat, np.where(miss, -np.inf, np.inf), np.maximum(lo, hi)))
+    return t0, t1
+
+
+def _feet(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """``(m, 4, 4, 2)``: the point of each edge of ``dst[k]`` nearest each corner of
+    ``src[k]``."""
+    start, step = dst[:, None], (np.roll(dst, -1, axis=1) - dst)[:, None]
+    rel = src[:, :, None, :] - start
+    t = np.clip((rel * step).sum(-1) / np.maximum((step * step).sum(-1), 1e-300), 0.0, 1.0)
+    return start + t[..., None] * step
+
+
+def _in_hull(points: np.ndarray, hulls: np.ndarray) -> NDArray[np.bool_]:
+    """Whether each point lies in (or on) the convex hull of its ``hulls`` row
+    (``(k, v, 2)``): no gap of more than half a turn between the directions to them."""
+    rel = hulls - points[:, None]
+    ang = np.sort(np.arctan2(rel[..., 1], rel[..., 0]), axis=1)
+    gaps = np.diff(ang, axis=1, append=ang[:, :1] + 2 * math.pi)
+    at = (np.abs(rel) <= 1e-12).all(axis=2).any(axis=1)  # on a corner
+    return np.asarray((gaps.max(axis=1) <= math.pi + 1e-9) | at)
+
+
+def _grazing_lines(
+    kp: np.ndarray, kc: np.ndarray, pa: np.ndarray, pb: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each corner ``kc[g]`` (of pair ``kp[g]``) and each edge of ``pa`` and of ``pb``
+    facing it: the line through the corner along which the gap between those two edges'
+    lines is shortest, as ``(g, start, through)``.
+
+    With unit outward normals ``n1``, ``n2`` and the corner at heights ``h1``, ``h2``
+    above the two edges' lines, the gap along direction ``u`` is
+    ``h1 / (n1 . u) + h2 / (-n2 . u)``: a sum of two secants of the angle, convex, so the
+    one turning point is found by Newton's method kept inside its bracket."""
+    # Outward normals and offsets of every edge, and each corner's height above them.
+    (n_a, o_a), (n_b, o_b) = _halfplanes(pa), _halfplanes(pb)
+    h_a = o_a[kp] - (n_a[kp] * kc[:, None]).sum(axis=2)
+    h_b = o_b[kp] - (n_b[kp] * kc[:, None]).sum(axis=2)
+    g, ea, eb = np.nonzero((h_a >= -1e-12)[:, :, None] & (h_b >= -1e-12)[:, None, :])
+    c = kc[g]
+    n1, n2 = -n_a[kp[g], ea], -n_b[kp[g], eb]
+    h1, h2 = np.maximum(h_a[g, ea], 0.0), np.maximum(h_b[g, eb], 0.0)
+    phi = np.arctan2(n1[:, 1], n1[:, 0])
+    delta = (np.arctan2(-n2[:, 1], -n2[:, 0]) - phi + math.pi) % (2 * math.pi) - math.pi
+    keep = np.abs(delta) < math.pi - 1e-6
+    g, c, h1, h2, phi, delta = g[keep], c[keep], h1[keep], h2[keep], phi[keep], delta[keep]
+    # Both secants finite: alpha in (max(0, delta) - pi/2, min(0, delta) + pi/2); the
+    # turning point lies between 0 (h2 = 0) and delta (h1 = 0).
+    lo = np.maximum(np.minimum(0.0, delta), np.maximum(0.0, delta) - math.pi / 2 + 1e-9)
+    hi = np.minimum(np.maximum(0.0, delta), np.minimum(0.0, delta) + math.pi / 2 - 1e-9)
+    total = h1 + h2
+    alpha = np.where(total > 0, delta * h2 / np.where(total > 0, total, 1.0), 0.0)
+    alpha = np.clip(alpha, lo, hi)
+    todo = np.arange(len(alpha))
+    for _ in range(60):  # Newton converges in a few steps; halving where it would leave
+        if not len(todo):
+            break
+        al, de, k1, k2 = alpha[todo], delta[todo], h1[todo], h2[todo]
+        s1, s2 = 1 / np.cos(al), 1 / np.cos(al - de)
+        t1, t2 = np.tan(al), np.tan(al - de)
+        slope = k1 * s1 * t1 + k2 * s2 * t2
+        bend = k1 * s1 * (t1 * t1 + s1 * s1) + k2 * s2 * (t2 * t2 + s2 * s2)
+        lo[todo] = np.where(slope < 0, al, lo[todo])
+        hi[todo] = np.where(slope > 0, al, hi[todo])
+        step = al - slope / np.where(bend > 0, bend, 1.0)
+        inside = ((step >= lo[todo]) & (step <= hi[todo])) | (slope == 0)
+        alpha[todo] = np.where(inside, step, (lo[todo] + hi[todo]) / 2)
+        moved = np.abs(alpha[todo] - al)
+        todo = todo[(moved > 1e-14) & (hi[todo] - lo[todo] > 1e-14) & (slope != 0)]
+    theta = phi + alpha
+    u = np.stack([np.cos(theta), np.sin(theta)], axis=1)
+    return g, c, c + u
+
+
+def _edge_crossings(
+    rects: np.ndarray, outlines: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where an edge of ``rects[g]`` properly crosses an edge of ``outlines[g]`` (both
+    ``(k, 4, 2)``): ``(g, point, edge start, edge end)``, the edge being the rectangle's."""
+    r0, o0 = rects[:, :, None], outlines[:, None]
+    d1 = np.roll(rects, -1, axis=1)[:, :, None] - r0
+    d2 = np.roll(outlines, -1, axis=1)[:, None] - o0
+    w = o0 - r0
+    den = d1[..., 0] * d2[..., 1] - d1[..., 1] * d2[..., 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = (w[..., 0] * d2[..., 1] - w[..., 1] * d2[..., 0]) / den
+        s = (w[..., 0] * d1[..., 1] - w[..., 1] * d1[..., 0]) / den
+    inner = 1e-9
+    g, edge, other = np.nonzero((t > inner) & (t < 1 - inner) & (s > inner) & (s < 1 - inner))
+    start = rects[g, edge]
+    end = rects[g, (edge + 1) % 4]
+    point = start + t[g, edge, other][:, None] * (end - start)
+    return g, point, start, end
+
+
+def _cross(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    return np.asarray(u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0])
+
+
+def _one_side(c: np.ndarray, prev: np.ndarray, nxt: np.ndarray, d: np.ndarray) -> NDArray[np.bool_]:
+    """Whether the line through corner ``c`` along ``d`` has both neighbouring corners
+    ``prev`` and ``nxt`` on one side (or on it): it touches the convex base at ``c``
+    without entering it."""
+    s1, s2 = _cross(d, nxt - c), _cross(d, prev - c)
+    tol = 1e-12 * np.hypot(d[:, 0], d[:, 1]) * (np.abs(nxt - c).sum(1) + np.abs(prev - c).sum(1))
+    return np.asarray(((s1 >= -tol) & (s2 >= -tol)) | ((s1 <= tol) & (s2 <= tol)))
+
+
+def _leaves(v: np.ndarray, prev: np.ndarray, nxt: np.ndarray, d: np.ndarray) -> NDArray[np.bool_]:
+    """Whether direction ``d`` from corner ``v`` of a convex outline (neighbours ``prev``,
+    ``nxt``) points out of it or along an edge: not strictly inside the corner's angle."""
+    e1, e2 = nxt - v, prev - v
+    w = _cross(e1, e2)
+    return np.asarray(~((_cross(e1, d) * w > 0) & (_cross(d, e2) * w > 0)))
+
+
+def _holds(points: np.ndarray, polys: np.ndarray) -> NDArray[np.bool_]:
+    """Whether each point lies in or within a hair of its convex outline ``polys``."""
+    nxt = np.roll(polys, -1, axis=1)
+    e = nxt - polys
+    area = _cross(polys, nxt).sum(axis=1)
+    side = _cross(e, points[:, None] - polys) * np.where(area < 0, -1.0, 1.0)[:, None]
+    return np.asarray((side >= -1e-9 * np.hypot(e[..., 0], e[..., 1])).all(axis=1))
