@@ -31,6 +31,8 @@ _TOL = 1e-9
 """Slack on line parameters (fractions of a candidate line's defining span)."""
 _FIRST = 8
 """Candidates per pair tested before the rest: a clear pair is usually settled by them."""
+_BATCH_LINES = 1 << 18
+"""Roughly how many candidate lines are worked out at once."""
 
 
 def clear_distance(a: Piece, b: Piece, others: Sequence[Piece]) -> float:
@@ -137,9 +139,12 @@ def _clear_pair_segments(
     lines = np.repeat(pa, 4, axis=1), np.tile(pb, (1, 4, 1))  # (pairs, 16, 2) each
     keep = blocked[cand_pair]
     cand_pair, rects = cand_pair[keep], rects[keep]
-    walls = _segment_crosses_rectangle(
-        lines[0][cand_pair], lines[1][cand_pair], rects[:, None]
-    ).all(axis=1)
+    walls = np.zeros(len(cand_pair), bool)
+    for lo in range(0, len(cand_pair), 1 << 16):  # (pair, base) rows a block at a time
+        at = slice(lo, lo + (1 << 16))
+        walls[at] = _segment_crosses_rectangle(
+            lines[0][cand_pair[at]], lines[1][cand_pair[at]], rects[at, None]
+        ).all(axis=1)
     walled = np.bincount(cand_pair[walls], minlength=m) > 0
     search = blocked & ~walled
     keep = search[cand_pair]
@@ -147,10 +152,18 @@ def _clear_pair_segments(
     mid_a, mid_b = pa.mean(axis=1)[cand_pair], pb.mean(axis=1)[cand_pair]
     key = _point_seg_dist(rects.mean(axis=1), mid_a, mid_b)
     order = np.lexsort((key, cand_pair))
-    cand_pair, rects, keep = cand_pair[order], rects[order], keep[order]
-    out[search], p[search], q[search] = _shortest_clear_lines(
-        pa[search], pb[search], np.cumsum(search)[cand_pair[keep]] - 1, rects[keep]
-    )
+    cand_pair, rects = cand_pair[order][keep[order]], rects[order][keep[order]]
+    # A pair with k bases between has ~8 k^2 candidate lines: pairs in batches of about a
+    # quarter million lines, so that a crowded table does not hold them all at once.
+    rows = np.flatnonzero(search)
+    counts = np.bincount(cand_pair, minlength=m)[rows]
+    batch = np.cumsum(8 * counts * counts + 64 * counts + 64) // _BATCH_LINES
+    for b in np.unique(batch):
+        sel = rows[batch == b]
+        mine = slice(*np.searchsorted(cand_pair, [sel[0], sel[-1] + 1]))  # sorted by pair
+        out[sel], p[sel], q[sel] = _shortest_clear_lines(
+            pa[sel], pb[sel], np.searchsorted(sel, cand_pair[mine]), rects[mine]
+        )
     return out, p, q
 
 
@@ -178,9 +191,14 @@ def _pair_blockers(
     lo_b, hi_b = corners.min(axis=1), corners.max(axis=1)
     both = np.concatenate([corners[first], corners[second]], axis=1)  # (pairs, 8, 2)
     lo, hi = both.min(axis=1), both.max(axis=1)
+    axis = corners[second].mean(axis=1) - corners[first].mean(axis=1)
+    normal = np.stack([-axis[:, 1], axis[:, 0]], axis=1)
+    band = np.einsum("pkd,pd->pk", both, normal)
+    slack = 1e-9 * (1.0 + np.abs(band).max(axis=1))
+    b_lo, b_hi = band.min(axis=1) - slack, band.max(axis=1) + slack
     bases = np.flatnonzero(live)
     pairs_out, bases_out = [], []
-    step = max(1, (1 << 20) // max(len(bases), 1))
+    step = max(1, (1 << 18) // max(len(bases), 1))
     for start in range(0, len(first), step):
         rows = slice(start, start + step)
         near = (
@@ -192,18 +210,12 @@ def _pair_blockers(
         r, c = np.nonzero(near)
         r += start
         k = bases[c]
-        own = (k == first[r]) | (k == second[r])
-        pairs_out.append(r[~own])
-        bases_out.append(k[~own])
-    pair, base = np.concatenate(pairs_out), np.concatenate(bases_out)
-    axis = corners[second].mean(axis=1) - corners[first].mean(axis=1)
-    normal = np.stack([-axis[:, 1], axis[:, 0]], axis=1)
-    band = np.einsum("pkd,pd->pk", both, normal)
-    side = np.einsum("ckd,cd->ck", corners[base], normal[pair])
-    slack = 1e-9 * (1.0 + np.abs(band).max(axis=1))
-    b_lo, b_hi = band.min(axis=1) - slack, band.max(axis=1) + slack
-    across = (side.max(axis=1) > b_lo[pair]) & (side.min(axis=1) < b_hi[pair])
-    return pair[across], base[across]
+        r, k = r[(k != first[r]) & (k != second[r])], k[(k != first[r]) & (k != second[r])]
+        side = np.einsum("ckd,cd->ck", corners[k], normal[r])
+        across = (side.max(axis=1) > b_lo[r]) & (side.min(axis=1) < b_hi[r])
+        pairs_out.append(r[across])
+        bases_out.append(k[across])
+    return np.concatenate(pairs_out), np.concatenate(bases_out)
 
 
 def _nearest_points_many(pa: np.ndarray, pb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -331,7 +343,7 @@ def _shortest_clear_lines(
     k_next = np.roll(rects, -1, axis=1).reshape(-1, 2)
     k_prev = np.roll(rects, 1, axis=1).reshape(-1, 2)
     hull = np.concatenate([pa, pb], axis=1)
-    between = _in_hull(kc, hull[kp])
+    between = _may_graze(kc, k_prev, k_next, pa[kp], pb[kp])
     kp, kc, k_next, k_prev = kp[between], kc[between], k_next[between], k_prev[between]
     # A base overlapping one of the two: a clear line may start where their edges cross.
     for outline in (pa, pb):
@@ -536,6 +548,40 @@ def _feet(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     rel = src[:, :, None, :] - start
     t = np.clip((rel * step).sum(-1) / np.maximum((step * step).sum(-1), 1e-300), 0.0, 1.0)
     return start + t[..., None] * step
+
+
+def _may_graze(
+    c: np.ndarray, prev: np.ndarray, nxt: np.ndarray, pa: np.ndarray, pb: np.ndarray
+) -> NDArray[np.bool_]:
+    """Whether a segment from outline ``pa[k]`` to ``pb[k]`` can pass base corner
+    ``c[k]`` (neighbours ``prev``, ``nxt``) with the base on one side, or start at it:
+    the corner lies between the two (in their hull), and the directions from ``pa``
+    through it to ``pb`` (an arc) are not all inside the corner's angle or its
+    opposite, where the line would enter the base."""
+    between = _in_hull(c, np.concatenate([pa, pb], axis=1))
+    w = pb.mean(axis=1) - c
+
+    def angles(v: np.ndarray) -> np.ndarray:  # of vectors v (k, 4, 2), from w
+        return np.arctan2(_cross(w[:, None], v), (w[:, None] * v).sum(axis=2))
+
+    to_b, from_a = angles(pb - c[:, None]), angles(c[:, None] - pa)
+    lo = np.maximum(to_b.min(axis=1), from_a.min(axis=1))
+    hi = np.minimum(to_b.max(axis=1), from_a.max(axis=1))
+    # Arcs far from w may wrap: judge only the plain ones.
+    plain = (np.abs(to_b).max(axis=1) < 2.8) & (np.abs(from_a).max(axis=1) < 2.8) & (lo <= hi)
+    e1, e2 = nxt - c, prev - c
+    turn = np.sign(_cross(e1, e2))
+    size1, size2 = np.hypot(e1[:, 0], e1[:, 1]), np.hypot(e2[:, 0], e2[:, 1])
+    base = np.arctan2(w[:, 1], w[:, 0])
+    within = []
+    for end in (lo, hi):
+        u = np.stack([np.cos(base + end), np.sin(base + end)], axis=1)
+        s1, s2 = turn * _cross(e1, u) / size1, turn * _cross(u, e2) / size2
+        within.append(((s1 > 1e-9) & (s2 > 1e-9), (s1 < -1e-9) & (s2 < -1e-9)))
+    (ahead_lo, behind_lo), (ahead_hi, behind_hi) = within
+    enters = plain & ((ahead_lo & ahead_hi) | (behind_lo & behind_hi))
+    starts = _holds(c, pa) | _holds(c, pb)
+    return np.asarray(between & (~enters | starts))
 
 
 def _in_hull(points: np.ndarray, hulls: np.ndarray) -> NDArray[np.bool_]:
