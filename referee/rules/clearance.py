@@ -559,6 +559,8 @@ def _may_graze(
     through it to ``pb`` (an arc) are not all inside the corner's angle or its
     opposite, where the line would enter the base."""
     between = _in_hull(c, np.concatenate([pa, pb], axis=1))
+    rows = np.flatnonzero(between)
+    c, prev, nxt, pa, pb = c[rows], prev[rows], nxt[rows], pa[rows], pb[rows]
     w = pb.mean(axis=1) - c
 
     def angles(v: np.ndarray) -> np.ndarray:  # of vectors v (k, 4, 2), from w
@@ -579,9 +581,10 @@ def _may_graze(
         s1, s2 = turn * _cross(e1, u) / size1, turn * _cross(u, e2) / size2
         within.append(((s1 > 1e-9) & (s2 > 1e-9), (s1 < -1e-9) & (s2 < -1e-9)))
     (ahead_lo, behind_lo), (ahead_hi, behind_hi) = within
-    enters = plain & ((ahead_lo & ahead_hi) | (behind_lo & behind_hi))
-    starts = _holds(c, pa) | _holds(c, pb)
-    return np.asarray(between & (~enters | starts))
+    enters = np.flatnonzero(plain & ((ahead_lo & ahead_hi) | (behind_lo & behind_hi)))
+    starts = _holds(c[enters], pa[enters]) | _holds(c[enters], pb[enters])
+    between[rows[enters[~starts]]] = False
+    return between
 
 
 def _in_hull(points: np.ndarray, hulls: np.ndarray) -> NDArray[np.bool_]:
