@@ -126,11 +126,9 @@ def _clear_pair_segments(
     p, q = _nearest_points_many(pa, pb)
     crossed = _segment_crosses_rectangle(p[cand_pair], q[cand_pair], rects)
     blocked = np.bincount(cand_pair[crossed], minlength=m) > 0
-    out[~blocked] = _polygon_distances(pa[~blocked], pb[~blocked])
-    # Overlapping outlines are 0 apart whatever lies about them: at a point of both.
-    touching = np.flatnonzero(blocked)[_polygon_distances(pa[blocked], pb[blocked]) == 0]
-    out[touching] = 0.0
-    blocked[touching] = False
+    nearest = _polygon_distances(pa, pb)
+    blocked &= nearest > 0  # overlapping outlines are 0 apart whatever lies about them
+    out[~blocked] = nearest[~blocked]
     touching = np.flatnonzero(out == 0)
     p[touching] = q[touching] = _common_points(pa[touching], pb[touching])
     p[blocked] = q[blocked] = np.nan
@@ -210,7 +208,8 @@ def _pair_blockers(
         r, c = np.nonzero(near)
         r += start
         k = bases[c]
-        r, k = r[(k != first[r]) & (k != second[r])], k[(k != first[r]) & (k != second[r])]
+        other = (k != first[r]) & (k != second[r])
+        r, k = r[other], k[other]
         side = np.einsum("ckd,cd->ck", corners[k], normal[r])
         across = (side.max(axis=1) > b_lo[r]) & (side.min(axis=1) < b_hi[r])
         pairs_out.append(r[across])
@@ -224,10 +223,7 @@ def _nearest_points_many(pa: np.ndarray, pb: np.ndarray) -> tuple[np.ndarray, np
     other."""
     found = []
     for src, dst in ((pa, pb), (pb, pa)):
-        start, step = dst[:, None], (np.roll(dst, -1, axis=1) - dst)[:, None]
-        rel = src[:, :, None, :] - start
-        t = np.clip((rel * step).sum(-1) / np.maximum((step * step).sum(-1), 1e-300), 0.0, 1.0)
-        foot = start + t[..., None] * step
+        foot = _feet(src, dst)
         gap = np.hypot(*(src[:, :, None, :] - foot).transpose(3, 0, 1, 2)).reshape(len(src), 16)
         best = np.argmin(gap, axis=1)
         rows = np.arange(len(src))
@@ -692,8 +688,5 @@ def _leaves(v: np.ndarray, prev: np.ndarray, nxt: np.ndarray, d: np.ndarray) -> 
 
 def _holds(points: np.ndarray, polys: np.ndarray) -> NDArray[np.bool_]:
     """Whether each point lies in or within a hair of its convex outline ``polys``."""
-    nxt = np.roll(polys, -1, axis=1)
-    e = nxt - polys
-    area = _cross(polys, nxt).sum(axis=1)
-    side = _cross(e, points[:, None] - polys) * np.where(area < 0, -1.0, 1.0)[:, None]
-    return np.asarray((side >= -1e-9 * np.hypot(e[..., 0], e[..., 1])).all(axis=1))
+    n, o = _halfplanes(polys)
+    return np.asarray(((n * points[:, None]).sum(axis=2) - o >= -1e-9).all(axis=1))
