@@ -21,6 +21,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from referee.rules import find_ruleset
+from referee.runtime import keep_freed_memory
 from referee.scene import Piece, Scene, Table, Terrain
 
 #: Piece kinds each system's random table draws from (a tank, a foot unit, a third kind).
@@ -111,6 +112,7 @@ def main() -> None:
         cv2.setNumThreads(1)
     except ImportError:  # the rules never need OpenCV
         pass
+    keep_freed_memory()  # as every `referee` command runs
     quick = "--quick" in sys.argv
     rules = find_ruleset("paper-tigers")
     counts = {}
