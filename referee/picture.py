@@ -184,18 +184,28 @@ def _ring(centre: tuple[float, float], radius: float, dash: bool) -> Shape:
     )
 
 
+def sight_line(verdict: Mapping[str, Any]) -> tuple[tuple[float, float], ...] | None:
+    """The ends of the line a ``los`` verdict names (``line``: Papercraft's shortest clear
+    line, base edge to base edge), or None where it names none (centre to centre)."""
+    line = verdict.get("line") if verdict.get("ask") == "los" else None
+    if not isinstance(line, Sequence) or len(line) != 2:
+        return None
+    if not all(isinstance(p, Sequence) and len(p) == 2 for p in line):
+        return None
+    return tuple((float(p[0]), float(p[1])) for p in line)
+
+
 def _verdict_shapes(verdict: Mapping[str, Any], pieces: Mapping[str, Any]) -> list[Shape]:
     out: list[Shape] = []
     colour = verdict_colour(verdict)
     a, b = pieces.get(str(verdict.get("from"))), pieces.get(str(verdict.get("to")))
     if verdict.get("ask") in ("range", "los") and a is not None and b is not None:
+        ends = sight_line(verdict) or (a.xy, b.xy)
         out.append(
-            Shape(
-                "line", (a.xy, b.xy), stroke=colour, width=0.14, dash=verdict.get("ask") == "range"
-            )
+            Shape("line", ends, stroke=colour, width=0.14, dash=verdict.get("ask") == "range")
         )
         if verdict.get("distance") is not None:
-            mid = ((a.xy[0] + b.xy[0]) / 2, (a.xy[1] + b.xy[1]) / 2 - 0.4)
+            mid = ((ends[0][0] + ends[1][0]) / 2, (ends[0][1] + ends[1][1]) / 2 - 0.4)
             # Grid games count squares (``unit``); everything else is inches.
             unit = verdict.get("unit")
             text = f"{verdict['distance']:g} {unit}" if unit else f"{verdict['distance']:.2f}in"

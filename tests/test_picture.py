@@ -46,6 +46,19 @@ def test_sight_line_runs_between_the_two_centres(example):
     assert line.points == (scene.piece(los["from"]).xy, scene.piece(los["to"]).xy)
 
 
+def test_a_sight_line_that_names_its_ends_is_drawn_there(example):
+    """Papercraft's LOS verdict carries its shortest clear line (``line``): the picture
+    draws it there, with the distance beside it."""
+    scene, verdicts = example
+    los = {**next(v for v in verdicts if v["ask"] == "los"), "line": [[1, 2], [5.5, 2]]}
+    picture = draw(scene, [los])
+    line = next(s for s in picture.shapes if s.kind == "line" and s.width == 0.14)
+    assert line.points == ((1.0, 2.0), (5.5, 2.0))
+    distance = f"{los['distance']:.2f}in"
+    label = next(s for s in picture.shapes if s.kind == "text" and s.text.startswith(distance))
+    assert label.points[0] == pytest.approx((3.25, 1.6))
+
+
 def test_selected_piece_gets_rings_and_the_rulesets_ranges(example):
     scene, _ = example
     piece = scene.pieces[0].id

@@ -111,6 +111,25 @@ def test_tap_two_pieces_and_read_the_verdict(served, page):
     assert download.value.suggested_filename == "verdict.png"
 
 
+def test_a_verdict_that_names_its_line_is_drawn_there(served, page):
+    """Papercraft's LOS gives the shortest clear line, edge to edge: the map draws that
+    line, not the centres' (the tape goes where the verdict measured)."""
+    page.goto(served.url)
+    page.click('.piece[data-id="t34a"]')
+    page.click('.piece[data-id="pz1"]')
+    page.wait_for_selector("#verdict .line[data-ask='los']", timeout=TIMEOUT)
+    drawn = page.locator("#lines line.los")
+    centre = (float(page.get_attribute('.piece[data-id="t34a"]', "data-x")), _y(page, "t34a"))
+    assert float(drawn.get_attribute("x1")) == pytest.approx(centre[0], abs=1e-6)
+    page.evaluate(
+        """() => { const v = referee.dispute.verdicts.find((v) => v.ask === 'los');
+             v.line = [[10.25, 11.5], [20.75, 12.125]]; drawLines(); }"""
+    )
+    ends = [float(drawn.get_attribute(k)) for k in ("x1", "y1", "x2", "y2")]
+    assert ends == [10.25, 11.5, 20.75, 12.125]
+    assert page.locator("#lines line.range").count() <= 1  # range stays centre to centre
+
+
 def test_draw_woods_across_a_sight_line_and_see_it_blocked(served, page):
     _wait_footage_end(served)  # pieces at rest for good
     page.goto(served.url)

@@ -234,7 +234,10 @@ function drawLines() {
     if (v.ask === "los" || v.ask === "range") {
       const a = poseOf(v.from), b = poseOf(v.to);
       if (!a || !b) continue;
-      const line = el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: verdictColour(v),
+      // A verdict that names its line (Papercraft: the shortest clear line, edge to edge)
+      // is drawn there; the others run centre to centre.
+      const [p, q] = v.ask === "los" && Array.isArray(v.line) ? v.line : [[a.x, a.y], [b.x, b.y]];
+      const line = el("line", { x1: p[0], y1: p[1], x2: q[0], y2: q[1], stroke: verdictColour(v),
         class: v.ask + " " + (v.los || ""), "data-los": v.los || "" }, g);
       if (v.ask === "range") line.setAttribute("stroke-dasharray", "0.5 0.4");
     }
