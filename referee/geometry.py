@@ -460,7 +460,16 @@ def _contact_params(A: Array, B: Array, C: Array, D: Array) -> list[float]:
 
 def _max_depth(A: Array, B: Array, poly: Array, spans: list[tuple[float, float]]) -> float:
     """Largest inside distance to the outline over parameter spans (golden section after
-    a coarse scan: exact when the distance is unimodal along the span, as for convex)."""
+    a coarse scan: exact when the distance is unimodal along the span; for convex
+    outlines, the exact peak itself)."""
+    prep = prepare_polygons([poly])
+    if prep.convex[0]:
+        lo, hi = np.array(spans, float).reshape(-1, 2).T
+        n = len(lo)
+        depths = _convex_max_depths(
+            np.tile(A, (n, 1)), np.tile(B, (n, 1)), prep, np.zeros(n, np.intp), lo, hi
+        )
+        return float(depths.max(initial=0.0))
     best = 0.0
     brackets = []
     for t0, t1 in spans:
@@ -473,7 +482,7 @@ def _max_depth(A: Array, B: Array, poly: Array, spans: list[tuple[float, float]]
     lo, hi = np.array(brackets).T
     n = len(brackets)
     ends = np.tile(A, (n, 1)), np.tile(B, (n, 1))
-    gold = _golden_many(*ends, prepare_polygons([poly]), np.zeros(n, np.intp), lo, hi, iters=40)
+    gold = _golden_many(*ends, prep, np.zeros(n, np.intp), lo, hi, iters=40)
     return max(best, float(gold.max()))
 
 
@@ -833,6 +842,11 @@ class PreparedPolygons:
     inner: Array
     """Radius of a disc about ``centre`` inside the polygon (0 if the centre is not)."""
     convex: NDArray[np.bool_]
+    halfplanes: tuple[Array, Array, Array]
+    """Convex outlines' edge lines padded like ``rows``: unit inward normals ``hx, hy``
+    and offsets ``ho``, so that an inside point's depth is the least ``hx x + hy y - ho``
+    (:func:`_halfplane_depths`). Padding, zero-length edges and other outlines hold
+    ``0, 0, -inf``: never the least."""
     cxT: Array
     """Vertices as ``(max vertices + 1, polygons)`` tables: each outline's vertices, then
     its first vertex again (closing it) down to the bottom row, so that row ``m`` and
@@ -894,11 +908,17 @@ def prepare_polygons(polygons: Sequence[ArrayLike] | PreparedPolygons) -> Prepar
         convex = (np.minimum.reduceat(turn, starts) >= 0) | (np.maximum.reduceat(turn, starts) <= 0)
     else:
         convex = np.zeros(0, bool)
+    sense = np.where(np.add.reduceat(turn, starts) >= 0, 1.0, -1.0) if p_n else np.zeros(0)
+    unused = ~(den8 > 0) | (col8 >= counts[:, None]) | ~convex[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):  # zero-length edges: unused
+        norm = sense[:, None] / np.sqrt(den8)
+        hx, hy = np.where(unused, 0.0, -ey8 * norm), np.where(unused, 0.0, ex8 * norm)
+    ho = np.where(unused, -np.inf, hx * cx8 + hy * cy8)
     cyc = np.arange(nv + 1)[:, None]
     cyc = starts[None, :] + np.where(cyc < counts[None, :], cyc, 0)
     return PreparedPolygons(
         polys, counts, starts, verts, ends, cx, cy, ex, ey, etol, lo, hi, centre, radius,
-        rows, inner, convex, verts[cyc, 0], verts[cyc, 1],
+        rows, inner, convex, (hx, hy, ho), verts[cyc, 0], verts[cyc, 1],
     )  # fmt: skip
 
 
@@ -947,6 +967,26 @@ def _dist_parity(px: Array, py: Array, rows: _EdgeRows) -> tuple[Array, BoolArra
     # Crossing-number parity: each 8 columns are one 64-bit word of 0/1 bytes.
     words = np.bitwise_xor.reduce(straddle.view(np.uint64).reshape(k, d.shape[1] // 8), axis=1)
     return dist, np.asarray(np.bitwise_count(words) & 1 == 1)
+
+
+def _halfplane_rows(prep: PreparedPolygons, wp: NDArray[np.intp]) -> tuple[Array, Array, Array]:
+    """The :attr:`PreparedPolygons.halfplanes` of convex polygons ``wp``, one row each."""
+    return tuple(h.take(wp, 0) for h in prep.halfplanes)  # type: ignore[return-value]
+
+
+def _halfplane_depths(px: Array, py: Array, rows: tuple[Array, Array, Array]) -> Array:
+    """For points ``(k, 1)`` in convex outlines (:func:`_halfplane_rows`): the least
+    distance to an edge's line, which inside is the distance to the outline (and outside
+    is negative). A third of :func:`_dist_parity`'s arithmetic: no clamping, no parity."""
+    hx, hy, ho = rows
+    d = hx * px
+    d += hy * py
+    d -= ho
+    k = len(d)
+    m = d.reshape(k, d.shape[1] // 8, 8)
+    m = np.minimum(m[..., :4], m[..., 4:])
+    m = np.minimum(m[..., :2], m[..., 2:])
+    return np.asarray(np.minimum(m[..., 0], m[..., 1]).min(axis=1))
 
 
 def points_polygons(
@@ -1623,15 +1663,22 @@ def stretch_depths(
     """Depth at the middle of the crossed stretch for candidates ``sel`` (crossing, not
     awkward): a depth the segment certainly reaches (0 if the middle is not inside)."""
     out = np.empty(len(sel))
-    for k in range(0, len(sel), _ROWS):  # small blocks: temporaries stay in cache
-        part = sel[k : k + _ROWS]
-        ws, wp = con.seg[part], con.poly[part]
-        mid = (con.lo[part] + con.hi[part]) / 2
-        ax, ay = A[ws, 0], A[ws, 1]
-        mx = (ax + mid * (B[ws, 0] - ax))[:, None]
-        my = (ay + mid * (B[ws, 1] - ay))[:, None]
-        dist, inside = _dist_parity(mx, my, _edge_rows(prep, wp))
-        out[k : k + _ROWS] = np.where(inside, dist, 0.0)
+    convex = prep.convex[con.poly[sel]]
+    for group in (np.flatnonzero(convex), np.flatnonzero(~convex)):
+        for k in range(0, len(group), _ROWS):  # small blocks: temporaries stay in cache
+            at = group[k : k + _ROWS]
+            part = sel[at]
+            ws, wp = con.seg[part], con.poly[part]
+            mid = (con.lo[part] + con.hi[part]) / 2
+            ax, ay = A[ws, 0], A[ws, 1]
+            mx = (ax + mid * (B[ws, 0] - ax))[:, None]
+            my = (ay + mid * (B[ws, 1] - ay))[:, None]
+            if convex[at[0]]:  # most outlines are bases: a third of the arithmetic
+                got = _halfplane_depths(mx, my, _halfplane_rows(prep, wp))
+                out[at] = np.maximum(got, 0.0)
+            else:
+                dist, inside = _dist_parity(mx, my, _edge_rows(prep, wp))
+                out[at] = np.where(inside, dist, 0.0)
     return out
 
 
@@ -1671,8 +1718,53 @@ def golden_depths(
     candidates ``sel`` (exact where the distance is unimodal, as for convex outlines).
     With ``limit`` (per candidate), rows stop as soon as whether their result exceeds the
     limit is settled; their value then only answers that comparison."""
-    ws, wp = con.seg[sel], con.poly[sel]
-    return _golden_many(A[ws], B[ws], prep, wp, con.lo[sel], con.hi[sel], limit=limit)
+    out = np.empty(len(sel))
+    convex = prep.convex[con.poly[sel]]
+    for part in (np.flatnonzero(convex), np.flatnonzero(~convex)):
+        if not len(part):
+            continue
+        ws, wp, lo, hi = (
+            con.seg[sel[part]],
+            con.poly[sel[part]],
+            con.lo[sel[part]],
+            con.hi[sel[part]],
+        )
+        if convex[part[0]]:
+            out[part] = _convex_max_depths(A[ws], B[ws], prep, wp, lo, hi)
+        else:
+            cut = None if limit is None else limit[part]
+            out[part] = _golden_many(A[ws], B[ws], prep, wp, lo, hi, limit=cut)
+    return out
+
+
+def _convex_max_depths(
+    A: Array, B: Array, prep: PreparedPolygons, wp: NDArray[np.intp], lo: Array, hi: Array
+) -> Array:
+    """Exact largest depth along segments ``A[k]``-``B[k]`` over parameters ``lo..hi`` in
+    convex polygons ``wp[k]`` (0 if never inside). Along the segment each edge line's
+    distance is linear, ``g_e(t) = a_e + b_e t``, and the depth is their least, a concave
+    function: its peak is where a rising and a falling line cross, at the crossing of
+    least height (a two-variable linear programme), clamped to the span."""
+    hx, hy, ho = _halfplane_rows(prep, wp)
+    ax, ay = A[:, 0:1], A[:, 1:2]
+    a = hx * ax + hy * ay - ho  # (k, 8); unused columns +inf with slope 0
+    b = hx * (B[:, 0:1] - ax) + hy * (B[:, 1:2] - ay)
+    up, down = b > 0, b < 0
+    pair = up[:, :, None] & down[:, None, :]  # (k, rising e, falling f)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        steep = b[:, :, None] - b[:, None, :]
+        height = (a[:, :, None] * -b[:, None, :] + a[:, None, :] * b[:, :, None]) / steep
+        at = (a[:, None, :] - a[:, :, None]) / steep
+    height = np.where(pair, height, np.inf).reshape(len(a), -1)
+    best = np.argmin(height, axis=1)
+    peak = np.take_along_axis(at.reshape(len(a), -1), best[:, None], axis=1)[:, 0]
+    peak = np.where(np.isfinite(height[np.arange(len(a)), best]), peak, lo)
+    out = np.zeros(len(a))
+    for t in (lo, hi, np.clip(peak, lo, hi)):  # the peak, or the nearer end of the span
+        with np.errstate(invalid="ignore"):
+            depth = np.min(a + b * t[:, None], axis=1)
+        np.fmax(out, depth, out=out)
+    return out
 
 
 def segments_polygons(

@@ -136,6 +136,17 @@ def test_depth_is_the_deepest_point_for_convex_polygons() -> None:
         assert got.depth == pytest.approx(max(brute, 0.0), abs=2e-3)
 
 
+def test_depth_in_a_convex_polygon_is_the_exact_peak() -> None:
+    """Along the diagonal of a right triangle the depth peaks where the distance to the
+    legs meets the distance to the hypotenuse: s = (4 - 2s) / sqrt(2), exactly."""
+    triangle = [(0, 0), (4, 0), (0, 4)]
+    peak = 4 / (2 + math.sqrt(2))
+    assert segment_polygon((-1, -1), (3, 3), triangle).depth == pytest.approx(peak, abs=1e-12)
+    # clockwise, and the peak beyond the segment's end: the depth at the end
+    got = segment_polygon((-1, -1), (0.5, 0.5), triangle[::-1]).depth
+    assert got == pytest.approx(0.5, abs=1e-12)
+
+
 def test_segment_spans_cover_the_inside_length() -> None:
     for _ in range(60):
         poly = star(RNG)
