@@ -32,6 +32,7 @@ from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.calibration.table import (
     FlatTag,
     TableFix,
+    anchor_misfits,
     default_anchors,
     detect_markers,
     locate_table,
@@ -56,6 +57,10 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 MIN_VIEWS = 3
 #: Fewest chessboard corners for a view to count (a pose needs 4; 6 guards against lines).
 MIN_CORNERS = 6
+ANCHOR_MISFIT_IN = 0.5
+"""Farthest a seen anchor may lie from its place by the located table. Anchors glued by
+hand land within a fraction of that; anchors for another table size (a wrong
+``--table``) land inches away however the pose compromises."""
 
 
 def to_gray(image: Image) -> NDArray[np.uint8]:
@@ -732,7 +737,7 @@ def _table_fix(
     seen_anchors = len(set(int(i) for i in ids) & anchor_tags)
     if not has_board and seen_anchors < 3:
         return None
-    return locate_table(
+    fix = locate_table(
         intr,
         board_view.object_in(table.inch_mm) if has_board else None,
         board_view.corners_px if has_board else None,
@@ -741,6 +746,19 @@ def _table_fix(
         anchors,
         flats,
     )
+    if fix.frame_source == "anchors":
+        misfits = anchor_misfits(intr, fix.pose, ids, corners, anchors)
+        tag, worst = max(misfits.items(), key=lambda item: item[1])
+        if worst > ANCHOR_MISFIT_IN:
+            where = next(f"({a.x:g}, {a.y:g})" for a in anchors if a.tag == tag)
+            raise RefereeError(
+                f"table view {frame.name}: the corner anchors do not fit a "
+                f"{table.width:g}x{table.depth:g}in "
+                f"table (anchor {tag} is seen {worst:.2f}in from its place {where}); check "
+                "--table (the table's size in game inches) or the roster's anchors, and that "
+                "each anchor is glued in its corner"
+            )
+    return fix
 
 
 def _nothing_found_message(

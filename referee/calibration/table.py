@@ -399,6 +399,28 @@ def locate_table(
     )
 
 
+def anchor_misfits(
+    intrinsics: Intrinsics,
+    pose: TablePose,
+    ids: ArrayLike,
+    corners: ArrayLike,
+    anchors: Sequence[AnchorTag],
+) -> dict[int, float]:
+    """How far (inches) each seen anchor's centre lies, by the located table, from where
+    it should be glued. Anchors placed by hand are off by a fraction of an inch; anchors
+    placed for another table size are off by inches however the pose compromises."""
+    by_tag = {a.tag: a for a in anchors}
+    quads = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    out: dict[int, float] = {}
+    for tag, quad in zip(np.asarray(ids).ravel(), quads, strict=True):
+        anchor = by_tag.get(int(tag))
+        if anchor is None or anchor.tag in out:
+            continue
+        centre = pixels_to_table(intrinsics, pose, quad, 0.0).mean(axis=0)
+        out[anchor.tag] = float(np.hypot(centre[0] - anchor.x, centre[1] - anchor.y))
+    return out
+
+
 def anchors_as_flat_tags(
     ids: ArrayLike, corners: ArrayLike, anchors: Sequence[AnchorTag]
 ) -> list[FlatTag]:

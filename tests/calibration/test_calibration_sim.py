@@ -165,6 +165,28 @@ def test_anchors_only_table_view(sim: ModuleType, sim_rig: Any, held_frames: lis
     assert np.sqrt(np.mean(errors**2)) < 0.06
 
 
+@pytest.mark.parametrize("board_at", ["default", None])
+def test_anchors_for_another_table_size_are_refused(
+    sim: ModuleType, sim_rig: Any, held_frames: list[Frame], board_at: Any
+) -> None:
+    """A wrong --table puts the default anchors inches from where they are glued: the
+    frame would be wrong by as much, so calibration stops and says what to check."""
+    from referee.calibration.profile import TableSize
+    from referee.errors import RefereeError
+
+    kwargs = {} if board_at == "default" else {"board_at": None}
+    view = Frame("final", sim.render_table(sim_rig, board=SIM_BOARD, **kwargs))
+    for wrong in (TableSize(72.0, 48.0), TableSize(50.0, 36.0)):
+        with pytest.raises(RefereeError, match=r"do not fit a .*check --table") as error:
+            calibrate_frames(held_frames, spec=SIM_BOARD, table=wrong, table_image=view)
+        assert f"{wrong.width:g}x{wrong.depth:g}in" in str(error.value)
+    # half an inch off is within the tolerance of anchors glued by hand: accepted
+    run = calibrate_frames(
+        held_frames, spec=SIM_BOARD, table=TableSize(48.5, 36.0), table_image=view
+    )
+    assert run.profile.frame_source == "anchors"
+
+
 def test_manual_frame_when_table_view_shows_nothing(
     sim: ModuleType, sim_rig: Any, held_frames: list[Frame]
 ) -> None:
