@@ -16,7 +16,7 @@ import click
 
 from referee import __version__
 from referee.errors import RefereeError
-from referee.runtime import keep_freed_memory
+from referee.runtime import keep_freed_memory, relay_interrupts
 
 #: command name -> "module:attribute" of its click command.
 COMMANDS: dict[str, str] = {
@@ -102,4 +102,5 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     keep_freed_memory()
+    relay_interrupts()
     cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="referee")

@@ -1,4 +1,5 @@
-"""Process settings every ``referee`` command runs with.
+"""Process settings every ``referee`` command runs with: freed memory kept for reuse,
+and a Ctrl-C that always stops the command.
 
 The rules and vision stages work in numpy temporaries of a few megabytes. glibc's
 allocator hands such blocks back to the kernel when they are freed (``mmap`` above a
@@ -13,6 +14,12 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from types import FrameType
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
@@ -37,3 +44,77 @@ def keep_freed_memory() -> bool:
     return bool(
         mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD) and mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
     )
+
+
+@dataclass
+class _Interrupts:
+    """A Ctrl-C held back until the main thread is out of an import."""
+
+    deferred: bool = False
+
+
+_INTERRUPTS = _Interrupts()
+
+
+_DECIDING = threading.RLock()
+"""Held while the handler decides and while the relay resends: no second interrupt."""
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    with _DECIDING:
+        _INTERRUPTS.deferred = _importing(frame)
+    if _INTERRUPTS.deferred:
+        return  # the relay sends it again in a moment
+    raise KeyboardInterrupt
+
+
+def _importing(frame: FrameType | None) -> bool:
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+@functools.cache
+def relay_interrupts() -> bool:
+    """Make sure a Ctrl-C stops the command, even one pressed while a module loads.
+
+    A KeyboardInterrupt raised inside an import can vanish: numpy loads ``numpy.random``
+    on first use, and an interrupt raised while its compiled modules initialise is lost,
+    so the command ran on to the end (or died of the signal after it). So a Ctrl-C that
+    lands in an import is held back; every signal also writes its number to a wakeup
+    pipe, and a relay thread sends the held one again to the main thread until it lands
+    outside any import. Called once, from the main thread; False (nothing changed)
+    elsewhere, where SIGINT is not Python's default (a background job ignores it), or
+    where another wakeup pipe is in place."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return False
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    if signal.set_wakeup_fd(write, warn_on_full_buffer=False) != -1:
+        signal.set_wakeup_fd(-1)  # someone else's: leave their wiring alone
+        os.close(read)
+        os.close(write)
+        return False
+    signal.signal(signal.SIGINT, _on_sigint)
+    main = threading.main_thread().ident
+    assert main is not None
+    relay = threading.Thread(target=_relay, args=(read, main), name="referee-ctrl-c", daemon=True)
+    relay.start()
+    return True
+
+
+def _relay(read: int, main: int) -> None:
+    while data := os.read(read, 64):
+        if signal.SIGINT not in data:
+            continue
+        time.sleep(0.02)
+        while signal.getsignal(signal.SIGINT) is _on_sigint:
+            with _DECIDING:
+                if not _INTERRUPTS.deferred:
+                    break
+                signal.pthread_kill(main, signal.SIGINT)
+            time.sleep(0.02)

@@ -45,11 +45,71 @@ def test_freed_temporaries_are_reused_not_faulted_in_again() -> None:
     assert _faults("keep") < 100
 
 
-def test_main_applies_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_main_applies_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     import referee.cli as cli
 
     called = []
-    monkeypatch.setattr(cli, "keep_freed_memory", lambda: called.append(True))
+    monkeypatch.setattr(cli, "keep_freed_memory", lambda: called.append("memory"))
+    monkeypatch.setattr(cli, "relay_interrupts", lambda: called.append("ctrl-c"))
     with pytest.raises(SystemExit) as exit_:
         cli.main(["--version"])
-    assert exit_.value.code == 0 and called == [True]
+    assert exit_.value.code == 0 and called == ["memory", "ctrl-c"]
+
+
+# A module whose loading is interrupted: it sends this process SIGINT, then goes on
+# loading for a while, as numpy's compiled modules do when first used (an interrupt
+# raised inside them was lost: the command ran on to the end).
+_SLOW_MODULE = """
+import os, signal, time
+os.kill(os.getpid(), signal.SIGINT)
+start = time.monotonic()
+while time.monotonic() - start < 0.3:
+    pass
+LOADED = True
+"""
+
+_IMPORT_PROBE = """
+import sys, time
+from referee.runtime import relay_interrupts
+assert relay_interrupts()
+sys.path.insert(0, sys.argv[1])
+try:
+    import slow_module
+    start = time.monotonic()
+    while time.monotonic() - start < 10:
+        pass
+    print("not interrupted")
+except KeyboardInterrupt:
+    loaded = "slow_module" in sys.modules
+    print("interrupted after the import" if loaded else "interrupted inside it")
+"""
+
+
+def test_ctrl_c_during_an_import_lands_right_after_it(tmp_path) -> None:
+    (tmp_path / "slow_module.py").write_text(_SLOW_MODULE)
+    out = subprocess.run(
+        [sys.executable, "-c", _IMPORT_PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.stdout.strip() == "interrupted after the import", out.stderr
+
+
+def test_no_relay_off_the_main_thread_or_where_ctrl_c_is_ignored() -> None:
+    import signal
+    import threading
+
+    from referee.runtime import relay_interrupts
+
+    got = []
+    thread = threading.Thread(target=lambda: got.append(relay_interrupts.__wrapped__()))
+    thread.start()
+    thread.join()
+    assert got == [False]
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert relay_interrupts.__wrapped__() is False
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
