@@ -513,7 +513,7 @@ _TIE = 1 + 1e-10
 
 
 @functools.lru_cache(maxsize=4)
-def _upper_pairs(n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+def upper_pairs(n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """``np.triu_indices(n, 1)``, kept: a table is measured again and again."""
     iu, ju = np.triu_indices(n, k=1)
     iu.flags.writeable = ju.flags.writeable = False
@@ -777,7 +777,7 @@ def pairwise_base_distances(xy: ArrayLike, heading: ArrayLike, base: ArrayLike) 
     if not np.abs(corners).max() < 1e100:  # also catches nan and inf
         return _dense_base_distances(corners)
     bases = _bases(corners)
-    iu, ju = _upper_pairs(n)
+    iu, ju = upper_pairs(n)
     vals = np.empty(len(iu))
     far = np.empty(len(iu), bool)
     extras, slacks = [], []

@@ -55,6 +55,7 @@ from referee.geometry import (
     segment_spans,
     stretch_depth_floors,
     stretch_depths,
+    upper_pairs,
 )
 from referee.rules import QueryError, Ruleset, Verdict, judge, name_key
 from referee.rules.clearance import clear_distance
@@ -580,7 +581,7 @@ class TableRuleset(Ruleset):
         row = {p.id: k for k, p in enumerate(pieces)}
         if n < 2 or not obstacles:
             return Visibility(tuple(p.id for p in pieces), dist, los)
-        i, j = np.triu_indices(n, k=1)
+        i, j = upper_pairs(n)
         if rows is not None:
             keep = rows[i] | rows[j]
             i, j = i[keep], j[keep]

@@ -327,14 +327,18 @@ class Pz8(TableRuleset):
         rough = [t.outline() for t in scene.terrain if t.kind in ROUGH]
         # Only centres in an outline's box get the exact test.
         in_rough = points_near_polygons(xy, prepare_polygons(rough), 1e-6)[0].any(axis=1)
-        hide = in_rough & np.array([self._may_hide(p) for p in pieces])
-        # judge(centre, radius, doubt) for every pair: 0 seen, 2 hidden, 1 too close to call.
-        r, u = self.settings.hidden_radius, unc[:, None] + unc
-        seen = (centre <= r - u - 1e-9) | ((u == 0) & (centre <= r + 1e-9))
-        level = np.where(seen, 0, np.where(centre > r + u + 1e-9, 2, 1))
-        los = np.where(hide[None, :], np.maximum(los, level), los).astype(np.int8)
-        sees = np.array([self.unit(p).sees_all for p in pieces])
-        los[sees[:, None] | sees[None, :]] = 0
+        hide = np.flatnonzero(in_rough)
+        hide = hide[[self._may_hide(pieces[k]) for k in hide]]
+        # judge(centre, radius, doubt) for every pair with a hidden target (the columns
+        # ``hide``): 0 seen, 2 hidden, 1 too close to call.
+        r, u = self.settings.hidden_radius, unc[:, None] + unc[hide]
+        near = centre[:, hide]
+        seen = (near <= r - u - 1e-9) | ((u == 0) & (near <= r + 1e-9))
+        level = np.where(seen, 0, np.where(near > r + u + 1e-9, 2, 1))
+        los[:, hide] = np.maximum(los[:, hide], level)
+        sees = np.flatnonzero([self.unit(p).sees_all for p in pieces])
+        los[sees] = 0
+        los[:, sees] = 0
         np.fill_diagonal(los, 0)
         return Visibility(vis.ids, vis.distance, los)
 
