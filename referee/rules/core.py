@@ -591,8 +591,9 @@ class TableRuleset(Ruleset):
             code = self._visibility_codes(xy, i, j, u, single, row)
         if multi:
             self._forest_codes(xy, i, j, u, multi, code)
-        los[i, j] = code
-        los[j, i] = code
+        flat = los.ravel()  # a view: flat writes are cheaper than 2-d ones
+        flat[i * n + j] = code
+        flat[j * n + i] = code
         return Visibility(tuple(p.id for p in pieces), dist, los)
 
     def _visibility_codes(
@@ -633,8 +634,9 @@ class TableRuleset(Ruleset):
 
         code = np.zeros(len(i), np.int8)
         n = len(xy)
-        line = np.full((n, n), -1, np.int32)  # half the memory of intp: fewer page faults
-        line[i, j] = np.arange(len(i))
+        line = np.full(n * n, -1, np.int32)  # flat (i * n + j): a take, not a 2-d lookup
+        at = i * n + j
+        line[at] = np.arange(len(i))
         # First pass, no edge tests: a line that certainly crosses deep into an obstacle
         # that may block it is blocked whatever else it meets (most lines on a crowded
         # table); the full test below runs on the others only, with the same margin. Such
@@ -648,19 +650,19 @@ class TableRuleset(Ruleset):
         barred[owners, nt + np.arange(len(owners))] = True
         room = inner_room(prep, u_max)
         through = bearings.through((dist, centre), room, barred)
-        code[through[i, j]] = 2
+        code[through.ravel().take(at)] = 2
         # The only (line, outline) pairs that can be in contact: lines passing within the
         # doubt of an outline's bounding circle, among the lines still open.
         open_ = np.zeros((n, n), bool)
-        open_[i, j] = code == 0
+        open_.ravel()[at] = code == 0
         own = (owners, nt + np.arange(len(owners)))  # never blocks its own piece's lines
         reach = prep.radius + (u_max + 1e-6)
         ci, cj, cp = bearings.index(open_).near((dist, centre), reach, skip=own)
         rest = np.flatnonzero(code == 0)
         ri, rj, ru = i[rest], j[rest], u[rest]
-        line[i[code > 0], j[code > 0]] = -1
-        line[ri, rj] = np.arange(len(rest))  # now the index among the lines still open
-        cs = line[ci, cj].astype(np.intp)
+        line[at[code > 0]] = -1
+        line[at[rest]] = np.arange(len(rest))  # now the index among the lines still open
+        cs = line.take(ci * n + cj).astype(np.intp)
         cs, cp = cs[cs >= 0], cp[cs >= 0]
         # The same certificate line by line for these candidates: the bins miss a disc
         # that covers no whole bin, or one behind a nearer disc the line may not meet.
