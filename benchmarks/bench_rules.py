@@ -9,9 +9,7 @@ matrix never runs, also shows how fast the shared machine was running at the tim
 
 from __future__ import annotations
 
-import math
 import os
-import random
 import resource
 import statistics
 import time
@@ -22,61 +20,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from referee.rules import find_ruleset
 from referee.runtime import keep_freed_memory
-from referee.scene import Piece, Scene, Table, Terrain
-
-#: Piece kinds each system's random table draws from (a tank, a foot unit, a third kind).
-SYSTEM_KINDS = {
-    "paper-tigers": ("tank", "infantry", "gun"),
-    "pz8-ww2": ("medium tank", "infantry", "truck"),
-    "pz8-1950": ("mbt", "infantry", "truck"),
-    "pz8-1975": ("mbt", "infantry", "apc"),
-    "pz8-scifi": ("medium mbt", "infantry", "apc"),
-    "plastic-skirmish": ("tank", "rifle guy", "jeep"),
-    "papercraft": ("character", "large unit", "infantry"),
-    "pz8-colonial": ("mounted", "foot", "artillery"),
-    "pz8-coastal": ("vosper mtb", "flower corvette", "trawler"),
-    "pz8-naval": ("bismarck", "hood", "prinz eugen"),
-    "pz8-space": ("spaceship", "torpedo", "asteroid"),
-    "pz8-aerial": ("spitfire", "me 109", "ju 87 stuka"),
-    "pz8-aerial-1965": ("mig 21", "f4e phantom", "mirage iii"),
-    "pz8-divisional": ("tanks", "leg infantry", "recon"),
-    "pz8-ww1": ("infantry", "mg", "tank"),
-}
-
-
-def make_scene(
-    n_pieces: int,
-    n_terrain: int,
-    uncertainty: float,
-    seed: int = 1,
-    ruleset: str = "paper-tigers",
-) -> Scene:
-    rnd = random.Random(seed)
-    terrain = []
-    for k in range(n_terrain):
-        cx, cy = rnd.uniform(3, 69), rnd.uniform(3, 45)
-        n = rnd.randint(4, 8)
-        r = [rnd.uniform(1.0, 3.0) for _ in range(n)]
-        pts = tuple(
-            (cx + r[q] * math.cos(2 * math.pi * q / n), cy + r[q] * math.sin(2 * math.pi * q / n))
-            for q in range(n)
-        )
-        terrain.append(Terrain(f"t{k}", rnd.choice(["woods", "building", "hill"]), pts))
-    pieces = tuple(
-        Piece(
-            f"p{k}",
-            rnd.choice(["a", "b"]),
-            rnd.choice(SYSTEM_KINDS[ruleset]),
-            rnd.uniform(0, 72),
-            rnd.uniform(0, 48),
-            rnd.uniform(0, 360),
-            (1.5, 2.5),
-            state="destroyed" if k % 20 == 0 else "ok",
-            uncertainty=uncertainty,
-        )
-        for k in range(n_pieces)
-    )
-    return Scene(ruleset, Table(72, 48), pieces, tuple(terrain))
+from referee.sim.tables import SYSTEM_KINDS, random_table
 
 
 def measure(cases: dict[str, Callable[[], object]], rounds: int, repeat: int) -> dict:
@@ -118,14 +62,14 @@ def main() -> None:
     counts = {}
     cases: dict[str, Callable[[], object]] = {}
     for label, unc in (("exact positions (u = 0)", 0.0), ("u = 0.02in per piece", 0.02)):
-        scene = make_scene(100, 50, unc)
+        scene = random_table(100, 50, unc)
         vis = rules.visibility(scene)
         blocked = int((vis.los == 2).sum() // 2)
         doubtful = int((vis.los == 1).sum() // 2)
         name = f"all-pairs range + LOS, 100 pieces, 50 polygons, {label}"
         counts[name] = (100 * 99 // 2, blocked, doubtful)
         cases[name] = lambda scene=scene: rules.visibility(scene)
-    scene = make_scene(100, 50, 0.02)
+    scene = random_table(100, 50, 0.02)
     one_q = {"ask": "los", "from": "p1", "to": "p2"}
     rq = {"ask": "range", "from": "p1", "to": "p2"}
     mq = {"ask": "move", "piece": "p3", "to": {"x": 30, "y": 20}, "allowance": 8}
@@ -151,7 +95,7 @@ def main() -> None:
             if system == "papercraft" and n == 400:
                 row.append(float("nan"))  # ~40 s: the exact clear-line search over 80k pairs
                 continue
-            big = make_scene(n, 50, 0.02, ruleset=system)
+            big = random_table(n, 50, 0.02, ruleset=system)
             slow = system == "papercraft" or n == 400
             res = measure(
                 {"v": lambda big=big, rs=rs: rs.visibility(big)},

@@ -10,4 +10,6 @@
 - :mod:`referee.sim.video`: ``simulate`` writes footage and truth files
   (``referee simulate``).
 - :mod:`referee.sim.measure`: an unbiased tag-corner measurement for checks.
+- :mod:`referee.sim.tables`: seeded random tables of pieces and terrain for the
+  rules benchmark and property tests (``random_table``).
 """

@@ -3,7 +3,6 @@ building (the form it had before it first picked the features a base can lie in)
 
 from __future__ import annotations
 
-import math
 import random
 
 import numpy as np
@@ -17,6 +16,7 @@ from referee.geometry import (
 from referee.rules import find_ruleset
 from referee.rules.core import TableRuleset, Visibility
 from referee.scene import Piece, Scene, Table, Terrain
+from referee.sim.tables import star_outline
 
 KINDS = ["rifle guy", "mg guy", "bazooka guy", "tank", "halftrack"]
 
@@ -62,10 +62,7 @@ def scene_with_big_features(seed: int, n: int, u: float) -> Scene:
         cx, cy = rnd.uniform(5, 67), rnd.uniform(5, 43)
         m = rnd.randint(3, 9)
         r = [rnd.uniform(2.0, 9.0) for _ in range(m)]
-        pts = tuple(
-            (cx + r[q] * math.cos(2 * math.pi * q / m), cy + r[q] * math.sin(2 * math.pi * q / m))
-            for q in range(m)
-        )
+        pts = star_outline(cx, cy, r)
         terrain.append(Terrain(f"t{k}", rnd.choice(["woods", "building", "hill", "wire"]), pts))
     pieces = tuple(
         Piece(

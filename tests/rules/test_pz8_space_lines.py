@@ -13,27 +13,13 @@ from referee.rules import find_ruleset, ruleset_for
 from referee.rules.grid import HexGrid
 from referee.rules.pz8_grid_games import TOUCH, Pz8Space, _rock_codes
 from referee.scene import Piece, Scene, Table
+from referee.sim.tables import random_table
 
 
 def _space_table(n: int, uncertainty: float, seed: int) -> Scene:
     """The benchmark's kind of table: ``n`` pieces anywhere on 72 x 48 inches, a third
     of them asteroids, every 20th destroyed."""
-    rnd = random.Random(seed)
-    pieces = tuple(
-        Piece(
-            f"p{k}",
-            rnd.choice(["a", "b"]),
-            rnd.choice(["spaceship", "torpedo", "asteroid"]),
-            rnd.uniform(0, 72),
-            rnd.uniform(0, 48),
-            rnd.uniform(0, 360),
-            (1.5, 2.5),
-            state="destroyed" if k % 20 == 0 else "ok",
-            uncertainty=uncertainty,
-        )
-        for k in range(n)
-    )
-    return Scene("pz8-space", Table(72, 48), pieces)
+    return random_table(n, 0, uncertainty, seed, ruleset="pz8-space")
 
 
 def _lattice_lines(rnd: random.Random, g: HexGrid) -> tuple[np.ndarray, ...]:

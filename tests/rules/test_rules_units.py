@@ -14,6 +14,7 @@ from referee.rules.cards import Card
 from referee.rules.cli import EXAMPLE
 from referee.rules.paper_tigers import PaperTigers
 from referee.scene import Piece, Scene, Table, Terrain, load_scene
+from referee.sim.tables import star_outline
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "paper_tigers"
 
@@ -167,13 +168,7 @@ def test_all_pairs_visibility_agrees_on_random_tables(seed: int) -> None:
     for k in range(6):
         cx, cy, r = rnd.uniform(5, 43), rnd.uniform(5, 31), rnd.uniform(1.5, 4)
         n = rnd.randint(3, 7)
-        pts = tuple(
-            (
-                cx + r * math.cos(2 * math.pi * q / n + 0.3 * k),
-                cy + r * math.sin(2 * math.pi * q / n + 0.3 * k),
-            )
-            for q in range(n)
-        )
+        pts = star_outline(cx, cy, [r] * n, turn=0.3 * k)
         terrain.append(Terrain(f"t{k}", rnd.choice(["woods", "building", "hill", "road"]), pts))
     pieces = [
         Piece(
