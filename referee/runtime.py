@@ -88,14 +88,17 @@ def relay_interrupts() -> bool:
     outside any import. Called once, from the main thread; False (nothing changed)
     elsewhere, where SIGINT is not Python's default (a background job ignores it), or
     where another wakeup pipe is in place."""
+    if not hasattr(signal, "pthread_kill"):  # Windows: no signals to threads, no pipes
+        return False
     if threading.current_thread() is not threading.main_thread():
         return False
     if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         return False
     read, write = os.pipe()
     os.set_blocking(write, False)
-    if signal.set_wakeup_fd(write, warn_on_full_buffer=False) != -1:
-        signal.set_wakeup_fd(-1)  # someone else's: leave their wiring alone
+    theirs = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    if theirs != -1:
+        signal.set_wakeup_fd(theirs)  # someone else's pipe: put it back, change nothing
         os.close(read)
         os.close(write)
         return False

@@ -113,3 +113,17 @@ def test_no_relay_off_the_main_thread_or_where_ctrl_c_is_ignored() -> None:
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, before)
+    # another wakeup pipe (an event loop's) stays as it was
+    import os
+
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    previous = signal.set_wakeup_fd(write)
+    try:
+        assert relay_interrupts.__wrapped__() is False
+        assert signal.set_wakeup_fd(write) == write
+        assert signal.getsignal(signal.SIGINT) is before
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(read)
+        os.close(write)
