@@ -1734,10 +1734,11 @@ def golden_depths(
     sel: NDArray[np.intp],
     limit: Array | None = None,
 ) -> Array:
-    """Golden-section maximum of the inside distance over each crossed stretch, for
-    candidates ``sel`` (exact where the distance is unimodal, as for convex outlines).
-    With ``limit`` (per candidate), rows stop as soon as whether their result exceeds the
-    limit is settled; their value then only answers that comparison."""
+    """Largest inside distance over each crossed stretch, for candidates ``sel``: exact
+    in convex outlines (:func:`_convex_max_depths`), elsewhere by golden-section search
+    (exact where the distance is unimodal along the stretch). With ``limit`` (per
+    candidate), searched rows stop as soon as whether their result exceeds the limit is
+    settled; their value then only answers that comparison."""
     out = np.empty(len(sel))
     convex = prep.convex[con.poly[sel]]
     for part in (np.flatnonzero(convex), np.flatnonzero(~convex)):

@@ -751,12 +751,12 @@ def _table_fix(
         tag, worst = max(misfits.items(), key=lambda item: item[1])
         if worst > ANCHOR_MISFIT_IN:
             where = next(f"({a.x:g}, {a.y:g})" for a in anchors if a.tag == tag)
+            size = f"{table.width:g}x{table.depth:g}in"
             raise RefereeError(
-                f"table view {frame.name}: the corner anchors do not fit a "
-                f"{table.width:g}x{table.depth:g}in "
-                f"table (anchor {tag} is seen {worst:.2f}in from its place {where}); check "
-                "--table (the table's size in game inches) or the roster's anchors, and that "
-                "each anchor is glued in its corner"
+                f"table view {frame.name}: the corner anchors do not fit a {size} table "
+                f"(anchor {tag} is seen {worst:.2f}in from its place {where}); check --table "
+                "(the table's size in game inches) or the roster's anchors, and that each "
+                "anchor is glued in its corner"
             )
     return fix
 
