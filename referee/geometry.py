@@ -1304,7 +1304,8 @@ class Bearings:
         table = np.zeros(n * (_BINS + 1) + 1, np.intp)
         np.cumsum(np.bincount(flat.ravel(), minlength=n * (_BINS + 1)), out=table[1:])
         length2 = np.take_along_axis(self.length2, order, axis=1).ravel()
-        return BearingIndex(self.points, order, length2, table)
+        longest2 = np.max(self.length2, axis=1, where=bins < _BINS, initial=0.0)
+        return BearingIndex(self.points, order, length2, table, longest2)
 
 
 @dataclass(frozen=True)
@@ -1319,6 +1320,8 @@ class BearingIndex:
     table: NDArray[np.intp]
     """Where bin ``b`` of row ``i`` starts in the rows laid end to end:
     ``table[i * (_BINS + 1) + b]``."""
+    longest2: Array
+    """Squared length of each point's longest listed segment (0 if none)."""
 
     def near(
         self,
@@ -1343,20 +1346,28 @@ class BearingIndex:
         none = np.zeros(0, np.intp)
         if n < 2 or m == 0:
             return none, none, none
-        dist, centre = dist2.ravel(), centre2.ravel() - math.pi
+        dist, centre = dist2.ravel(), centre2.ravel()
         radius = np.broadcast_to(np.asarray(radii, float).reshape(-1), (n, m)).ravel()
+        # Only the discs whose near side some listed segment of the point can reach (on a
+        # crowded table the first pass leaves few, short segments open).
+        gap = np.maximum(dist - radius - 1e-9, 0.0)
+        gap *= gap
+        q = np.flatnonzero(gap <= np.repeat(self.longest2, m))
+        if skip is not None:
+            dropped = np.zeros(n * m, bool)
+            dropped[skip[0] * m + skip[1]] = True
+            q = q[~dropped[q]]
+        d, r = dist[q], radius[q]
+        c = centre[q]
+        c -= math.pi
         with np.errstate(divide="ignore", invalid="ignore"):
-            half = np.arcsin(np.minimum(radius / dist, 1.0)) + _CONE_SLACK
-        inside = dist <= radius * (1 + 1e-12) + 1e-12
-        lo = np.where(inside, -math.pi, centre - half)
-        hi = np.where(inside, math.pi, centre + half)
-        if skip is not None:  # a range of bearings that ends before it starts
-            flat = skip[0] * m + skip[1]
-            lo[flat], hi[flat] = 0.5, -0.5
-        q = np.arange(n * m)
+            half = np.arcsin(np.minimum(r / d, 1.0)) + _CONE_SLACK
+        inside = d <= r * (1 + 1e-12) + 1e-12
+        lo = np.where(inside, -math.pi, c - half)
+        hi = np.where(inside, math.pi, c + half)
         # A cone across the bearing -pi/pi is two ranges.
         low, high = np.flatnonzero(lo < -math.pi), np.flatnonzero(hi > math.pi)
-        q = np.concatenate([q, low, high])
+        q = np.concatenate([q, q[low], q[high]])
         q_lo = np.concatenate(
             [np.maximum(lo, -math.pi), lo[low] + 2 * math.pi, np.full(len(high), -math.pi)]
         )
@@ -1376,8 +1387,7 @@ class BearingIndex:
         pos = np.repeat(first - (np.cumsum(count) - count), count)
         pos += np.arange(total)
         # The disc's near side must be within the segment's length.
-        gap = np.maximum(dist[q] - radius[q] - 1e-9, 0.0)
-        near = self.length2[pos] >= np.repeat(gap * gap, count)
+        near = self.length2[pos] >= np.repeat(gap[q], count)
         pos = pos[near]
         i, k = np.divmod(np.repeat(q, count)[near], m)
         return i, self.order.ravel()[pos], k
