@@ -494,13 +494,17 @@ def pairwise_centre_distances(xy: ArrayLike) -> Array:
     """
     p = np.asarray(xy, float).reshape(-1, 2)
     x, y = p[:, 0], p[:, 1]
-    # sqrt of the squares, in place: five times as fast as hypot, and table coordinates
-    # can neither overflow nor underflow (the two differ by an ulp at most).
-    dx, dy = x[:, None] - x, y[:, None] - y
-    dx *= dx
-    dy *= dy
-    dx += dy
-    return np.sqrt(dx, out=dx)
+    return _length(x[:, None] - x, y[:, None] - y)
+
+
+def _length(x: Array, y: Array) -> Array:
+    """``hypot(x, y)`` as the square root of the squares, in ``x``'s memory (``x`` and
+    ``y`` are overwritten): five times as fast, and table coordinates can neither
+    overflow nor underflow (the two differ by an ulp at most)."""
+    x *= x
+    y *= y
+    x += y
+    return np.sqrt(x, out=x)
 
 
 _KAPPA = math.sqrt((1 - 1e-3) / 2)
@@ -960,11 +964,7 @@ def _dist_parity(px: Array, py: Array, rows: _EdgeRows) -> tuple[Array, BoolArra
     apy -= tmp
     d = np.hypot(apx, apy, out=apx)
     d[pad] = np.inf
-    # Row minima over blocks of 8 columns by halving (reductions along short rows are slow).
-    m = d.reshape(k, d.shape[1] // 8, 8)
-    m = np.minimum(m[..., :4], m[..., 4:])
-    m = np.minimum(m[..., :2], m[..., 2:])
-    dist = np.minimum(m[..., 0], m[..., 1]).min(axis=1)
+    dist = _row_min8(d)
     straddle = (cy > py) != (dy > py)
     x_at = np.subtract(py, cy, out=apy)
     x_at *= ex
@@ -990,8 +990,13 @@ def _halfplane_depths(px: Array, py: Array, rows: tuple[Array, Array, Array]) ->
     d = hx * px
     d += hy * py
     d -= ho
-    k = len(d)
-    m = d.reshape(k, d.shape[1] // 8, 8)
+    return _row_min8(d)
+
+
+def _row_min8(d: Array) -> Array:
+    """Row minima of ``(k, 8 j)``: over blocks of 8 columns by halving, then across the
+    blocks (numpy's reductions along short rows are slow)."""
+    m = d.reshape(len(d), d.shape[1] // 8, 8)
     m = np.minimum(m[..., :4], m[..., 4:])
     m = np.minimum(m[..., :2], m[..., 2:])
     return np.asarray(np.minimum(m[..., 0], m[..., 1]).min(axis=1))
@@ -1224,10 +1229,7 @@ class Bearings:
         vy = c[None, :, 1] - self.points[:, None, 1]
         bearing = np.arctan2(vy, vx)
         bearing += math.pi
-        vx *= vx  # the distance as sqrt of the squares: hypot is five times slower
-        vy *= vy
-        vx += vy
-        return np.sqrt(vx, out=vx), bearing
+        return _length(vx, vy), bearing
 
     def through(
         self, toward: tuple[Array, Array], radii: ArrayLike, barred: NDArray[np.bool_]
@@ -1729,10 +1731,7 @@ def stretch_depth_floors(
         my = ay + mid * (B[ws, 1] - ay)
         mx -= prep.centre[wp, 0]
         my -= prep.centre[wp, 1]
-        mx *= mx  # sqrt of the squares: within an ulp of hypot, five times as fast
-        my *= my
-        mx += my
-        np.subtract(prep.inner[wp], np.sqrt(mx, out=mx), out=out[k : k + 8 * _ROWS])
+        np.subtract(prep.inner[wp], _length(mx, my), out=out[k : k + 8 * _ROWS])
     return out
 
 

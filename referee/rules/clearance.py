@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.geometry import EPS, _point_seg_dist, _seg_seg_dist
+from referee.geometry import EPS, _point_seg_dist, _seg_seg_dist, upper_pairs
 from referee.scene import Piece
 
 _TOL = 1e-9
@@ -94,7 +94,7 @@ def clear_edge_distances(corners: np.ndarray, live: np.ndarray) -> np.ndarray:
     dist = np.zeros((n, n))
     if n < 2:
         return dist
-    first, second = np.triu_indices(n, 1)
+    first, second = upper_pairs(n)
     out = _clear_pair_segments(corners, np.asarray(live, bool), first, second)[0]
     dist[first, second] = dist[second, first] = out
     return dist
