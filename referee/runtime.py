@@ -12,7 +12,6 @@ up to a bounded amount, removes it.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import os
 import signal
@@ -33,10 +32,8 @@ TRIM_THRESHOLD = 256 << 20
 def keep_freed_memory() -> bool:
     """Ask glibc's allocator to keep freed blocks for reuse (once per process). False
     where the C library is not glibc: nothing is changed there."""
-    name = ctypes.util.find_library("c")
-    try:
-        libc = ctypes.CDLL(name)
-        mallopt = libc.mallopt
+    try:  # the C library already loaded: no search for it (that runs a subprocess)
+        mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError, TypeError):
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
