@@ -114,6 +114,7 @@ def test_tap_two_pieces_and_read_the_verdict(served, page):
 def test_a_verdict_that_names_its_line_is_drawn_there(served, page):
     """Papercraft's LOS gives the shortest clear line, edge to edge: the map draws that
     line, not the centres' (the tape goes where the verdict measured)."""
+    _wait_footage_end(served)  # a selected piece that moves re-asks, redrawing the line
     page.goto(served.url)
     page.click('.piece[data-id="t34a"]')
     page.click('.piece[data-id="pz1"]')
