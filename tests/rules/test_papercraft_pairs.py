@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from referee.geometry import base_corners_many, boundary_distance, point_in_polygon
-from referee.rules import find_ruleset
+from referee.rules import clearance, find_ruleset
 from referee.rules.clearance import (
     clear_distance,
     clear_edge_distance,
@@ -217,3 +217,68 @@ def test_los_answer_gives_the_line_for_the_tape() -> None:
         {"ask": "los", "from": "a", "to": "b"},
     )
     assert shut.los == "blocked" and shut.details["line"] is None
+
+
+# -- several bases that only together wall a pair off ----------------------------------
+
+
+@pytest.fixture
+def always_wall_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walled-off test on every table, not only on crowded ones (where it pays)."""
+    monkeypatch.setattr(clearance, "_WALL_TEST_PAIRS", 0)
+
+
+def without_wall_test(corners: np.ndarray, live: np.ndarray, monkeypatch) -> np.ndarray:
+    with monkeypatch.context() as m:
+        m.setattr(clearance, "_walled_off", lambda pa, *_: np.zeros(len(pa), bool))
+        return clear_edge_distances(corners, live)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize(("n", "size", "grid"), [(40, 20, False), (40, 10, True)])
+def test_walled_off_pairs_are_those_the_search_finds_blocked(
+    always_wall_test, monkeypatch, seed: int, n: int, size: float, grid: bool
+) -> None:
+    """Crowded tables, tilted or on a grid where bases touch edge to edge and corners
+    line up: the quick proof that several bases block every line never contradicts the
+    exact search, and it settles pairs (the search only gets the rest)."""
+    corners, live = table(seed, n, size, grid)
+    settled = []
+    walled_off = clearance._walled_off
+    monkeypatch.setattr(
+        clearance, "_walled_off", lambda *a: settled.append(walled_off(*a)) or settled[-1]
+    )
+    dist = clear_edge_distances(corners, live)
+    assert sum(int(s.sum()) for s in settled) > 0
+    np.testing.assert_array_equal(dist, without_wall_test(corners, live, monkeypatch))
+
+
+def test_staggered_posts_wall_off_a_pair_that_neither_does(always_wall_test) -> None:
+    a = base_corners_many([(0.0, 0.0)], [0.0], [(2.0, 2.0)])[0]
+    b = base_corners_many([(12.0, 0.0)], [0.0], [(2.0, 2.0)])[0]
+    # y from -0.6 to 1.5 at x = 4, and from -1.5 to 0.2 at x = 8: each leaves lines past
+    # it (along the top or the bottom edges), the two together leave none.
+    posts = base_corners_many([(4.0, 0.45), (8.0, -0.65)], [0.0, 0.0], [(2.1, 1.0), (1.7, 1.0)])
+    for k in range(2):
+        assert clear_edge_distance(a, b, posts[[k]]) == pytest.approx(10.0)
+    pair = np.zeros(2, np.intp)
+    assert clearance._walled_off(a[None], b[None], pair, posts, np.array([0]))[0]
+    assert clear_edge_distance(a, b, posts) == math.inf
+    assert dense_search(a, b, posts, 64) == math.inf
+    # Moved 0.6in further apart, a line slips between them: not walled off, and found.
+    apart = posts + np.array([[[0.0, 0.3]], [[0.0, -0.3]]])
+    assert not clearance._walled_off(a[None], b[None], pair, apart, np.array([0]))[0]
+    assert clear_edge_distance(a, b, apart) < math.inf
+
+
+def test_a_seam_or_a_window_is_not_walled_off(always_wall_test) -> None:
+    """Two bases edge to edge leave the line along their seam (it enters neither), and
+    two 0.05in apart leave a window: the quick proof must not close either."""
+    a = base_corners_many([(0.0, 1.0)], [0.0], [(2.0, 2.0)])[0]
+    b = base_corners_many([(12.0, 1.0)], [0.0], [(2.0, 2.0)])[0]
+    seam = base_corners_many([(6.0, 0.0), (6.0, 2.0)], [0.0, 0.0], [(1.0, 2.0)] * 2)
+    window = base_corners_many([(6.0, -0.025), (6.0, 2.025)], [0.0, 0.0], [(1.0, 2.0)] * 2)
+    for bases in (seam, window):
+        pair = np.zeros(2, np.intp)
+        assert not clearance._walled_off(a[None], b[None], pair, bases, np.array([0]))[0]
+        assert clear_edge_distance(a, b, bases) == pytest.approx(10.0, abs=1e-12)
