@@ -207,21 +207,37 @@ def _walled_off(
     out = np.zeros(m, bool)
     counts = np.bincount(cand_pair, minlength=m)
     rows = rows[counts[rows] >= 2]  # one base alone blocking every line is found before
-    if len(rows) < _WALL_TEST_PAIRS:
+    if not len(rows) or len(rows) < _WALL_TEST_PAIRS:
         return out
     starts = np.cumsum(counts) - counts
     origin = (pa.mean(axis=1) + pb.mean(axis=1)) / 2  # keeps every radius small
     a, b = pa - origin[:, None], pb - origin[:, None]
     o = rects - origin[cand_pair][:, None]
-    radius = [_most(np.sqrt(_dot(x, x))) for x in (a, b, o)]
-    tau = 1e-6 * (1.0 + float(np.abs(origin).max()) + max(float(r.max(initial=0)) for r in radius))
+    scale = 1.0 + float(np.abs(origin).max()) + float(np.abs(o).max()) + float(np.abs(a).max())
+    tau = 1e-6 * scale
     fan_ref, fan_lo, fan_hi = _fan(a, b)
     rows = rows[fan_hi[rows] - fan_lo[rows] < math.pi - 1e-6]  # apart: a fan under half a turn
+    fans = [_fan(o, a[cand_pair]), _fan(b[cand_pair], o)]
+    # A base touching or overlapping A or B (units in contact) counts by its part between
+    # the two, clear of both; a sliver or nothing is left out (a fan of the whole turn).
+    meets = np.flatnonzero(
+        (fans[0][2] - fans[0][1] >= math.pi - 1e-6) | (fans[1][2] - fans[1][1] >= math.pi - 1e-6)
+    )
+    if len(meets):
+        part, ok = _part_between(o[meets], a[cand_pair[meets]], b[cand_pair[meets]], 10 * tau)
+        k = meets[ok]
+        o[k] = part[ok]
+        for f, (src, dst) in zip(
+            fans, ((o[k], a[cand_pair[k]]), (b[cand_pair[k]], o[k])), strict=True
+        ):
+            for whole, new in zip(f, _fan(src, dst), strict=True):
+                whole[k] = new
+    radius = [_most(np.sqrt(_dot(x, x))) for x in (a, b, o)]
+    (ax, ay), (bx, by), (ox, oy) = ((x[..., 0].copy(), x[..., 1].copy()) for x in (a, b, o))
     # Where each base may come before A or after B: two arcs of directions, measured
     # like the pair's fan from its reference (an arc over half a turn wide: everywhere).
     arcs = []
-    for src, dst in ((o, a[cand_pair]), (b[cand_pair], o)):
-        ref, lo, hi = _fan(src, dst)
+    for ref, lo, hi in fans:
         at = (ref - fan_ref[cand_pair] + math.pi) % (2 * math.pi) - math.pi
         wide = hi - lo >= math.pi - 1e-6
         arcs.append(
@@ -241,23 +257,24 @@ def _walled_off(
         half = (f2 - f1) / 2
         bend = half * half / 2
         t1, t2 = fan_ref[cell] + f1, fan_ref[cell] + f2
-        n1 = np.stack([-np.sin(t1), np.cos(t1)], axis=1)
-        n2 = np.stack([-np.sin(t2), np.cos(t2)], axis=1)
+        normals = (-np.sin(t1), np.cos(t1)), (-np.sin(t2), np.cos(t2))
         low, high = np.full(len(cell), -np.inf), np.full(len(cell), np.inf)
-        for poly, r in ((a, radius[0]), (b, radius[1])):
-            e1, e2 = _offsets(poly[cell], n1), _offsets(poly[cell], n2)
+        for (px, py), r in (((ax, ay), radius[0]), ((bx, by), radius[1])):
+            e1, e2 = (px[cell] * nx[:, None] + py[cell] * ny[:, None] for nx, ny in normals)
             low = np.maximum(low, _least(np.minimum(e1, e2)) - r[cell] * bend)
             high = np.minimum(high, _most(np.maximum(e1, e2)) + r[cell] * bend)
-        c, row = _expand(counts[cell], starts[cell])
+        c = np.repeat(np.arange(len(cell)), counts[cell])  # each slice against its bases
+        slot = np.arange(len(c)) - (np.cumsum(counts[cell]) - counts[cell])[c]
+        row = starts[cell][c] + slot
         ok = sure(row, f1[c], f2[c])
-        c, row = c[ok], row[ok]
-        e1, e2 = _offsets(o[row], n1[c]), _offsets(o[row], n2[c])
+        c, row, slot = c[ok], row[ok], slot[ok]
+        px, py = ox[row], oy[row]
+        e1, e2 = (px * nx[c, None] + py * ny[c, None] for nx, ny in normals)
         lo = _least(np.maximum(e1, e2)) + radius[2][row] * bend[c] + tau
         hi = _most(np.minimum(e1, e2)) - radius[2][row] * bend[c] - tau
         width = int(counts[cell].max())
         los = np.full((len(cell), width), np.inf)
         his = np.full((len(cell), width), -np.inf)
-        slot = row - starts[cand_pair[row]]
         los[c, slot], his[c, slot] = np.where(hi > lo, lo, np.inf), hi
         order = np.argsort(los, axis=1)
         los = np.take_along_axis(los, order, axis=1)
@@ -290,6 +307,48 @@ def _walled_off(
         f1, f2 = np.stack([f1, mid], axis=1).ravel(), np.stack([mid, f2], axis=1).ravel()
     out[rows] = ~failed[rows]
     return out
+
+
+def _part_between(
+    o: np.ndarray, a: np.ndarray, b: np.ndarray, margin: float
+) -> tuple[np.ndarray, NDArray[np.bool_]]:
+    """A quadrilateral inside each outline ``o[k]`` and inside the band between ``a[k]``
+    and ``b[k]`` (``margin`` clear of both along the line between their centres), as 4
+    corners in order; and whether it is one (not a sliver, a segment or nothing)."""
+    d = b.mean(axis=1) - a.mean(axis=1)
+    d /= np.maximum(np.sqrt(_dot(d, d)), 1e-300)[:, None]
+    across = np.stack([-d[:, 1], d[:, 0]], axis=1)
+    h = _most(_dot(d[:, None], a)) + margin
+    g = _least(_dot(d[:, None], b)) - margin
+    s, t = _dot(d[:, None], o), _dot(across[:, None], o)  # (k, 4): along and across
+    # The part's corners: the outline's corners in the band, and where its edges cross
+    # the band's two sides; its extremes along and across are the quadrilateral's.
+    ss, ts, valid = [s], [t], [(s >= h[:, None]) & (s <= g[:, None])]
+    s2, t2 = np.roll(s, -1, axis=1), np.roll(t, -1, axis=1)
+    for level in (h, g):
+        lv = level[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            f = (lv - s) / (s2 - s)
+        ss.append(np.broadcast_to(lv, s.shape))
+        ts.append(t + f * (t2 - t))
+        valid.append(((s - lv) * (s2 - lv) < 0) & (h <= g)[:, None])
+    s_all, t_all, ok = (np.concatenate(x, axis=1) for x in (ss, ts, valid))
+    rows = np.arange(len(o))
+    picks = []
+    for key, sign in ((s_all, 1.0), (t_all, 1.0), (s_all, -1.0), (t_all, -1.0)):
+        at = np.argmin(np.where(ok, sign * key, np.inf), axis=1)
+        picks.append((s_all[rows, at], t_all[rows, at]))
+    ps = np.stack([x for x, _ in picks], axis=1)
+    pt = np.stack([y for _, y in picks], axis=1)
+    area = 0.5 * np.abs(
+        _cross(np.stack([ps, pt], axis=2), np.roll(np.stack([ps, pt], axis=2), -1, axis=1)).sum(
+            axis=1
+        )
+    )
+    size = np.maximum(_most(ps) - _least(ps), _most(pt) - _least(pt))
+    solid = ok.any(axis=1) & (area > 10 * margin * size)
+    part = ps[..., None] * d[:, None] + pt[..., None] * across[:, None]
+    return part, solid
 
 
 def _fan(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -332,11 +391,6 @@ def _most(x: np.ndarray) -> np.ndarray:
     for c in range(1, x.shape[1]):
         np.maximum(out, x[:, c], out=out)
     return out
-
-
-def _offsets(poly: np.ndarray, normal: np.ndarray) -> np.ndarray:
-    """``(k, v)``: each corner's offset along its row's ``normal``."""
-    return np.asarray(poly[..., 0] * normal[:, None, 0] + poly[..., 1] * normal[:, None, 1])
 
 
 def _common_points(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:

@@ -253,6 +253,11 @@ def test_walled_off_pairs_are_those_the_search_finds_blocked(
     np.testing.assert_array_equal(dist, without_wall_test(corners, live, monkeypatch))
 
 
+def walled_off(a: np.ndarray, b: np.ndarray, bases: np.ndarray) -> bool:
+    pair = np.zeros(len(bases), np.intp)
+    return bool(clearance._walled_off(a[None], b[None], pair, bases, np.array([0]))[0])
+
+
 def test_staggered_posts_wall_off_a_pair_that_neither_does(always_wall_test) -> None:
     a = base_corners_many([(0.0, 0.0)], [0.0], [(2.0, 2.0)])[0]
     b = base_corners_many([(12.0, 0.0)], [0.0], [(2.0, 2.0)])[0]
@@ -261,14 +266,25 @@ def test_staggered_posts_wall_off_a_pair_that_neither_does(always_wall_test) -> 
     posts = base_corners_many([(4.0, 0.45), (8.0, -0.65)], [0.0, 0.0], [(2.1, 1.0), (1.7, 1.0)])
     for k in range(2):
         assert clear_edge_distance(a, b, posts[[k]]) == pytest.approx(10.0)
-    pair = np.zeros(2, np.intp)
-    assert clearance._walled_off(a[None], b[None], pair, posts, np.array([0]))[0]
+    assert walled_off(a, b, posts)
     assert clear_edge_distance(a, b, posts) == math.inf
     assert dense_search(a, b, posts, 64) == math.inf
     # Moved 0.6in further apart, a line slips between them: not walled off, and found.
     apart = posts + np.array([[[0.0, 0.3]], [[0.0, -0.3]]])
-    assert not clearance._walled_off(a[None], b[None], pair, apart, np.array([0]))[0]
+    assert not walled_off(a, b, apart)
     assert clear_edge_distance(a, b, apart) < math.inf
+
+
+def test_posts_in_contact_with_the_firer_still_wall_it_off(always_wall_test) -> None:
+    """A unit touching (or overlapping) the firer's base counts by its part between the
+    two: with the second post, no line gets out."""
+    a = base_corners_many([(0.0, 0.0)], [0.0], [(2.0, 2.0)])[0]
+    b = base_corners_many([(12.0, 0.0)], [0.0], [(2.0, 2.0)])[0]
+    for x in (1.5, 1.3):  # edge to edge with a, then 0.2in over it
+        posts = base_corners_many([(x, 0.45), (8.0, -0.5)], [0.0, 0.0], [(2.1, 1.0), (2.0, 1.0)])
+        assert clear_edge_distance(a, b, posts[[0]]) == clear_edge_distance(a, b, posts[[1]]) == 10
+        assert walled_off(a, b, posts)
+        assert clear_edge_distance(a, b, posts) == math.inf
 
 
 def test_a_seam_or_a_window_is_not_walled_off(always_wall_test) -> None:
@@ -279,6 +295,5 @@ def test_a_seam_or_a_window_is_not_walled_off(always_wall_test) -> None:
     seam = base_corners_many([(6.0, 0.0), (6.0, 2.0)], [0.0, 0.0], [(1.0, 2.0)] * 2)
     window = base_corners_many([(6.0, -0.025), (6.0, 2.025)], [0.0, 0.0], [(1.0, 2.0)] * 2)
     for bases in (seam, window):
-        pair = np.zeros(2, np.intp)
-        assert not clearance._walled_off(a[None], b[None], pair, bases, np.array([0]))[0]
+        assert not walled_off(a, b, bases)
         assert clear_edge_distance(a, b, bases) == pytest.approx(10.0, abs=1e-12)
