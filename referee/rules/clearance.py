@@ -637,6 +637,10 @@ def _shortest_clear_lines(
         corner = np.repeat(src[clear], 4, axis=1).reshape(-1, 2)
         lines.add(pair16, corner, _feet(src[clear], dst[clear]).reshape(-1, 2))
     sel = np.flatnonzero(np.isfinite(best[0])[kp])
+    # Through corner c the gap is at least c's distances to the two outlines: a corner
+    # that far cannot better the line found (a hair of room for rounding).
+    reach = sum(_outline_distances(kc[sel], x[kp[sel]]) for x in (pa, pb))
+    sel = sel[reach * (1 - 1e-12) - 1e-12 < best[0][kp[sel]]]
     g, start, through = _grazing_lines(kp[sel], kc[sel], pa, pb)
     keep = grazes(sel[g], through - start)
     lines.add(kp[sel[g[keep]]], start[keep], through[keep], start[keep])
@@ -934,6 +938,12 @@ def _leaves(v: np.ndarray, prev: np.ndarray, nxt: np.ndarray, d: np.ndarray) -> 
     e1, e2 = nxt - v, prev - v
     w = _cross(e1, e2)
     return np.asarray(~((_cross(e1, d) * w > 0) & (_cross(d, e2) * w > 0)))
+
+
+def _outline_distances(points: np.ndarray, polys: np.ndarray) -> np.ndarray:
+    """Each point's distance to its convex outline ``polys[k]``: 0 inside or on it."""
+    edge = _point_seg_dist(points[:, None], polys, np.roll(polys, -1, axis=1))
+    return np.where(_holds(points, polys), 0.0, _least(edge))
 
 
 def _holds(points: np.ndarray, polys: np.ndarray) -> NDArray[np.bool_]:
