@@ -478,13 +478,17 @@ def _polygon_distances(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
         on_edge = np.min(_point_seg_dist(point[:, None, :], a, b), axis=1) <= EPS
         return np.asarray(inside | on_edge)
 
-    gaps = _seg_seg_dist(
-        pa[:, :, None, :],
-        np.roll(pa, -1, 1)[:, :, None, :],
-        pb[:, None],
-        np.roll(pb, -1, 1)[:, None],
+    # Edges of outlines whose boxes are apart never meet: the least of the 32 corner-to-
+    # edge distances is the least of the 16 edge-to-edge ones (the same floats).
+    na, nb = np.roll(pa, -1, 1), np.roll(pb, -1, 1)
+    d = np.minimum(
+        _least(_point_seg_dist(pa[:, :, None], pb[:, None], nb[:, None]).reshape(len(pa), 16)),
+        _least(_point_seg_dist(pb[:, :, None], pa[:, None], na[:, None]).reshape(len(pa), 16)),
     )
-    d = gaps.reshape(len(pa), 16).min(axis=1)
+    lo_a, hi_a, lo_b, hi_b = pa.min(axis=1), pa.max(axis=1), pb.min(axis=1), pb.max(axis=1)
+    near = np.flatnonzero(((lo_a <= hi_b) & (lo_b <= hi_a)).all(axis=1))
+    gaps = _seg_seg_dist(pa[near, :, None, :], na[near, :, None, :], pb[near, None], nb[near, None])
+    d[near] = gaps.reshape(len(near), 16).min(axis=1)
     return np.where(holds(pa[:, 0], pb) | holds(pb[:, 0], pa), 0.0, d)
 
 
@@ -712,8 +716,8 @@ def _gaps(
     vv = _dot(v, v)
     ok = vv > 1e-24
     with np.errstate(invalid="ignore", divide="ignore"):
-        a0, a1_ = _chord(start, v, *(x[pair] for x in _frames(pa)))
-        b0, b1 = _chord(start, v, *(x[pair] for x in _frames(pb)))
+        a0, a1_ = _chord(start, v, tuple(c.take(pair) for c in _frames(pa)))
+        b0, b1 = _chord(start, v, tuple(c.take(pair) for c in _frames(pb)))
         ok &= (a0 <= a1_ + _TOL) & (b0 <= b1 + _TOL)
         a_first = a1_ <= b0 + _TOL
         ok &= a_first | (b1 <= a0 + _TOL)
@@ -741,32 +745,41 @@ def _halfplanes(poly: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return n, _dot(n, poly)
 
 
-def _frames(rects: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rectangles ``rects`` (``(k, 4, 2)`` corners in order) as centres ``(k, 2)``, unit
-    axes along their first two edges ``(k, 2, 2)`` and half sizes ``(k, 2)``."""
+def _frames(rects: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Rectangles ``rects`` (``(k, 4, 2)`` corners in order) as columns: the centre's x
+    and y, then for each of the first two edges its unit direction's x and y and half
+    the rectangle's size along it."""
     edges = np.stack([rects[:, 1] - rects[:, 0], rects[:, 2] - rects[:, 1]], axis=1)
     size = np.hypot(edges[..., 0], edges[..., 1])
-    return rects.mean(axis=1), edges / np.maximum(size, 1e-300)[..., None], size / 2
+    axes = edges / np.maximum(size, 1e-300)[..., None]
+    centre, half = rects.mean(axis=1), size / 2
+    columns: tuple[np.ndarray, ...] = (centre[:, 0], centre[:, 1])
+    for k in range(2):
+        columns += (axes[:, k, 0], axes[:, k, 1], half[:, k])
+    return tuple(np.ascontiguousarray(c) for c in columns)
 
 
 def _chord(
-    start: np.ndarray, v: np.ndarray, centre: np.ndarray, axes: np.ndarray, half: np.ndarray
+    start: np.ndarray, v: np.ndarray, frame: tuple[np.ndarray, ...]
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(t0, t1)``: the parameters where line ``start + t v`` enters and leaves the
-    rectangle of :func:`_frames` (rows beside the lines); ``t0 > t1`` when it misses.
-    Each axis bounds ``t`` to a slab."""
+    rectangle ``frame`` (:func:`_frames`' columns, a row beside each line); ``t0 > t1``
+    when it misses. Each axis bounds ``t`` to a slab."""
     t0 = np.full(len(start), -np.inf)
     t1 = np.full(len(start), np.inf)
-    rel = start - centre
+    cx, cy, *slabs = frame
+    rx, ry = start[:, 0] - cx, start[:, 1] - cy
+    vx, vy = v[:, 0], v[:, 1]
     speed = np.sqrt(_dot(v, v))
     for k in range(2):
-        s = rel[:, 0] * axes[:, k, 0] + rel[:, 1] * axes[:, k, 1]
-        w = v[:, 0] * axes[:, k, 0] + v[:, 1] * axes[:, k, 1]
+        ux, uy, half = slabs[3 * k : 3 * k + 3]
+        s = rx * ux + ry * uy
+        w = vx * ux + vy * uy
         flat = np.abs(w) <= 1e-12 * speed
         w = np.where(flat, 1.0, w)
-        lo, hi = (-half[:, k] - s) / w, (half[:, k] - s) / w
+        lo, hi = (-half - s) / w, (half - s) / w
         # Along the slab: all of the line or none of it.
-        miss = flat & (np.abs(s) > half[:, k] + 1e-9)
+        miss = flat & (np.abs(s) > half + 1e-9)
         t0 = np.maximum(t0, np.where(flat, np.where(miss, np.inf, -np.inf), np.minimum(lo, hi)))
         t1 = np.minimum(t1, np.where(flat, np.where(miss, -np.inf, np.inf), np.maximum(lo, hi)))
     return t0, t1
@@ -798,10 +811,10 @@ def _may_graze(
         return np.arctan2(_cross(w[:, None], v), _dot(w[:, None], v))
 
     to_b, from_a = angles(pb - c[:, None]), angles(c[:, None] - pa)
-    lo = np.maximum(to_b.min(axis=1), from_a.min(axis=1))
-    hi = np.minimum(to_b.max(axis=1), from_a.max(axis=1))
+    lo = np.maximum(_least(to_b), _least(from_a))
+    hi = np.minimum(_most(to_b), _most(from_a))
     # Arcs far from w may wrap: judge only the plain ones.
-    plain = (np.abs(to_b).max(axis=1) < 2.8) & (np.abs(from_a).max(axis=1) < 2.8) & (lo <= hi)
+    plain = (_most(np.abs(to_b)) < 2.8) & (_most(np.abs(from_a)) < 2.8) & (lo <= hi)
     e1, e2 = nxt - c, prev - c
     turn = np.sign(_cross(e1, e2))
     size1, size2 = np.hypot(e1[:, 0], e1[:, 1]), np.hypot(e2[:, 0], e2[:, 1])
@@ -824,8 +837,8 @@ def _in_hull(points: np.ndarray, hulls: np.ndarray) -> NDArray[np.bool_]:
     rel = hulls - points[:, None]
     ang = np.sort(np.arctan2(rel[..., 1], rel[..., 0]), axis=1)
     gaps = np.diff(ang, axis=1, append=ang[:, :1] + 2 * math.pi)
-    at = (np.abs(rel) <= 1e-12).all(axis=2).any(axis=1)  # on a corner
-    return np.asarray((gaps.max(axis=1) <= math.pi + 1e-9) | at)
+    at = _most((np.abs(rel[..., 0]) <= 1e-12) & (np.abs(rel[..., 1]) <= 1e-12))  # on a corner
+    return np.asarray((_most(gaps) <= math.pi + 1e-9) | at)
 
 
 def _grazing_lines(
