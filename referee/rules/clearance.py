@@ -214,23 +214,26 @@ def _walled_off(
     a, b = pa - origin[:, None], pb - origin[:, None]
     o = rects - origin[cand_pair][:, None]
     scale = 1.0 + float(np.abs(origin).max()) + float(np.abs(o).max()) + float(np.abs(a).max())
-    tau = 1e-6 * scale
-    fan_ref, fan_lo, fan_hi = _fan(a, b)
+    tau = 1e-6 * scale  # offsets: how far inside a base a line must pass
+    # Directions: corners closer than ``near`` count as meeting, so that no angle in a fan
+    # is off by more than ~4e-16 scale / near (4e-12 rad), far inside the 1e-9 rad margins.
+    near = 1e-4 * scale
+    fan_ref, fan_lo, fan_hi = _fan(a, b, near)
     rows = rows[fan_hi[rows] - fan_lo[rows] < math.pi - 1e-6]  # apart: a fan under half a turn
-    fans = [_fan(o, a[cand_pair]), _fan(b[cand_pair], o)]
+    fans = [_fan(o, a[cand_pair], near), _fan(b[cand_pair], o, near)]
     # A base touching or overlapping A or B (units in contact) counts by its part between
     # the two, clear of both; a sliver or nothing is left out (a fan of the whole turn).
     meets = np.flatnonzero(
         (fans[0][2] - fans[0][1] >= math.pi - 1e-6) | (fans[1][2] - fans[1][1] >= math.pi - 1e-6)
     )
     if len(meets):
-        part, ok = _part_between(o[meets], a[cand_pair[meets]], b[cand_pair[meets]], 10 * tau)
+        part, ok = _part_between(o[meets], a[cand_pair[meets]], b[cand_pair[meets]], 2 * near)
         k = meets[ok]
         o[k] = part[ok]
         for f, (src, dst) in zip(
             fans, ((o[k], a[cand_pair[k]]), (b[cand_pair[k]], o[k])), strict=True
         ):
-            for whole, new in zip(f, _fan(src, dst), strict=True):
+            for whole, new in zip(f, _fan(src, dst, near), strict=True):
                 whole[k] = new
     radius = [_most(np.sqrt(_dot(x, x))) for x in (a, b, o)]
     (ax, ay), (bx, by), (ox, oy) = ((x[..., 0].copy(), x[..., 1].copy()) for x in (a, b, o))
@@ -286,7 +289,7 @@ def _walled_off(
 
     cell = np.repeat(rows, _SLICES)
     step = np.tile(np.arange(_SLICES), len(rows))
-    lo_f, span = fan_lo[cell] - 1e-12, fan_hi[cell] - fan_lo[cell] + 2e-12
+    lo_f, span = fan_lo[cell] - 1e-9, fan_hi[cell] - fan_lo[cell] + 2e-9
     f1, f2 = lo_f + span * step / _SLICES, lo_f + span * (step + 1) / _SLICES
     f2[step == _SLICES - 1] = (lo_f + span)[step == _SLICES - 1]
     failed = np.zeros(m, bool)
@@ -346,30 +349,30 @@ def _part_between(
         )
     )
     size = np.maximum(_most(ps) - _least(ps), _most(pt) - _least(pt))
-    solid = ok.any(axis=1) & (area > 10 * margin * size)
+    solid = ok.any(axis=1) & (area > margin * size)  # on average wider than the margin
     part = ps[..., None] * d[:, None] + pt[..., None] * across[:, None]
     return part, solid
 
 
-def _fan(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _fan(
+    src: np.ndarray, dst: np.ndarray, near: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The directions from a point of each convex outline ``src[k]`` to one of ``dst[k]``
     (``(k, v, 2)`` each), as a reference angle (centre to centre) and the least and
-    greatest angle from it; the fan spans half a turn or more where the two meet."""
+    greatest angle from it; the whole turn where two corners are within ``near`` (the
+    outlines meet, or nearly: a short vector's angle is mostly rounding)."""
     ref = dst.mean(axis=1) - src.mean(axis=1)
     # Along and across ref, corner to corner: differences of the corners' own.
     along = _dot(ref[:, None], dst)[:, :, None] - _dot(ref[:, None], src)[:, None]
     across = _cross(ref[:, None], dst)[:, :, None] - _cross(ref[:, None], src)[:, None]
     ang = np.arctan2(across, along).reshape(len(src), src.shape[1] * dst.shape[1])
     lo, hi = _least(ang), _most(ang)
-    # Corners (all but) shared: the angle of a vector within rounding of zero is noise;
-    # such outlines meet, and meeting ones get the whole turn.
-    tiny = 1e-7 * (1.0 + float(np.abs(src).max(initial=0)) + float(np.abs(dst).max(initial=0)))
     # Farther apart (by the 1-norm) than both outlines are wide, no two corners are close.
     wide = [_most(x[..., k]) - _least(x[..., k]) for x in (src, dst) for k in (0, 1)]
     meet = np.zeros(len(src), bool)
-    close = np.flatnonzero(_norm1(ref) <= wide[0] + wide[1] + wide[2] + wide[3] + 4 * tiny)
+    close = np.flatnonzero(_norm1(ref) <= wide[0] + wide[1] + wide[2] + wide[3] + 4 * near)
     span = (along[close] ** 2 + across[close] ** 2).reshape(len(close), ang.shape[1])
-    meet[close] = _least(span) <= tiny * tiny * _dot(ref[close], ref[close])
+    meet[close] = _least(span) <= near * near * _dot(ref[close], ref[close])
     return (
         np.arctan2(ref[:, 1], ref[:, 0]),
         np.where(meet, -math.pi, lo),
