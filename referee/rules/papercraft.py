@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from referee.geometry import base_corners_many
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.clearance import clear_edge_distances, clear_segment
 from referee.rules.core import (
@@ -189,7 +190,9 @@ class Papercraft(TableRuleset):
         """All pairs: the edge-to-edge distance crossing no other unit, and LOS clear exactly
         when such a line exists (as ``range`` and ``los`` answer them)."""
         pieces = list(scene.pieces)
-        corners = np.array([p.corners() for p in pieces], float).reshape(-1, 4, 2)
+        corners = base_corners_many(  # Piece.corners, all at once
+            [p.xy for p in pieces], [p.heading for p in pieces], [p.base for p in pieces]
+        )
         live = np.array([p.state != "destroyed" for p in pieces], bool)
         dist = clear_edge_distances(corners, live)
         los = np.where(np.isinf(dist), 2, 0).astype(np.int8)
