@@ -512,6 +512,8 @@ _KAPPA = math.sqrt((1 - 1e-3) / 2)
 this share of its length."""
 _FRONT = np.array([3, 2, 0, 1], np.intp)
 """Corner of a base farthest along a direction, by (F . w > 0, R . w > 0) as 2 bits."""
+_BEFORE_FRONT = (_FRONT + 3) % 4
+"""The corner before each :data:`_FRONT` one: its edge ends at the front corner."""
 _TIE = 1 + 1e-10
 """Squared lengths farther apart than this ratio keep their order through ``hypot``."""
 
@@ -688,19 +690,23 @@ def _front_pass(
     # Along the better of two square axes the centres are >= _KAPPA * dist apart and
     # each base reaches at most ``reach`` from its centre.
     far = _KAPPA * dist > reach + (EPS + bases.tol_sat)
-    front_i = _FRONT.take((a_i > 0) * 2 + (b_i > 0))
-    front_j = _FRONT.take((a_j > 0) * 2 + (b_j > 0))
-    vi, vj = iu * 4 + front_i, ju * 4 + front_j
-    ei, ej = iu * 4 + (front_i - 1) % 4, ju * 4 + (front_j - 1) % 4
+    side_i = (a_i > 0) * 2 + (b_i > 0)
+    side_j = (a_j > 0) * 2 + (b_j > 0)
+    vi, vj = iu * 4 + _FRONT.take(side_i), ju * 4 + _FRONT.take(side_j)
+    ei, ej = iu * 4 + _BEFORE_FRONT.take(side_i), ju * 4 + _BEFORE_FRONT.take(side_j)
     ox, oy = _vertex_edge_offsets(
         bases.flat, np.concatenate([vi, vi, vj, vj]), np.concatenate([vj, ej, vi, ei])
     )
     ox, oy = np.abs(ox).reshape(4, -1), np.abs(oy).reshape(4, -1)
     sq = ox * ox + oy * oy
-    pick = sq.argmin(axis=0)
-    col = np.arange(len(iu))
-    least = sq[pick, col]
-    lx, ly = ox[pick, col], oy[pick, col]
+    # The least of the four rows, the first on a tie (as argmin), row by row: a
+    # reduction along an axis of four is slower.
+    least, lx, ly = sq[0].copy(), ox[0].copy(), oy[0].copy()
+    for k in range(1, 4):
+        better = sq[k] < least
+        np.copyto(least, sq[k], where=better)
+        np.copyto(lx, ox[k], where=better)
+        np.copyto(ly, oy[k], where=better)
     d = np.hypot(lx, ly)
     # Far pairs mostly meet corner to corner, which all four combinations reach: only
     # offsets differing (by rounding) from the least's need their own ``hypot``.
