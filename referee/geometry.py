@@ -1262,8 +1262,9 @@ class Bearings:
         v, k = np.nonzero(seen)
         d = dist[v, k]
         half = np.arcsin(r[k] / d) - _CONE_SLACK  # narrowed: every bearing inside passes
-        first = np.ceil((centre[v, k] - half) / _BIN).astype(np.intp)
-        count = np.maximum(np.floor((centre[v, k] + half) / _BIN).astype(np.intp) - first, 0)
+        mid = centre[v, k]
+        first = np.ceil((mid - half) / _BIN).astype(np.intp)
+        count = np.maximum(np.floor((mid + half) / _BIN).astype(np.intp) - first, 0)
         total = int(count.sum())
         if n < 2 or not total:
             return np.zeros((n, n), bool)
