@@ -381,7 +381,8 @@ def _fan(
 
 
 def _least(x: np.ndarray) -> np.ndarray:
-    """``x.min(axis=1)`` column by column (the same floats, many times faster for few)."""
+    """``x.min(axis=1)`` column by column (the same floats, many times faster for few;
+    for booleans, ``x.all(axis=1)``)."""
     out = x[:, 0].copy()
     for c in range(1, x.shape[1]):
         np.minimum(out, x[:, c], out=out)
@@ -931,14 +932,6 @@ def _norm1(u: np.ndarray) -> np.ndarray:
     return np.asarray(np.abs(u[..., 0]) + np.abs(u[..., 1]))
 
 
-def _all_columns(x: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """``x.all(axis=1)`` for a few columns, column by column."""
-    out = x[:, 0].copy()
-    for c in range(1, x.shape[1]):
-        out &= x[:, c]
-    return out
-
-
 def _one_side(c: np.ndarray, prev: np.ndarray, nxt: np.ndarray, d: np.ndarray) -> NDArray[np.bool_]:
     """Whether the line through corner ``c`` along ``d`` has both neighbouring corners
     ``prev`` and ``nxt`` on one side (or on it): it touches the convex base at ``c``
@@ -966,4 +959,4 @@ def _holds(points: np.ndarray, polys: np.ndarray) -> NDArray[np.bool_]:
     """Whether each point lies in or within a hair of its convex outline ``polys``."""
     n, o = _halfplanes(polys)
     inside = _dot(n, points[:, None]) - o >= -1e-9
-    return _all_columns(inside)
+    return _least(inside)
