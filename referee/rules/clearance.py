@@ -220,32 +220,44 @@ def _walled_off(
     near = 1e-4 * scale
     fan_ref, fan_lo, fan_hi = _fan(a, b, near)
     rows = rows[fan_hi[rows] - fan_lo[rows] < math.pi - 1e-6]  # apart: a fan under half a turn
-    fans = [_fan(o, a[cand_pair], near), _fan(b[cand_pair], o, near)]
+    # Where each base may come before A or after B: two fans of directions (from the base
+    # to A, from B to the base). A base wholly between the two along the line joining
+    # their centres has both within the half turn facing back along that line, taken
+    # as they are (no angles to work out); the others' are worked out.
+    along = (np.cos(fan_ref), np.sin(fan_ref))
+    reach_a = _most(a[..., 0] * along[0][:, None] + a[..., 1] * along[1][:, None])
+    start_b = _least(b[..., 0] * along[0][:, None] + b[..., 1] * along[1][:, None])
+    at_o = o[..., 0] * along[0][cand_pair, None] + o[..., 1] * along[1][cand_pair, None]
+    between = (_least(at_o) > reach_a[cand_pair] + near) & (_most(at_o) < start_b[cand_pair] - near)
+    fans, wide = [], []
+    worked = np.flatnonzero(~between)
+    for src, dst in ((o, a[cand_pair]), (b[cand_pair], o)):
+        ref = fan_ref[cand_pair] + math.pi
+        lo, hi = np.full(len(o), -math.pi / 2), np.full(len(o), math.pi / 2)
+        ref[worked], lo[worked], hi[worked] = _fan(src[worked], dst[worked], near)
+        fans.append((ref, lo, hi))
+        wide.append(~between & (hi - lo >= math.pi - 1e-6))
     # A base touching or overlapping A or B (units in contact) counts by its part between
     # the two, clear of both; a sliver or nothing is left out (a fan of the whole turn).
-    meets = np.flatnonzero(
-        (fans[0][2] - fans[0][1] >= math.pi - 1e-6) | (fans[1][2] - fans[1][1] >= math.pi - 1e-6)
-    )
+    meets = np.flatnonzero(wide[0] | wide[1])
     if len(meets):
         part, ok = _part_between(o[meets], a[cand_pair[meets]], b[cand_pair[meets]], 2 * near)
         k = meets[ok]
         o[k] = part[ok]
-        for f, (src, dst) in zip(
-            fans, ((o[k], a[cand_pair[k]]), (b[cand_pair[k]], o[k])), strict=True
+        for f, w, (src, dst) in zip(
+            fans, wide, ((o[k], a[cand_pair[k]]), (b[cand_pair[k]], o[k])), strict=True
         ):
             for whole, new in zip(f, _fan(src, dst, near), strict=True):
                 whole[k] = new
+            w[k] = f[2][k] - f[1][k] >= math.pi - 1e-6
     radius = [_most(np.sqrt(_dot(x, x))) for x in (a, b, o)]
     (ax, ay), (bx, by), (ox, oy) = ((x[..., 0].copy(), x[..., 1].copy()) for x in (a, b, o))
-    # Where each base may come before A or after B: two arcs of directions, measured
-    # like the pair's fan from its reference (an arc over half a turn wide: everywhere).
+    # The two fans as arcs measured like the pair's fan from its reference (everywhere
+    # where the base and A or B meet).
     arcs = []
-    for ref, lo, hi in fans:
+    for (ref, lo, hi), w in zip(fans, wide, strict=True):
         at = (ref - fan_ref[cand_pair] + math.pi) % (2 * math.pi) - math.pi
-        wide = hi - lo >= math.pi - 1e-6
-        arcs.append(
-            (np.where(wide, -np.inf, at + lo - 1e-9), np.where(wide, np.inf, at + hi + 1e-9))
-        )
+        arcs.append((np.where(w, -np.inf, at + lo - 1e-9), np.where(w, np.inf, at + hi + 1e-9)))
 
     def sure(row: np.ndarray, f1: np.ndarray, f2: np.ndarray) -> NDArray[np.bool_]:
         """Whether the base comes after A and before B on every line along f1..f2."""
