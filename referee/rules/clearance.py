@@ -886,8 +886,14 @@ def _grazing_lines(
     hi = np.minimum(np.maximum(0.0, delta), np.minimum(0.0, delta) + math.pi / 2 - 1e-9)
     total = h1 + h2
     alpha = np.where(total > 0, delta * h2 / np.where(total > 0, total, 1.0), 0.0)
-    alpha = np.clip(alpha, lo, hi)
-    todo = np.arange(len(alpha))
+    # A guess outside the bracket starts from its middle: clipped, it would sit by a pole
+    # of a secant, where each Newton step only moves half as far again (45 steps).
+    alpha = np.where((alpha >= lo) & (alpha <= hi), alpha, (lo + hi) / 2)
+    # With the corner on one edge's line (a height 0) the gap is one secant: least at
+    # the bracket's point nearest its centre, no search needed.
+    one = (h1 == 0) | (h2 == 0)
+    alpha[one] = np.clip(np.where(h2 == 0, 0.0, delta), lo, hi)[one]
+    todo = np.flatnonzero(~one)
     for _ in range(60):  # Newton converges in a few steps; halving where it would leave
         if not len(todo):
             break
