@@ -432,13 +432,15 @@ def _pair_blockers(
     of the line joining their centres, so a base outside either cannot cut one."""
     lo_b, hi_b = corners.min(axis=1), corners.max(axis=1)
     both = np.concatenate([corners[first], corners[second]], axis=1)  # (pairs, 8, 2)
-    lo, hi = both.min(axis=1), both.max(axis=1)
+    lo = np.stack([_least(both[..., 0]), _least(both[..., 1])], axis=1)
+    hi = np.stack([_most(both[..., 0]), _most(both[..., 1])], axis=1)
     axis = corners[second].mean(axis=1) - corners[first].mean(axis=1)
     normal = np.stack([-axis[:, 1], axis[:, 0]], axis=1)
     band = np.einsum("pkd,pd->pk", both, normal)
     slack = 1e-9 * (1.0 + np.abs(band).max(axis=1))
     b_lo, b_hi = band.min(axis=1) - slack, band.max(axis=1) + slack
     bases = np.flatnonzero(live)
+    cx, cy = np.ascontiguousarray(corners[..., 0]), np.ascontiguousarray(corners[..., 1])
     pairs_out, bases_out = [], []
     step = max(1, (1 << 18) // max(len(bases), 1))
     for start in range(0, len(first), step):
@@ -454,8 +456,9 @@ def _pair_blockers(
         k = bases[c]
         other = (k != first[r]) & (k != second[r])
         r, k = r[other], k[other]
-        side = np.einsum("ckd,cd->ck", corners[k], normal[r])
-        across = (side.max(axis=1) > b_lo[r]) & (side.min(axis=1) < b_hi[r])
+        nx, ny = normal[r, 0, None], normal[r, 1, None]
+        side = cx[k] * nx + cy[k] * ny  # each corner across the pair's line
+        across = (_most(side) > b_lo[r]) & (_least(side) < b_hi[r])
         pairs_out.append(r[across])
         bases_out.append(k[across])
     return np.concatenate(pairs_out), np.concatenate(bases_out)
