@@ -504,8 +504,12 @@ def _polygon_distances(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
         _least(_point_seg_dist(pa[:, :, None], pb[:, None], nb[:, None]).reshape(len(pa), 16)),
         _least(_point_seg_dist(pb[:, :, None], pa[:, None], na[:, None]).reshape(len(pa), 16)),
     )
-    lo_a, hi_a, lo_b, hi_b = pa.min(axis=1), pa.max(axis=1), pb.min(axis=1), pb.max(axis=1)
-    near = np.flatnonzero(((lo_a <= hi_b) & (lo_b <= hi_a)).all(axis=1))
+    near = np.flatnonzero(
+        (_least(pa[..., 0]) <= _most(pb[..., 0]))
+        & (_least(pb[..., 0]) <= _most(pa[..., 0]))
+        & (_least(pa[..., 1]) <= _most(pb[..., 1]))
+        & (_least(pb[..., 1]) <= _most(pa[..., 1]))
+    )
     gaps = _seg_seg_dist(pa[near, :, None, :], na[near, :, None, :], pb[near, None], nb[near, None])
     d[near] = gaps.reshape(len(near), 16).min(axis=1)
     return np.where(holds(pa[:, 0], pb) | holds(pb[:, 0], pa), 0.0, d)
