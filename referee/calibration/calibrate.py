@@ -33,6 +33,8 @@ from referee.calibration.table import (
     FlatTag,
     TableFix,
     anchor_misfits,
+    check_anchors_on_table,
+    corners_out_of_view,
     default_anchors,
     detect_markers,
     locate_table,
@@ -463,6 +465,9 @@ class CalibrationRun:
     views_seen: int
     rejected: tuple[tuple[str, int], ...]
     guidance: str
+    corners_out_of_view: tuple[tuple[float, float], ...] = ()
+    """Table corners the located camera cannot see, farthest first: a table larger than
+    the view (a wrong ``--table``, or a camera that sees only part of the table)."""
 
 
 def calibrate_frames(
@@ -493,8 +498,10 @@ def calibrate_frames(
     ``marker_dictionary``; ``flat_tags`` are (tag id, size in inches) of
     pieces whose tags lie flat (tag_height 0): seen in the table view they
     refine the plane. Raises :class:`RefereeError` (never writes anything) on
-    an empty source, a board spec that matches nothing seen, or too few views.
+    an empty source, a board spec that matches nothing seen, too few views, or
+    ``anchors`` lying outside ``table`` (checked before any frame is read).
     """
+    check_anchors_on_table(anchors, table)
     anchors = tuple(anchors) or default_anchors(marker_dictionary, table)
     pending: list[Frame] = []
     detector: BoardDetector | None = None
@@ -602,8 +609,10 @@ def calibrate_frames(
     if fix is None:
         pose = TablePose.looking_down((table.width / 2, table.depth / 2), 40.0)
         frame_source = "manual"
+        off_view: tuple[tuple[float, float], ...] = ()  # a made-up pose says nothing of the table
     else:
         pose, frame_source = fix.pose, fix.frame_source
+        off_view = corners_out_of_view(intr, pose, table)
     profile = CalibrationProfile(
         intrinsics=intr,
         table_pose=pose,
@@ -623,6 +632,7 @@ def calibrate_frames(
         seen,
         tuple(sorted(collector.rejected.items())),
         collector.guidance(),
+        off_view,
     )
 
 

@@ -22,7 +22,7 @@ from referee.calibration.calibrate import (
     read_image,
 )
 from referee.calibration.profile import MAX_TABLE_IN, TableSize
-from referee.errors import RefereeError, SourceError
+from referee.errors import RefereeError, SourceError, warn
 from referee.tags.anchors import AnchorTag
 from referee.tags.board import BoardSpec, parse_pair
 from referee.tags.layout import DEFAULT_DICTIONARY
@@ -124,6 +124,29 @@ def _report(run: CalibrationRun, out: Path) -> None:
             f"fit {fix.rms_px:.3f} px"
         )
     click.echo(f"wrote {out}")
+
+
+def _warn_table_out_of_view(run: CalibrationRun) -> None:
+    """Say when the table given is larger than the camera sees (likely a wrong --table).
+
+    Only a warning: a camera may legitimately see part of a big table.
+    """
+    off = run.corners_out_of_view
+    if not off:
+        return
+    table, (width, height) = run.profile.table, run.profile.intrinsics.image_size
+    shown = [f"({x:g}, {y:g})" for x, y in off]
+    others = f" (so do {', '.join(shown[1:])})" if shown[1:] else ""
+    board = (
+        ", or that the board's origin corner lies in the table's corner"
+        if run.profile.frame_source == "board"
+        else ""
+    )
+    warn(
+        f"table corner {shown[0]} of a {table.width:g}x{table.depth:g}in table lies far "
+        f"outside the camera's {width}x{height} view{others}; if the camera should see the "
+        f"whole table, check --table (the table's size in game inches){board}"
+    )
 
 
 @click.command()
@@ -302,3 +325,4 @@ def calibrate(
             f"{out}: cannot write the profile ({error.strerror}); choose another --out"
         ) from None
     _report(run, out)
+    _warn_table_out_of_view(run)

@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from referee.calibration.camera import Intrinsics, TablePose, pixels_to_table, project
+from referee.calibration.camera import Intrinsics, TablePose, pixels_to_table, project, table_xyz
 from referee.calibration.profile import TableSize
 from referee.errors import RefereeError
 from referee.tags.anchors import AnchorTag
@@ -515,3 +515,143 @@ def refine_with_flat_tags(
             break
     refined = TablePose(x[:3], x[3:6])
     return refined, float(np.sqrt(cost / (len(r) / 2))), len(tags)
+
+
+# --- does the --table given match the table? -------------------------------------------
+
+#: Common wargames tables, inches (width x depth), smallest first: what a refusal suggests
+#: when the roster's anchors do not fit the table given (2x2 ft, Kill Team, 3x2 ft, 3x3 ft,
+#: Combat Patrol, 4x3 ft, 4x4 ft, Strike Force, 6x4 ft, Onslaught).
+COMMON_TABLES_IN: tuple[tuple[float, float], ...] = (
+    (24.0, 24.0),
+    (30.0, 22.0),
+    (36.0, 24.0),
+    (36.0, 36.0),
+    (44.0, 30.0),
+    (48.0, 36.0),
+    (48.0, 48.0),
+    (60.0, 44.0),
+    (72.0, 48.0),
+    (90.0, 44.0),
+)
+
+
+def _outside_by(anchor: AnchorTag, table: TableSize) -> float:
+    """How far (inches) an anchor's centre lies outside the table; 0 when on it."""
+    dx = max(-anchor.x, anchor.x - table.width, 0.0)
+    dy = max(-anchor.y, anchor.y - table.depth, 0.0)
+    return math.hypot(dx, dy)
+
+
+def table_holding(anchors: Sequence[AnchorTag]) -> tuple[float, float] | None:
+    """The smallest common table (either way round) with every anchor's centre on it.
+
+    >>> table_holding([AnchorTag(96, 1.5, 1.5, 2.0), AnchorTag(98, 34.5, 22.5, 2.0)])
+    (36.0, 24.0)
+    >>> table_holding([AnchorTag(96, 1.5, 40.0, 2.0)])
+    (30.0, 44.0)
+    """
+    for long_side, short_side in COMMON_TABLES_IN:
+        for width, depth in ((long_side, short_side), (short_side, long_side)):
+            size = TableSize(width, depth)
+            if all(_outside_by(a, size) == 0.0 for a in anchors):
+                return width, depth
+    return None
+
+
+def check_anchors_on_table(anchors: Sequence[AnchorTag], table: TableSize) -> None:
+    """Refuse anchors lying outside the table: the table given (``--table``) is wrong.
+
+    Anchors are glued on the table, so one whose centre is more than its own
+    size beyond an edge is certain evidence of a wrong table size (or a wrong
+    roster); the profile's table frame would be wrong. Raises :class:`RefereeError`
+    naming the farthest such anchor and the size to give instead.
+
+    >>> check_anchors_on_table([AnchorTag(97, 34.5, 1.5, 2.0)], TableSize(36, 24))
+    >>> check_anchors_on_table([AnchorTag(97, 34.5, 1.5, 2.0)], TableSize(24, 18))
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    referee.errors.RefereeError: anchor 97 at (34.5, 1.5) lies outside a 24x18in table; ...
+    """
+    off = [a for a in anchors if _outside_by(a, table) > a.size]
+    if not off:
+        return
+    worst = max(off, key=lambda a: _outside_by(a, table))
+    problem = (
+        f"anchor {worst.tag} at ({worst.x:g}, {worst.y:g}) lies outside a "
+        f"{table.width:g}x{table.depth:g}in table"
+        + (f" (and {len(off) - 1} more)" if len(off) > 1 else "")
+    )
+    if min(min(a.x, a.y) for a in off) < 0:
+        # No table size puts a negative position on the table: the roster is at fault.
+        raise RefereeError(
+            f"{problem}, whose corners are (0, 0) and ({table.width:g}, {table.depth:g}); "
+            "check the roster's anchors (table inches from the origin corner)"
+        )
+    holding = table_holding(anchors)
+    if holding is not None:
+        size = f"{holding[0]:g}x{holding[1]:g}"
+        fix = f"the anchors fit a {size} table (--table {size})"
+    else:
+        fix = (
+            f"the anchors need a table of at least "
+            f"{max(math.ceil(max(a.x for a in anchors)), table.width):g}x"
+            f"{max(math.ceil(max(a.y for a in anchors)), table.depth):g}in"
+        )
+    raise RefereeError(f"{problem}; check --table (the table's size in game inches): {fix}")
+
+
+#: How far beyond the image border (a fraction of the image's width or height) a table
+#: corner may lie before the table counts as larger than the view: a table edge may well
+#: be cut off a little.
+VIEW_MARGIN = 0.1
+
+
+def corners_out_of_view(
+    intrinsics: Intrinsics, pose: TablePose, table: TableSize, margin: float = VIEW_MARGIN
+) -> tuple[tuple[float, float], ...]:
+    """The table's corners lying more than ``margin`` beyond the image, farthest first.
+
+    A located table whose corners fall far outside the picture is larger than
+    what the camera sees: usually a wrong ``--table``, though a camera may
+    also see only part of a big table. Judged with the lens removed: the image
+    border is undistorted (exact inside the picture) and widened about the
+    principal point, since the lens model extrapolated far outside the image
+    folds back (barrel k1 < 0 maps large radii inwards again) and would put
+    unseen corners in the picture.
+
+    >>> cam = Intrinsics.from_fov((640, 480), 60, (-0.3, 0.0, 0.0, 0.0, 0.0))
+    >>> pose = TablePose.looking_down((12, 9), 30)
+    >>> corners_out_of_view(cam, pose, TableSize(24, 18))
+    ()
+    >>> corners_out_of_view(cam, pose, TableSize(400, 18))
+    ((400.0, 0.0), (400.0, 18.0))
+    """
+    width, height = intrinsics.image_size
+    steps = np.linspace(0.0, 1.0, 32, endpoint=False)
+    right, bottom = width - 1.0, height - 1.0
+    border_px = np.vstack(
+        [
+            np.column_stack([steps * right, np.zeros_like(steps)]),
+            np.column_stack([np.full_like(steps, right), steps * bottom]),
+            np.column_stack([right - steps * right, np.full_like(steps, bottom)]),
+            np.column_stack([np.zeros_like(steps), bottom - steps * bottom]),
+        ]
+    )
+    border = intrinsics.undistort_normalized(border_px)
+    centre = intrinsics.undistort_normalized([[intrinsics.cx, intrinsics.cy]])[0]
+    # Each side moves out by ``margin`` of the image's size when the principal point is central.
+    reach = (centre + (border - centre) * (1.0 + 2.0 * margin)).astype(np.float32)
+    w, d = float(table.width), float(table.depth)
+    corners = [(0.0, 0.0), (w, 0.0), (w, d), (0.0, d)]
+    points_cam = table_xyz(corners) @ pose.rotation.T + pose.tvec
+    outside: list[tuple[float, tuple[float, float]]] = []
+    for corner, point in zip(corners, points_cam, strict=True):
+        if point[2] <= 1e-9:
+            outside.append((math.inf, corner))  # behind the camera
+            continue
+        normalized = (float(point[0] / point[2]), float(point[1] / point[2]))
+        inside_by = cv2.pointPolygonTest(reach.reshape(-1, 1, 2), normalized, True)
+        if inside_by < 0:
+            outside.append((-inside_by, corner))
+    return tuple(corner for _, corner in sorted(outside, key=lambda item: -item[0]))

@@ -274,55 +274,102 @@ def test_board_spec_read_from_the_printed_sheets_qr(
     assert run.profile.intrinsics.fx == pytest.approx(sim_rig.intrinsics.fx, rel=0.02)
 
 
-def test_cli_with_roster_anchors_and_table_image(
-    sim: ModuleType, sim_rig: Any, held_frames: list[Frame], tmp_path: Any
-) -> None:
-    """Anchors placed where the roster says (not the defaults), table view as a separate photo."""
+#: Anchors placed where a roster says (not the defaults) on the simulated 48 x 36 table.
+ROSTER_ANCHORS = ((96, 3.0, 2.0), (97, 45.0, 2.5), (98, 44.0, 33.0))
+
+
+def _calibrate_cli(
+    sim: ModuleType, sim_rig: Any, held_frames: list[Frame], work: Any, *options: str
+) -> Any:
+    """``referee calibrate`` on the held views, a roster with ROSTER_ANCHORS and their
+    table photo; ``--out`` is work/cam.json, which holds "earlier" before the run."""
     import cv2
     from click.testing import CliRunner
 
-    from referee.calibration.profile import load_profile
     from referee.cli import cli
     from referee.tags.anchors import AnchorTag
 
-    folder = tmp_path / "views"
-    folder.mkdir()
-    for frame in held_frames:
-        cv2.imwrite(str(folder / f"{frame.name}.png"), frame.image)
-    anchors = (
-        AnchorTag(96, 3.0, 2.0, 2.0),
-        AnchorTag(97, 45.0, 2.5, 2.0),
-        AnchorTag(98, 44.0, 33.0, 2.0),
-    )
-    table_png = tmp_path / "table.png"
-    cv2.imwrite(str(table_png), sim.render_table(sim_rig, anchors=anchors, board=SIM_BOARD))
-    roster = tmp_path / "roster.json"
-    roster.write_text(
-        '{"dictionary": "DICT_4X4_100", "pieces": [], "anchors": ['
-        + ", ".join(
-            f'{{"tag": {a.tag}, "x": {a.x}, "y": {a.y}, "size": {a.size}}}' for a in anchors
+    folder = work / "views"
+    if not folder.exists():
+        folder.mkdir()
+        for frame in held_frames:
+            cv2.imwrite(str(folder / f"{frame.name}.png"), frame.image)
+        anchors = tuple(AnchorTag(tag, x, y, 2.0) for tag, x, y in ROSTER_ANCHORS)
+        cv2.imwrite(
+            str(work / "table.png"), sim.render_table(sim_rig, anchors=anchors, board=SIM_BOARD)
         )
-        + "]}"
-    )
-    out = tmp_path / "cam.json"
-    result = CliRunner().invoke(
+        (work / "roster.json").write_text(
+            '{"dictionary": "DICT_4X4_100", "pieces": [], "anchors": ['
+            + ", ".join(
+                f'{{"tag": {a.tag}, "x": {a.x}, "y": {a.y}, "size": {a.size}}}' for a in anchors
+            )
+            + "]}"
+        )
+    (work / "cam.json").write_text("earlier")
+    return CliRunner().invoke(
         cli,
         [
             "calibrate",
             str(folder),
             "--out",
-            str(out),
+            str(work / "cam.json"),
             "--board",
             SIM_BOARD.to_string(),
             "--anchors",
-            str(roster),
+            str(work / "roster.json"),
             "--table-image",
-            str(table_png),
+            str(work / "table.png"),
+            *options,
         ],
     )
+
+
+def test_cli_with_roster_anchors_and_table_image(
+    sim: ModuleType, sim_rig: Any, held_frames: list[Frame], tmp_path: Any
+) -> None:
+    """Anchors placed where the roster says (not the defaults), table view as a separate photo;
+    the right --table (the default 48x36) calibrates without a warning."""
+    from referee.calibration.profile import load_profile
+    from referee.tags.anchors import AnchorTag
+
+    result = _calibrate_cli(sim, sim_rig, held_frames, tmp_path)
     assert result.exit_code == 0, result.output
     assert "frame from anchors 96, 97, 98" in result.output
-    profile = load_profile(out)
-    assert profile.frame_source == "anchors" and profile.anchors == anchors
+    assert "warning" not in result.stderr
+    profile = load_profile(tmp_path / "cam.json")
+    assert profile.frame_source == "anchors"
+    assert profile.anchors == tuple(AnchorTag(t, x, y, 2.0) for t, x, y in ROSTER_ANCHORS)
     errors = sim.table_error(sim_rig, profile.intrinsics, profile.table_pose, 0.0)
     assert np.sqrt(np.mean(errors**2)) < 0.05
+
+
+def test_cli_refuses_a_table_too_small_for_the_roster_anchors(
+    sim: ModuleType, sim_rig: Any, held_frames: list[Frame], tmp_path: Any
+) -> None:
+    """Anchors 97 and 98 (the farther) cannot be on a 36 x 24 table: one error line naming
+    98 and the --table that holds the anchors, exit code 2, the earlier --out untouched."""
+    result = _calibrate_cli(sim, sim_rig, held_frames, tmp_path, "--table", "36x24")
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines == [
+        "referee: error: anchor 98 at (44, 33) lies outside a 36x24in table (and 1 more); "
+        "check --table (the table's size in game inches): the anchors fit a 48x36 table "
+        "(--table 48x36)"
+    ]
+    assert (tmp_path / "cam.json").read_text() == "earlier"
+
+
+def test_cli_warns_of_a_table_larger_than_the_view(
+    sim: ModuleType, sim_rig: Any, held_frames: list[Frame], tmp_path: Any
+) -> None:
+    """The roster's anchors lie on a 96 x 48 table too, but the camera sees about 68 x 38 in
+    of it: the profile is written, with one warning naming the corners beyond the view."""
+    from referee.calibration.profile import load_profile
+
+    result = _calibrate_cli(sim, sim_rig, held_frames, tmp_path, "--table", "96x48")
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1, result.stderr
+    assert warnings[0].startswith("referee: warning: table corner (96, 0) of a 96x48in table ")
+    assert "(so do (96, 48), (0, 48))" in warnings[0] and "check --table" in warnings[0]
+    assert load_profile(tmp_path / "cam.json").table.width == 96.0

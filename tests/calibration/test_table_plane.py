@@ -87,3 +87,17 @@ def test_a_lone_anchor_refines_the_plane_as_a_tag_of_known_size() -> None:
     assert pairwise_p95(with_anchor.pose) < 0.7 * pairwise_p95(alone.pose)
     assert tilt_deg(with_anchor.pose) < 0.6 * tilt_deg(alone.pose)
     assert with_anchor.rms_px < 0.1  # the fit explains every pixel to within the noise
+
+
+def test_corners_beyond_a_folding_lens_are_out_of_view() -> None:
+    """Far outside the image a barrel polynomial folds back: the lens model puts the far
+    corners of a too-long table inside the picture, yet the camera cannot see them."""
+    from referee.calibration.table import corners_out_of_view
+
+    cam = Intrinsics.from_fov((640, 480), 60, (-0.3, 0.0, 0.0, 0.0, 0.0))
+    pose = TablePose.looking_down((12.0, 9.0), 30.0)
+    far = table_xyz([(72.0, 0.0), (72.0, 18.0)])
+    px = project(cam, pose, far)
+    assert np.all((px >= 0) & (px < (640, 480)))  # folded into the picture
+    assert corners_out_of_view(cam, pose, TableSize(72.0, 18.0)) == ((72.0, 0.0), (72.0, 18.0))
+    assert corners_out_of_view(cam, pose, TableSize(24.0, 18.0)) == ()
