@@ -507,17 +507,6 @@ def _length(x: Array, y: Array) -> Array:
     return np.sqrt(x, out=x)
 
 
-_KAPPA = math.sqrt((1 - 1e-3) / 2)
-"""Along one of two unit axes at most 1e-3 from square, any vector reaches at least
-this share of its length."""
-_FRONT = np.array([3, 2, 0, 1], np.intp)
-"""Corner of a base farthest along a direction, by (F . w > 0, R . w > 0) as 2 bits."""
-_BEFORE_FRONT = (_FRONT + 3) % 4
-"""The corner before each :data:`_FRONT` one: its edge ends at the front corner."""
-_TIE = 1 + 1e-10
-"""Squared lengths farther apart than this ratio keep their order through ``hypot``."""
-
-
 @functools.lru_cache(maxsize=4)
 def upper_pairs(n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """``np.triu_indices(n, 1)``, kept: a table is measured again and again."""
@@ -547,15 +536,6 @@ def _vertex_edge_offsets(
     return apx, apy
 
 
-def _least_hypot(ox: Array, oy: Array, sq: Array, limit: Array) -> Array:
-    """``hypot(ox, oy)`` where ``sq`` (their squared length) is at most ``limit``, else
-    ``inf``: ``hypot`` is slow, and only near-ties with the least can be the least."""
-    out = np.full(len(ox), np.inf)
-    sel = np.flatnonzero(sq <= limit)
-    out[sel] = np.hypot(ox[sel], oy[sel])
-    return out
-
-
 def _dense_separated(corners: Array) -> BoolArray:
     """Separating-axis test for all pairs at once, ``(n, n)``: the bases are apart by
     more than ``EPS`` along an edge normal of one of them."""
@@ -572,22 +552,12 @@ def _dense_separated(corners: Array) -> BoolArray:
     return np.asarray(sep_i | sep_i.T)
 
 
-def _combos_least(
-    flat: tuple[Array, ...], vi: NDArray[np.intp], vj: NDArray[np.intp], take: BoolArray
-) -> Array:
-    """Per pair (rows of ``take``, ``(pairs, 2, 4, 4)``: direction, corner, edge), the least
-    distance over the corner/edge combinations it marks (at least one per pair):
-    direction 0 is a corner of piece ``vi`` against an edge of ``vj``, 1 the reverse."""
-    q, way, k, m = np.nonzero(take)
-    a, b = vi[q], vj[q]
-    owner = np.where(way == 0, a, b)
-    other = np.where(way == 0, b, a)
-    ox, oy = _vertex_edge_offsets(flat, owner * 4 + k, other * 4 + m)
-    sq = ox * ox + oy * oy
-    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
-    least = np.minimum.reduceat(sq, starts)
-    limit = np.repeat(least * _TIE, np.diff(np.r_[starts, len(q)]))
-    return np.asarray(np.minimum.reduceat(_least_hypot(ox, oy, sq, limit), starts))
+def _corner_edge_tables(corners: Array) -> tuple[Array, ...]:
+    """Corner x, y, edge x, y and squared edge length, flat by ``piece * 4 + k`` (edge
+    ``k`` runs from corner ``k`` to ``k + 1``)."""
+    ab = np.roll(corners, -1, axis=1) - corners
+    den = ab[..., 0] * ab[..., 0] + ab[..., 1] * ab[..., 1]
+    return tuple(a.ravel() for a in (corners[..., 0], corners[..., 1], ab[..., 0], ab[..., 1], den))
 
 
 def _dense_base_distances(corners: Array) -> Array:
@@ -603,171 +573,6 @@ def _dense_base_distances(corners: Array) -> Array:
     return np.asarray(np.where(_dense_separated(corners), d, 0.0))
 
 
-@dataclass(frozen=True)
-class _Bases:
-    """Per-base tables for :func:`pairwise_base_distances`. Each base is also modelled
-    as a parallelogram ``mid +- fwd +- rgt``; its rounded corners stray from that by less
-    than the tolerances, which also absorb float rounding."""
-
-    corners: Array
-    flat: tuple[Array, ...]
-    """Corner x, y, edge x, y, squared edge length, flat by ``piece * 4 + k``."""
-    cols: tuple[Array, ...]
-    """mid x, y, fwd x, y, rgt x, y, and the reach from mid to any corner (``inf`` for
-    a base whose edges are not square, whose pairs are then never taken as far)."""
-    axes: Array
-    tol_sat: float
-    tol: float
-
-
-def _corner_edge_tables(corners: Array) -> tuple[Array, ...]:
-    """Corner x, y, edge x, y and squared edge length, flat by ``piece * 4 + k`` (edge
-    ``k`` runs from corner ``k`` to ``k + 1``)."""
-    ab = np.roll(corners, -1, axis=1) - corners
-    den = ab[..., 0] * ab[..., 0] + ab[..., 1] * ab[..., 1]
-    return tuple(a.ravel() for a in (corners[..., 0], corners[..., 1], ab[..., 0], ab[..., 1], den))
-
-
-def _bases(corners: Array) -> _Bases:
-    flat = _corner_edge_tables(corners)
-    ab = np.roll(corners, -1, axis=1) - corners
-    with np.errstate(invalid="ignore", divide="ignore"):
-        axes = ab[:, :2] / np.linalg.norm(ab[:, :2], axis=-1, keepdims=True)  # (n, 2, 2)
-    c0, c1, c2, c3 = corners[:, 0], corners[:, 1], corners[:, 2], corners[:, 3]
-    mid = (c0 + c1 + c2 + c3) / 4
-    fwd = (c0 + c1 - c2 - c3) / 4
-    rgt = (c1 + c2 - c0 - c3) / 4
-    defect = np.hypot(*((c0 - c1 + c2 - c3) / 4).T)
-    fr = np.abs(fwd[:, 0] * rgt[:, 0] + fwd[:, 1] * rgt[:, 1])
-    rad = np.sqrt((fwd * fwd).sum(axis=1) + (rgt * rgt).sum(axis=1) + 2 * fr)
-    square = np.abs((axes[:, 0] * axes[:, 1]).sum(axis=1)) <= 1e-3
-    scale = 1.0 + float(np.abs(corners).max())
-    tol_sat = 4 * float(defect.max()) + 1e-13 * scale  # far below EPS
-    cols = (*mid.T, *fwd.T, *rgt.T, np.where(square, rad, np.inf))
-    return _Bases(
-        corners,
-        flat,
-        tuple(np.ascontiguousarray(c) for c in cols),
-        axes,
-        tol_sat=tol_sat,
-        tol=tol_sat + 1e-9 * scale,  # generous: it only adds combinations
-    )
-
-
-def _towards(
-    bases: _Bases, iu: NDArray[np.intp], ju: NDArray[np.intp]
-) -> tuple[Array, Array, Array, Array, Array, Array, Array]:
-    """Centre offsets ``dx, dy``, their length, and ``F . w``, ``R . w`` of base i and of
-    base j against w, the unit vector from one centre towards the other (for base j
-    negated, as its front faces -w)."""
-    mx, my, fx, fy, rx, ry = (c.take(iu) for c in bases.cols[:6])
-    dx = bases.cols[0].take(ju) - mx
-    dy = bases.cols[1].take(ju) - my
-    dist = np.sqrt(dx * dx + dy * dy)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        wx, wy = dx / dist, dy / dist
-    a_i = fx * wx + fy * wy
-    b_i = rx * wx + ry * wy
-    fx, fy, rx, ry = (c.take(ju) for c in bases.cols[2:6])
-    a_j = -(fx * wx + fy * wy)
-    b_j = -(rx * wx + ry * wy)
-    return dx, dy, dist, a_i, b_i, a_j, b_j
-
-
-def _front_pass(
-    bases: _Bases, iu: NDArray[np.intp], ju: NDArray[np.intp]
-) -> tuple[Array, BoolArray, NDArray[np.intp], Array]:
-    """For pairs farther apart than their bases' size (``far``, separated for certain),
-    the least distance over each front corner against the two edges at the other's
-    front corner; where another combination might be less (``extra``, with the slack
-    for :func:`_extra_pass`) or the pair is not far, ``d`` is only a first guess.
-
-    Along w the bases are ``gap`` apart, so a corner ``ex`` behind its base's front and
-    an edge ``exE`` behind the other's front are at least gap + ex + exE apart: any
-    combination more than ``least - gap`` behind cannot hold the least."""
-    _, _, dist, a_i, b_i, a_j, b_j = _towards(bases, iu, ju)
-    reach = bases.cols[6].take(iu) + bases.cols[6].take(ju)
-    # Along the better of two square axes the centres are >= _KAPPA * dist apart and
-    # each base reaches at most ``reach`` from its centre.
-    far = _KAPPA * dist > reach + (EPS + bases.tol_sat)
-    side_i = (a_i > 0) * 2 + (b_i > 0)
-    side_j = (a_j > 0) * 2 + (b_j > 0)
-    vi, vj = iu * 4 + _FRONT.take(side_i), ju * 4 + _FRONT.take(side_j)
-    ei, ej = iu * 4 + _BEFORE_FRONT.take(side_i), ju * 4 + _BEFORE_FRONT.take(side_j)
-    ox, oy = _vertex_edge_offsets(
-        bases.flat, np.concatenate([vi, vi, vj, vj]), np.concatenate([vj, ej, vi, ei])
-    )
-    ox, oy = np.abs(ox).reshape(4, -1), np.abs(oy).reshape(4, -1)
-    sq = ox * ox + oy * oy
-    # The least of the four rows, the first on a tie (as argmin), row by row: a
-    # reduction along an axis of four is slower.
-    least, lx, ly = sq[0].copy(), ox[0].copy(), oy[0].copy()
-    for k in range(1, 4):
-        better = sq[k] < least
-        np.copyto(least, sq[k], where=better)
-        np.copyto(lx, ox[k], where=better)
-        np.copyto(ly, oy[k], where=better)
-    d = np.hypot(lx, ly)
-    # Far pairs mostly meet corner to corner, which all four combinations reach: only
-    # offsets differing (by rounding) from the least's need their own ``hypot``.
-    again = np.flatnonzero((sq <= least * _TIE) & ((ox != lx) | (oy != ly)))
-    if len(again):
-        at = again % len(iu)
-        np.minimum.at(d, at, np.hypot(ox.ravel()[again], oy.ravel()[again]))
-    abs_ai, abs_bi, abs_aj, abs_bj = np.abs(a_i), np.abs(b_i), np.abs(a_j), np.abs(b_j)
-    gap = dist - (abs_ai + abs_bi) - (abs_aj + abs_bj)
-    slack = np.sqrt(least) - gap + bases.tol
-    behind = 2 * np.minimum(np.minimum(abs_ai, abs_bi), np.minimum(abs_aj, abs_bj))
-    extra = np.flatnonzero(far & ~(behind > slack))
-    return d, far, extra, slack[extra]
-
-
-def _extra_pass(bases: _Bases, iu: NDArray[np.intp], ju: NDArray[np.intp], slack: Array) -> Array:
-    """Least distances of far pairs over every combination within ``slack`` of the least
-    (see :func:`_front_pass`), from how far each corner and edge is behind its front."""
-    *_, a_i, b_i, a_j, b_j = _towards(bases, iu, ju)
-    ex, exe = [], []
-    for a, b in ((a_i, b_i), (a_j, b_j)):
-        ap, am = np.abs(a) + a, np.abs(a) - a  # 2 max(a, 0), 2 max(-a, 0)
-        bp, bm = np.abs(b) + b, np.abs(b) - b
-        ex.append(np.stack([am + bp, am + bm, ap + bm, ap + bp], axis=1))  # corners
-        exe.append(np.stack([am, bm, ap, bp], axis=1))  # edges: their nearer end
-    behind = [ex[0][:, :, None] + exe[1][:, None, :], ex[1][:, :, None] + exe[0][:, None, :]]
-    return _combos_least(bases.flat, iu, ju, np.stack(behind, axis=1) <= slack[:, None, None, None])
-
-
-def _near_pass(
-    bases: _Bases, iu: NDArray[np.intp], ju: NDArray[np.intp]
-) -> tuple[Array, BoolArray, BoolArray]:
-    """Pairs that are not far: the separating-axis test on the parallelogram model
-    (``separated``; ``unsure`` where within rounding of ``EPS``, counted separated for
-    the dense test to settle) and, where separated, the least of all 32 combinations."""
-    dx, dy, *_ = _towards(bases, iu, ju)
-    _, _, fx, fy, rx, ry, _ = bases.cols
-    best = np.full(len(iu), -np.inf)
-    for own, oth in ((iu, ju), (ju, iu)):
-        for k in range(2):
-            nx, ny = bases.axes[own, k, 0], bases.axes[own, k, 1]
-            reach_own = np.abs(fx[own] * nx + fy[own] * ny) + np.abs(rx[own] * nx + ry[own] * ny)
-            reach_oth = np.abs(fx[oth] * nx + fy[oth] * ny) + np.abs(rx[oth] * nx + ry[oth] * ny)
-            g = np.abs(dx * nx + dy * ny) - reach_own - reach_oth
-            np.fmax(best, g, out=best)  # a nan axis (zero-length edge) never separates
-    separated = best > EPS - bases.tol_sat
-    unsure = separated & ~(best > EPS + bases.tol_sat)
-    d = np.zeros(len(iu))
-    x = np.flatnonzero(separated)
-    if len(x):
-        d[x] = _combos_least(bases.flat, iu[x], ju[x], np.ones((len(x), 2, 4, 4), bool))
-    return d, separated, unsure
-
-
-_PAIR_BLOCK = 16384
-"""Pairs per block: the four combinations' temporaries (512 KB) stay within the cache
-levels that matter, and there are few blocks to pay numpy's per-call cost on (with
-freed memory kept, :mod:`referee.runtime`, a block's temporaries are reused, not
-faulted in: 3072-pair blocks were 15% slower at 400 bases)."""
-
-
 def pairwise_base_distances(xy: ArrayLike, heading: ArrayLike, base: ArrayLike) -> Array:
     """All-pairs nearest-edge distances between rectangular bases, ``(n, n)``; 0 for bases
     that touch or overlap (and on the diagonal). Same values as :func:`base_distance`.
@@ -775,11 +580,15 @@ def pairwise_base_distances(xy: ArrayLike, heading: ArrayLike, base: ArrayLike) 
     Each pair's distance is the least of its 32 corner-to-edge distances, but only the
     few combinations that can hold the least are computed (the very floats computing all
     32 gives), and bounds settle the separating-axis test except for pairs closer than
-    their bases' size or within rounding of ``EPS``.
+    their bases' size or within rounding of ``EPS``: see :func:`referee.base_gaps.base_gaps`.
 
     >>> pairwise_base_distances([(0, 0), (5, 0)], [0, 45], [(2, 2), (2, 2)]).round(4).tolist()
     [[0.0, 2.5858], [2.5858, 0.0]]
     """
+    # Imported here: numba costs a third of a second, which commands that never
+    # measure from base edges should not pay.
+    from referee.base_gaps import base_gaps
+
     corners = base_corners_many(xy, heading, base)  # (n, 4, 2)
     n = len(corners)
     out = np.zeros((n, n))
@@ -788,28 +597,23 @@ def pairwise_base_distances(xy: ArrayLike, heading: ArrayLike, base: ArrayLike) 
     # Squared lengths must neither overflow nor underflow for the ``hypot`` shortcut.
     if not np.abs(corners).max() < 1e100:  # also catches nan and inf
         return _dense_base_distances(corners)
-    bases = _bases(corners)
-    iu, ju = upper_pairs(n)
-    vals = np.empty(len(iu))
-    far = np.empty(len(iu), bool)
-    extras, slacks = [], []
-    for lo in range(0, len(iu), _PAIR_BLOCK):
-        part = slice(lo, lo + _PAIR_BLOCK)
-        vals[part], far[part], extra, slack = _front_pass(bases, iu[part], ju[part])
-        extras.append(extra + lo)
-        slacks.append(slack)
-    x = np.concatenate(extras)
-    if len(x):
-        vals[x] = _extra_pass(bases, iu[x], ju[x], np.concatenate(slacks))
-    x = np.flatnonzero(~far)
-    if len(x):
-        d, separated, unsure = _near_pass(bases, iu[x], ju[x])
-        if unsure.any():  # within rounding of EPS: the dense test itself decides
-            u = np.flatnonzero(unsure)
-            separated[u] = _dense_separated(corners)[iu[x[u]], ju[x[u]]]
-        vals[x] = np.where(separated, d, 0.0)
-    out[iu, ju] = vals
-    out[ju, iu] = vals
+    # Each base also as a parallelogram ``mid +- fwd +- rgt``: its rounded corners stray
+    # from that by less than the tolerances, which also absorb float rounding.
+    c0, c1, c2, c3 = corners[:, 0], corners[:, 1], corners[:, 2], corners[:, 3]
+    mid = (c0 + c1 + c2 + c3) / 4
+    fwd = (c0 + c1 - c2 - c3) / 4
+    rgt = (c1 + c2 - c0 - c3) / 4
+    defect = np.hypot(*((c0 - c1 + c2 - c3) / 4).T)
+    edges = corners[:, 1:3] - corners[:, 0:2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        axes = edges / np.linalg.norm(edges, axis=-1, keepdims=True)  # (n, 2, 2)
+    square = np.abs((axes[:, 0] * axes[:, 1]).sum(axis=1)) <= 1e-3
+    fr = np.abs(fwd[:, 0] * rgt[:, 0] + fwd[:, 1] * rgt[:, 1])
+    reach = np.sqrt((fwd * fwd).sum(axis=1) + (rgt * rgt).sum(axis=1) + 2 * fr)
+    cols = np.stack([*mid.T, *fwd.T, *rgt.T, np.where(square, reach, np.inf)])
+    tol_sat = 4 * float(defect.max()) + 1e-13 * (1.0 + float(np.abs(corners).max()))
+    tol = tol_sat + 1e-9 * (1.0 + float(np.abs(corners).max()))  # generous: more combinations
+    base_gaps(np.ascontiguousarray(corners), cols, axes, tol_sat, tol, out)
     return out
 
 
