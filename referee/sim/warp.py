@@ -15,6 +15,7 @@ covering plane ``u`` in ``[c/ppi, (c+1)/ppi)``. Frames are BGR ``uint8``.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -236,22 +237,28 @@ def _area_weights(old: int, new: int) -> tuple[NDArray[np.intp], NDArray[np.floa
     return np.clip(index, 0, old - 1), weights.astype(np.float32)
 
 
-_RESAMPLED: dict[tuple[int, tuple[int, int]], tuple[NDArray[np.float32], NDArray[np.float32]]] = {}
+_RESAMPLED: dict[int, tuple[NDArray[np.float32], tuple[int, int], NDArray[np.float32]]] = {}
+"""id(texture) -> (texture, size, resampled): one size per texture, the one it was last drawn at."""
 
 
 def _resample_cached(tex: NDArray[np.float32], size: tuple[int, int]) -> NDArray[np.float32]:
-    """:func:`_resample` remembered per (texture object, size): still pieces reuse it."""
-    key = (id(tex), size)
-    hit = _RESAMPLED.get(key)
-    if hit is not None and hit[0] is tex:
-        return hit[1]
+    """:func:`_resample` remembered per texture object: still pieces reuse it.
+
+    Only the latest size of each texture is kept: a texture drawn at a new
+    size each frame (a moving piece, a board carried across the view) never
+    hits again at an old one, and its old copies were dead weight.
+    """
+    hit = _RESAMPLED.get(id(tex))
+    if hit is not None and hit[0] is tex and hit[1] == size:
+        return hit[2]
     out = _resample(tex, size)
-    _RESAMPLED[key] = (tex, out)
-    # Bounded by bytes, oldest out first: a texture made afresh each frame (a board held
-    # at a new angle) must not pile up (it did: 50 MB a frame, gigabytes a clip).
-    held = sum(t.nbytes + o.nbytes for t, o in _RESAMPLED.values())
+    _RESAMPLED.pop(id(tex), None)
+    _RESAMPLED[id(tex)] = (tex, size, out)
+    # Bounded by bytes too, oldest out first: textures made afresh each draw (a new
+    # object every time) must not pile up (they did: gigabytes over a calibration clip).
+    held = sum(t.nbytes + o.nbytes for t, _, o in _RESAMPLED.values())
     while len(_RESAMPLED) > 1 and (held > _RESAMPLED_BYTES or len(_RESAMPLED) > 256):
-        t, o = _RESAMPLED.pop(next(iter(_RESAMPLED)))
+        t, _, o = _RESAMPLED.pop(next(iter(_RESAMPLED)))
         held -= t.nbytes + o.nbytes
     return out
 
@@ -402,9 +409,33 @@ def draw_charuco(
     point ``(x, y, 0)`` of the board is at ``(x, y) * square_in /
     board.getSquareLength()``) into the camera frame, so a ``solvePnP``
     against ``board.getChessboardCorners()`` scaled the same way recovers it.
-    A white paper margin of half a square surrounds the board.
+    A white paper margin of half a square surrounds the board. The texture is
+    made afresh on every call: to draw one board many times use :func:`draw_board`.
     """
     paper, margin_squares = charuco_texture(board, square_px)
+    return _draw_paper(
+        frame,
+        ray_map,
+        board_pose,
+        premultiplied(paper),
+        margin_squares,
+        square_in,
+        square_px,
+        supersample,
+    )
+
+
+def _draw_paper(
+    frame: Image,
+    ray_map: RayMap,
+    board_pose: PlanePose,
+    paper: NDArray[np.float32],
+    margin_squares: float,
+    square_in: float,
+    square_px: int,
+    supersample: int,
+) -> tuple[int, int, int, int] | None:
+    """Draw a board's paper (:func:`charuco_texture`, premultiplied) at ``board_pose``."""
     margin_in = margin_squares * square_in
     shifted = PlanePose(
         board_pose.axis_u,
@@ -412,6 +443,42 @@ def draw_charuco(
         board_pose.origin - margin_in * board_pose.axis_u - margin_in * board_pose.axis_v,
     )
     return draw_plane(frame, ray_map, shifted, paper, square_px / square_in, supersample)
+
+
+def board_square_px(spec: BoardSpec) -> int:
+    """Texels per board square: the fewest (at least 40) that make each marker cell whole texels.
+
+    Whole-texel cells keep every printed edge on a texel boundary, so the exact
+    resample in :func:`render_plane` makes the same image from any of them.
+    Nearness is judged to 1e-9 of a texel: ``0.021 / 0.03`` is ``0.7000000000000001``
+    in floats, and an exact comparison chose 400 texels over 80 (25 times the
+    texels: a 117 MB float texture for a 5x7 board).
+
+    >>> board_square_px(BoardSpec.parse("charuco:5x7:0.03m:0.021m:DICT_6X6_250"))
+    80
+    """
+    cells = spec.cv_board().getDictionary().markerSize + 2
+    ratio = spec.marker_m / spec.square_m
+
+    def misfit(px: int) -> float:
+        texels = px * ratio / cells
+        return round(abs(texels - round(texels)), 9)
+
+    return min(range(40, 401, 2), key=lambda px: (misfit(px), px))
+
+
+@functools.lru_cache(maxsize=4)
+def _board_paper(spec: BoardSpec) -> tuple[NDArray[np.float32], float, int]:
+    """(premultiplied paper, margin in squares, texels per square) of ``spec``, made once.
+
+    The same object every frame, so :func:`_resample_cached` keeps one copy
+    per board instead of a new texture (and its resampled copy) per pose.
+    """
+    square_px = board_square_px(spec)
+    paper, margin_squares = charuco_texture(spec.cv_board(), square_px)
+    texture = premultiplied(paper)
+    texture.setflags(write=False)
+    return texture, margin_squares, square_px
 
 
 def draw_board(
@@ -428,13 +495,14 @@ def draw_board(
     object lengths in game inches: ``spec.cv_board().getChessboardCorners()``
     times ``spec.square_in(inch_mm) / spec.square_m`` are the board corners.
     """
-    board = spec.cv_board()
-    cells = board.getDictionary().markerSize + 2
-    ratio = spec.marker_m / spec.square_m
-    # Texels per square such that each marker cell is a whole number of texels.
-    square_px = min(
-        range(40, 401, 2), key=lambda px: (abs(px * ratio / cells - round(px * ratio / cells)), px)
-    )
-    return draw_charuco(
-        frame, ray_map, board_pose, board, spec.square_in(inch_mm), supersample, square_px
+    paper, margin_squares, square_px = _board_paper(spec)
+    return _draw_paper(
+        frame,
+        ray_map,
+        board_pose,
+        paper,
+        margin_squares,
+        spec.square_in(inch_mm),
+        square_px,
+        supersample,
     )

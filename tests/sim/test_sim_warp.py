@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import cv2
 import numpy as np
 import pytest
 
 from referee.calibration.camera import Intrinsics
 from referee.sim import warp
-from referee.sim.warp import PlanePose, RayMap, draw_charuco, draw_plane, project_camera_points
+from referee.sim.warp import (
+    PlanePose,
+    RayMap,
+    draw_board,
+    draw_charuco,
+    draw_plane,
+    project_camera_points,
+)
+from referee.tags.board import BoardSpec
 
 LENS = (-0.2, 0.05, 0.001, -0.0005, 0.0)
 
@@ -101,6 +111,31 @@ def test_resampled_textures_are_remembered_within_a_byte_budget(
     for k in range(40):
         fresh = np.full((64, 64, 4), k / 40, np.float32)
         warp._resample_cached(fresh, (200, 180))
-        held = sum(t.nbytes + o.nbytes for t, o in warp._RESAMPLED.values())
+        held = sum(t.nbytes + o.nbytes for t, _, o in warp._RESAMPLED.values())
         assert held <= 2 << 20 or len(warp._RESAMPLED) == 1
     assert len(warp._RESAMPLED) < 10
+
+
+def test_a_board_carried_across_the_view_keeps_little_memory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The calibration clip draws its board at a new pose every frame. The board's texture
+    is made once (80 texels a square, not 400: a float tie once picked 25 times the texels)
+    and only its latest resampled copy is kept; before, each frame built a 117 MB texture
+    and the cache held it (21 GB over a full clip, ~1 GB even with the cache bounded)."""
+    monkeypatch.setattr(warp, "_RESAMPLED", {})
+    warp._board_paper.cache_clear()
+    spec = BoardSpec.parse("charuco:5x7:0.03m:0.021m:DICT_6X6_250")
+    ray_map = RayMap.for_camera(Intrinsics.from_fov((320, 240), 55, LENS))
+    frame = np.full((240, 320, 3), 100, np.uint8)
+    tracemalloc.start()
+    try:
+        for k in range(6):
+            rvec, tvec = (0.2 + 0.03 * k, -0.3, 0.05 * k), (-3.0 + 0.2 * k, -4.0, 18.0 + k)
+            assert draw_board(frame, ray_map, PlanePose.from_rvec_tvec(rvec, tvec), spec)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 << 20, f"peak {peak / 2**20:.0f} MB"
+    assert held < 16 << 20, f"held {held / 2**20:.0f} MB"
+    assert len(warp._RESAMPLED) == 1
