@@ -118,6 +118,9 @@ def _clear_pair_segments(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`clear_segment` of each pair ``corners[first[k]]``, ``corners[second[k]]``
     past the ``live`` bases but the pair's own: ``(lengths, p, q)``."""
+    # Imported here: numba costs a third of a second, which only Papercraft's maps need.
+    from referee.rules.crossings import crosses_every
+
     pa, pb = corners[first], corners[second]
     m = len(first)
     out = np.full(m, math.inf)
@@ -137,12 +140,7 @@ def _clear_pair_segments(
     lines = np.repeat(pa, 4, axis=1), np.tile(pb, (1, 4, 1))  # (pairs, 16, 2) each
     keep = blocked[cand_pair]
     cand_pair, rects = cand_pair[keep], rects[keep]
-    walls = np.zeros(len(cand_pair), bool)
-    for lo in range(0, len(cand_pair), 1 << 16):  # (pair, base) rows a block at a time
-        at = slice(lo, lo + (1 << 16))
-        walls[at] = _segment_crosses_rectangle(
-            lines[0][cand_pair[at]], lines[1][cand_pair[at]], rects[at, None]
-        ).all(axis=1)
+    walls = crosses_every(*lines, cand_pair, rects)
     walled = np.bincount(cand_pair[walls], minlength=m) > 0
     search = blocked & ~walled
     keep = search[cand_pair]
@@ -686,6 +684,8 @@ def _shortest_free(
     """Per pair, the shortest of ``best`` (lengths and ends) and the candidate segments
     of ``lines`` that cross none of the pair's candidate bases. Shortest first, so that
     a pair stops at its first clear one; the first few of every pair go together."""
+    from referee.rules.crossings import crosses_any  # see _clear_pair_segments
+
     out, out_p, out_q = (x.copy() for x in best)
     pair, start, through, a1, a2 = lines.arrays()
     p, q, ok = _gaps(pair, start, through, a1, a2, pa, pb)
@@ -699,28 +699,12 @@ def _shortest_free(
         k = np.flatnonzero(((rank < _FIRST) == first) & (length < out[pair]))
         if not len(k):
             continue
-        k = k[~_crosses_any(p[k], q[k], counts[pair[k]], starts[pair[k]], rects)]
+        k = k[~crosses_any(p[k], q[k], counts[pair[k]], starts[pair[k]], rects)]
         _, at = np.unique(pair[k], return_index=True)  # the shortest clear one per pair
         k = k[at]
         k = k[length[k] < out[pair[k]]]
         out[pair[k]], out_p[pair[k]], out_q[pair[k]] = length[k], p[k], q[k]
     return out, out_p, out_q
-
-
-def _crosses_any(
-    p: np.ndarray, q: np.ndarray, counts: np.ndarray, starts: np.ndarray, rects: np.ndarray
-) -> NDArray[np.bool_]:
-    """Whether segment ``p[k]``-``q[k]`` crosses any of its ``counts[k]`` bases from
-    ``rects[starts[k]]`` on: base by base, each segment until one crosses it (the likeliest
-    come first, so most segments meet one or two)."""
-    crossed = np.zeros(len(p), bool)
-    todo = np.arange(len(p))
-    for r in range(int(counts.max(initial=0))):
-        todo = todo[counts[todo] > r]
-        hit = _segment_crosses_rectangle(p[todo], q[todo], rects[starts[todo] + r])
-        crossed[todo[hit]] = True
-        todo = todo[~hit]
-    return crossed
 
 
 def _gaps(
@@ -735,25 +719,10 @@ def _gaps(
     """On each line ``start + t (through - start)``: the gap between outline ``pa[pair]``'s
     chord and ``pb[pair]``'s, as its ends ``(p on A, q on B)``, and whether it is a
     candidate: the line meets both outlines apart, and the anchors lie on the gap."""
-    v = through - start
-    vv = _dot(v, v)
-    ok = vv > 1e-24
-    with np.errstate(invalid="ignore", divide="ignore"):
-        a0, a1_ = _chord(start, v, tuple(c.take(pair) for c in _frames(pa)))
-        b0, b1 = _chord(start, v, tuple(c.take(pair) for c in _frames(pb)))
-        ok &= (a0 <= a1_ + _TOL) & (b0 <= b1 + _TOL)
-        a_first = a1_ <= b0 + _TOL
-        ok &= a_first | (b1 <= a0 + _TOL)
-        ta = np.where(a_first, a1_, a0)
-        tb = np.where(a_first, b0, b1)
-        lo, hi = np.minimum(ta, tb) - _TOL, np.maximum(ta, tb) + _TOL
-        for anchor in (a1, a2):
-            t = _dot(anchor - start, v) / vv
-            ok &= np.isnan(t) | ((t >= lo) & (t <= hi))
-    ok &= np.isfinite(ta) & np.isfinite(tb)
-    p = start + np.where(ok, ta, 0.0)[:, None] * v
-    q = start + np.where(ok, tb, 0.0)[:, None] * v
-    return p, q, ok
+    from referee.rules.crossings import gaps  # see _clear_pair_segments
+
+    frames = [np.stack(_frames(x)) for x in (pa, pb)]
+    return gaps(pair, start, through, np.stack([a1, a2]), *frames)
 
 
 def _halfplanes(poly: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -780,32 +749,6 @@ def _frames(rects: np.ndarray) -> tuple[np.ndarray, ...]:
     for k in range(2):
         columns += (axes[:, k, 0], axes[:, k, 1], half[:, k])
     return tuple(np.ascontiguousarray(c) for c in columns)
-
-
-def _chord(
-    start: np.ndarray, v: np.ndarray, frame: tuple[np.ndarray, ...]
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(t0, t1)``: the parameters where line ``start + t v`` enters and leaves the
-    rectangle ``frame`` (:func:`_frames`' columns, a row beside each line); ``t0 > t1``
-    when it misses. Each axis bounds ``t`` to a slab."""
-    t0 = np.full(len(start), -np.inf)
-    t1 = np.full(len(start), np.inf)
-    cx, cy, *slabs = frame
-    rx, ry = start[:, 0] - cx, start[:, 1] - cy
-    vx, vy = v[:, 0], v[:, 1]
-    speed = np.sqrt(_dot(v, v))
-    for k in range(2):
-        ux, uy, half = slabs[3 * k : 3 * k + 3]
-        s = rx * ux + ry * uy
-        w = vx * ux + vy * uy
-        flat = np.abs(w) <= 1e-12 * speed
-        w = np.where(flat, 1.0, w)
-        lo, hi = (-half - s) / w, (half - s) / w
-        # Along the slab: all of the line or none of it.
-        miss = flat & (np.abs(s) > half + 1e-9)
-        t0 = np.maximum(t0, np.where(flat, np.where(miss, np.inf, -np.inf), np.minimum(lo, hi)))
-        t1 = np.minimum(t1, np.where(flat, np.where(miss, -np.inf, np.inf), np.maximum(lo, hi)))
-    return t0, t1
 
 
 def _feet(src: np.ndarray, dst: np.ndarray) -> np.ndarray:

@@ -297,3 +297,39 @@ def test_a_seam_or_a_window_is_not_walled_off(always_wall_test) -> None:
     for bases in (seam, window):
         assert not walled_off(a, b, bases)
         assert clear_edge_distance(a, b, bases) == pytest.approx(10.0, abs=1e-12)
+
+
+def test_compiled_crossings_answer_as_the_vectorised_test() -> None:
+    """The loops that stop at the first crossed base give the numpy test's very answers,
+    on segments that touch edges, run along them, end on corners or cross outright."""
+    from referee.rules.crossings import crosses_any, crosses_every
+
+    rng = np.random.default_rng(11)
+    rects = base_corners_many(
+        rng.integers(0, 6, (40, 2)).astype(float),
+        rng.choice([0.0, 90.0, 45.0, 30.0], 40),
+        rng.choice([1.0, 2.0], (40, 2)),
+    )
+    ends = np.concatenate([rects.reshape(-1, 2), rng.integers(-1, 7, (200, 2)).astype(float)])
+    p, q = ends[rng.integers(0, len(ends), 3000)], ends[rng.integers(0, len(ends), 3000)]
+    dense = segments_cross_rectangles(p, q, rects)  # (segments, rects)
+    assert 0 < dense.sum() < dense.size  # crossings and misses (touching) both occur
+    counts = rng.integers(0, 6, len(p))
+    starts = rng.integers(0, len(rects) - 6, len(p))
+    want = [dense[k, starts[k] : starts[k] + counts[k]].any() for k in range(len(p))]
+    assert crosses_any(p, q, counts, starts, rects).tolist() == want
+    # Groups of six segments through each base's centre, but in every other group one
+    # only meets a corner of it, coming along the line of an edge (touching: no cross).
+    centre = rects.mean(axis=1)
+    turn = rng.uniform(0, math.pi, (len(rects), 6))
+    reach = 5 * np.stack([np.cos(turn), np.sin(turn)], axis=-1)
+    lines_a, lines_b = centre[:, None] - reach, centre[:, None] + reach
+    lines_a[::2, 0] = 2 * rects[::2, 0] - rects[::2, 1]
+    lines_b[::2, 0] = rects[::2, 0]
+    which = np.arange(len(rects))
+    every = crosses_every(lines_a, lines_b, which, rects)
+    want = [
+        segments_cross_rectangles(lines_a[k], lines_b[k], rects[k : k + 1]).all() for k in which
+    ]
+    assert every.tolist() == want
+    assert every[1::2].all() and not every[::2].any()
