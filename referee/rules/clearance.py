@@ -201,6 +201,8 @@ def _walled_off(
     intervals cover the pair's widest one. Uncovered slices are halved a few times; a
     pair with one still uncovered is left to the exact search. Every margin is far
     wider than the search's own tolerances, so it never contradicts it."""
+    from referee.rules.crossings import covered_slices  # see _clear_pair_segments
+
     m = len(pa)
     out = np.zeros(m, bool)
     counts = np.bincount(cand_pair, minlength=m)
@@ -257,45 +259,16 @@ def _walled_off(
         at = (ref - fan_ref[cand_pair] + math.pi) % (2 * math.pi) - math.pi
         arcs.append((np.where(w, -np.inf, at + lo - 1e-9), np.where(w, np.inf, at + hi + 1e-9)))
 
-    def sure(row: np.ndarray, f1: np.ndarray, f2: np.ndarray) -> NDArray[np.bool_]:
-        """Whether the base comes after A and before B on every line along f1..f2."""
-        ok = np.ones(len(row), bool)
-        for lo, hi in arcs:
-            lo, hi = lo[row], hi[row]
-            for turn in (-2 * math.pi, 0.0, 2 * math.pi):
-                ok &= (f2 < lo + turn) | (f1 > hi + turn)
-        return ok
+    corners = (ax, ay, bx, by, ox, oy)
+    arc_table = np.stack([x for arc in arcs for x in arc])
 
     def covered(cell: np.ndarray, f1: np.ndarray, f2: np.ndarray) -> NDArray[np.bool_]:
-        half = (f2 - f1) / 2
-        bend = half * half / 2
-        t1, t2 = fan_ref[cell] + f1, fan_ref[cell] + f2
-        normals = (-np.sin(t1), np.cos(t1)), (-np.sin(t2), np.cos(t2))
-        low, high = np.full(len(cell), -np.inf), np.full(len(cell), np.inf)
-        for (px, py), r in (((ax, ay), radius[0]), ((bx, by), radius[1])):
-            e1, e2 = (px[cell] * nx[:, None] + py[cell] * ny[:, None] for nx, ny in normals)
-            low = np.maximum(low, _least(np.minimum(e1, e2)) - r[cell] * bend)
-            high = np.minimum(high, _most(np.maximum(e1, e2)) + r[cell] * bend)
-        c = np.repeat(np.arange(len(cell)), counts[cell])  # each slice against its bases
-        slot = np.arange(len(c)) - (np.cumsum(counts[cell]) - counts[cell])[c]
-        row = starts[cell][c] + slot
-        ok = sure(row, f1[c], f2[c])
-        c, row, slot = c[ok], row[ok], slot[ok]
-        px, py = ox[row], oy[row]
-        e1, e2 = (px * nx[c, None] + py * ny[c, None] for nx, ny in normals)
-        lo = _least(np.maximum(e1, e2)) + radius[2][row] * bend[c] + tau
-        hi = _most(np.minimum(e1, e2)) - radius[2][row] * bend[c] - tau
-        width = int(counts[cell].max())
-        los = np.full((len(cell), width), np.inf)
-        his = np.full((len(cell), width), -np.inf)
-        los[c, slot], his[c, slot] = np.where(hi > lo, lo, np.inf), hi
-        order = np.argsort(los, axis=1)
-        los = np.take_along_axis(los, order, axis=1)
-        his = np.take_along_axis(his, order, axis=1)
-        reach = low - tau
-        for k in range(width):  # a sweep up the offsets, base by base from the lowest
-            reach = np.where(los[:, k] < reach, np.maximum(reach, his[:, k]), reach)
-        return np.asarray(reach > high + tau)
+        """Whether each slice f1..f2 of pair ``cell`` is covered: on each line along it,
+        the offsets between A and B (each outline's extent across the slice's two end
+        directions, widened by the bend) lie within the union of the sure intervals of
+        the bases that come after A and before B on every line of the slice."""
+        radii = (radius[0], radius[1], radius[2])
+        return covered_slices(cell, f1, f2, fan_ref, corners, radii, counts, starts, arc_table, tau)
 
     cell = np.repeat(rows, _SLICES)
     step = np.tile(np.arange(_SLICES), len(rows))

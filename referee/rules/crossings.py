@@ -139,3 +139,76 @@ def gaps(
         p[k, 0], p[k, 1] = sx + ta * vx, sy + ta * vy
         q[k, 0], q[k, 1] = sx + tb * vx, sy + tb * vy
     return p, q, ok
+
+
+@njit(cache=True, error_model="numpy")
+def covered_slices(
+    cell: np.ndarray,
+    f1: np.ndarray,
+    f2: np.ndarray,
+    fan_ref: np.ndarray,
+    corners: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    radii: tuple[np.ndarray, np.ndarray, np.ndarray],
+    counts: np.ndarray,
+    starts: np.ndarray,
+    arcs: np.ndarray,
+    tau: float,
+) -> np.ndarray:
+    """Whether the bases of pair ``cell[k]`` surely cover every line from A to B along the
+    directions ``f1[k]..f2[k]`` from its ``fan_ref``: the inner test of
+    :func:`referee.rules.clearance._walled_off` (which see), slice by slice, with its
+    arithmetic. ``corners``: x and y of A's, B's and the bases' corners about the pair's
+    origin; ``radii``: their farthest corners' distances; ``arcs``: ``(4, bases)``, the
+    two fans (least, greatest) where a base may come before A or after B."""
+    ax, ay, bx, by, ox, oy = corners
+    out = np.zeros(len(cell), np.bool_)
+    width = counts.max() if len(counts) else 0
+    los = np.empty(width)
+    his = np.empty(width)
+    two_pi = 2 * np.pi
+    for k in range(len(cell)):
+        c = cell[k]
+        half = (f2[k] - f1[k]) / 2
+        bend = half * half / 2
+        t1, t2 = fan_ref[c] + f1[k], fan_ref[c] + f2[k]
+        n1x, n1y, n2x, n2y = -np.sin(t1), np.cos(t1), -np.sin(t2), np.cos(t2)
+        low, high = -np.inf, np.inf
+        for px, py, r in ((ax, ay, radii[0]), (bx, by, radii[1])):
+            least, most = np.inf, -np.inf
+            for v in range(px.shape[1]):
+                e1 = px[c, v] * n1x + py[c, v] * n1y
+                e2 = px[c, v] * n2x + py[c, v] * n2y
+                least = np.minimum(least, np.minimum(e1, e2))
+                most = np.maximum(most, np.maximum(e1, e2))
+            low = np.maximum(low, least - r[c] * bend)
+            high = np.minimum(high, most + r[c] * bend)
+        n = 0
+        for row in range(starts[c], starts[c] + counts[c]):
+            sure = True
+            for a in range(2):
+                lo, hi = arcs[2 * a, row], arcs[2 * a + 1, row]
+                for turn in (-two_pi, 0.0, two_pi):
+                    sure = sure and (f2[k] < lo + turn or f1[k] > hi + turn)
+            if not sure:
+                continue
+            least, most = np.inf, -np.inf
+            for v in range(ox.shape[1]):
+                e1 = ox[row, v] * n1x + oy[row, v] * n1y
+                e2 = ox[row, v] * n2x + oy[row, v] * n2y
+                least = np.minimum(least, np.maximum(e1, e2))
+                most = np.maximum(most, np.minimum(e1, e2))
+            lo = least + radii[2][row] * bend + tau
+            hi = most - radii[2][row] * bend - tau
+            if hi > lo:  # insertion by lo: a base's sure interval of offsets
+                at = n
+                while at > 0 and los[at - 1] > lo:
+                    los[at], his[at] = los[at - 1], his[at - 1]
+                    at -= 1
+                los[at], his[at] = lo, hi
+                n += 1
+        reach = low - tau
+        for s in range(n):  # a sweep up the offsets, base by base from the lowest
+            if los[s] < reach:
+                reach = np.maximum(reach, his[s])
+        out[k] = reach > high + tau
+    return out
