@@ -14,15 +14,18 @@ A piece's ``kind`` is its unit type from the era's movement list (``medium
 tank``, ``hmg``, ``helicopter``...); its own fields are ``weapon`` (a row of
 the era's range table: ``88mm``, ``atgw``...; infantry, HMG, mortars and the
 Sci-Fi sample units have a default), ``fired`` (fired this turn), ``hq``,
-``mounting`` (mounting/dismounting or limbering/unlimbering this move),
-``turretless``, ``laser`` (1975-2010 laser range finder: +50% range) and
-``towed_by`` (a limbered gun moves with its vehicle).
+``mounting`` (mounting/dismounting or limbering/unlimbering this move: on a towed
+gun it halves its vehicle's move), ``turretless``, ``laser`` (1975-2010 laser
+range finder: +50% range for the gun rows only) and ``towed_by`` (a limbered gun
+moves with its vehicle, and a wheeled tow may not cross wire).
 
-Questions: ``range``, ``los``, ``move`` (shared), ``facing`` (``from``, ``to``:
-side or rear hit halves the defence of armour), ``rally`` (``piece``: within
-12" of an HQ of its side), ``contact`` (``from``, ``to``: bases touch: close
-combat), ``air_defence`` (``target``: AA guns within 6", SAM teams within
-40").
+Questions: ``range``, ``los``, ``move`` (shared; ``range`` also says no when the
+target may not be fired at by that weapon: helicopters only by infantry, HMG, AA
+guns and SAM, Sci-Fi GEV only by light guns and infantry), ``facing`` (``from``,
+``to``: side or rear hit halves the defence of armour, as does any attack by a
+1950-2010 helicopter or a Sci-Fi GEV), ``rally`` (``piece``: within 12" of an HQ
+of its side), ``contact`` (``from``, ``to``: bases touch: close combat),
+``air_defence`` (``target``: AA guns within 6", SAM teams within 40").
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from referee.geometry import (
+    Pose,
     centre_distance,
     pairwise_centre_distances,
     point_in_polygon,
@@ -74,6 +78,10 @@ class UnitType:
     """Cannot cross wire."""
     exempt: bool = False
     """Not halved in rough ground nor doubled on roads."""
+    rough_exempt: bool = False
+    """Not halved in rough ground, still doubled on roads (Sci-Fi walkers: RULES.md lists
+    them among the units exempt from rough-ground halving; the text's road exception names
+    only hovertanks, jet bikes and GEV)."""
     sees_all: bool = False
     """Always sees and is seen (helicopters; Sci-Fi walkers and GEV)."""
     hunter: bool = False
@@ -95,6 +103,16 @@ class Pz8(TableRuleset):
     """Weapon row -> minimum range, inches."""
     arc_weapons: ClassVar[tuple[str, ...]] = ()
     """Weapon rows that fire only in the forward arc (artillery, AT guns)."""
+    laser_weapons: ClassVar[tuple[str, ...]] = ()
+    """Weapon rows a laser range finder lengthens ("Guns with laser range finder increase
+    their range by 50%": the 1975-2010 gun rows only)."""
+    halving_attackers: ClassVar[tuple[str, ...]] = ()
+    """Unit types whose attacks halve armour's defence whatever the face hit (1950-75 and
+    1975-2010 helicopters, Sci-Fi GEV)."""
+    target_limits: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    """Unit type -> the only weapon rows that may target it (``aa``: an AA gun of any
+    row): helicopters only by infantry, HMG, AA guns and SAM; Sci-Fi GEV only by light
+    guns and infantry."""
     hq_radius: ClassVar[float | None] = 12.0
     half_range = True
     source = "004_6d86763d460ce231.txt"
@@ -197,9 +215,13 @@ class Pz8(TableRuleset):
                 f'"weapon": one of {", ".join(self.ranges)}',
             )
         limit = self.ranges[weapon]
-        if self.field(piece, "laser"):
+        if self.has_laser(piece):
             limit *= 1 + self.settings.laser_bonus
         return limit
+
+    def has_laser(self, piece: Piece) -> bool:
+        """A laser range finder on a gun row it lengthens (1975-2010 guns)."""
+        return bool(self.field(piece, "laser")) and self.weapon(piece) in self.laser_weapons
 
     def min_range(self, piece: Piece) -> float | None:
         weapon = self.weapon(piece)
@@ -215,7 +237,16 @@ class Pz8(TableRuleset):
 
     def range_rule(self, piece: Piece, limit: float) -> str:
         weapon = self.weapon(piece)
-        extra = " with laser range finder (+50%)" if self.field(piece, "laser") else ""
+        extra = ""
+        if self.has_laser(piece):
+            extra = " with laser range finder (+50%)"
+        elif self.field(piece, "laser"):
+            rows = ", ".join(self.laser_weapons)
+            extra = (
+                f" (its laser range finder does not lengthen {weapon}: only "
+                + (f"the gun rows {rows}" if rows else f"guns in Pz8 1975-2010, not {self.title}")
+                + ")"
+            )
         return f"{piece.id} fires {weapon} at most {inches(limit)}{extra} (from the base centre)"
 
     def move_allowance(self, piece: Piece) -> float | None:
@@ -225,14 +256,30 @@ class Pz8(TableRuleset):
         return move
 
     def moving_piece(self, scene: Scene, piece: Piece) -> Piece:
+        """A limbered gun moves as its towing vehicle; limbering or unlimbering it this
+        move (the gun's ``mounting``) halves the vehicle's move too."""
         vid = self.field(piece, "towed_by")
-        return scene.get(vid) or piece if vid else piece
+        vehicle = scene.get(vid) if vid else None
+        if vehicle is None:
+            return piece
+        if self.field(piece, "mounting") and not self.field(vehicle, "mounting"):
+            return vehicle.with_fields(mounting=True)
+        return vehicle
+
+    def move_terrain(
+        self, scene: Scene, piece: Piece, start: Pose, end: Pose, doubt: float = 0.0
+    ) -> tuple[bool | None, list[str], str | None]:
+        # A limbered gun goes where its vehicle goes: wire stops a wheeled tow.
+        vehicle = self.moving_piece(scene, piece)
+        if vehicle is not piece and self.unit(vehicle).wheeled:
+            piece = dataclasses.replace(piece, kind=vehicle.kind)
+        return super().move_terrain(scene, piece, start, end, doubt)
 
     def terrain_factor(self, piece: Piece, terrain: Terrain) -> float:
         if self.unit(piece).exempt or self.unit(piece).role == "air":
             return 1.0
         if terrain.kind in ROUGH:
-            return self.settings.rough_factor
+            return 1.0 if self.unit(piece).rough_exempt else self.settings.rough_factor
         if terrain.kind == "road":
             return self.settings.road_factor
         return 1.0
@@ -271,7 +318,41 @@ class Pz8(TableRuleset):
                 details=verdict.details,
                 summary=f"move {piece.id}: artillery and AT guns move only limbered",
             )
-        return super().ask_move(scene, query)
+        verdict = super().ask_move(scene, query)
+        if self.field(piece, "towed_by") is not None and self.field(piece, "mounting"):
+            why = f"{piece.id} limbers or unlimbers this move: its vehicle's move is halved"
+            return dataclasses.replace(verdict, reasons=(*verdict.reasons, why))
+        return verdict
+
+    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        verdict = super().ask_range(scene, query)
+        firer = piece_arg(scene, query, "from")
+        target = piece_arg(scene, query, "to")
+        why = self.may_not_target(firer, target)
+        if why is None:
+            return verdict
+        return dataclasses.replace(
+            verdict,
+            ok=False,
+            reasons=(*verdict.reasons, why),
+            details={**verdict.details, "may_target": False},
+            summary=f"{verdict.summary}; may not target {target.id}",
+        )
+
+    def may_not_target(self, firer: Piece, target: Piece) -> str | None:
+        """Why ``firer`` may not fire at ``target`` at all (helicopters and GEV are
+        targeted only by some weapons), or None."""
+        allowed = self.target_limits.get(self.category(target))
+        if allowed is None:
+            return None
+        weapon = self.weapon(firer)
+        if weapon in allowed or ("aa" in allowed and self.unit(firer).aa):
+            return None
+        names = ", ".join("AA guns" if a == "aa" else a for a in allowed)
+        return (
+            f"{target.id} ({self.category(target)}) can be targeted only by {names}: "
+            f"{firer.id} fires {weapon}"
+        )
 
     def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         firer = piece_arg(scene, query, "from")
@@ -380,11 +461,17 @@ class Pz8(TableRuleset):
         target = piece_arg(scene, query, "to")
         side = self.facing_side(target, firer)
         armour = self.unit(target).role == "armour"
-        halved = armour and side != "front"
+        from_above = self.category(firer) in self.halving_attackers
+        halved = armour and (side != "front" or from_above)
         reasons = [
             f"{firer.id}'s centre is off {target.id}'s {side} (lines through its base diagonals)"
         ]
-        if armour:
+        if armour and from_above:
+            reasons.append(
+                f"{target.id} is armoured: attacked by a {self.category(firer)}, its defence "
+                "is halved whatever the face"
+            )
+        elif armour:
             reasons.append(
                 f"{target.id} is armoured: "
                 + ("hit from the side or back halves its defence" if halved else "full defence")
@@ -641,6 +728,10 @@ class Pz8Y1950(Pz8):
         "sam": 5.0,
     }
     arc_weapons = ("medium artillery", "heavy artillery", "rockets")
+    halving_attackers = ("helicopter",)
+    target_limits: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "helicopter": ("infantry", "hmg", "aa", "sam")
+    }
 
 
 Y1975_UNITS = {
@@ -651,6 +742,9 @@ Y1975_UNITS = {
     "light tank": U(6, "armour"),
 }
 Y1975_ALIASES = {
+    # Not in the movement list, but the text has half-tracks tow guns: an APC's 6in.
+    "half-track": "apc",
+    "halftrack": "apc",
     "armored car": "armoured car",
     "ifv": "afv",
     "tank": "mbt",
@@ -690,6 +784,11 @@ class Pz8Y1975(Pz8):
         "sam": 5.0,
     }
     arc_weapons = ("medium artillery", "heavy artillery", "rockets")
+    laser_weapons = ("guns up to 77mm", "guns 84-100mm", "guns 105mm")
+    halving_attackers = ("helicopter",)
+    target_limits: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "helicopter": ("infantry", "hmg", "aa", "sam")
+    }
 
 
 SCIFI_UNITS = {
@@ -710,10 +809,10 @@ SCIFI_UNITS = {
     "light hover tank": U(5, "armour", "light gun", exempt=True),
     "medium hover tank": U(4, "armour", "medium gun", exempt=True),
     "heavy hover tank": U(3, "armour", "heavy gun", exempt=True),
-    "light walker": U(4, "armour", "light gun", sees_all=True),
-    "medium walker": U(4, "armour", "medium gun", sees_all=True),
-    "heavy walker": U(4, "armour", "heavy gun", sees_all=True),
-    "x-heavy walker": U(4, "armour", "heavy gun", sees_all=True),
+    "light walker": U(4, "armour", "light gun", rough_exempt=True, sees_all=True),
+    "medium walker": U(4, "armour", "medium gun", rough_exempt=True, sees_all=True),
+    "heavy walker": U(4, "armour", "heavy gun", rough_exempt=True, sees_all=True),
+    "x-heavy walker": U(4, "armour", "heavy gun", rough_exempt=True, sees_all=True),
     "gev": U(12, "vehicle", "light gun", exempt=True, sees_all=True),
 }
 SCIFI_ALIASES = {"jetbike": "jet bike", "4x4": "4x4 transport", "hovertank": "medium hover tank"}
@@ -736,6 +835,8 @@ class Pz8SciFi(Pz8):
     kinds = _kinds(SCIFI_UNITS, SCIFI_ALIASES)
     ranges = SCIFI_RANGES
     minimums: ClassVar[Mapping[str, float]] = {"rockets": 5.0}
+    halving_attackers = ("gev",)
+    target_limits: ClassVar[Mapping[str, tuple[str, ...]]] = {"gev": ("light gun", "infantry")}
     hq_radius = None  # the Sci-Fi rally rule names no distance
 
     @dataclass(frozen=True)
