@@ -26,15 +26,22 @@ within their combined measurement uncertainty of a limit give ``ok: null``.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from referee.errors import SceneError, at
-from referee.geometry import boundary_distance, point_in_polygon, polygon_distance
+from referee.geometry import (
+    boundary_distance,
+    point_in_polygon,
+    polygon_distance,
+    segment_polygon,
+)
 from referee.rules import (
     PieceField,
     QueryError,
@@ -47,8 +54,11 @@ from referee.rules import (
 from referee.rules.cards import Card
 from referee.rules.core import (
     DIE_ROLL,
+    Obstacle,
     TableRuleset,
     fmt,
+    forest_contact,
+    forests,
     from_edge,
     inches,
     piece_arg,
@@ -106,6 +116,11 @@ class PaperTigers(TableRuleset):
 
         range_measure: str = "centre"
         """How the 12" infantry range is measured (the rules use centres for LOS)."""
+        forests: bool = True
+        """Woods pieces that touch or overlap form one forest: a line along the seam between
+        two runs through the forest and is blocked. A unit sees out of only the woods area
+        its centre is in, as far as the next one, which blocks LOS through it (D.2
+        designer's note); ``false``: every woods piece blocks on its own."""
         infantry_range: float = 12.0
         """Infantry may fire only at targets within this (D.2); others at any distance."""
         follow_distance: str = "edge"
@@ -240,8 +255,162 @@ class PaperTigers(TableRuleset):
     def range_rule(self, piece: Piece, limit: float) -> str:
         return f"{piece.id} is infantry: may fire only at targets within {inches(limit)}"
 
+    def may_enter(self, piece: Piece, terrain: Terrain) -> str | None:
+        """Vehicles never enter buildings (D.1.d), nor does a limbered gun or a riding
+        squad, which moves with its vehicle (F.1, F.6)."""
+        why = super().may_enter(piece, terrain)
+        vid = self.field(piece, "towed_by") or self.field(piece, "carried_by")
+        if why is None and vid and terrain.kind == "building":
+            why = (
+                f"vehicles may not enter buildings: {piece.id} moves with {vid}, "
+                f"which would enter {terrain.id}"
+            )
+        return why
+
+    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        return self._passengers(scene, query, super().ask_range(scene, query))
+
+    def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        return self._passengers(scene, query, super().ask_los(scene, query))
+
+    def _passengers(self, scene: Scene, query: Mapping[str, Any], verdict: Verdict) -> Verdict:
+        """Passengers may not fire until they dismount (F.2) and are not fired upon, only
+        the vehicle carrying them (F.3): the line is measured, the fire is not allowed."""
+        firer, target = scene.piece(query["from"]), scene.piece(query["to"])
+        why = []
+        if self.field(firer, "carried_by"):
+            why.append(
+                f"{firer.id} rides {self.field(firer, 'carried_by')}: passengers may not "
+                "fire until they dismount (F.2)"
+            )
+        if self.field(target, "carried_by"):
+            why.append(
+                f"{target.id} rides {self.field(target, 'carried_by')}: passengers are not "
+                "fired upon, only the vehicle carrying them (F.3)"
+            )
+        if not why:
+            return verdict
+        return dataclasses.replace(
+            verdict,
+            ok=False,
+            reasons=(*verdict.reasons, *why),
+            summary=verdict.summary + "; passenger: may not fire or be fired upon",
+        )
+
     def doubt_rule(self) -> str:
         return DIE_ROLL
+
+    # -- line of sight in forests -------------------------------------------------------
+
+    def _forest_groups(self, scene: Scene) -> list[list[int]]:
+        """Indices into ``scene.terrain`` of each forest of two or more touching woods."""
+        if not self.settings.forests:
+            return []
+        idx = [k for k, t in enumerate(scene.terrain) if t.kind in self.settings.blocking]
+        groups = forests([scene.terrain[k] for k in idx])
+        return [[idx[m] for m in g] for g in groups if len(g) > 1]
+
+    def line_of_sight(
+        self, scene: Scene, firer: Piece, target: Piece
+    ) -> tuple[str, list[str], dict[str, list[str]]]:
+        """The core's line of sight, except in a forest of several touching woods: the
+        forest blocks as one area (a line along a seam runs through it), but a unit sees
+        out of only the woods area its centre is in, as far as the next one, which blocks
+        LOS through it (D.2 designer's note: "each separate woods area ... blocks LOS
+        through it. A unit in one ... woods area will only be able to see and fire as far
+        as the next")."""
+        groups = self._forest_groups(scene)
+        if not groups:
+            return super().line_of_sight(scene, firer, target)
+        in_forest = {k for g in groups for k in g}
+        rest = dataclasses.replace(
+            scene, terrain=tuple(t for k, t in enumerate(scene.terrain) if k not in in_forest)
+        )
+        los, reasons, found = super().line_of_sight(rest, firer, target)
+        if los != "blocked":
+            reasons = reasons[:-1]  # the closing line, said again below
+        blocked, doubtful = list(found["blocked"]), list(found["doubtful"])
+        a, b = firer.xy, target.xy
+        doubt = firer.uncertainty + target.uncertainty
+        order = {t.id: k for k, t in enumerate(scene.terrain)}
+        for g in groups:
+            polys = [scene.terrain[k].outline() for k in g]
+            why, sure, maybe, hit = forest_view(a, b, polys, doubt)
+            ids = [scene.terrain[g[m]].id for m in hit]
+            fid = "+".join(ids)
+            area = f"forest {fid}" if len(ids) > 1 else f"woods {fid}"
+            for m in sure:
+                who = [p.id for p in (firer, target) if _signed_depth(p.xy, polys[m]) > doubt]
+                verb = "is" if len(who) == 1 else "are"
+                reasons.append(
+                    f"{' and '.join(who)} {verb} in woods {scene.terrain[g[m]].id}: seen "
+                    "into/out of, not through (as far as the next woods area)"
+                )
+            if why == "clear":
+                continue
+            if why == "doubtful" and maybe:
+                near = [
+                    p.id
+                    for p in (firer, target)
+                    if any(abs(_signed_depth(p.xy, polys[m])) <= doubt for m in maybe)
+                ]
+                edges = "+".join(scene.terrain[g[m]].id for m in maybe)
+                reasons.append(
+                    f"{' and '.join(near)} within {fmt(doubt)} of the edge of woods {edges}: "
+                    f"in it (seen into/out of) or behind {area} is too close to call"
+                )
+            elif why == "blocked":
+                reasons.append(f"the line crosses {area}: LOS through it is blocked")
+            else:
+                reasons.append(
+                    f"the line meets the edge of {area} within the measurement "
+                    f"doubt of {fmt(doubt)}"
+                )
+            (blocked if why == "blocked" else doubtful).append(fid)
+        last = len(scene.terrain)
+
+        def key(oid: str) -> int:
+            return order.get(oid.split("+")[0], last)
+
+        blocked.sort(key=key)
+        doubtful.sort(key=key)
+        out = {"blocked": blocked, "doubtful": doubtful}
+        if blocked:
+            return "blocked", reasons, out
+        if doubtful:
+            reasons.append(f"LOS is doubtful: {self.doubt_rule()}")
+            return "doubtful", reasons, out
+        reasons.append("nothing blocks the line from centre to centre")
+        return "clear", reasons, out
+
+    def _forest_codes(
+        self,
+        xy: np.ndarray,
+        i: np.ndarray,
+        j: np.ndarray,
+        u: np.ndarray,
+        obstacles: list[Obstacle],
+        code: NDArray[np.int8],
+    ) -> None:
+        """The all-pairs map's forests, read as :meth:`line_of_sight` reads them."""
+        groups: dict[int, list[np.ndarray]] = {}
+        for o in obstacles:
+            groups.setdefault(o.forest, []).append(o.polygon)
+        a, b = xy[i], xy[j]
+        for polys in groups.values():
+            pts = np.concatenate(polys)
+            pad = float(u.max(initial=0.0)) + 1e-6
+            lo, hi = pts.min(axis=0) - pad, pts.max(axis=0) + pad
+            cand = np.flatnonzero(
+                (code < 2)
+                & np.all(np.maximum(a, b) >= lo, axis=1)
+                & np.all(np.minimum(a, b) <= hi, axis=1)
+            )
+            for k in cand:
+                ends = (float(a[k, 0]), float(a[k, 1])), (float(b[k, 0]), float(b[k, 1]))
+                why = forest_view(*ends, polys, float(u[k]))[0]
+                level = {"clear": 0, "doubtful": 1, "blocked": 2}[why]
+                code[k] = max(int(code[k]), level)
 
     def can_act(self, piece: Piece, ok: bool | None, reasons: list[str]) -> bool | None:
         if piece.state == "destroyed":
@@ -628,6 +797,9 @@ class PaperTigers(TableRuleset):
                 ok = False
             elif action != "recover":
                 ok = self.can_act(piece, None, reasons)
+                carrier = self.moving_piece(scene, piece)
+                if action == "move" and carrier is not piece:
+                    ok = self.can_act(carrier, ok, reasons)
         rolled = query.get("dice")
         if rolled is not None:
             if not isinstance(rolled, list) or not all(
@@ -649,12 +821,16 @@ class PaperTigers(TableRuleset):
                 )
                 if action == "move" and success:
                     allowance = float(total)
-                    cap = self.move_cap(piece) if piece is not None else None
+                    # A limbered gun or riding squad moves as its vehicle: no 6in cap.
+                    mover = self.moving_piece(scene, piece) if piece is not None else None
+                    cap = self.move_cap(mover) if mover is not None else None
                     if cap is not None and cap < allowance:
                         allowance = cap
                         reasons.append(
                             f"{piece.id if piece else ''} may move at most {inches(cap)}"
                         )
+                    elif piece is not None and mover is not piece and mover is not None:
+                        reasons.append(f"{piece.id} moves with {mover.id}: no 6in cap")
                     details["allowance"] = allowance
                     reasons.append(f"may move up to {inches(allowance)} measured from the front")
         else:
@@ -924,6 +1100,57 @@ def _hops(
         frontier = nxt
     del dist[start]
     return dist
+
+
+def _signed_depth(point: Sequence[float], poly: np.ndarray) -> float:
+    """Distance from ``point`` to the outline: positive inside, negative outside."""
+    d = boundary_distance(point, poly)
+    return d if point_in_polygon(point, poly) else -d
+
+
+def forest_view(
+    a: Sequence[float], b: Sequence[float], polys: Sequence[np.ndarray], doubt: float
+) -> tuple[str, list[int], list[int], list[int]]:
+    """How the segment ``a``-``b`` meets a forest of touching woods ``polys`` when each
+    woods area is seen into and out of but not through (D.2 designer's note):
+    ``(clear/doubtful/blocked, members an end is certainly in, members an end is within
+    the doubt of the edge of, members the verdict is about)``.
+
+    The members an end is certainly in are seen out of (or into); the others block as
+    one area (so a line along a seam between two of them is blocked). An end within
+    the doubt of a member's edge may be in it or not: blocked only if the line is
+    blocked without that member, clear only if it is clear with it.
+    """
+    depth = [[_signed_depth(p, poly) for poly in polys] for p in (a, b)]
+    every = range(len(polys))
+    sure = [m for m in every if depth[0][m] > doubt or depth[1][m] > doubt]
+    maybe = [
+        m
+        for m in every
+        if m not in sure and (abs(depth[0][m]) <= doubt or abs(depth[1][m]) <= doubt)
+    ]
+    wide = [m for m in every if m not in sure]
+    narrow = [m for m in wide if m not in maybe]
+
+    def verdict(members: list[int]) -> str:
+        if not members:
+            return "clear"
+        return forest_contact(a, b, [polys[m] for m in members], doubt)[1]
+
+    def met(members: list[int]) -> list[int]:
+        """The members the line crosses, touches or passes within the doubt of."""
+        return [m for m in members if segment_polygon(a, b, polys[m]).clearance <= doubt]
+
+    wide_why = verdict(wide)
+    if not sure and not maybe:  # the whole forest, named as one
+        return wide_why, sure, maybe, wide
+    if not maybe:
+        return wide_why, sure, maybe, met(wide)
+    if verdict(narrow) == "blocked":
+        return "blocked", sure, maybe, met(narrow)
+    if wide_why == "clear":
+        return "clear", sure, maybe, met(wide)
+    return "doubtful", sure, maybe, met(wide)
 
 
 def _card(raw: Any, path: str) -> Card:
