@@ -2,13 +2,17 @@
 
 Everything a camera can measure in ``rule-sources/001_...txt`` (RULES.md 2):
 the weapon and vehicle table (move, range; "touch" entries fire at armour only
-when touching), op-fire after more than 2" of movement, repeat fire within 6"
-of the original (MG: the last) target, touching figures as groups, the exact
-target at 3" or less, cover when even partly in woods or a building or behind
-a wall, hull-down, the rear-armour line, loading and unloading within 3",
-barbed wire (1" for figures, never for jeeps and trucks), snipers never
-touching a friend, only figures in woods, set-up zones and the exit through
-the centre 4" of the enemy edge.
+when touching, as do the models that "fire as Machinegun Guy" only), op-fire
+after more than 2" of movement, repeat fire (only weapons marked "Repeat", at a
+new target) within 6" of the original (MG: the last) target, touching figures
+as groups, the exact target at 3" or less, cover when even partly in woods or a
+building or behind a wall (against bullets), hull-down, the rear-armour line
+(cannon fire at tanks), loading (within 3", what each vehicle carries, never a
+sniper) and unloading within 3" (half the vehicle's move, on road too), barbed
+wire (1" for figures, never for jeeps and trucks), snipers never touching a
+friend, only figures in woods, boats on water (an amphib 6" there, 12" on land),
+set-up zones and the exit through the centre 4" of an enemy's edge. Measurement
+doubt (the pieces' ``uncertainty``) within a limit gives "too close to call".
 
 A piece's ``kind`` is its row of the table (``rifle guy``, ``mg guy``,
 ``bazooka guy``, ``tank``, ``halftrack``, ``small pillbox``...). Its own fields:
@@ -24,6 +28,8 @@ A piece's ``kind`` is its row of the table (``rifle guy``, ``mg guy``,
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +38,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from referee.geometry import (
+    Pose,
+    base_corners,
     base_corners_many,
     boundary_distance,
     centre_distance,
@@ -77,6 +85,13 @@ class Row:
     bullets: bool = False
     """Shoots bullets (MG or rifle): cover counts against it."""
     cannon: bool = False
+    """Fires as a cannon (the rear-armour kill number applies to its shots at tanks)."""
+    repeat: bool = False
+    """The table marks the weapon "Repeat": a hit may be followed by a repeat shot."""
+    carry: int = 0
+    """How many guys it carries (0: no carrying ability)."""
+    carry_cannon: bool = False
+    """It also carries a cannon."""
 
 
 R = Row
@@ -85,25 +100,28 @@ TABLE: dict[str, Row] = {
     "rifle guy": R(6, "guy", 12, TOUCH, bullets=True),
     "engineer guy": R(6, "guy", 12, TOUCH, bullets=True),
     "sniper guy": R(6, "guy", 12, TOUCH, bullets=True),
-    "mg guy": R(6, "guy", 24, TOUCH, mg=True, bullets=True),
-    "bazooka guy": R(6, "guy", 12),
-    "mortar guy": R(6, "guy", 36, TOUCH),
-    "grenade guy": R(6, "guy", 6, TOUCH),
-    "flamethrower guy": R(6, "guy", 6),
-    "cannon": R(0, "unarmored", 36, cannon=True),
-    "jeep": R(24, "unarmored"),
-    "mg jeep": R(24, "unarmored", 24, mg=True, bullets=True),
-    "truck": R(12, "unarmored"),
-    "assault raft": R(6, "unarmored"),
-    "small pillbox": R(0, "armored", 24, mg=True, bullets=True),
-    "large pillbox": R(0, "armored", 36, mg=True, bullets=True, cannon=True),
-    "tank": R(12, "armored", 36, mg=True, bullets=True, cannon=True),
-    "tiger tank": R(12, "armored", 36, mg=True, bullets=True, cannon=True),
-    "aa tank": R(12, "armored", 24, mg=True, bullets=True),
-    "armored car": R(24, "armored", 24, mg=True, bullets=True),
-    "halftrack": R(12, "armored", 24, mg=True, bullets=True),
-    "landing craft": R(6, "unarmored"),
-    "amphib": R(12, "armored", 24, mg=True, bullets=True),
+    "mg guy": R(6, "guy", 24, TOUCH, mg=True, bullets=True, repeat=True),
+    "bazooka guy": R(6, "guy", 12, repeat=True),
+    "mortar guy": R(6, "guy", 36, TOUCH, repeat=True),
+    "grenade guy": R(6, "guy", 6, TOUCH, repeat=True),
+    "flamethrower guy": R(6, "guy", 6, repeat=True),
+    "cannon": R(0, "unarmored", 36, cannon=True, repeat=True),
+    "jeep": R(24, "unarmored", carry=4),
+    # "Fire as Machinegun Guy": 2ft, and at armour only when touching, like the MG guy.
+    "mg jeep": R(24, "unarmored", 24, TOUCH, mg=True, bullets=True, repeat=True),
+    "truck": R(12, "unarmored", carry=10, carry_cannon=True),
+    "assault raft": R(6, "unarmored", carry=6),
+    "small pillbox": R(0, "armored", 24, TOUCH, mg=True, bullets=True, repeat=True),
+    "large pillbox": R(0, "armored", 36, mg=True, bullets=True, cannon=True, repeat=True),
+    "tank": R(12, "armored", 36, mg=True, bullets=True, cannon=True, repeat=True),
+    "tiger tank": R(12, "armored", 36, mg=True, bullets=True, cannon=True, repeat=True),
+    "aa tank": R(12, "armored", 24, TOUCH, mg=True, bullets=True, repeat=True),
+    "armored car": R(24, "armored", 24, TOUCH, mg=True, bullets=True, repeat=True),
+    "halftrack": R(
+        12, "armored", 24, TOUCH, mg=True, bullets=True, repeat=True, carry=10, carry_cannon=True
+    ),
+    "landing craft": R(6, "unarmored", carry=15),
+    "amphib": R(12, "armored", 24, TOUCH, mg=True, bullets=True, repeat=True, carry=10),
 }
 ALIASES = {
     "regular guy": "rifle guy",
@@ -151,7 +169,14 @@ class PlasticSkirmish(TableRuleset):
         difficult: tuple[str, ...] = ()
         """Nothing stops a move on entry: only figures may enter woods at all."""
         impassable: tuple[str, ...] = ("water", "river")
-        """Water stops all but rafts, landing craft and amphibs (not modelled: a crossing)."""
+        """Nothing crosses these, except that boats (``boats``) move on ``water`` kinds."""
+        water: tuple[str, ...] = ("water", "river")
+        """Water: assault rafts, landing craft and amphibs move on it (6in a turn)."""
+        boats: tuple[str, ...] = ("assault raft", "landing craft", "amphib")
+        """Kinds that may move on water."""
+        amphib_water_move: float = 6.0
+        """An amphib moves 6in on water, 12in on land: 6in when any of the move's centre line
+        is in water (or it starts or ends there)."""
         walls: tuple[str, ...] = ("wall", "fortification")
         """Terrain that gives cover (figures) and hull-down (vehicles) behind it."""
         opfire_move: float = 2.0
@@ -176,8 +201,11 @@ class PlasticSkirmish(TableRuleset):
         """...its pillboxes within this."""
         second_zone: float = 12.0
         """The other side places its units within this of the opposite edge."""
+        rear_armor_kinds: tuple[str, ...] = ("tank", "tiger tank", "aa tank")
+        """The tanks whose rear armour cannon fire from behind the rear-edge line hits."""
         exit_width: float = 4.0
-        """Units leaving through the centre this-wide stretch of the enemy edge count."""
+        """Units leaving through the centre this-wide stretch of an enemy's edge count: the
+        base reaches the edge with its centre within the stretch (never one's own edge)."""
 
     settings: PlasticSkirmish.Settings
 
@@ -350,10 +378,19 @@ class PlasticSkirmish(TableRuleset):
         end = pose_arg(query.get("to", {}), ".to", start) if "to" in query else start
         extra: list[str] = []
         q = dict(query)
-        truck = self.category(piece) == "truck" and "allowance" not in q
+        unloading = bool(self.field(piece, "unloading"))
+        half = " (half: unloading)" if unloading else ""
+        own = "allowance" not in q
+        truck = self.category(piece) == "truck" and own
         if truck and self._on_road(scene, start.xy, end.xy):
-            q["allowance"] = self.settings.road_move
-            extra.append(f"entirely on road: a truck moves {inches(self.settings.road_move)}")
+            road = self.settings.road_move
+            q["allowance"] = road / 2 if unloading else road
+            extra.append(f"entirely on road: a truck moves {inches(road)}{half}")
+        amphib = self.category(piece) == "amphib" and own
+        if amphib and self._in_water(scene, start.xy, end.xy):
+            wet = self.settings.amphib_water_move
+            q["allowance"] = wet / 2 if unloading else wet
+            extra.append(f"in water: an amphib moves {inches(wet)}{half}")
         if self.is_guy(piece):
             wire = [
                 t.id
@@ -381,6 +418,32 @@ class PlasticSkirmish(TableRuleset):
             details=verdict.details,
             summary=verdict.summary,
         )
+
+    def _in_water(self, scene: Scene, a: Sequence[float], b: Sequence[float]) -> bool:
+        """Whether the centre line of a move from ``a`` to ``b`` is anywhere in water."""
+        for t in scene.terrain:
+            if t.kind not in self.settings.water:
+                continue
+            poly = t.outline()
+            if point_in_polygon(a, poly, strict=True) or point_in_polygon(b, poly, strict=True):
+                return True
+            if tuple(a) != tuple(b) and segment_spans(a, b, poly):
+                return True
+        return False
+
+    def move_terrain(
+        self, scene: Scene, piece: Piece, start: Pose, end: Pose, doubt: float = 0.0
+    ) -> tuple[bool | None, list[str], str | None]:
+        """The shared checks, except that boats (rafts, landing craft, amphibs) move on
+        water: for them the ``water`` kinds are not impassable."""
+        if self.category(piece) not in self.settings.boats:
+            return super().move_terrain(scene, piece, start, end, doubt)
+        afloat = copy.copy(self)
+        afloat.settings = dataclasses.replace(
+            self.settings,
+            impassable=tuple(k for k in self.settings.impassable if k not in self.settings.water),
+        )
+        return TableRuleset.move_terrain(afloat, scene, piece, start, end, doubt)
 
     def _on_road(self, scene: Scene, a: Sequence[float], b: Sequence[float]) -> bool:
         roads = [t.outline() for t in scene.terrain if t.kind == "road"]
@@ -432,14 +495,26 @@ class PlasticSkirmish(TableRuleset):
         rng = self.ask_range(scene, {"from": firer.id, "to": new.id})
         los = self.ask_los(scene, {"from": firer.id, "to": new.id})
         which = "last" if anchor is not original else "original"
-        reasons = [
+        reasons = []
+        oks: list[bool | None] = [near, rng.ok, los.ok]
+        if not row.repeat:
+            oks.append(False)
+            reasons.append(
+                f"{firer.id} ({self.category(firer)}) has no repeat fire: only weapons the "
+                'table marks "Repeat" fire again after a hit'
+            )
+        fired_at = {original.id, anchor.id}
+        if new.id in fired_at:
+            oks.append(False)
+            reasons.append(f"{new.id} was already fired at: a repeat shot needs a new target")
+        reasons += [
             f"{new.id} is {fmt(d)} from the {which} target {anchor.id}: "
             + {True: "within", False: "beyond", None: "too close to call at"}[near]
             + f" {inches(self.settings.repeat_radius)}",
             *rng.reasons,
             *los.reasons,
         ]
-        ok = worst([near, rng.ok, los.ok])
+        ok = worst(oks)
         return Verdict(
             "repeat_fire",
             ok,
@@ -494,15 +569,30 @@ class PlasticSkirmish(TableRuleset):
     def ask_exact_target(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         firer = piece_arg(scene, query, "from")
         target = piece_arg(scene, query, "to")
-        groups, _ = self.groups(scene)
+        groups, unsure = self.groups(scene)
         grouped = any(target.id in g for g in groups)
+        # Whether the target touches a friend may itself be too close to call.
+        maybe = not grouped and any(target.id in pair for pair in unsure)
         d = self.piece_distance(firer, target, self.settings.range_measure, scene)
         doubt = firer.uncertainty + target.uncertainty
         close = judge(d, self.settings.exact_range, doubt)
         sniper = self.category(firer) == "sniper guy"
-        ok = True if (not grouped or sniper) else close
+        ok: bool | None
+        if sniper or close is True or not (grouped or maybe):
+            ok = True
+        elif grouped:
+            ok = close
+        else:
+            ok = None
+        group_word = (
+            "is in a group"
+            if grouped
+            else "may or may not be in a group (too close to call)"
+            if maybe
+            else "is not in a group"
+        )
         reasons = [
-            f"{target.id} is {'in a group' if grouped else 'not in a group'}",
+            f"{target.id} {group_word}",
             f"range {fmt(d)}: "
             + {True: "within", False: "over", None: "too close to call at"}[close]
             + f" {inches(self.settings.exact_range)}",
@@ -524,48 +614,93 @@ class PlasticSkirmish(TableRuleset):
             summary=f"exact_target {firer.id} -> {target.id}: {word[ok]}",
         )
 
-    def _behind_wall(self, firer: Piece, target: Piece, scene: Scene) -> list[str]:
-        return [
-            t.id
-            for t in scene.terrain
-            if t.kind in self.settings.walls
-            and not point_in_polygon(firer.xy, t.outline())
-            and segment_polygon(firer.xy, target.xy, t.outline()).contact != "clear"
-        ]
+    def _behind_wall(
+        self, firer: Piece, target: Piece, scene: Scene
+    ) -> tuple[list[str], list[str]]:
+        """(walls the target is surely behind, walls it may be behind): the centre-to-centre
+        line meets the wall (a firer inside the wall shoots over it). Within the two pieces'
+        doubt of merely meeting it, too close to call."""
+        doubt = firer.uncertainty + target.uncertainty
+        sure: list[str] = []
+        maybe: list[str] = []
+        for t in scene.terrain:
+            if t.kind not in self.settings.walls:
+                continue
+            poly = t.outline()
+            if point_in_polygon(firer.xy, poly):
+                continue
+            c = segment_polygon(firer.xy, target.xy, poly)
+            if doubt == 0:
+                if c.contact != "clear":
+                    sure.append(t.id)
+            elif c.contact == "crosses" and c.depth > doubt:
+                sure.append(t.id)
+            elif c.contact != "clear" or c.clearance <= doubt:
+                maybe.append(t.id)
+        return sure, maybe
+
+    def _partly_in(self, target: Piece, scene: Scene) -> tuple[list[str], list[str]]:
+        """(woods and buildings the target's base surely overlaps, ones it may overlap within
+        its position doubt)."""
+        u = target.uncertainty
+        w, d = target.base
+        inner = base_corners(
+            target.x, target.y, target.heading, (max(w - 2 * u, 1e-6), max(d - 2 * u, 1e-6))
+        )
+        outer = base_corners(target.x, target.y, target.heading, (w + 2 * u, d + 2 * u))
+        sure: list[str] = []
+        maybe: list[str] = []
+        for t in scene.terrain:
+            if t.kind not in ("woods", "building"):
+                continue
+            if polygons_overlap(inner, t.outline()):
+                sure.append(t.id)
+            elif u > 0 and polygons_overlap(outer, t.outline()):
+                maybe.append(t.id)
+        return sure, maybe
 
     def ask_cover(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """Cover against bullets when the target (a guy or cannon) is even partly in woods
+        or a building, or behind a wall; too close to call within the measurement doubt."""
         firer = piece_arg(scene, query, "from")
         target = piece_arg(scene, query, "to")
-        inside = [
-            t.id
-            for t in scene.terrain
-            if t.kind in ("woods", "building") and polygons_overlap(target.corners(), t.outline())
-        ]
-        walls = self._behind_wall(firer, target, scene)
-        covered = bool(inside or walls)
+        inside, maybe_in = self._partly_in(target, scene)
+        walls, maybe_walls = self._behind_wall(firer, target, scene)
+        covered: bool | None = (
+            True if (inside or walls) else None if (maybe_in or maybe_walls) else False
+        )
         bullets = self.row(firer).bullets
+        coverable = self.is_guy(target) or self.row(target).cannon
         reasons = []
         if inside:
             reasons.append(f"{target.id} is at least partly in {', '.join(inside)}")
         if walls:
             reasons.append(f"{target.id} is behind {', '.join(walls)} as seen from {firer.id}")
-        if not covered:
+        if covered is None:
+            reasons.append(
+                f"whether {target.id} is partly in or behind "
+                f"{', '.join(maybe_in + maybe_walls)} is too close to call"
+            )
+        if covered is False:
             reasons.append(f"{target.id} is in the open")
-        if covered and not bullets:
+        if covered is not False and not bullets:
             reasons.append(f"{firer.id} does not fire bullets: cover does not count")
-        ok = covered and bullets and (self.is_guy(target) or self.row(target).cannon)
+        if covered is not False and not coverable:
+            reasons.append(f"{target.id} is not a guy or a cannon: cover does not count")
+        ok = covered if (bullets and coverable) else False
         return Verdict(
             "cover",
             ok,
             tuple(reasons),
             details={"in": inside, "behind": walls},
-            summary=f"cover {firer.id} -> {target.id}: " + ("in cover" if ok else "no cover"),
+            summary=f"cover {firer.id} -> {target.id}: "
+            + {True: "in cover", False: "no cover", None: "too close to call"}[ok],
         )
 
     def ask_hull_down(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         firer = piece_arg(scene, query, "from")
         target = piece_arg(scene, query, "to")
-        walls = self._behind_wall(firer, target, scene)
+        walls, maybe_walls = self._behind_wall(firer, target, scene)
         crest = [
             t.id
             for t in scene.terrain
@@ -573,13 +708,17 @@ class PlasticSkirmish(TableRuleset):
             and polygons_overlap(target.corners(), t.outline())
             and not points_in_polygon(target.corners(), t.outline()).all()
         ]
-        ok = bool((walls or crest) and (self.is_vehicle(target) or self.row(target).cannon))
+        down: bool | None = True if (walls or crest) else None if maybe_walls else False
+        ok = down if (self.is_vehicle(target) or self.row(target).cannon) else False
         reasons = [f"behind {w}" for w in walls] + [f"peeking over the crest of {c}" for c in crest]
+        if down is None:
+            reasons.append(f"whether behind {', '.join(maybe_walls)} is too close to call")
         return Verdict(
             "hull_down",
             ok,
             tuple(reasons) or (f"{target.id} is not behind a fortification, wall or crest",),
-            summary=f"hull_down {target.id}: " + ("yes" if ok else "no"),
+            summary=f"hull_down {target.id}: "
+            + {True: "yes", False: "no", None: "too close to call"}[ok],
         )
 
     def ask_rear_armor(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
@@ -597,18 +736,32 @@ class PlasticSkirmish(TableRuleset):
             ok = False
         else:
             ok = None
+        reasons = [
+            f"{firer.id}'s centre is {fmt(abs(behind))} "
+            + ("behind" if behind > 0 else "in front of")
+            + f" the line extending {target.id}'s rear edge"
+        ]
+        # "Tanks shot at by cannon from behind a line extending their rear edge".
+        if not self.row(firer).cannon:
+            ok = False
+            reasons.append(
+                f"{firer.id} ({self.category(firer)}) does not fire as a cannon: "
+                "the rear-armour number is for cannon fire"
+            )
+        if self.category(target) not in self.settings.rear_armor_kinds:
+            ok = False
+            reasons.append(
+                f"{target.id} ({self.category(target)}) is not a tank: "
+                "the rear-armour number is for tanks"
+            )
         return Verdict(
             "rear_armor",
             ok,
-            (
-                f"{firer.id}'s centre is {fmt(abs(behind))} "
-                + ("behind" if behind > 0 else "in front of")
-                + f" the line extending {target.id}'s rear edge",
-            ),
+            tuple(reasons),
             distance=behind,
             uncertainty=doubt,
             summary=f"rear_armor {firer.id} -> {target.id}: "
-            + {True: "rear hit", False: "not from behind", None: "too close to call"}[ok],
+            + {True: "rear hit", False: "no rear hit", None: "too close to call"}[ok],
         )
 
     def _within(self, scene: Scene, query: Mapping[str, Any], ask: str, verb: str) -> Verdict:
@@ -642,6 +795,8 @@ class PlasticSkirmish(TableRuleset):
                 if touching:
                     oks.append(False)
                     reasons.append(f"{pid} touches enemy {', '.join(touching)}")
+        if ask == "load":
+            oks += self._capacity(vehicle, [scene.piece(pid) for pid in ids], reasons)
         ok_all = worst(oks)
         return Verdict(
             ask,
@@ -651,6 +806,38 @@ class PlasticSkirmish(TableRuleset):
             summary=f"{ask} {vehicle.id}: "
             + {True: f"all {verb}", False: "not allowed", None: "too close to call"}[ok_all],
         )
+
+    def _capacity(self, vehicle: Piece, loading: Sequence[Piece], reasons: list[str]) -> list[bool]:
+        """What the table lets ``vehicle`` carry: its number of guys (trucks and halftracks
+        a cannon too, a truck a raft instead of 4 guys); snipers are never loaded."""
+        row = self.row(vehicle)
+        what = f"{vehicle.id} ({self.category(vehicle)})"
+        if self.is_guy(vehicle) or row.carry == 0:
+            reasons.append(f"{what} has no carrying ability")
+            return [False]
+        oks: list[bool] = []
+        guys = [p for p in loading if self.is_guy(p)]
+        cannons = [p for p in loading if self.category(p) == "cannon"]
+        rafts = [p for p in loading if self.category(p) == "assault raft"]
+        others = [p for p in loading if p not in guys and p not in cannons and p not in rafts]
+        snipers = [p.id for p in guys if self.category(p) == "sniper guy"]
+        if snipers:
+            oks.append(False)
+            reasons.append(f"snipers may never be loaded: {', '.join(snipers)}")
+        room = row.carry
+        if rafts and self.category(vehicle) == "truck" and len(rafts) == 1:
+            room -= 4  # "Trucks can carry a raft instead of 4 guys."
+        elif rafts:
+            others += rafts
+        if cannons and not (row.carry_cannon and len(cannons) == 1):
+            others += cannons if not row.carry_cannon else cannons[1:]
+        if others:
+            oks.append(False)
+            reasons.append(f"{what} cannot carry {', '.join(p.id for p in others)}")
+        if len(guys) > room:
+            oks.append(False)
+            reasons.append(f"{what} carries {room} guys: {len(guys)} load")
+        return oks
 
     def ask_load(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """Loadees must start the turn within 3in of the (unmoving) vehicle."""
@@ -734,16 +921,24 @@ class PlasticSkirmish(TableRuleset):
         half = self.settings.exit_width / 2
         at_edge = judge(reach, 0.0, piece.uncertainty)
         centred = judge(off, half, piece.uncertainty)
-        ok = worst([at_edge, centred])
+        oks = [at_edge, centred]
+        reasons = [
+            f"{piece.id}'s base reaches {fmt(max(reach, 0))} from the {edge} edge",
+            f"its centre is {fmt(off)} from the middle of that edge: "
+            + {True: "inside", False: "outside", None: "too close to call at"}[centred]
+            + f" the centre {inches(self.settings.exit_width)}",
+        ]
+        # Only units exiting the enemy's edge count (as losses for the enemy).
+        enemy_edges = {e for side, e in scene.deployment.items() if side != piece.side}
+        own_edge = scene.deployment.get(piece.side)
+        if edge == own_edge or (enemy_edges and edge not in enemy_edges):
+            oks.append(False)
+            reasons.append(f"the {edge} edge is not an enemy's edge")
+        ok = worst(oks)
         return Verdict(
             "exit",
             ok,
-            (
-                f"{piece.id}'s base reaches {fmt(max(reach, 0))} from the {edge} edge",
-                f"its centre is {fmt(off)} from the middle of that edge: "
-                + {True: "inside", False: "outside", None: "too close to call at"}[centred]
-                + f" the centre {inches(self.settings.exit_width)}",
-            ),
+            tuple(reasons),
             distance=off,
             uncertainty=piece.uncertainty,
             limit=half,
