@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from referee.geometry import base_corners_many
+from referee.geometry import base_corners, base_corners_many
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.clearance import clear_edge_distances, clear_segment
 from referee.rules.core import (
@@ -84,6 +84,9 @@ class Papercraft(TableRuleset):
         """Each player's start zone: this far from its own edge."""
         template_tolerance: float = 0.1
         """How far a base may differ from its template size (hand-cut paper)."""
+        melee_reach: float = 0.0
+        """A melee attack (its Range stat says "melee", the piece has ``melee`` and no
+        ``range``) reaches this far edge to edge: 0 is base contact."""
 
     settings: Papercraft.Settings
 
@@ -92,11 +95,16 @@ class Papercraft(TableRuleset):
 
     def fire_range(self, piece: Piece) -> float | None:
         value = self.field(piece, "range")
+        if value is None and self.field(piece, "melee"):
+            return float(self.settings.melee_reach)
         if value is None:
             raise QueryError(".from", f'{piece.id} has no "range" (its attack stat, inches)')
         return float(value)
 
     def range_rule(self, piece: Piece, limit: float) -> str:
+        if self.field(piece, "range") is None and self.field(piece, "melee"):
+            touch = " (base contact)" if limit == 0 else ""
+            return f"{piece.id}'s attack is melee: it reaches {inches(limit)}{touch}"
         return f"{piece.id}'s attack reaches {inches(limit)}"
 
     def move_allowance(self, piece: Piece) -> float | None:
@@ -163,28 +171,53 @@ class Papercraft(TableRuleset):
         piece = scene.piece(str(query["piece"]))
         end = verdict.details["to"]
         start = verdict.details["from"]
-        base = piece.moved(start["x"], start["y"], start["heading"]).corners()
         step = np.array([end["x"] - start["x"], end["y"] - start["y"]], float)
-        crossed = [
-            p.id
-            for p in scene.pieces
-            if p.id != piece.id
-            and p.state == "destroyed"
-            and self.category(p) == "large unit"
-            and sweep_entry(base, step, p.corners()) is not None
-        ]
-        if not crossed:
-            return verdict
-        return Verdict(
-            "move",
-            False,
-            (*verdict.reasons, f"moves over the large-unit corpse {', '.join(crossed)}"),
-            distance=verdict.distance,
-            uncertainty=verdict.uncertainty,
-            limit=verdict.limit,
-            details=verdict.details,
-            summary=f"move {piece.id}: illegal: large-unit corpses cannot be moved over",
-        )
+        w, d = piece.base
+        crossed: list[str] = []
+        maybe: list[str] = []
+        for p in scene.pieces:
+            if p.id == piece.id or p.state != "destroyed" or self.category(p) != "large unit":
+                continue
+            # The mover's base shrunk by the doubt surely crosses; grown by it, may cross.
+            g = (verdict.uncertainty or 0.0) / 2 + p.uncertainty
+            inner = base_corners(
+                start["x"],
+                start["y"],
+                start["heading"],
+                (max(w - 2 * g, 1e-6), max(d - 2 * g, 1e-6)),
+            )
+            outer = base_corners(start["x"], start["y"], start["heading"], (w + 2 * g, d + 2 * g))
+            if sweep_entry(inner, step, p.corners()) is not None:
+                crossed.append(p.id)
+            elif g > 0 and sweep_entry(outer, step, p.corners()) is not None:
+                maybe.append(p.id)
+        if crossed:
+            return Verdict(
+                "move",
+                False,
+                (*verdict.reasons, f"moves over the large-unit corpse {', '.join(crossed)}"),
+                distance=verdict.distance,
+                uncertainty=verdict.uncertainty,
+                limit=verdict.limit,
+                details=verdict.details,
+                summary=f"move {piece.id}: illegal: large-unit corpses cannot be moved over",
+            )
+        if maybe and verdict.ok is not False:
+            return Verdict(
+                "move",
+                None,
+                (
+                    *verdict.reasons,
+                    f"too close to call whether it moves over the large-unit corpse "
+                    f"{', '.join(maybe)}",
+                ),
+                distance=verdict.distance,
+                uncertainty=verdict.uncertainty,
+                limit=verdict.limit,
+                details=verdict.details,
+                summary=f"move {piece.id}: too close to call (large-unit corpse)",
+            )
+        return verdict
 
     def visibility(self, scene: Scene) -> Visibility:
         """All pairs: the edge-to-edge distance crossing no other unit, and LOS clear exactly
