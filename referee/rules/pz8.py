@@ -69,9 +69,10 @@ class UnitType:
     move: float
     """Inches on open ground."""
     role: str
-    """``infantry`` (foot bases: hidden in rough ground), ``gun`` (artillery and anti-tank
-    guns: move only limbered, fire in the forward arc), ``vehicle``, ``armour`` (armoured
-    vehicles: side/rear hits), ``air`` (helicopters: see and are seen, no terrain)."""
+    """``infantry`` (foot bases: hidden in rough ground), ``gun`` (artillery, anti-tank and
+    AA guns: move only limbered; all but AA guns fire in the forward arc), ``vehicle``,
+    ``armour`` (armoured vehicles: side/rear hits), ``air`` (helicopters: see and are
+    seen, fly over terrain)."""
     weapon: str | None = None
     """Default row of the range table (sample units, foot weapons)."""
     wheeled: bool = False
@@ -228,8 +229,11 @@ class Pz8(TableRuleset):
         return self.minimums.get(weapon) if weapon else None
 
     def fire_arc(self, piece: Piece) -> float | None:
+        """The 45 degree forward arc of artillery, anti-tank guns and turretless armour
+        (7); AA guns are none of these and fire all round."""
         weapon = self.weapon(piece)
-        if self.field(piece, "turretless") or self.unit(piece).role == "gun":
+        unit = self.unit(piece)
+        if self.field(piece, "turretless") or (unit.role == "gun" and not unit.aa):
             return self.settings.arc
         if weapon in self.arc_weapons:
             return self.settings.arc
@@ -269,6 +273,9 @@ class Pz8(TableRuleset):
     def move_terrain(
         self, scene: Scene, piece: Piece, start: Pose, end: Pose, doubt: float = 0.0
     ) -> tuple[bool | None, list[str], str | None]:
+        if self.unit(piece).role == "air":
+            # Helicopters fly: rivers, wire and minefields neither bar nor stop them.
+            return True, [f"{piece.id} ({self.category(piece)}) flies over the terrain"], None
         # A limbered gun goes where its vehicle goes: wire stops a wheeled tow.
         vehicle = self.moving_piece(scene, piece)
         if vehicle is not piece and self.unit(vehicle).wheeled:
