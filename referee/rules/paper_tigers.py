@@ -62,6 +62,7 @@ from referee.rules.core import (
     from_edge,
     inches,
     piece_arg,
+    union_boundary,
 )
 from referee.rules.flow import GameFlow, PaperTigersFlow
 from referee.scene import Piece, Scene, Terrain, normalise_edge
@@ -406,9 +407,10 @@ class PaperTigers(TableRuleset):
                 & np.all(np.maximum(a, b) >= lo, axis=1)
                 & np.all(np.minimum(a, b) <= hi, axis=1)
             )
+            outlines: dict[tuple[int, ...], np.ndarray] = {}
             for k in cand:
                 ends = (float(a[k, 0]), float(a[k, 1])), (float(b[k, 0]), float(b[k, 1]))
-                why = forest_view(*ends, polys, float(u[k]))[0]
+                why = forest_view(*ends, polys, float(u[k]), outlines)[0]
                 level = {"clear": 0, "doubtful": 1, "blocked": 2}[why]
                 code[k] = max(int(code[k]), level)
 
@@ -1109,7 +1111,11 @@ def _signed_depth(point: Sequence[float], poly: np.ndarray) -> float:
 
 
 def forest_view(
-    a: Sequence[float], b: Sequence[float], polys: Sequence[np.ndarray], doubt: float
+    a: Sequence[float],
+    b: Sequence[float],
+    polys: Sequence[np.ndarray],
+    doubt: float,
+    outlines: dict[tuple[int, ...], np.ndarray] | None = None,
 ) -> tuple[str, list[int], list[int], list[int]]:
     """How the segment ``a``-``b`` meets a forest of touching woods ``polys`` when each
     woods area is seen into and out of but not through (D.2 designer's note):
@@ -1119,7 +1125,8 @@ def forest_view(
     The members an end is certainly in are seen out of (or into); the others block as
     one area (so a line along a seam between two of them is blocked). An end within
     the doubt of a member's edge may be in it or not: blocked only if the line is
-    blocked without that member, clear only if it is clear with it.
+    blocked without that member, clear only if it is clear with it. ``outlines`` keeps
+    the outline of each union of members worked out, for the next line.
     """
     depth = [[_signed_depth(p, poly) for poly in polys] for p in (a, b)]
     every = range(len(polys))
@@ -1135,7 +1142,12 @@ def forest_view(
     def verdict(members: list[int]) -> str:
         if not members:
             return "clear"
-        return forest_contact(a, b, [polys[m] for m in members], doubt)[1]
+        key = tuple(members)
+        cache = {} if outlines is None else outlines
+        chosen = [polys[m] for m in members]
+        if key not in cache:
+            cache[key] = union_boundary(chosen)
+        return forest_contact(a, b, chosen, doubt, cache[key])[1]
 
     def met(members: list[int]) -> list[int]:
         """The members the line crosses, touches or passes within the doubt of."""
