@@ -943,26 +943,18 @@ def segment_contacts(
     if certify:  # the discs for segments with neither end inside, and for the others
         room = np.stack([inner_room(prep, margin), inner_room(prep, margin, ends_inside=True)])
     if pairs is not None:
-        cs, cp = pairs
-        size = max(1, _BLOCK // (prep.cx.shape[1] + 1))
-        return _concat(
-            [
-                _contacts_block(
-                    A,
-                    B,
-                    prep,
-                    points,
-                    ia,
-                    ib,
-                    closed,
-                    bdist,
-                    margin,
-                    spans,
-                    room,
-                    (cs[k : k + size], cp[k : k + size]),
-                )
-                for k in range(0, max(len(cs), 1), size)
-            ]
+        # Imported here: numba costs a third of a second, which only maps need.
+        from referee.contacts import contacts
+
+        cs, cp = (np.ascontiguousarray(x, np.intp) for x in pairs)
+        outline = (prep.cx, prep.cy, prep.ex, prep.ey, prep.etol)
+        bounds = (prep.lo, prep.hi, prep.centre, prep.radius)
+        keep, cross_k, clear_k, awkward_k, lo, hi, sure = contacts(
+            A, B, ia, ib, closed, bdist, cs, cp, outline, prep.counts, bounds,
+            np.zeros((2, 0)) if room is None else room, margin, spans, room is not None,
+        )  # fmt: skip
+        return _settle_awkward(
+            A, B, prep, margin, cs[keep], cp[keep], cross_k, clear_k, awkward_k, lo, hi, sure
         )
     # Blocks of segments bound every temporary to a few megabytes (segments x polygons
     # tables would grow with the square of the table).
@@ -1475,8 +1467,27 @@ def _contacts_block(
         )
         if spans:
             lo, hi = _spread(sub, k_n, (lo, 0.0), (hi, 1.0))
-    touch_k = np.zeros(k_n, bool)
-    depth_k = np.zeros(k_n)
+    return _settle_awkward(A, B, prep, margin, cs, cp, cross_k, clear_k, awkward_k, lo, hi, sure)
+
+
+def _settle_awkward(
+    A: Array,
+    B: Array,
+    prep: PreparedPolygons,
+    margin: float,
+    cs: NDArray[np.intp],
+    cp: NDArray[np.intp],
+    cross_k: NDArray[np.bool_],
+    clear_k: Array,
+    awkward_k: NDArray[np.bool_],
+    lo: Array,
+    hi: Array,
+    sure: NDArray[np.bool_],
+) -> SegmentContacts:
+    """The candidates' contacts, with the knife-edge ones (``awkward_k``) decided by
+    :func:`segment_polygon` (``cross_k`` and ``clear_k`` are updated in place)."""
+    touch_k = np.zeros(len(cs), bool)
+    depth_k = np.zeros(len(cs))
     for k in np.flatnonzero(awkward_k):
         one = segment_polygon(A[cs[k]], B[cs[k]], prep.polys[cp[k]])
         cross_k[k] = one.contact == "crosses"

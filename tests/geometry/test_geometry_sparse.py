@@ -326,3 +326,30 @@ def test_inner_room_certifies_any_outline_by_the_middle_of_the_stretch() -> None
                     assert segment_polygon(a, b, poly).depth > margin
                     checked[ends_inside] += 1
     assert checked[False] > 500 and checked[True] > 200
+
+
+def test_listed_pairs_give_the_dense_layouts_very_contacts() -> None:
+    """The compiled loop over listed (segment, polygon) pairs (the LOS map's path) finds
+    the same candidates, in the same order, with the very floats of the dense layout:
+    on star outlines and on grid-aligned squares where ends sit on corners and edges."""
+    rng = np.random.default_rng(3)
+    squares = [
+        np.array([(x, y), (x + w, y), (x + w, y + w), (x, y + w)], float)
+        for x, y, w in rng.integers(0, 30, (12, 3)) % [30, 30, 4] + [0, 0, 1]
+    ]
+    for polys, pts in (
+        ([_star(rng) for _ in range(10)], rng.uniform(0, 36, (40, 2))),
+        (squares, rng.integers(0, 34, (40, 2)).astype(float)),
+    ):
+        pts[0] = polys[0][0]  # an end on a corner: a knife edge
+        i, j = np.triu_indices(len(pts), k=1)
+        prep = prepare_polygons(polys)
+        closed, bdist = points_polygons(pts, prep)
+        every = np.divmod(np.arange(len(i) * len(polys)), len(polys))
+        for margin, spans, certify in ((0.0, False, False), (0.3, True, True), (0.3, True, False)):
+            args = (pts[i], pts[j], prep, pts, i, j, closed, bdist, margin, spans, certify)
+            dense = segment_contacts(*args)
+            listed = segment_contacts(*args, pairs=every)
+            assert dense.crosses.any() and dense.awkward.any()
+            for name in SegmentContacts.__dataclass_fields__:
+                assert np.array_equal(getattr(dense, name), getattr(listed, name)), name

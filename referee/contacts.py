@@ -1,0 +1,157 @@
+"""Segments against outlines, pair by pair, as one compiled loop (numba): the edge tests of
+:func:`referee.geometry.segment_contacts` for the all-pairs LOS map.
+
+numpy laid every candidate pair out against every vertex slot of the widest outline and
+ran each step over that whole table; the loop visits each outline's own vertices once
+and skips what a pair does not need. The arithmetic of every test is the numpy form's,
+op for op, so every answer and every float is the same (the tests compare them).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+EPS = 1e-9  # referee.geometry.EPS; not imported, so this module stands below geometry
+
+
+@njit(cache=True, error_model="numpy")
+def contacts(
+    A: np.ndarray,
+    B: np.ndarray,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    closed: np.ndarray,
+    bdist: np.ndarray,
+    cs: np.ndarray,
+    cp: np.ndarray,
+    outline: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    counts: np.ndarray,
+    bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    room: np.ndarray,
+    margin: float,
+    spans: bool,
+    certify: bool,
+) -> tuple[np.ndarray, ...]:
+    """The candidate (segment ``cs[k]``, polygon ``cp[k]``) pairs that can be in contact,
+    in order, as ``(k, crosses, clearance, awkward, lo, hi, sure)`` (``lo``, ``hi``
+    empty without ``spans``).
+
+    ``A[s]``, ``B[s]``: segment ends, points ``ia[s]``, ``ib[s]`` of ``closed`` and
+    ``bdist`` (``(points, polygons)``: in or on each outline, distance to it);
+    ``outline``: the polygons' vertex x, y, edge x, y and edge tolerance tables
+    (``(polygons, slots)``, :class:`referee.geometry.PreparedPolygons`' ``cx``, ``cy``,
+    ``ex``, ``ey``, ``etol``) and ``counts`` their vertices; ``bounds``: boxes' low and
+    high corners, centres and bounding radii; ``room`` (``(2, polygons)``) the inner
+    discs for segments without and with an end inside, used when ``certify``."""
+    cx, cy, ex, ey, etol = outline[0], outline[1], outline[2], outline[3], outline[4]
+    lo_box, hi_box, centre, radius = bounds
+    reach = margin + 1e-6
+    big = (radius + reach) ** 2
+    n = len(cs)
+    keep = np.empty(n, np.int64)
+    crosses = np.empty(n, np.bool_)
+    clear = np.empty(n, np.float64)
+    awkward = np.empty(n, np.bool_)
+    sure = np.empty(n, np.bool_)
+    lo = np.empty(n if spans else 0)
+    hi = np.empty(n if spans else 0)
+    got = 0
+    for k in range(n):
+        s, p = cs[k], cp[k]
+        ax, ay, bx, by = A[s, 0], A[s, 1], B[s, 0], B[s, 1]
+        # Both ends beyond the same side of the box (widened by the reach): a miss.
+        x0, y0 = lo_box[p, 0] - reach, lo_box[p, 1] - reach
+        x1, y1 = hi_box[p, 0] + reach, hi_box[p, 1] + reach
+        if (ax < x0 and bx < x0) or (ax > x1 and bx > x1):
+            continue
+        if (ay < y0 and by < y0) or (ay > y1 and by > y1):
+            continue
+        abx, aby = bx - ax, by - ay
+        # The line through the segment within reach of the bounding circle.
+        qx, qy = centre[p, 0] - ax, centre[p, 1] - ay
+        off = qx * aby - qy * abx
+        if not off * off <= (abx * abx + aby * aby) * big[p]:
+            continue
+        a_d, b_d = bdist[ia[s], p], bdist[ib[s], p]
+        a_in = closed[ia[s], p] and a_d > EPS  # strictly inside
+        b_in = closed[ib[s], p] and b_d > EPS
+        keep[got] = k
+        if certify:  # well inside the inner disc: crosses, deep (see inner_room)
+            r = room[1 if (a_in or b_in) else 0, p]
+            t = qx * abx
+            t += qy * aby
+            t /= max(abx * abx + aby * aby, 1e-300)
+            t = min(max(t, 0.0), 1.0)
+            dx, dy = qx - t * abx, qy - t * aby
+            if r > 0 and dx * dx + dy * dy < r * r * (1 - 1e-9):
+                crosses[got], clear[got], awkward[got], sure[got] = True, 0.0, False, True
+                if spans:
+                    lo[got], hi[got] = 0.0, 1.0
+                got += 1
+                continue
+        sure[got] = False
+        seg_len = math.hypot(abx, aby)
+        tol = EPS * max(seg_len, 1.0)
+        len2 = max(seg_len**2, 1e-300)
+        m = counts[p]
+        cross = a_in or b_in
+        t_lo, t_hi = np.inf, -np.inf
+        odd = a_d <= EPS or b_d <= EPS  # an end on the outline: a knife edge
+        near = min(a_d, b_d)
+        first_side = 0
+        side = 0
+        for v in range(m + 1):
+            w = v if v < m else 0
+            o_c = (cy[p, w] - ay) * abx - (cx[p, w] - ax) * aby
+            side_v = 1 if o_c > tol else (-1 if o_c < -tol else 0)
+            if v == m:
+                side_v = first_side
+            elif side_v == 0:
+                # A vertex on the segment's line: a knife edge if on the segment.
+                t_v = ((cx[p, w] - ax) * abx + (cy[p, w] - ay) * aby) / len2
+                odd = odd or (t_v >= -EPS and t_v <= 1 + EPS)
+            if v == 0:
+                first_side = side_v
+            elif side * side_v < 0:  # edge v - 1 straddles the line: crosses it properly?
+                e = v - 1
+                exx, eyy = ex[p, e], ey[p, e]
+                ax1, ay1 = ax - cx[p, e], ay - cy[p, e]
+                e_a = exx * ay1 - eyy * ax1
+                e_b = exx * (ay1 + aby) - eyy * (ax1 + abx)
+                et = etol[p, e]
+                if abs(e_a) > et and abs(e_b) > et and (e_a > 0) != (e_b > 0):
+                    cross = True
+                    if spans:
+                        t_cross = e_a / (e_a - e_b)
+                        t_lo, t_hi = min(t_lo, t_cross), max(t_hi, t_cross)
+            side = side_v
+            if v < m and margin > 0 and abs(o_c) <= (margin + EPS) * seg_len:
+                t_n = ((cx[p, w] - ax) * abx + (cy[p, w] - ay) * aby) / len2
+                if t_n >= 0 and t_n <= 1:
+                    near = min(near, abs(o_c) / np.sqrt(len2))
+        crosses[got] = cross
+        awkward[got] = odd
+        if cross:
+            clear[got] = 0.0
+        elif margin > 0 and near <= margin + EPS:
+            clear[got] = near
+        else:
+            clear[got] = np.inf
+        if spans:
+            t_lo = 0.0 if a_in else t_lo
+            t_hi = 1.0 if b_in else t_hi
+            lo[got] = t_lo if np.isfinite(t_lo) else 0.0  # wholly inside: no edge crossed
+            hi[got] = t_hi if np.isfinite(t_hi) else 1.0
+        got += 1
+    return (
+        keep[:got].copy(),
+        crosses[:got].copy(),
+        clear[:got].copy(),
+        awkward[:got].copy(),
+        lo[: got if spans else 0].copy(),
+        hi[: got if spans else 0].copy(),
+        sure[:got].copy(),
+    )
