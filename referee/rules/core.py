@@ -46,13 +46,16 @@ from referee.geometry import (
     pairwise_centre_distances,
     passes_within,
     point_in_polygon,
+    points_in_polygon,
     points_near_polygons,
+    points_polygons,
     polygon_distance,
     polygons_overlap,
     prepare_polygons,
     segment_contacts,
     segment_polygon,
     segment_spans,
+    segments_polygons,
     stretch_depth_floors,
     stretch_depths,
     upper_pairs,
@@ -721,17 +724,12 @@ class TableRuleset(Ruleset):
             groups.setdefault(o.forest, []).append(o.polygon)
         a, b = xy[i], xy[j]
         for polys in groups.values():
-            pts = np.concatenate(polys)
-            pad = float(u.max(initial=0.0)) + 1e-6
-            lo, hi = pts.min(axis=0) - pad, pts.max(axis=0) + pad
-            # Segments whose bounding box meets the forest's; already-blocked lines stay.
-            cand = np.flatnonzero(
-                (code < 2)
-                & np.all(np.maximum(a, b) >= lo, axis=1)
-                & np.all(np.minimum(a, b) <= hi, axis=1)
-            )
+            cand = forest_lines(a, b, u, polys, code)
             if not len(cand):
                 continue
+            sure = forest_surely_blocked(xy, i[cand], j[cand], u[cand], polys)
+            code[cand[sure]] = 2
+            cand = cand[~sure]
             boundary = union_boundary(polys)
             for k in cand:
                 status, why = forest_contact(a[k], b[k], polys, float(u[k]), boundary)
@@ -1104,18 +1102,76 @@ class ForestStatus:
 
     def inside(self, point: Sequence[float]) -> float:
         """Signed distance to the forest's outline: positive inside, negative outside."""
-        d = _seg_distance(np.asarray(point, float), self.boundary)
-        return d if any(point_in_polygon(point, p) for p in self.polys) else -d
+        return float(self.inside_many(np.asarray(point, float).reshape(1, 2))[0])
+
+    def inside_many(self, points: np.ndarray) -> np.ndarray:
+        """:meth:`inside` of each of ``points`` (``(k, 2)``), at once."""
+        d = _seg_distances(points, self.boundary)
+        held = np.zeros(len(points), bool)
+        for poly in self.polys:
+            held |= points_in_polygon(points, poly)
+        return np.where(held, d, -d)
 
 
-def _seg_distance(p: np.ndarray, segs: np.ndarray) -> float:
+def _seg_distances(p: np.ndarray, segs: np.ndarray) -> np.ndarray:
+    """Each point's distance to the nearest of segments ``segs`` (``(m, 2, 2)``)."""
     if not len(segs):
-        return math.inf
+        return np.full(len(p), math.inf)
     a, b = segs[:, 0], segs[:, 1]
     ab = b - a
     L = np.einsum("ij,ij->i", ab, ab)
-    t = np.clip(np.einsum("ij,ij->i", p - a, ab) / np.where(L > 0, L, 1), 0, 1)
-    return float(np.min(np.linalg.norm(a + t[:, None] * ab - p, axis=1)))
+    t = np.clip(np.einsum("kij,ij->ki", p[:, None] - a, ab) / np.where(L > 0, L, 1), 0, 1)
+    return np.asarray(np.min(np.linalg.norm(a + t[..., None] * ab - p[:, None], axis=2), axis=1))
+
+
+def forest_lines(
+    a: np.ndarray, b: np.ndarray, u: np.ndarray, polys: Sequence[np.ndarray], code: np.ndarray
+) -> NDArray[np.intp]:
+    """The lines ``a[k]``-``b[k]`` not yet blocked (``code < 2``) that meet a forest's
+    woods ``polys`` or pass within their doubt ``u[k]`` of one (an end inside one
+    counts): the only ones the forest rule can make doubtful or blocked, found at once
+    before the rule reads them one by one."""
+    pts = np.concatenate(polys)
+    pad = float(u.max(initial=0.0)) + 1e-6
+    lo, hi = pts.min(axis=0) - pad, pts.max(axis=0) + pad
+    # Segments whose bounding box meets the forest's; already-blocked lines stay.
+    cand = np.flatnonzero(
+        (code < 2) & np.all(np.maximum(a, b) >= lo, axis=1) & np.all(np.minimum(a, b) <= hi, axis=1)
+    )
+    if not len(cand):
+        return cand
+    met = segments_polygons(a[cand], b[cand], polys, margin=pad)
+    near = met.crosses | met.touches | (met.clearance <= u[cand, None])
+    return cand[near.any(axis=1)]
+
+
+def forest_surely_blocked(
+    xy: np.ndarray, i: np.ndarray, j: np.ndarray, u: np.ndarray, polys: Sequence[np.ndarray]
+) -> NDArray[np.bool_]:
+    """Which lines ``xy[i[k]]``-``xy[j[k]]`` :func:`forest_contact` certainly finds
+    ``blocked`` by the forest of woods ``polys``, with neither end in it or within the
+    doubt ``u[k]`` of it (so no woods area is seen out of): found for all lines at once,
+    so the rule need not read them one by one. Such a line crosses a convex woods deeper
+    than the doubt at the middle of its crossed stretch, a point the rule samples, and
+    a point that deep in one woods is at least as deep in the forest (whose outline lies
+    outside every woods' interior); a hair of margin covers the rounding between the
+    two ways of finding the stretch."""
+    prep = prepare_polygons(polys)
+    inside, dist = points_polygons(xy, prep)
+    away = np.all(~inside & (dist > u.max(initial=0.0)), axis=1)  # every end's woods
+    ok = away[i] & away[j]
+    lines = np.flatnonzero(ok)
+    out = np.zeros(len(i), bool)
+    if not len(lines):
+        return out
+    ends = i[lines], j[lines]
+    con = segment_contacts(
+        xy[ends[0]], xy[ends[1]], prep, xy, *ends, inside, dist, float(u.max(initial=0.0))
+    )
+    sel = np.flatnonzero(con.crosses & ~con.awkward & prep.convex[con.poly])
+    deep = stretch_depths(xy[ends[0]], xy[ends[1]], prep, con, sel) > u[lines[con.seg[sel]]] + 1e-6
+    out[lines[con.seg[sel[deep]]]] = True
+    return out
 
 
 def forest_contact(
@@ -1133,15 +1189,17 @@ def forest_contact(
     status = ForestStatus(tuple(polys), union_boundary(polys) if boundary is None else boundary)
     A, B = np.asarray(a, float), np.asarray(b, float)
     spans: list[tuple[float, float]] = []
+    lo, hi = np.minimum(A, B) - 1e-6, np.maximum(A, B) + 1e-6
     for poly in polys:
-        spans += segment_spans(A, B, poly, strict=False)
-    touching = any(segment_polygon(a, b, poly).clearance <= doubt for poly in polys)
+        if np.all(poly.min(axis=0) <= hi) and np.all(poly.max(axis=0) >= lo):  # boxes meet
+            spans += segment_spans(A, B, poly, strict=False)
     if spans:
         ts = np.concatenate([np.linspace(s0, s1, 33) for s0, s1 in spans])
-        depth = max(status.inside(A + t * (B - A)) for t in ts)
+        depth = float(status.inside_many(A + ts[:, None] * (B - A)).max())
         if depth > doubt:
             return status, "blocked"
         return status, "doubtful"
+    touching = any(segment_polygon(a, b, poly).clearance <= doubt for poly in polys)
     return status, "doubtful" if touching else "clear"
 
 

@@ -41,6 +41,7 @@ from referee.geometry import (
     point_in_polygon,
     polygon_distance,
     segment_polygon,
+    signed_boundary_distance,
 )
 from referee.rules import (
     PieceField,
@@ -58,6 +59,8 @@ from referee.rules.core import (
     TableRuleset,
     fmt,
     forest_contact,
+    forest_lines,
+    forest_surely_blocked,
     forests,
     from_edge,
     inches,
@@ -399,18 +402,17 @@ class PaperTigers(TableRuleset):
             groups.setdefault(o.forest, []).append(o.polygon)
         a, b = xy[i], xy[j]
         for polys in groups.values():
-            pts = np.concatenate(polys)
-            pad = float(u.max(initial=0.0)) + 1e-6
-            lo, hi = pts.min(axis=0) - pad, pts.max(axis=0) + pad
-            cand = np.flatnonzero(
-                (code < 2)
-                & np.all(np.maximum(a, b) >= lo, axis=1)
-                & np.all(np.minimum(a, b) <= hi, axis=1)
-            )
+            cand = forest_lines(a, b, u, polys, code)
+            sure = forest_surely_blocked(xy, i[cand], j[cand], u[cand], polys)
+            code[cand[sure]] = 2
+            cand = cand[~sure]
             outlines: dict[tuple[int, ...], np.ndarray] = {}
+            # Each piece's signed distance to each woods' outline, for every line at once.
+            table = np.stack([signed_boundary_distance(xy, poly) for poly in polys], axis=1)
             for k in cand:
                 ends = (float(a[k, 0]), float(a[k, 1])), (float(b[k, 0]), float(b[k, 1]))
-                why = forest_view(*ends, polys, float(u[k]), outlines)[0]
+                depths = (table[i[k]].tolist(), table[j[k]].tolist())
+                why = forest_view(*ends, polys, float(u[k]), outlines, depths, False)[0]
                 level = {"clear": 0, "doubtful": 1, "blocked": 2}[why]
                 code[k] = max(int(code[k]), level)
 
@@ -1116,6 +1118,8 @@ def forest_view(
     polys: Sequence[np.ndarray],
     doubt: float,
     outlines: dict[tuple[int, ...], np.ndarray] | None = None,
+    depths: tuple[Sequence[float], Sequence[float]] | None = None,
+    name_members: bool = True,
 ) -> tuple[str, list[int], list[int], list[int]]:
     """How the segment ``a``-``b`` meets a forest of touching woods ``polys`` when each
     woods area is seen into and out of but not through (D.2 designer's note):
@@ -1126,9 +1130,12 @@ def forest_view(
     one area (so a line along a seam between two of them is blocked). An end within
     the doubt of a member's edge may be in it or not: blocked only if the line is
     blocked without that member, clear only if it is clear with it. ``outlines`` keeps
-    the outline of each union of members worked out, for the next line.
+    the outline of each union of members worked out, for the next line; ``depths``, if
+    given, are each end's signed distance to each member's outline (positive inside).
+    Without ``name_members`` the members the verdict is about are not worked out (the
+    all-pairs map only needs the verdict).
     """
-    depth = [[_signed_depth(p, poly) for poly in polys] for p in (a, b)]
+    depth = depths or tuple([_signed_depth(p, poly) for poly in polys] for p in (a, b))
     every = range(len(polys))
     sure = [m for m in every if depth[0][m] > doubt or depth[1][m] > doubt]
     maybe = [
@@ -1151,6 +1158,8 @@ def forest_view(
 
     def met(members: list[int]) -> list[int]:
         """The members the line crosses, touches or passes within the doubt of."""
+        if not name_members:
+            return []
         return [m for m in members if segment_polygon(a, b, polys[m]).clearance <= doubt]
 
     wide_why = verdict(wide)

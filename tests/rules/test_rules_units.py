@@ -234,3 +234,43 @@ def test_crowded_table_all_pairs_agree_with_single_questions(system: str) -> Non
     vis = ruleset_for(scene).visibility(scene)
     assert (vis.los == 2).sum() > 100  # a crowded table: the first pass has work
     _agree(scene)
+
+
+@pytest.mark.parametrize("system", ["paper-tigers", "pz8-ww2"])
+def test_forest_table_all_pairs_agree_with_single_questions(system: str) -> None:
+    """A forest of touching woods (square and star-shaped) across the table, with pieces
+    deep inside it, near its edges and seams, and all around: the map settles the lines
+    that cross it deeply at once and reads the rest one by one, and every verdict is
+    still the single `los` question's."""
+    rnd = random.Random(f"forest-{system}")
+    woods = [
+        Terrain(
+            f"w{k}",
+            "woods",
+            ((6 + 4.5 * k, 14), (11 + 4.5 * k, 14), (11 + 4.5 * k, 20), (6 + 4.5 * k, 20)),
+        )
+        for k in range(5)
+    ]
+    woods += [
+        Terrain(f"s{k}", "woods", star_outline(30 + 3.5 * k, 17, [3.0, 1.8] * 4, turn=0.4 * k))
+        for k in range(3)
+    ]
+    spots = [(8.5, 17.0), (10.5, 15.0), (11.0, 17.0), (28.0, 17.0), (31.0, 14.2)]  # in, seams
+    spots += [(rnd.uniform(0, 48), rnd.uniform(0, 36)) for _ in range(10)]
+    pieces = tuple(
+        Piece(
+            f"p{k}",
+            rnd.choice(["a", "b"]),
+            "infantry" if system == "paper-tigers" else rnd.choice(["infantry", "truck"]),
+            x,
+            y,
+            rnd.uniform(0, 360),
+            (1.0, 1.0),
+            uncertainty=rnd.choice([0.0, 0.02, 0.3]),
+        )
+        for k, (x, y) in enumerate(spots)
+    )
+    scene = Scene(system, Table(48, 36), pieces, tuple(woods))
+    vis = ruleset_for(scene).visibility(scene)
+    assert (vis.los == 2).sum() > 20 and (vis.los == 0).sum() > 20
+    _agree(scene)
