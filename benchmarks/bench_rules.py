@@ -9,6 +9,7 @@ matrix never runs, also shows how fast the shared machine was running at the tim
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import resource
 import statistics
@@ -20,7 +21,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from referee.rules import find_ruleset
 from referee.runtime import keep_freed_memory
+from referee.scene import Terrain
 from referee.sim.tables import SYSTEM_KINDS, random_table
+
+_SQUARE = ((6.0, 20.0), (11.0, 20.0), (11.0, 26.0), (6.0, 26.0))
+"""The first woods of the forest (5 x 6 in); the others overlap it in a row, 4.5 in apart."""
 
 
 def measure(cases: dict[str, Callable[[], object]], rounds: int, repeat: int) -> dict:
@@ -69,6 +74,21 @@ def main() -> None:
         name = f"all-pairs range + LOS, 100 pieces, 50 polygons, {label}"
         counts[name] = (100 * 99 // 2, blocked, doubtful)
         cases[name] = lambda scene=scene: rules.visibility(scene)
+    # A forest of eight touching woods across the table: lines meeting it follow the
+    # forest rule (a seam blocks, each woods area is seen out of), not the shared test.
+    woods = tuple(
+        Terrain(f"w{k}", "woods", tuple((x + 4.5 * k, y) for x, y in _SQUARE)) for k in range(8)
+    )
+    for n in (30, 60):
+        forest = dataclasses.replace(random_table(n, 0, 0.02, seed=3), terrain=woods)
+        vis = rules.visibility(forest)
+        name = f"all-pairs range + LOS, {n} pieces, a forest of 8 touching woods"
+        counts[name] = (
+            n * (n - 1) // 2,
+            int((vis.los == 2).sum() // 2),
+            int((vis.los == 1).sum() // 2),
+        )
+        cases[name] = lambda forest=forest: rules.visibility(forest)
     scene = random_table(100, 50, 0.02)
     one_q = {"ask": "los", "from": "p1", "to": "p2"}
     rq = {"ask": "range", "from": "p1", "to": "p2"}
