@@ -293,6 +293,26 @@ class TableRuleset(Ruleset):
             return "front" if fwd >= 0 else "rear"
         return "side"
 
+    def facing_sides(self, target: Piece, attacker: Piece, doubt: float) -> tuple[str, ...]:
+        """Every face of ``target`` (:meth:`facing_side`) the attacker's centre may be off
+        when either centre may lie ``doubt`` from where it is measured: the face measured,
+        and the one across a diagonal line within ``doubt`` of the attacker's centre
+        (every face when the two centres are within ``doubt``)."""
+        faces = {self.facing_side(target, attacker)}
+        if not doubt > 0:  # exactly on a diagonal, the rule decides (front or rear)
+            return tuple(faces)
+        dx, dy = attacker.x - target.x, attacker.y - target.y
+        h = math.radians(target.heading)
+        fwd = dx * math.cos(h) + dy * math.sin(h)
+        right = -dx * math.sin(h) + dy * math.cos(h)
+        w, d = target.base
+        if math.hypot(fwd, right) <= doubt:
+            return ("front", "rear", "side")
+        for sign in (1.0, -1.0):  # the diagonal lines fwd * w = +-right * d
+            if abs(fwd * w - sign * right * d) <= doubt * math.hypot(w, d):
+                faces |= {"front" if fwd >= 0 else "rear", "side"}
+        return tuple(sorted(faces))
+
     # -- questions ------------------------------------------------------------------------
 
     def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:

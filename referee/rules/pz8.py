@@ -467,12 +467,21 @@ class Pz8(TableRuleset):
         firer = piece_arg(scene, query, "from")
         target = piece_arg(scene, query, "to")
         side = self.facing_side(target, firer)
+        doubt = firer.uncertainty + target.uncertainty
+        faces = self.facing_sides(target, firer, doubt)
         armour = self.unit(target).role == "armour"
         from_above = self.category(firer) in self.halving_attackers
-        halved = armour and (side != "front" or from_above)
+        halved_by = {armour and (f != "front" or from_above) for f in faces}
+        halved: bool | None = halved_by.pop() if len(halved_by) == 1 else None
         reasons = [
             f"{firer.id}'s centre is off {target.id}'s {side} (lines through its base diagonals)"
         ]
+        if len(faces) > 1:
+            reasons.append(
+                f"within the measurement doubt ({fmt(doubt)}) it may be off the "
+                + " or ".join(faces)
+                + (": too close to call" if halved is None else ": the same defence either way")
+            )
         if armour and from_above:
             reasons.append(
                 f"{target.id} is armoured: attacked by a {self.category(firer)}, its defence "
@@ -481,17 +490,28 @@ class Pz8(TableRuleset):
         elif armour:
             reasons.append(
                 f"{target.id} is armoured: "
-                + ("hit from the side or back halves its defence" if halved else "full defence")
+                + (
+                    "hit from the side or back halves its defence"
+                    if halved is not False
+                    else "full defence"
+                )
             )
         else:
             reasons.append(f"{target.id} is not armoured: facing does not matter")
         return Verdict(
             "facing",
-            True,
+            None if halved is None else True,
             tuple(reasons),
-            details={"face": side, "defence_halved": halved},
+            uncertainty=doubt,
+            details={"face": side, "faces": list(faces), "defence_halved": halved},
             summary=f"facing {firer.id} -> {target.id}: {side}"
-            + (" (defence halved)" if halved else ""),
+            + (
+                " (defence halved)"
+                if halved
+                else " (too close to call: defence halved or not)"
+                if halved is None
+                else ""
+            ),
         )
 
     def ask_rally(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
