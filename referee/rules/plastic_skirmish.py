@@ -41,7 +41,6 @@ from referee.geometry import (
     Pose,
     base_corners,
     base_corners_many,
-    boundary_distance,
     centre_distance,
     point_in_polygon,
     points_in_polygon,
@@ -49,6 +48,7 @@ from referee.geometry import (
     polygons_overlap,
     segment_polygon,
     segment_spans,
+    signed_boundary_distance,
 )
 from referee.rules import PieceField, QueryError, Verdict, as_ids, judge, name_key, register
 from referee.rules.core import (
@@ -295,34 +295,59 @@ class PlasticSkirmish(TableRuleset):
     ) -> tuple[str, list[str], dict[str, list[str]]]:
         """The shared rule, except that a figure wholly inside woods or a building is seen
         only from inside the same feature: figures are seen at the edges (base partly in
-        and partly out)."""
+        and partly out). Doubtful where the measurement doubt could put the base wholly
+        inside or the other centre inside the same feature."""
         hidden = self._buried(scene, firer, target)
-        if hidden:
-            who, t = hidden
+        if hidden and hidden[2]:
+            who, t, _ = hidden
             return (
                 "blocked",
                 [f"{who} is wholly inside {t.kind} {t.id}: only figures at its edge are seen"],
                 {"blocked": [t.id], "doubtful": []},
             )
-        return super().line_of_sight(scene, firer, target)
+        why, reasons, parts = super().line_of_sight(scene, firer, target)
+        if hidden and why != "blocked":
+            who, t, _ = hidden
+            reasons.append(
+                f"{who} may be wholly inside {t.kind} {t.id} (within the measurement doubt), "
+                f"where only figures at its edge are seen: {self.doubt_rule()}"
+            )
+            parts = {**parts, "doubtful": [*parts.get("doubtful", []), t.id]}
+            return "doubtful", reasons, parts
+        return why, reasons, parts
 
-    def _buried(self, scene: Scene, a: Piece, b: Piece) -> tuple[str, Terrain] | None:
+    def _buried(self, scene: Scene, a: Piece, b: Piece) -> tuple[str, Terrain, bool] | None:
+        """A piece whose base is wholly inside a woods or building (deeper than the pair's
+        doubt) that does not hold the other's centre (farther than the doubt outside it):
+        ``(piece, feature, True)``; ``False`` in place of True where the doubt allows it
+        but does not make it certain; None where neither may be hidden."""
+        doubt = a.uncertainty + b.uncertainty
+        maybe = None
         for t in scene.terrain:
             if t.kind not in self.settings.blocking:
                 continue
             poly = t.outline()
             for p, q in ((a, b), (b, a)):
-                inside = points_in_polygon(p.corners(), poly, strict=True).all() and min(
-                    boundary_distance(c, poly) for c in p.corners()
-                ) > (a.uncertainty + b.uncertainty)
-                if inside and not point_in_polygon(q.xy, poly):
-                    return p.id, t
-        return None
+                corners = p.corners()
+                depth = float(signed_boundary_distance(corners, poly).min())
+                centre = float(signed_boundary_distance([q.xy], poly)[0])
+                q_out = not point_in_polygon(q.xy, poly)
+                if (
+                    points_in_polygon(corners, poly, strict=True).all()
+                    and depth > doubt
+                    and q_out
+                    and (doubt == 0 or centre < -doubt)
+                ):
+                    return p.id, t, True
+                if doubt > 0 and depth >= -doubt and centre <= doubt and maybe is None:
+                    maybe = (p.id, t, False)
+        return maybe
 
     def visibility(self, scene: Scene) -> Visibility:
         """The shared map, then the edge rule: a pair is blocked where one piece's base is
         wholly inside a woods or building (deeper than the pair's doubt) that does not hold
-        the other's centre."""
+        the other's centre (farther than the doubt outside it), doubtful where the doubt
+        allows it."""
         vis = super().visibility(scene)
         pieces = list(scene.pieces)
         n = len(pieces)
@@ -331,11 +356,13 @@ class PlasticSkirmish(TableRuleset):
             return vis
         xy = np.array([p.xy for p in pieces], float)
         starts = np.cumsum([0] + [len(f) for f in features[:-1]])
-        f_lo = np.minimum.reduceat(np.concatenate(features), starts)  # (features, 2)
-        f_hi = np.maximum.reduceat(np.concatenate(features), starts)
-        # A base wholly inside a feature has its centre (held) and its corner box in the
-        # feature's box: box tests over all (piece, feature) pairs leave the few worth
-        # the exact tests.
+        unc = np.array([p.uncertainty for p in pieces], float)
+        reach = 2 * float(unc.max()) + 1e-9  # the most doubt of any pair
+        f_lo = np.minimum.reduceat(np.concatenate(features), starts) - reach  # (features, 2)
+        f_hi = np.maximum.reduceat(np.concatenate(features), starts) + reach
+        # A base wholly inside a feature (or within a pair's doubt of it) has its centre
+        # (held) and its corner box in the feature's box (so widened): box tests over all
+        # (piece, feature) pairs leave the few worth the exact tests.
         held = np.all((xy[:, None] >= f_lo[None]) & (xy[:, None] <= f_hi[None]), axis=2)
         rows = np.flatnonzero(held.any(axis=1))
         if not len(rows):
@@ -350,25 +377,28 @@ class PlasticSkirmish(TableRuleset):
         if not boxed.any():
             return vis
         los = vis.los.copy()
-        unc = np.array([p.uncertainty for p in pieces], float)
         for f in np.flatnonzero(boxed.any(axis=0)):
             poly = features[f]
             cand = np.flatnonzero(boxed[:, f])
-            inside = points_in_polygon(xy[rows[cand]], poly) & np.all(
-                points_in_polygon(corners[cand].reshape(-1, 2), poly, strict=True).reshape(-1, 4),
-                axis=1,
-            )
-            if not inside.any():
+            # Each base's least depth in the feature (its corners', positive inside).
+            depth = signed_boundary_distance(corners[cand].reshape(-1, 2), poly).reshape(-1, 4)
+            strict = points_in_polygon(corners[cand].reshape(-1, 2), poly, strict=True)
+            whole = np.all(strict.reshape(-1, 4), axis=1)
+            least = depth.min(axis=1)
+            may = least >= -reach  # wholly inside, or within some pair's doubt of it
+            if not may.any():
                 continue
-            holds = held[:, f].copy()
-            holds[holds] = points_in_polygon(xy[holds], poly)
-            for c in cand[inside]:
-                deep = min(boundary_distance(q, poly) for q in corners[c])
-                # Piece k wholly inside, deeper than the doubt, against centres outside.
-                k = rows[c]
-                others = ~holds & (deep > unc[k] + unc)
-                los[k, others] = 2
-                los[others, k] = 2
+            centre = signed_boundary_distance(xy, poly)  # of every piece's centre
+            out = ~points_in_polygon(xy, poly)
+            for c in np.flatnonzero(may):
+                k = rows[cand[c]]
+                doubt = unc[k] + unc
+                # Wholly inside, deeper than the doubt, against centres farther outside.
+                sure = whole[c] & (least[c] > doubt) & out & ((doubt == 0) | (centre < -doubt))
+                maybe = (doubt > 0) & (least[c] >= -doubt) & (centre <= doubt) & ~sure
+                los[k, sure] = los[sure, k] = 2
+                np.maximum(los[k], maybe.astype(np.int8), out=los[k])
+                los[maybe, k] = np.maximum(los[maybe, k], 1)
         np.fill_diagonal(los, 0)
         return Visibility(vis.ids, vis.distance, los)
 

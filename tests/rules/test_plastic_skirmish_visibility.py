@@ -10,8 +10,8 @@ import pytest
 
 from referee.geometry import (
     base_corners_many,
-    boundary_distance,
     points_in_polygon,
+    signed_boundary_distance,
 )
 from referee.rules import find_ruleset
 from referee.rules.core import TableRuleset, Visibility
@@ -22,33 +22,31 @@ KINDS = ["rifle guy", "mg guy", "bazooka guy", "tank", "halftrack"]
 
 
 def edge_rule_oracle(rules: TableRuleset, scene: Scene, vis: Visibility) -> np.ndarray:
-    """Every blocking feature in turn: centres it holds, bases wholly inside it deeper
-    than the pair's doubt, and the pairs they block."""
+    """Every blocking feature and every pair in turn: a base wholly inside it deeper than
+    the pair's doubt blocks a centre outside it by more than the doubt; where the doubt
+    allows a base wholly inside and a centre outside, the pair is doubtful (at least)."""
     pieces = list(scene.pieces)
     n = len(pieces)
     los = vis.los.copy()
     xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
     unc = np.array([p.uncertainty for p in pieces], float)
-    doubt = unc[:, None] + unc[None, :]
     corners = base_corners_many(xy, [p.heading for p in pieces], [p.base for p in pieces])
     for t in scene.terrain:
         if t.kind not in rules.settings.blocking:
             continue
         poly = t.outline()
-        lo, hi = poly.min(axis=0), poly.max(axis=0)
-        holds = np.all((xy >= lo) & (xy <= hi), axis=1)
-        if not holds.any():
-            continue
-        holds[holds] = points_in_polygon(xy[holds], poly)
-        depth = np.full(n, -1.0)
-        for k in np.flatnonzero(holds):
-            c = corners[k]
-            boxed = np.all(c.min(axis=0) >= lo) and np.all(c.max(axis=0) <= hi)
-            if boxed and points_in_polygon(c, poly, strict=True).all():
-                depth[k] = min(boundary_distance(q, poly) for q in c)
-        buried = depth[:, None] > doubt
-        block = (buried & ~holds[None, :]) | (buried.T & ~holds[:, None])
-        los[block] = 2
+        centre = signed_boundary_distance(xy, poly)
+        out = ~points_in_polygon(xy, poly)
+        for k in range(n):
+            least = signed_boundary_distance(corners[k], poly).min()
+            whole = points_in_polygon(corners[k], poly, strict=True).all()
+            for j in range(n):
+                d = unc[k] + unc[j]
+                if whole and least > d and out[j] and (d == 0 or centre[j] < -d):
+                    los[k, j] = los[j, k] = 2
+                elif d > 0 and least >= -d and centre[j] <= d:
+                    los[k, j] = max(los[k, j], 1)
+                    los[j, k] = max(los[j, k], 1)
     np.fill_diagonal(los, 0)
     return los
 
@@ -105,3 +103,19 @@ def test_edge_rule_fires_in_these_scenes() -> None:
             (rules.visibility(scene).los != TableRuleset.visibility(rules, scene).los).sum()
         )
     assert changed > 0
+
+
+def test_a_base_within_the_doubt_of_wholly_inside_is_doubtful() -> None:
+    """With doubt, the edge rule also makes pairs doubtful (not only blocked), and the
+    single `los` question says the same for them."""
+    rules = find_ruleset("plastic-skirmish")
+    assert isinstance(rules, TableRuleset)
+    scene = scene_with_big_features(3, 40, 0.4)
+    shared = TableRuleset.visibility(rules, scene).los
+    got = rules.visibility(scene)
+    raised = np.argwhere((got.los == 1) & (shared == 0))
+    assert len(raised) > 10
+    ids = got.ids
+    for a, b in raised[:12]:
+        answer = rules.answer(scene, {"ask": "los", "from": ids[a], "to": ids[b]})
+        assert answer.los == "doubtful" and any("may be wholly inside" in r for r in answer.reasons)
