@@ -155,3 +155,44 @@ def contacts(
         hi[: got if spans else 0].copy(),
         sure[:got].copy(),
     )
+
+
+@njit(cache=True, error_model="numpy")
+def bin_index(
+    bins: np.ndarray, open_: np.ndarray, length2: np.ndarray, n_bins: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each point's later points listed by bin of bearing (a counting sort, stable), the
+    index :meth:`referee.geometry.Bearings.index` builds: ``(order, length2 in that order
+    with the rows end to end, where each row's bins start, each row's longest listed
+    squared length)``. Only segments ``open_`` marks (``(0, 0)``: all) are listed; the
+    others, the earlier points and the point itself go to bin ``n_bins``."""
+    n = bins.shape[0]
+    every = open_.shape[0] == 0
+    order = np.empty((n, n), np.intp)
+    sorted2 = np.empty(n * n)
+    table = np.empty(n * (n_bins + 1) + 1, np.intp)
+    table[-1] = n * n
+    longest2 = np.zeros(n)
+    count = np.empty(n_bins + 1, np.intp)
+    at = np.empty(n_bins + 1, np.intp)
+    row_bins = np.empty(n, np.intp)
+    for i in range(n):
+        count[:] = 0
+        for j in range(n):
+            b = n_bins
+            if j > i and (every or open_[i, j]):
+                b = bins[i, j]
+                longest2[i] = max(longest2[i], length2[i, j])
+            row_bins[j] = b
+            count[b] += 1
+        start = i * n
+        for b in range(n_bins + 1):
+            table[i * (n_bins + 1) + b] = start
+            at[b] = start
+            start += count[b]
+        for j in range(n):
+            b = row_bins[j]
+            order[i, at[b] - i * n] = j
+            sorted2[at[b]] = length2[i, j]
+            at[b] += 1
+    return order, sorted2, table, longest2

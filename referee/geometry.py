@@ -1095,21 +1095,12 @@ class Bearings:
 
     def index(self, open_: NDArray[np.bool_] | None = None) -> BearingIndex:
         """Each point's later points in order of bin (only those ``open_`` marks)."""
-        n = len(self.points)
-        rows = np.arange(n)
-        # The earlier points, itself and closed segments go to a last bin no cone reaches.
-        bins = self.bins.copy()
-        np.putmask(bins, rows[:, None] >= rows[None, :], _BINS)
-        if open_ is not None:
-            np.putmask(bins, ~open_, _BINS)
-        order = np.argsort(bins, axis=1, kind="stable")
-        # Where each bin starts in each row, as a position in the rows laid end to end.
-        flat = bins.astype(np.intp)
-        flat += rows[:, None] * (_BINS + 1)
-        table = np.zeros(n * (_BINS + 1) + 1, np.intp)
-        np.cumsum(np.bincount(flat.ravel(), minlength=n * (_BINS + 1)), out=table[1:])
-        length2 = np.take_along_axis(self.length2, order, axis=1).ravel()
-        longest2 = np.max(self.length2, axis=1, where=bins < _BINS, initial=0.0)
+        from referee.contacts import bin_index  # see segment_contacts
+
+        # The earlier points, itself and closed segments go to a last bin no cone reaches;
+        # the table says where each bin starts, in the rows laid end to end.
+        shut = np.zeros((0, 0), bool) if open_ is None else open_
+        order, length2, table, longest2 = bin_index(self.bins, shut, self.length2, _BINS)
         return BearingIndex(self.points, order, length2, table, longest2)
 
 

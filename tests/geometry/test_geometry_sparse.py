@@ -353,3 +353,30 @@ def test_listed_pairs_give_the_dense_layouts_very_contacts() -> None:
             assert dense.crosses.any() and dense.awkward.any()
             for name in SegmentContacts.__dataclass_fields__:
                 assert np.array_equal(getattr(dense, name), getattr(listed, name)), name
+
+
+def test_bearing_index_is_a_stable_sort_of_each_row_by_bin() -> None:
+    """The compiled counting sort lists each point's later points exactly as numpy's
+    stable argsort of the row's bins did (ties and closed segments included)."""
+    from referee.geometry import _BINS
+
+    rng = np.random.default_rng(5)
+    for trial in range(8):
+        n = int(rng.integers(2, 120))
+        pts = rng.integers(0, 12, (n, 2)).astype(float) if trial % 2 else rng.uniform(0, 72, (n, 2))
+        bearings = Bearings.of(pts)
+        open_ = None if trial % 3 == 0 else rng.random((n, n)) > 0.4
+        got = bearings.index(open_)
+        rows = np.arange(n)
+        bins = bearings.bins.copy()
+        np.putmask(bins, rows[:, None] >= rows[None, :], _BINS)
+        if open_ is not None:
+            np.putmask(bins, ~open_, _BINS)
+        order = np.argsort(bins, axis=1, kind="stable")
+        flat = (bins.astype(np.intp) + rows[:, None] * (_BINS + 1)).ravel()
+        table = np.r_[0, np.cumsum(np.bincount(flat, minlength=n * (_BINS + 1)))]
+        assert np.array_equal(got.order, order)
+        assert np.array_equal(got.table, table)
+        assert np.array_equal(got.length2, np.take_along_axis(bearings.length2, order, 1).ravel())
+        want = np.max(bearings.length2, axis=1, where=bins < _BINS, initial=0.0)
+        assert np.array_equal(got.longest2, want)
