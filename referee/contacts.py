@@ -1,10 +1,13 @@
-"""Segments against outlines, pair by pair, as one compiled loop (numba): the edge tests of
-:func:`referee.geometry.segment_contacts` for the all-pairs LOS map.
+"""The all-pairs LOS map's hot loops, compiled (numba): the edge tests of
+:func:`referee.geometry.segment_contacts` for listed (line, outline) pairs, and the
+bearing bins of :class:`referee.geometry.Bearings` (the index of each point's later
+points by bin, the nearest disc over each bin, the listed segments near each disc).
 
-numpy laid every candidate pair out against every vertex slot of the widest outline and
-ran each step over that whole table; the loop visits each outline's own vertices once
-and skips what a pair does not need. The arithmetic of every test is the numpy form's,
-op for op, so every answer and every float is the same (the tests compare them).
+numpy laid every candidate pair out against every vertex slot of the widest outline, and
+sorted, gathered and scattered whole ``(n, n)`` tables; the loops visit each outline's
+own vertices once, skip what a pair does not need, and count-sort each row. The
+arithmetic of every test is the numpy form's, op for op, so every answer and every float
+is the same (the tests compare them).
 """
 
 from __future__ import annotations
@@ -196,3 +199,44 @@ def bin_index(
             sorted2[at[b]] = length2[i, j]
             at[b] += 1
     return order, sorted2, table, longest2
+
+
+@njit(cache=True, error_model="numpy")
+def nearest_cover(
+    wide: np.ndarray, v: np.ndarray, first: np.ndarray, count: np.ndarray, key: np.ndarray
+) -> None:
+    """Lower ``wide[v[c], first[c] + b]`` to ``key[c]`` for ``b < count[c]``, cone by cone:
+    the nearest disc over each (point, bin) of :meth:`referee.geometry.Bearings.through`
+    (``first`` already offset into the widened rows)."""
+    for c in range(len(v)):
+        row = v[c]
+        for b in range(first[c], first[c] + count[c]):
+            wide[row, b] = min(wide[row, b], key[c])
+
+
+@njit(cache=True, error_model="numpy")
+def listed_near(
+    q: np.ndarray,
+    first: np.ndarray,
+    last: np.ndarray,
+    gap2: np.ndarray,
+    length2: np.ndarray,
+    order: np.ndarray,
+    m: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(i, j, k)`` of :meth:`referee.geometry.BearingIndex.near`: for each (point, disc)
+    ``q[c]`` (flat, ``point * m + disc``), the listed segments at positions ``first[c]``
+    to ``last[c]`` of the ordered rows whose length reaches the disc's near side."""
+    total = 0
+    for c in range(len(q)):
+        total += last[c] - first[c]
+    i = np.empty(total, np.intp)
+    j = np.empty(total, np.intp)
+    k = np.empty(total, np.intp)
+    got = 0
+    for c in range(len(q)):
+        for p in range(first[c], last[c]):
+            if length2[p] >= gap2[q[c]]:
+                i[got], j[got], k[got] = q[c] // m, order[p], q[c] % m
+                got += 1
+    return i[:got].copy(), j[:got].copy(), k[:got].copy()

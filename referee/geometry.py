@@ -1070,13 +1070,12 @@ class Bearings:
         key = np.ceil(d * 1e6).astype(np.int64) << bits | k
         # Each point's row of bins runs a quarter turn either side (a cone is at most a
         # half turn), folded back after: no wrapping of every entry.
+        from referee.contacts import nearest_cover  # see segment_contacts
+
         stride = _BINS + _BINS // 2
-        start = v * stride + _BINS // 4 + first - (np.cumsum(count) - count)
-        at = np.repeat(start, count)
-        at += np.arange(total)
         # A bin no disc covers keeps a key of disc 0 at a distance no segment reaches.
         wide = np.full((n, stride), np.iinfo(np.int64).max >> bits << bits)
-        np.minimum.at(wide.ravel(), at, np.repeat(key, count))
+        nearest_cover(wide, v, first + _BINS // 4, count, key)
         q = _BINS // 4
         cover = wide[:, q : q + _BINS].copy()
         np.minimum(cover[:, _BINS - q :], wide[:, :q], out=cover[:, _BINS - q :])
@@ -1173,20 +1172,11 @@ class BearingIndex:
         b_lo = np.clip(((q_lo + math.pi) / _BIN).astype(np.intp), 0, _BINS - 1)
         b_hi = np.clip(((q_hi + math.pi) / _BIN).astype(np.intp) + 1, 0, _BINS)
         row = q // m * (_BINS + 1)
+        from referee.contacts import listed_near  # see segment_contacts
+
         first, last = self.table[row + b_lo], self.table[row + b_hi]
-        some = np.flatnonzero(last > first)  # most cones meet no listed segment
-        q, first, count = q[some], first[some], (last - first)[some]
-        total = int(count.sum())
-        if total == 0:
-            return none, none, none
-        # Expand the ranges: position in the ordered rows of every (point, later point, disc).
-        pos = np.repeat(first - (np.cumsum(count) - count), count)
-        pos += np.arange(total)
-        # The disc's near side must be within the segment's length.
-        near = self.length2[pos] >= np.repeat(gap[q], count)
-        pos = pos[near]
-        i, k = np.divmod(np.repeat(q, count)[near], m)
-        return i, self.order.ravel()[pos], k
+        # Each range of listed segments whose length reaches the disc's near side.
+        return listed_near(q, first, last, gap, self.length2, self.order.ravel(), m)
 
 
 _BINS = 256
