@@ -240,3 +240,113 @@ def listed_near(
                 i[got], j[got], k[got] = q[c] // m, order[p], q[c] % m
                 got += 1
     return i[:got].copy(), j[:got].copy(), k[:got].copy()
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def _signed_distance(px: float, py: float, p: int, rows: tuple) -> float:
+    """Distance from a point to outline ``p`` (:attr:`PreparedPolygons.rows`), positive
+    inside by crossing number: ``referee.geometry._dist_parity``'s arithmetic."""
+    cx, cy, dy, ex, ey, den, flat, pad = rows
+    dist = np.inf
+    inside = False
+    for e in range(cx.shape[1]):
+        if pad[p, e]:
+            continue
+        apx, apy = px - cx[p, e], py - cy[p, e]
+        t = apx * ex[p, e]
+        t += apy * ey[p, e]
+        t /= den[p, e]
+        t = 0.0 if flat[p, e] else min(max(t, 0.0), 1.0)
+        dist = min(dist, math.hypot(apx - t * ex[p, e], apy - t * ey[p, e]))
+        if (cy[p, e] > py) != (dy[p, e] > py):
+            x_at = py - cy[p, e]
+            x_at *= ex[p, e]
+            x_at /= ey[p, e]
+            x_at += cx[p, e]
+            if px < x_at:
+                inside = not inside
+    return dist if inside else -dist
+
+
+@njit(cache=True, error_model="numpy")
+def middle_depths(
+    A: np.ndarray,
+    B: np.ndarray,
+    seg: np.ndarray,
+    poly: np.ndarray,
+    mid: np.ndarray,
+    convex: np.ndarray,
+    halfplanes: tuple[np.ndarray, np.ndarray, np.ndarray],
+    rows: tuple,
+) -> np.ndarray:
+    """Depth inside outline ``poly[k]`` of the point at ``mid[k]`` along segment
+    ``A[seg[k]]``-``B[seg[k]]`` (0 if not inside): :func:`referee.geometry.stretch_depths`'
+    arithmetic (half-planes for convex outlines, else distance and crossing parity)."""
+    hx, hy, ho = halfplanes
+    out = np.empty(len(seg))
+    for k in range(len(seg)):
+        s, p = seg[k], poly[k]
+        ax, ay = A[s, 0], A[s, 1]
+        mx = ax + mid[k] * (B[s, 0] - ax)
+        my = ay + mid[k] * (B[s, 1] - ay)
+        if convex[p]:
+            got = np.inf
+            for e in range(hx.shape[1]):
+                d = hx[p, e] * mx
+                d += hy[p, e] * my
+                d -= ho[p, e]
+                got = min(got, d)
+            out[k] = max(got, 0.0)
+        else:
+            inside = _signed_distance(mx, my, p, rows)
+            out[k] = inside if inside > 0 else 0.0
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def golden_search(
+    A: np.ndarray,
+    B: np.ndarray,
+    poly: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    rows: tuple,
+    iters: int,
+    limit: np.ndarray,
+) -> np.ndarray:
+    """``referee.geometry._golden_many`` row by row: the golden-section maximum of the
+    signed distance to outline ``poly[k]`` along segment ``A[k]``-``B[k]`` over ``lo[k]``
+    to ``hi[k]``. With ``limit`` (non-empty), a row stops as soon as whether its maximum
+    exceeds ``limit[k]`` is settled; its value then only answers that comparison."""
+    g = (math.sqrt(5) - 1) / 2
+    out = np.empty(len(poly))
+    for k in range(len(poly)):
+        ax, ay = A[k, 0], A[k, 1]
+        abx, aby = B[k, 0] - ax, B[k, 1] - ay
+        p = poly[k]
+        length = math.hypot(abx, aby) * (1 + 1e-9)
+        a, b = lo[k], hi[k]
+        x1, x2 = b - g * (b - a), a + g * (b - a)
+        f1 = _signed_distance(ax + x1 * abx, ay + x1 * aby, p, rows)
+        f2 = _signed_distance(ax + x2 * abx, ay + x2 * aby, p, rows)
+        best = np.nan
+        for _ in range(iters):
+            if len(limit):
+                top = max(f1, f2)
+                cap = max(f1 + (x1 - a) * length, f2 + (b - x2) * length)
+                cap = max(cap, (f1 + f2 + abs(x2 - x1) * length) / 2)
+                if top > limit[k] or cap + 1e-9 <= limit[k]:
+                    best = top
+                    break
+            if f1 < f2:  # the maximum lies right of x1
+                a = x1
+                new_x = a + g * (b - a)
+                x1, f1 = x2, f2
+                x2, f2 = new_x, _signed_distance(ax + new_x * abx, ay + new_x * aby, p, rows)
+            else:
+                b = x2
+                new_x = b - g * (b - a)
+                x2, f2 = x1, f1
+                x1, f1 = new_x, _signed_distance(ax + new_x * abx, ay + new_x * aby, p, rows)
+        out[k] = max(max(f1, f2) if np.isnan(best) else best, 0.0)
+    return out

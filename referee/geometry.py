@@ -667,7 +667,7 @@ class PreparedPolygons:
     halfplanes: tuple[Array, Array, Array]
     """Convex outlines' edge lines padded like ``rows``: unit inward normals ``hx, hy``
     and offsets ``ho``, so that an inside point's depth is the least ``hx x + hy y - ho``
-    (:func:`_halfplane_depths`). Padding, zero-length edges and other outlines hold
+    (:func:`referee.contacts.middle_depths`). Padding, zero-length edges and other outlines hold
     ``0, 0, -inf``: never the least."""
     cxT: Array
     """Vertices as ``(max vertices + 1, polygons)`` tables: each outline's vertices, then
@@ -790,17 +790,6 @@ def _dist_parity(px: Array, py: Array, rows: _EdgeRows) -> tuple[Array, BoolArra
 def _halfplane_rows(prep: PreparedPolygons, wp: NDArray[np.intp]) -> tuple[Array, Array, Array]:
     """The :attr:`PreparedPolygons.halfplanes` of convex polygons ``wp``, one row each."""
     return tuple(h.take(wp, 0) for h in prep.halfplanes)  # type: ignore[return-value]
-
-
-def _halfplane_depths(px: Array, py: Array, rows: tuple[Array, Array, Array]) -> Array:
-    """For points ``(k, 1)`` in convex outlines (:func:`_halfplane_rows`): the least
-    distance to an edge's line, which inside is the distance to the outline (and outside
-    is negative). A third of :func:`_dist_parity`'s arithmetic: no clamping, no parity."""
-    hx, hy, ho = rows
-    d = hx * px
-    d += hy * py
-    d -= ho
-    return _row_min8(d)
 
 
 def _row_min8(d: Array) -> Array:
@@ -1493,24 +1482,12 @@ def stretch_depths(
 ) -> Array:
     """Depth at the middle of the crossed stretch for candidates ``sel`` (crossing, not
     awkward): a depth the segment certainly reaches (0 if the middle is not inside)."""
-    out = np.empty(len(sel))
-    convex = prep.convex[con.poly[sel]]
-    for group in (np.flatnonzero(convex), np.flatnonzero(~convex)):
-        for k in range(0, len(group), _ROWS):  # blocks: temporaries of a few hundred KB
-            at = group[k : k + _ROWS]
-            part = sel[at]
-            ws, wp = con.seg[part], con.poly[part]
-            mid = (con.lo[part] + con.hi[part]) / 2
-            ax, ay = A[ws, 0], A[ws, 1]
-            mx = (ax + mid * (B[ws, 0] - ax))[:, None]
-            my = (ay + mid * (B[ws, 1] - ay))[:, None]
-            if convex[at[0]]:  # most outlines are bases: a third of the arithmetic
-                got = _halfplane_depths(mx, my, _halfplane_rows(prep, wp))
-                out[at] = np.maximum(got, 0.0)
-            else:
-                dist, inside = _dist_parity(mx, my, _edge_rows(prep, wp))
-                out[at] = np.where(inside, dist, 0.0)
-    return out
+    from referee.contacts import middle_depths  # see segment_contacts
+
+    mid = (con.lo[sel] + con.hi[sel]) / 2
+    return middle_depths(
+        A, B, con.seg[sel], con.poly[sel], mid, prep.convex, prep.halfplanes, prep.rows
+    )
 
 
 _ROWS = 2048
@@ -1672,50 +1649,7 @@ def _golden_many(
     so far never decreases, and no later point (all within the bracket) can exceed the
     cap that the two inner values put on the bracket, the distance being 1-Lipschitz
     along the segment."""
-    g = (math.sqrt(5) - 1) / 2
-    ax, ay = A[:, 0], A[:, 1]
-    abx, aby = B[:, 0] - ax, B[:, 1] - ay
-    rows = _edge_rows(prep, wp)
-    length = np.hypot(abx, aby) * (1 + 1e-9)
+    from referee.contacts import golden_search  # see segment_contacts
 
-    def f(t: Array) -> Array:
-        px, py = (ax + t * abx)[:, None], (ay + t * aby)[:, None]
-        dist, inside = _dist_parity(px, py, rows)
-        np.negative(dist, out=dist, where=~inside)
-        return dist
-
-    lo, hi = lo.copy(), hi.copy()
-    x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
-    f1, f2 = f(x1), f(x2)
-    out = np.empty(len(lo))
-    act = np.arange(len(lo))  # the rows still searched
-    for _ in range(iters):
-        if limit is not None:
-            # Settled rows stay settled as the search goes on, so stop once all are.
-            best = np.maximum(f1, f2)
-            cap = np.maximum(f1 + (x1 - lo) * length, f2 + (hi - x2) * length)
-            cap = np.maximum(cap, (f1 + f2 + np.abs(x2 - x1) * length) / 2)
-            done = (best > limit) | (cap + 1e-9 <= limit)
-            if done.all():
-                break
-            if 2 * done.sum() > len(done):  # most are: only the others go on
-                out[act[done]] = best[done]
-                on = np.flatnonzero(~done)
-                act, limit, length = act[on], limit[on], length[on]
-                ax, ay, abx, aby = ax[on], ay[on], abx[on], aby[on]
-                lo, hi, x1, x2, f1, f2 = lo[on], hi[on], x1[on], x2[on], f1[on], f2[on]
-                cx, cy, dy, ex, ey, den, flat, pad = rows
-                rows = (cx[on], cy[on], dy[on], ex[on], ey[on], den[on], flat[on], pad[on])
-        right = f1 < f2  # the maximum lies right of x1
-        lo = np.where(right, x1, lo)
-        hi = np.where(right, hi, x2)
-        new_x = np.where(right, lo + g * (hi - lo), hi - g * (hi - lo))
-        new_f = f(new_x)
-        x1, x2, f1, f2 = (
-            np.where(right, x2, new_x),
-            np.where(right, new_x, x1),
-            np.where(right, f2, new_f),
-            np.where(right, new_f, f1),
-        )
-    out[act] = np.maximum(f1, f2)
-    return np.maximum(out, 0.0)
+    cut = np.zeros(0) if limit is None else np.asarray(limit, float)
+    return golden_search(A, B, wp, lo, hi, prep.rows, iters, cut)
