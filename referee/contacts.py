@@ -1,7 +1,9 @@
 """The all-pairs LOS map's hot loops, compiled (numba): the edge tests of
-:func:`referee.geometry.segment_contacts` for listed (line, outline) pairs, and the
-bearing bins of :class:`referee.geometry.Bearings` (the index of each point's later
-points by bin, the nearest disc over each bin, the listed segments near each disc).
+:func:`referee.geometry.segment_contacts` for listed (line, outline) pairs; the bearing
+bins of :class:`referee.geometry.Bearings` (the index of each point's later points by
+bin, the nearest disc over each bin, the listed segments near each disc); and the depths
+of crossed stretches that decide a doubtful line (:func:`referee.geometry.stretch_depths`,
+:func:`referee.geometry.golden_depths`).
 
 numpy laid every candidate pair out against every vertex slot of the widest outline, and
 sorted, gathered and scattered whole ``(n, n)`` tables; the loops visit each outline's
