@@ -738,29 +738,40 @@ class TableRuleset(Ruleset):
         obstacles: list[Obstacle],
         code: NDArray[np.int8],
     ) -> None:
-        """Raise ``code`` where a forest of several woods blocks or casts doubt."""
+        """Raise ``code`` where a forest of several woods blocks or casts doubt: the lines
+        that may meet it, less those it surely blocks, are read by :meth:`_forest_levels`."""
         groups: dict[int, list[np.ndarray]] = {}
         for o in obstacles:
             groups.setdefault(o.forest, []).append(o.polygon)
-        a, b = xy[i], xy[j]
         for polys in groups.values():
-            cand = forest_lines(a, b, u, polys, code)
+            cand = forest_lines(xy[i], xy[j], u, polys, code)
             if not len(cand):
                 continue
             sure = forest_surely_blocked(xy, i[cand], j[cand], u[cand], polys)
             code[cand[sure]] = 2
             cand = cand[~sure]
-            boundary = union_boundary(polys)
-            for k in cand:
-                status, why = forest_contact(a[k], b[k], polys, float(u[k]), boundary)
-                if status.inside(a[k]) > u[k] or status.inside(b[k]) > u[k]:
-                    continue
-                if why == "blocked" and (
-                    abs(status.inside(a[k])) <= u[k] or abs(status.inside(b[k])) <= u[k]
-                ):
-                    why = "doubtful"
-                level = {"clear": 0, "doubtful": 1, "blocked": 2}[why]
-                code[k] = max(int(code[k]), level)
+            levels = self._forest_levels(xy, i[cand], j[cand], u[cand], polys)
+            code[cand] = np.maximum(code[cand], levels)
+
+    def _forest_levels(
+        self, xy: np.ndarray, i: np.ndarray, j: np.ndarray, u: np.ndarray, polys: list[np.ndarray]
+    ) -> NDArray[np.int8]:
+        """Each line's verdict on a forest as a code (0 clear, 1 doubtful, 2 blocked), line
+        by line as :meth:`line_of_sight` reads it: a line from inside the forest (deeper
+        than the doubt) sees out of it; one within the doubt of its edge is doubtful at
+        most."""
+        boundary = union_boundary(polys)
+        levels = np.zeros(len(i), np.int8)
+        for k, (a, b, doubt) in enumerate(zip(xy[i], xy[j], u, strict=True)):
+            status, why = forest_contact(a, b, polys, float(doubt), boundary)
+            if status.inside(a) > doubt or status.inside(b) > doubt:
+                continue
+            if why == "blocked" and (
+                abs(status.inside(a)) <= doubt or abs(status.inside(b)) <= doubt
+            ):
+                why = "doubtful"
+            levels[k] = LOS_CODES[why]
+        return levels
 
     # -- moving ---------------------------------------------------------------------------
 
@@ -1142,6 +1153,10 @@ def _seg_distances(p: np.ndarray, segs: np.ndarray) -> np.ndarray:
     L = np.einsum("ij,ij->i", ab, ab)
     t = np.clip(np.einsum("kij,ij->ki", p[:, None] - a, ab) / np.where(L > 0, L, 1), 0, 1)
     return np.asarray(np.min(np.linalg.norm(a + t[..., None] * ab - p[:, None], axis=2), axis=1))
+
+
+LOS_CODES = {"clear": 0, "doubtful": 1, "blocked": 2}
+"""A line-of-sight verdict as the all-pairs map's code."""
 
 
 def forest_lines(

@@ -55,12 +55,10 @@ from referee.rules import (
 from referee.rules.cards import Card
 from referee.rules.core import (
     DIE_ROLL,
-    Obstacle,
+    LOS_CODES,
     TableRuleset,
     fmt,
     forest_contact,
-    forest_lines,
-    forest_surely_blocked,
     forests,
     from_edge,
     inches,
@@ -387,34 +385,21 @@ class PaperTigers(TableRuleset):
         reasons.append("nothing blocks the line from centre to centre")
         return "clear", reasons, out
 
-    def _forest_codes(
-        self,
-        xy: np.ndarray,
-        i: np.ndarray,
-        j: np.ndarray,
-        u: np.ndarray,
-        obstacles: list[Obstacle],
-        code: NDArray[np.int8],
-    ) -> None:
-        """The all-pairs map's forests, read as :meth:`line_of_sight` reads them."""
-        groups: dict[int, list[np.ndarray]] = {}
-        for o in obstacles:
-            groups.setdefault(o.forest, []).append(o.polygon)
-        a, b = xy[i], xy[j]
-        for polys in groups.values():
-            cand = forest_lines(a, b, u, polys, code)
-            sure = forest_surely_blocked(xy, i[cand], j[cand], u[cand], polys)
-            code[cand[sure]] = 2
-            cand = cand[~sure]
-            outlines: dict[tuple[int, ...], np.ndarray] = {}
-            # Each piece's signed distance to each woods' outline, for every line at once.
-            table = np.stack([signed_boundary_distance(xy, poly) for poly in polys], axis=1)
-            for k in cand:
-                ends = (float(a[k, 0]), float(a[k, 1])), (float(b[k, 0]), float(b[k, 1]))
-                depths = (table[i[k]].tolist(), table[j[k]].tolist())
-                why = forest_view(*ends, polys, float(u[k]), outlines, depths, False)[0]
-                level = {"clear": 0, "doubtful": 1, "blocked": 2}[why]
-                code[k] = max(int(code[k]), level)
+    def _forest_levels(
+        self, xy: np.ndarray, i: np.ndarray, j: np.ndarray, u: np.ndarray, polys: list[np.ndarray]
+    ) -> NDArray[np.int8]:
+        """The all-pairs map's forest verdicts, read as :meth:`line_of_sight` reads them
+        (each woods area seen out of, :func:`forest_view`)."""
+        outlines: dict[tuple[int, ...], np.ndarray] = {}
+        # Each piece's signed distance to each woods' outline, for every line at once.
+        table = np.stack([signed_boundary_distance(xy, poly) for poly in polys], axis=1)
+        levels = np.zeros(len(i), np.int8)
+        for k, (a, b, doubt) in enumerate(zip(xy[i], xy[j], u, strict=True)):
+            ends = (float(a[0]), float(a[1])), (float(b[0]), float(b[1]))
+            depths = (table[i[k]].tolist(), table[j[k]].tolist())
+            why = forest_view(*ends, polys, float(doubt), outlines, depths, False)[0]
+            levels[k] = LOS_CODES[why]
+        return levels
 
     def can_act(self, piece: Piece, ok: bool | None, reasons: list[str]) -> bool | None:
         if piece.state == "destroyed":
