@@ -980,10 +980,9 @@ def _concat(parts: list[SegmentContacts]) -> SegmentContacts:
 
 
 _BLOCK = 1 << 18
-"""(segment, polygon) pairs per block in :func:`segment_contacts`: temporaries of a few
-megabytes, reused from block to block and call to call (:mod:`referee.runtime`), in few
-enough blocks that numpy's per-call cost stays small (7% of the 400-piece map against
-blocks a quarter the size)."""
+"""(segment, polygon) pairs per block in :func:`segment_contacts`' dense layout:
+temporaries of a few megabytes, reused from block to block and call to call
+(:mod:`referee.runtime`), in few enough blocks that numpy's per-call cost stays small."""
 
 
 @dataclass(frozen=True)
@@ -1291,10 +1290,10 @@ def _contacts_block(
     margin: float,
     spans: bool,
     room: Array | None,
-    pairs: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
 ) -> SegmentContacts:
-    """:func:`segment_contacts` for one block; ``room`` (:func:`inner_room` without and
-    with an end inside, stacked) when certifying."""
+    """:func:`segment_contacts` for one block of segments against every polygon (the
+    dense layout; listed pairs go to :func:`referee.contacts.contacts`); ``room``
+    (:func:`inner_room` without and with an end inside, stacked) when certifying."""
     p_n = len(prep.polys)
     # Bounding boxes by outcodes: a segment misses a box when both endpoints lie beyond
     # the same side of it, a test on distinct endpoints only.
@@ -1305,18 +1304,12 @@ def _contacts_block(
     code |= (px > phi[:, 0]).view(np.uint8) << 1
     code |= (py < plo[:, 1]).view(np.uint8) << 2
     code |= (py > phi[:, 1]).view(np.uint8) << 3
-    if pairs is None:
-        box = code[ia]
-        box &= code[ib]
-        fa = np.flatnonzero(box == 0)  # flat (segment, polygon) indices: faster than 2-d
-        del box
-        cs = fa // p_n
-        cp = fa - cs * p_n
-    else:
-        cs, cp = pairs
-        keep = np.flatnonzero((code[ia[cs], cp] & code[ib[cs], cp]) == 0)
-        cs, cp = cs[keep], cp[keep]
-        fa = cs * p_n + cp
+    box = code[ia]
+    box &= code[ib]
+    fa = np.flatnonzero(box == 0)  # flat (segment, polygon) indices: faster than 2-d
+    del box
+    cs = fa // p_n
+    cp = fa - cs * p_n
     # Then the line through the segment must pass within reach of the bounding circle
     # (a superset of the segment doing so: exact tests follow).
     sabx, saby = B[:, 0] - A[:, 0], B[:, 1] - A[:, 1]
