@@ -764,11 +764,10 @@ class TableRuleset(Ruleset):
         levels = np.zeros(len(i), np.int8)
         for k, (a, b, doubt) in enumerate(zip(xy[i], xy[j], u, strict=True)):
             status, why = forest_contact(a, b, polys, float(doubt), boundary)
-            if status.inside(a) > doubt or status.inside(b) > doubt:
+            depth_a, depth_b = status.inside(a), status.inside(b)
+            if depth_a > doubt or depth_b > doubt:
                 continue
-            if why == "blocked" and (
-                abs(status.inside(a)) <= doubt or abs(status.inside(b)) <= doubt
-            ):
+            if why == "blocked" and min(abs(depth_a), abs(depth_b)) <= doubt:
                 why = "doubtful"
             levels[k] = LOS_CODES[why]
         return levels
