@@ -1,9 +1,9 @@
 """The all-pairs LOS map's hot loops, compiled (numba): the edge tests of
 :func:`referee.geometry.segment_contacts` for listed (line, outline) pairs; the bearing
 bins of :class:`referee.geometry.Bearings` (the index of each point's later points by
-bin, the nearest disc over each bin, the listed segments near each disc); and the depths
-of crossed stretches that decide a doubtful line (:func:`referee.geometry.stretch_depths`,
-:func:`referee.geometry.golden_depths`).
+bin, the lines through the nearest disc over each bin, the listed segments near each
+disc); and the depths of crossed stretches that decide a doubtful line
+(:func:`referee.geometry.stretch_depths`, :func:`referee.geometry.golden_depths`).
 
 numpy laid every candidate pair out against every vertex slot of the widest outline, and
 sorted, gathered and scattered whole ``(n, n)`` tables; the loops visit each outline's
@@ -204,16 +204,52 @@ def bin_index(
 
 
 @njit(cache=True, error_model="numpy")
-def nearest_cover(
-    wide: np.ndarray, v: np.ndarray, first: np.ndarray, count: np.ndarray, key: np.ndarray
-) -> None:
-    """Lower ``wide[v[c], first[c] + b]`` to ``key[c]`` for ``b < count[c]``, cone by cone:
-    the nearest disc over each (point, bin) of :meth:`referee.geometry.Bearings.through`
-    (``first`` already offset into the widened rows)."""
-    for c in range(len(v)):
-        row = v[c]
-        for b in range(first[c], first[c] + count[c]):
-            wide[row, b] = min(wide[row, b], key[c])
+def through_lines(
+    dist: np.ndarray,
+    centre: np.ndarray,
+    half: np.ndarray,
+    r: np.ndarray,
+    barred: np.ndarray,
+    bits: int,
+    bins: np.ndarray,
+    length2: np.ndarray,
+    i: np.ndarray,
+    j: np.ndarray,
+    geometry: tuple[float, int, float],
+) -> np.ndarray:
+    """:meth:`referee.geometry.Bearings.through_lines`: the nearest disc over each (point,
+    bin), cone by cone, then each line ``i[c]``-``j[c]`` looked up from both ends.
+    ``half`` is ``arcsin(r / dist)`` (numpy's, so the very cones numpy drew);
+    ``geometry`` the bin width, bins per turn and the cone slack."""
+    bin_, n_bins, slack = geometry
+    n, m = dist.shape
+    # A bin no disc covers keeps a key of disc 0 at a distance no segment reaches.
+    cover = np.full((n, n_bins), (np.int64(0x7FFFFFFFFFFFFFFF) >> bits) << bits, np.int64)
+    for v in range(n):
+        for k in range(m):
+            d = dist[v, k]
+            if not (d > r[k] * (1 + 1e-9) + 1e-9 and r[k] > 0 and not barred[v, k]):
+                continue
+            h = half[v, k] - slack  # narrowed: every bearing inside passes
+            mid = centre[v, k]
+            first = np.int64(np.ceil((mid - h) / bin_))
+            last = np.int64(np.floor((mid + h) / bin_))
+            key = (np.int64(np.ceil(d * 1e6)) << bits) | k
+            for b in range(first, last):  # a cone is at most a half turn: one wrap
+                w = b - n_bins if b >= n_bins else (b + n_bins if b < 0 else b)
+                cover[v, w] = min(cover[v, w], key)
+    mask = (np.int64(1) << bits) - 1
+    out = np.empty(len(i), np.bool_)
+    for c in range(len(i)):
+        past = False
+        for p, q in ((i[c], j[c]), (j[c], i[c])):
+            best = cover[p, bins[p, q]]
+            reach = (best >> bits) * 1e-6
+            reach += 1e-6
+            reach *= reach
+            past |= (length2[p, q] > reach) & (not barred[q, best & mask])
+        out[c] = past
+    return out
 
 
 @njit(cache=True, error_model="numpy")

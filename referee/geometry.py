@@ -1024,13 +1024,7 @@ class Bearings:
     def through(
         self, toward: tuple[Array, Array], radii: ArrayLike, barred: NDArray[np.bool_]
     ) -> NDArray[np.bool_]:
-        """``(n, n)``, symmetric: segments found to pass strictly within ``radii[k]`` of
-        disc ``k`` (centres as :meth:`toward` gives them) with neither end ``barred[:, k]``
-        (``(n, m)``: e.g. a base's own unit, a point inside a wood). Not every such
-        segment: a certificate, cheap where a table is crowded with discs. Each point's
-        nearest disc over each bin of bearings it wholly covers: a segment in that bin
-        reaching past the disc's centre passes through it (the centre projects onto the
-        segment, nearer than the radius).
+        """``(n, n)``, symmetric: :meth:`through_lines` of every segment.
 
         >>> b = Bearings.of([(0, 0), (10, 0), (5, 0)])  # a disc on the third point
         >>> b.through(b.toward([(5, 0)]), [1.0], np.array([[0], [0], [1]], bool)).astype(int)
@@ -1039,46 +1033,45 @@ class Bearings:
                [0, 0, 0]])
         """
         n = len(self.points)
+        i, j = upper_pairs(n)
+        got = self.through_lines(toward, radii, barred, i, j)
+        out = np.zeros((n, n), bool)
+        out[i[got], j[got]] = True
+        return out | out.T
+
+    def through_lines(
+        self,
+        toward: tuple[Array, Array],
+        radii: ArrayLike,
+        barred: NDArray[np.bool_],
+        i: NDArray[np.intp],
+        j: NDArray[np.intp],
+    ) -> NDArray[np.bool_]:
+        """Which segments ``i[c]``-``j[c]`` (``i != j``) are found to pass strictly within
+        ``radii[k]`` of disc ``k`` (centres as :meth:`toward` gives them) with neither end
+        ``barred[:, k]`` (``(n, m)``: e.g. a base's own unit, a point inside a wood). Not
+        every such segment: a certificate, cheap where a table is crowded with discs. Each
+        point's nearest disc over each bin of bearings it wholly covers: a segment in that
+        bin reaching past the disc's centre passes through it (the centre projects onto
+        the segment, nearer than the radius). Only the segments asked about are looked up
+        (compiled), not the whole table."""
         dist, centre = toward
-        m = dist.shape[1]
+        if len(self.points) < 2 or not dist.shape[1] or not len(i):
+            return np.zeros(len(i), bool)
         r = np.asarray(radii, float).reshape(-1) * (1 - 1e-8)  # strictly inside, past rounding
-        seen = (dist > r * (1 + 1e-9) + 1e-9) & (r > 0) & ~barred
-        v, k = np.nonzero(seen)
-        d = dist[v, k]
-        half = np.arcsin(r[k] / d) - _CONE_SLACK  # narrowed: every bearing inside passes
-        mid = centre[v, k]
-        first = np.ceil((mid - half) / _BIN).astype(np.intp)
-        count = np.maximum(np.floor((mid + half) / _BIN).astype(np.intp) - first, 0)
-        total = int(count.sum())
-        if n < 2 or not total:
-            return np.zeros((n, n), bool)
+        with np.errstate(divide="ignore", invalid="ignore"):  # the points inside: unused
+            half = np.arcsin(r / dist)
         # Nearest disc per (point, bin): its distance rounded up to a micro-inch, and which
         # disc, in one integer key (so the nearest is one minimum).
-        bits = max(m - 1, 1).bit_length()
-        key = np.ceil(d * 1e6).astype(np.int64) << bits | k
-        # Each point's row of bins runs a quarter turn either side (a cone is at most a
-        # half turn), folded back after: no wrapping of every entry.
-        from referee.contacts import nearest_cover  # see segment_contacts
+        bits = max(dist.shape[1] - 1, 1).bit_length()
+        from referee.contacts import through_lines  # see segment_contacts
 
-        stride = _BINS + _BINS // 2
-        # A bin no disc covers keeps a key of disc 0 at a distance no segment reaches.
-        wide = np.full((n, stride), np.iinfo(np.int64).max >> bits << bits)
-        nearest_cover(wide, v, first + _BINS // 4, count, key)
-        q = _BINS // 4
-        cover = wide[:, q : q + _BINS].copy()
-        np.minimum(cover[:, _BINS - q :], wide[:, :q], out=cover[:, _BINS - q :])
-        np.minimum(cover[:, :q], wide[:, q + _BINS :], out=cover[:, :q])
-        rows = np.arange(n)
-        bins = self.bins.astype(np.intp)
-        bins += rows[:, None] * _BINS
-        best = cover.ravel()[bins]
-        disc = best & ((1 << bits) - 1)  # shifts, not division: a third of the time here
-        reach = (best >> bits) * 1e-6
-        reach += 1e-6
-        reach *= reach
-        past = (self.length2 > reach) & ~barred[rows[None, :], disc]
-        np.fill_diagonal(past, False)
-        return past | past.T
+        return np.asarray(
+            through_lines(
+                dist, centre, half, r, np.ascontiguousarray(barred), bits, self.bins,
+                self.length2, i, j, (_BIN, _BINS, _CONE_SLACK),
+            )
+        )  # fmt: skip
 
     def index(self, open_: NDArray[np.bool_] | None = None) -> BearingIndex:
         """Each point's later points in order of bin (only those ``open_`` marks)."""

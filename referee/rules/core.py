@@ -672,8 +672,7 @@ class TableRuleset(Ruleset):
         barred[:, :nt] |= edge[:, :nt] <= u_max + 1e-6
         barred[owners, nt + np.arange(len(owners))] = True
         room = inner_room(prep, u_max)
-        through = bearings.through((dist, centre), room, barred)
-        code[through.ravel().take(at)] = 2
+        code[bearings.through_lines((dist, centre), room, barred, i, j)] = 2
         # The only (line, outline) pairs that can be in contact: lines passing within the
         # doubt of an outline's bounding circle, among the lines still open.
         open_ = np.zeros((n, n), bool)
