@@ -127,6 +127,26 @@ LOS_NAMES = ("clear", "doubtful", "blocked")
 
 
 @dataclass(frozen=True)
+class MapTable:
+    """The pieces of one table as the all-pairs map reads them
+    (:meth:`TableRuleset.map_table`), worked out once for every view of the table
+    (Divisional maps each side's lines in turn)."""
+
+    pieces: tuple[Piece, ...]
+    xy: NDArray[np.float64]
+    """``(n, 2)`` base centres."""
+    unc: NDArray[np.float64]
+    """Each piece's position doubt."""
+    distance: NDArray[np.float64]
+    """``(n, n)`` inches, measured as the ruleset's ``range_measure`` says."""
+
+    @functools.cached_property
+    def bearings(self) -> Bearings:
+        """Every centre's bearing bin and squared distance to every other."""
+        return Bearings.of(self.xy)
+
+
+@dataclass(frozen=True)
 class Visibility:
     """All-pairs range and LOS (:meth:`TableRuleset.visibility`)."""
 
@@ -573,10 +593,10 @@ class TableRuleset(Ruleset):
         """
         return self.visibility_of(scene, None)
 
-    def visibility_of(self, scene: Scene, rows: NDArray[np.bool_] | None) -> Visibility:
-        """:meth:`visibility` with LOS worked out only for the lines of the pieces
-        ``rows`` marks (all if None); the other lines are left clear."""
-        pieces = list(scene.pieces)
+    def map_table(self, scene: Scene) -> MapTable:
+        """The table as the all-pairs map reads it: centres, doubts and the distances
+        measured as ``range_measure`` says (:class:`MapTable`)."""
+        pieces = tuple(scene.pieces)
         n = len(pieces)
         xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
         unc = np.array([p.uncertainty for p in pieces], float)
@@ -597,6 +617,17 @@ class TableRuleset(Ruleset):
                     for p in pieces
                 ]
             )
+        return MapTable(pieces, xy, unc, dist)
+
+    def visibility_of(
+        self, scene: Scene, rows: NDArray[np.bool_] | None, table: MapTable | None = None
+    ) -> Visibility:
+        """:meth:`visibility` with LOS worked out only for the lines of the pieces
+        ``rows`` marks (all if None); the other lines are left clear. ``table``: the
+        scene's :meth:`map_table`, when several views of one table share it."""
+        table = self.map_table(scene) if table is None else table
+        pieces, xy, unc, dist = table.pieces, table.xy, table.unc, table.distance
+        n = len(pieces)
         los = np.zeros((n, n), np.int8)
         obstacles = self.los_obstacles(scene)
         single = [o for o in obstacles if o.forest < 0]
@@ -611,7 +642,7 @@ class TableRuleset(Ruleset):
         u = unc[i] + unc[j]
         code = np.zeros(len(i), np.int8)
         if single:
-            code = self._visibility_codes(xy, i, j, u, single, row)
+            code = self._visibility_codes(table.bearings, i, j, u, single, row)
         if multi:
             self._forest_codes(xy, i, j, u, multi, code)
         flat = los.ravel()  # a view: flat writes are cheaper than 2-d ones
@@ -621,7 +652,7 @@ class TableRuleset(Ruleset):
 
     def _visibility_codes(
         self,
-        xy: np.ndarray,
+        bearings: Bearings,
         i: np.ndarray,
         j: np.ndarray,
         u: np.ndarray,
@@ -630,6 +661,7 @@ class TableRuleset(Ruleset):
     ) -> NDArray[np.int8]:
         terrain = [o for o in obstacles if o.see_into]
         bases = [o for o in obstacles if not o.see_into]
+        xy = bearings.points
         owners = np.asarray([row[o.piece] for o in bases if o.piece is not None], np.intp)
         polys = [o.polygon for o in terrain] + [o.polygon for o in bases]
         u_max = float(u.max(initial=0.0))
@@ -666,7 +698,6 @@ class TableRuleset(Ruleset):
         # a line passes through a disc inside the outline (``inner_room``), found by the
         # bins of bearings the disc wholly covers. An obstacle may block a line unless an
         # end is in or near that terrain (seen into or out of) or it is the end's own base.
-        bearings = Bearings.of(xy)
         dist, centre = bearings.toward(prep.centre)
         barred = inside.copy()  # an end inside an outline starts the crossed stretch there
         barred[:, :nt] |= edge[:, :nt] <= u_max + 1e-6

@@ -70,6 +70,7 @@ from referee.geometry import (
 )
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
+    MapTable,
     TableRuleset,
     Visibility,
     fmt,
@@ -411,16 +412,14 @@ class Pz8Divisional(DivisionalBase):
         sides = sorted({p.side for p in pieces})
         if not self.settings.enemy_units_block or len(sides) < 2:
             return super().visibility(scene)
-        vis: Visibility | None = None
+        table = self.map_table(scene)  # distances and bearings: the same for every side
         los = np.zeros((len(pieces), len(pieces)), np.int8)
         for side in sides:
             view = _SideView(self.settings, side)
             rows = np.array([p.side == side for p in pieces])
-            part = view.visibility_of(scene, rows)  # only the lines this side fires along
+            part = view.visibility_of(scene, rows, table)  # only the lines this side fires along
             los[rows] = part.los[rows]
-            vis = part
-        assert vis is not None
-        return Visibility(vis.ids, vis.distance, los)
+        return Visibility(tuple(p.id for p in pieces), table.distance, los)
 
     # -- contact and engagement -----------------------------------------------------------
 
@@ -1019,8 +1018,10 @@ class _SideView(Pz8Divisional):
     def visibility(self, scene: Scene) -> Visibility:
         return TableRuleset.visibility(self, scene)
 
-    def visibility_of(self, scene: Scene, rows: NDArray[np.bool_] | None) -> Visibility:
-        return TableRuleset.visibility_of(self, scene, rows)
+    def visibility_of(
+        self, scene: Scene, rows: NDArray[np.bool_] | None, table: MapTable | None = None
+    ) -> Visibility:
+        return TableRuleset.visibility_of(self, scene, rows, table)
 
 
 # -- WW1 Divisional: a game on squares -----------------------------------------------------
