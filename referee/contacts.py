@@ -163,42 +163,40 @@ def contacts(
 
 
 @njit(cache=True, error_model="numpy")
-def bin_index(
-    bins: np.ndarray, open_: np.ndarray, length2: np.ndarray, n_bins: int
+def bin_lines(
+    bins: np.ndarray, length2: np.ndarray, li: np.ndarray, lj: np.ndarray, n_bins: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Each point's later points listed by bin of bearing (a counting sort, stable), the
-    index :meth:`referee.geometry.Bearings.index` builds: ``(order, length2 in that order
-    with the rows end to end, where each row's bins start, each row's longest listed
-    squared length)``. Only segments ``open_`` marks (``(0, 0)``: all) are listed; the
-    others, the earlier points and the point itself go to bin ``n_bins``."""
+    """The lines ``li[c]``-``lj[c]`` (in order of ``li``) listed from ``li`` by bin of
+    bearing (a counting sort, stable), the index :meth:`referee.geometry.Bearings.index`
+    builds: ``(which line, its squared length, where each row's bins start in that
+    order, each row's longest squared length)``. Work in the lines and the bins only,
+    not the whole table."""
     n = bins.shape[0]
-    every = open_.shape[0] == 0
-    order = np.empty((n, n), np.intp)
-    sorted2 = np.empty(n * n)
+    order = np.empty(len(li), np.intp)
+    sorted2 = np.empty(len(li))
     table = np.empty(n * (n_bins + 1) + 1, np.intp)
-    table[-1] = n * n
+    table[-1] = len(li)
     longest2 = np.zeros(n)
     count = np.empty(n_bins + 1, np.intp)
     at = np.empty(n_bins + 1, np.intp)
-    row_bins = np.empty(n, np.intp)
+    c = 0
     for i in range(n):
+        c0 = c
+        while c < len(li) and li[c] == i:
+            c += 1
         count[:] = 0
-        for j in range(n):
-            b = n_bins
-            if j > i and (every or open_[i, j]):
-                b = bins[i, j]
-                longest2[i] = max(longest2[i], length2[i, j])
-            row_bins[j] = b
-            count[b] += 1
-        start = i * n
+        for x in range(c0, c):
+            count[bins[i, lj[x]]] += 1
+            longest2[i] = max(longest2[i], length2[i, lj[x]])
+        start = c0
         for b in range(n_bins + 1):
             table[i * (n_bins + 1) + b] = start
             at[b] = start
             start += count[b]
-        for j in range(n):
-            b = row_bins[j]
-            order[i, at[b] - i * n] = j
-            sorted2[at[b]] = length2[i, j]
+        for x in range(c0, c):
+            b = bins[i, lj[x]]
+            order[at[b]] = x
+            sorted2[at[b]] = length2[i, lj[x]]
             at[b] += 1
     return order, sorted2, table, longest2
 
@@ -253,31 +251,164 @@ def through_lines(
 
 
 @njit(cache=True, error_model="numpy")
-def listed_near(
-    q: np.ndarray,
-    first: np.ndarray,
-    last: np.ndarray,
-    gap2: np.ndarray,
-    length2: np.ndarray,
-    order: np.ndarray,
-    m: int,
+def near_gaps(
+    dist: np.ndarray,
+    radius: np.ndarray,
+    longest2: np.ndarray,
+    skip_p: np.ndarray,
+    skip_k: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(i, j, k)`` of :meth:`referee.geometry.BearingIndex.near`: for each (point, disc)
-    ``q[c]`` (flat, ``point * m + disc``), the listed segments at positions ``first[c]``
-    to ``last[c]`` of the ordered rows whose length reaches the disc's near side."""
-    total = 0
-    for c in range(len(q)):
-        total += last[c] - first[c]
-    i = np.empty(total, np.intp)
-    j = np.empty(total, np.intp)
-    k = np.empty(total, np.intp)
+    """The first half of :meth:`referee.geometry.BearingIndex.near`: the (point, disc)
+    pairs (flat, ``point * m + disc``) whose disc's near side some listed segment of the
+    point reaches, less those ``skip_p``, ``skip_k`` name, with the squared gap and the
+    ratio whose arcsin (numpy's, taken between the halves) is the tangent cone's half
+    angle."""
+    n, m = dist.shape
+    dropped = np.zeros((n, m), np.bool_)
+    for c in range(len(skip_p)):
+        dropped[skip_p[c], skip_k[c]] = True
+    q = np.empty(n * m, np.intp)
+    gap2 = np.empty(n * m)
+    ratio = np.empty(n * m)
     got = 0
-    for c in range(len(q)):
-        for p in range(first[c], last[c]):
-            if length2[p] >= gap2[q[c]]:
-                i[got], j[got], k[got] = q[c] // m, order[p], q[c] % m
+    for v in range(n):
+        for k in range(m):
+            gap = max(dist[v, k] - radius[k] - 1e-9, 0.0)
+            gap *= gap
+            if gap <= longest2[v] and not dropped[v, k]:
+                q[got], gap2[got] = v * m + k, gap
+                r = radius[k] / dist[v, k]
+                ratio[got] = 1.0 if r > 1.0 else r  # np.minimum: nan stays nan
                 got += 1
-    return i[:got].copy(), j[:got].copy(), k[:got].copy()
+    return q[:got].copy(), gap2[:got].copy(), ratio[:got].copy()
+
+
+@njit(cache=True, error_model="numpy")
+def near_lines(
+    q: np.ndarray,
+    gap2: np.ndarray,
+    half: np.ndarray,
+    dist: np.ndarray,
+    radius: np.ndarray,
+    centre: np.ndarray,
+    index: tuple[np.ndarray, np.ndarray, np.ndarray],
+    geometry: tuple[float, int],
+) -> tuple[np.ndarray, np.ndarray]:
+    """The second half of :meth:`referee.geometry.BearingIndex.near`: ``(line, disc)``
+    for each (point, disc) ``q[c]`` and each listed line of the point in the bins of the
+    disc's tangent cone (half angle ``half[c]``) whose length reaches the disc's near
+    side; cones across the bearing -pi/pi as two ranges, the second ones after all the
+    first. ``index`` is :func:`bin_lines`' order, squared lengths and table."""
+    order, length2, table = index
+    bin_, n_bins = geometry
+    m = dist.shape[1]
+    pi = math.pi
+    # Each range: the pair it is of, its first and last bins (three passes: the ranges
+    # themselves, then those wrapped below -pi, then those above pi, numpy's order).
+    n_q = len(q)
+    src = np.empty(3 * n_q, np.intp)
+    first = np.empty(3 * n_q, np.intp)
+    last = np.empty(3 * n_q, np.intp)
+    lo_of = np.empty(n_q)
+    hi_of = np.empty(n_q)
+    got = 0
+    for w in range(3):
+        for c in range(n_q):
+            if w == 0:
+                v, k = q[c] // m, q[c] % m
+                d, r = dist[v, k], radius[k]
+                cc = centre[v, k] - pi
+                if d <= r * (1 + 1e-12) + 1e-12:
+                    lo_of[c], hi_of[c] = -pi, pi
+                else:
+                    lo_of[c], hi_of[c] = cc - half[c], cc + half[c]
+                q_lo, q_hi = max(lo_of[c], -pi), min(hi_of[c], pi)
+            elif w == 1:
+                if not lo_of[c] < -pi:
+                    continue
+                q_lo, q_hi = lo_of[c] + 2 * pi, pi
+            else:
+                if not hi_of[c] > pi:
+                    continue
+                q_lo, q_hi = -pi, hi_of[c] - 2 * pi
+            b_lo = min(max(np.intp((q_lo + pi) / bin_), 0), n_bins - 1)
+            b_hi = min(max(np.intp((q_hi + pi) / bin_) + 1, 0), n_bins)
+            row = q[c] // m * (n_bins + 1)
+            src[got], first[got], last[got] = c, table[row + b_lo], table[row + b_hi]
+            got += 1
+    total = 0
+    for x in range(got):
+        total += max(last[x] - first[x], 0)
+    line = np.empty(total, np.intp)
+    disc = np.empty(total, np.intp)
+    out = 0
+    for x in range(got):
+        c = src[x]
+        for p in range(first[x], last[x]):
+            if length2[p] >= gap2[c]:
+                line[out], disc[out] = order[p], q[c] % m
+                out += 1
+    return line[:out].copy(), disc[:out].copy()
+
+
+@njit(cache=True, error_model="numpy")
+def open_candidates(
+    cs: np.ndarray,
+    cp: np.ndarray,
+    ri: np.ndarray,
+    rj: np.ndarray,
+    xy: np.ndarray,
+    centre: np.ndarray,
+    room: np.ndarray,
+    barred: np.ndarray,
+    owners: np.ndarray,
+    nt: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The candidate (line ``cs[k]``, outline ``cp[k]``) pairs of the LOS map, lines
+    ``ri``-``rj``: the lines that pass strictly within an outline's ``room`` of its
+    centre, neither end barred from it, are certainly blocked (``done``,
+    :func:`referee.geometry.passes_within`'s arithmetic); the pairs of the other lines,
+    less a base and its own piece's lines, go on grouped by line (a stable counting
+    sort): ``(done, lines, outlines)``."""
+    n_lines = len(ri)
+    done = np.zeros(n_lines, np.bool_)
+    for k in range(len(cs)):
+        s, p = cs[k], cp[k]
+        ax, ay = xy[ri[s], 0], xy[ri[s], 1]
+        abx, aby = xy[rj[s], 0] - ax, xy[rj[s], 1] - ay
+        qx, qy = centre[p, 0] - ax, centre[p, 1] - ay
+        t = qx * abx
+        t += qy * aby
+        t /= max(abx * abx + aby * aby, 1e-300)
+        t = min(max(t, 0.0), 1.0)
+        qx -= t * abx
+        qy -= t * aby
+        qx *= qx
+        qy *= qy
+        qx += qy
+        sure = (room[p] > 0) & (qx < room[p] * room[p] * (1 - 1e-9))
+        done[s] |= sure & (not barred[ri[s], p]) & (not barred[rj[s], p])
+    count = np.zeros(n_lines + 1, np.intp)
+    keep = np.empty(len(cs), np.bool_)
+    last = len(owners) - 1
+    for k in range(len(cs)):
+        s, p = cs[k], cp[k]
+        ok = not done[s]
+        if p >= nt and last >= 0:  # a base never blocks its own piece's line
+            owner = owners[min(max(p - nt, 0), last)]
+            ok &= (owner != ri[s]) & (owner != rj[s])
+        keep[k] = ok
+        count[s + 1] += ok
+    for s in range(n_lines):
+        count[s + 1] += count[s]
+    lines = np.empty(count[n_lines], np.intp)
+    outlines = np.empty(count[n_lines], np.intp)
+    for k in range(len(cs)):
+        if keep[k]:
+            at = count[cs[k]]
+            lines[at], outlines[at] = cs[k], cp[k]
+            count[cs[k]] += 1
+    return done, lines, outlines
 
 
 @njit(cache=True, inline="always", error_model="numpy")

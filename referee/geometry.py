@@ -1075,26 +1075,35 @@ class Bearings:
 
     def index(self, open_: NDArray[np.bool_] | None = None) -> BearingIndex:
         """Each point's later points in order of bin (only those ``open_`` marks)."""
-        from referee.contacts import bin_index  # see segment_contacts
+        n = len(self.points)
+        li, lj = upper_pairs(n)
+        if open_ is not None:
+            keep = open_[li, lj]
+            li, lj = li[keep], lj[keep]
+        return self.index_lines(li, lj)
 
-        # The earlier points, itself and closed segments go to a last bin no cone reaches;
-        # the table says where each bin starts, in the rows laid end to end.
-        shut = np.zeros((0, 0), bool) if open_ is None else open_
-        order, length2, table, longest2 = bin_index(self.bins, shut, self.length2, _BINS)
-        return BearingIndex(self.points, order, length2, table, longest2)
+    def index_lines(self, li: NDArray[np.intp], lj: NDArray[np.intp]) -> BearingIndex:
+        """The segments ``li[c]``-``lj[c]`` (in order of ``li``) listed from ``li`` by bin
+        of bearing: the index :meth:`BearingIndex.near` looks segments up in."""
+        from referee.contacts import bin_lines  # see segment_contacts
+
+        order, length2, table, longest2 = bin_lines(self.bins, self.length2, li, lj, _BINS)
+        return BearingIndex(self.points, (li, lj), order, length2, table, longest2)
 
 
 @dataclass(frozen=True)
 class BearingIndex:
-    """:meth:`Bearings.index`: each point's later points listed by bin of bearing."""
+    """:meth:`Bearings.index`: each point's segments listed by bin of bearing."""
 
     points: Array
+    lines: tuple[NDArray[np.intp], NDArray[np.intp]]
+    """The segments listed, ``points[i]``-``points[j]``, listed from ``i``."""
     order: NDArray[np.intp]
-    """``(n, n)``: row ``i`` lists the points by bin of bearing from point ``i``."""
+    """The segments (positions in ``lines``) by point, then bin of bearing."""
     length2: Array
-    """Squared lengths of the segments in the order of ``order``, rows end to end."""
+    """Squared lengths of the segments in the order of ``order``."""
     table: NDArray[np.intp]
-    """Where bin ``b`` of row ``i`` starts in the rows laid end to end:
+    """Where bin ``b`` of point ``i``'s segments starts in ``order``:
     ``table[i * (_BINS + 1) + b]``."""
     longest2: Array
     """Squared length of each point's longest listed segment (0 if none)."""
@@ -1105,59 +1114,46 @@ class BearingIndex:
         radii: ArrayLike,
         skip: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
     ) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]:
-        """``(i, j, k)``, ``i < j``: every listed segment ``points[i]``-``points[j]`` that
-        comes within ``radii[k]`` of disc ``k`` (centres as :meth:`Bearings.toward` gives
-        them), and a few that do not (callers test exactly): a disc's tangent cone is one
-        range of bearings from each point, so the segments near it are looked up, not
-        searched for. The work grows with the answer. ``skip`` (point and disc indices)
-        names pairs whose segments are not wanted (e.g. a base and its own piece, whose
-        every segment starts inside it).
+        """``(i, j, k)``: every listed segment ``points[i]``-``points[j]`` that comes
+        within ``radii[k]`` of disc ``k`` (centres as :meth:`Bearings.toward` gives them),
+        and a few that do not (callers test exactly): :meth:`near_lines`.
 
         >>> b = Bearings.of([(0, 0), (10, 0), (0, 10)])
         >>> b.index().near(b.toward([(5, 0.5)]), [1.0])
         (array([0]), array([1]), array([0]))
         """
-        dist2, centre2 = toward
-        n, m = dist2.shape
+        line, disc = self.near_lines(toward, radii, skip)
+        return self.lines[0][line], self.lines[1][line], disc
+
+    def near_lines(
+        self,
+        toward: tuple[Array, Array],
+        radii: ArrayLike,
+        skip: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """``(c, k)``: every listed segment ``lines[c]`` that comes within ``radii[k]`` of
+        disc ``k``, and a few that do not: a disc's tangent cone is one range of bearings
+        from each point, so the segments near it are looked up, not searched for, and
+        only from the points whose longest listed segment reaches the disc's near side
+        (on a crowded table the first pass leaves few, short segments open). The work
+        grows with the answer. ``skip`` (point and disc indices) names pairs whose
+        segments are not wanted (e.g. a base and its own piece, whose every segment
+        starts inside it). Compiled, but for numpy's arcsin: the very cones it drew."""
+        dist, centre = toward
+        n, m = dist.shape
         none = np.zeros(0, np.intp)
         if n < 2 or m == 0:
-            return none, none, none
-        dist, centre = dist2.ravel(), centre2.ravel()
-        radius = np.broadcast_to(np.asarray(radii, float).reshape(-1), (n, m)).ravel()
-        # Only the discs whose near side some listed segment of the point can reach (on a
-        # crowded table the first pass leaves few, short segments open).
-        gap = np.maximum(dist - radius - 1e-9, 0.0)
-        gap *= gap
-        q = np.flatnonzero(gap <= np.repeat(self.longest2, m))
-        if skip is not None:
-            dropped = np.zeros(n * m, bool)
-            dropped[skip[0] * m + skip[1]] = True
-            q = q[~dropped[q]]
-        d, r = dist[q], radius[q]
-        c = centre[q]
-        c -= math.pi
-        with np.errstate(divide="ignore", invalid="ignore"):
-            half = np.arcsin(np.minimum(r / d, 1.0)) + _CONE_SLACK
-        inside = d <= r * (1 + 1e-12) + 1e-12
-        lo = np.where(inside, -math.pi, c - half)
-        hi = np.where(inside, math.pi, c + half)
-        # A cone across the bearing -pi/pi is two ranges.
-        low, high = np.flatnonzero(lo < -math.pi), np.flatnonzero(hi > math.pi)
-        q = np.concatenate([q, q[low], q[high]])
-        q_lo = np.concatenate(
-            [np.maximum(lo, -math.pi), lo[low] + 2 * math.pi, np.full(len(high), -math.pi)]
-        )
-        q_hi = np.concatenate(
-            [np.minimum(hi, math.pi), np.full(len(low), math.pi), hi[high] - 2 * math.pi]
-        )
-        b_lo = np.clip(((q_lo + math.pi) / _BIN).astype(np.intp), 0, _BINS - 1)
-        b_hi = np.clip(((q_hi + math.pi) / _BIN).astype(np.intp) + 1, 0, _BINS)
-        row = q // m * (_BINS + 1)
-        from referee.contacts import listed_near  # see segment_contacts
+            return none, none
+        from referee.contacts import near_gaps, near_lines  # see segment_contacts
 
-        first, last = self.table[row + b_lo], self.table[row + b_hi]
-        # Each range of listed segments whose length reaches the disc's near side.
-        return listed_near(q, first, last, gap, self.length2, self.order.ravel(), m)
+        radius = np.ascontiguousarray(np.broadcast_to(np.asarray(radii, float).reshape(-1), m))
+        skip_p, skip_k = (none, none) if skip is None else skip
+        q, gap2, ratio = near_gaps(dist, radius, self.longest2, skip_p, skip_k)
+        with np.errstate(invalid="ignore"):
+            half = np.arcsin(ratio)
+        half += _CONE_SLACK
+        index = (self.order, self.length2, self.table)
+        return near_lines(q, gap2, half, dist, radius, centre, index, (_BIN, _BINS))
 
 
 _BINS = 256

@@ -44,7 +44,6 @@ from referee.geometry import (
     inner_room,
     pairwise_base_distances,
     pairwise_centre_distances,
-    passes_within,
     point_in_polygon,
     points_in_polygon,
     points_near_polygons,
@@ -688,10 +687,6 @@ class TableRuleset(Ruleset):
             return excluded, near_end
 
         code = np.zeros(len(i), np.int8)
-        n = len(xy)
-        line = np.full(n * n, -1, np.int32)  # flat (i * n + j): a take, not a 2-d lookup
-        at = i * n + j
-        line[at] = np.arange(len(i))
         # First pass, no edge tests: a line that certainly crosses deep into an obstacle
         # that may block it is blocked whatever else it meets (most lines on a crowded
         # table); the full test below runs on the others only, with the same margin. Such
@@ -706,31 +701,18 @@ class TableRuleset(Ruleset):
         code[bearings.through_lines((dist, centre), room, barred, i, j)] = 2
         # The only (line, outline) pairs that can be in contact: lines passing within the
         # doubt of an outline's bounding circle, among the lines still open.
-        open_ = np.zeros((n, n), bool)
-        open_.ravel()[at] = code == 0
-        own = (owners, nt + np.arange(len(owners)))  # never blocks its own piece's lines
-        reach = prep.radius + (u_max + 1e-6)
-        ci, cj, cp = bearings.index(open_).near((dist, centre), reach, skip=own)
         rest = np.flatnonzero(code == 0)
         ri, rj, ru = i[rest], j[rest], u[rest]
-        line[at[code > 0]] = -1
-        line[at[rest]] = np.arange(len(rest))  # now the index among the lines still open
-        cs = line.take(ci * n + cj).astype(np.intp)
-        cs, cp = cs[cs >= 0], cp[cs >= 0]
-        # The same certificate line by line for these candidates: the bins miss a disc
-        # that covers no whole bin, or one behind a nearer disc the line may not meet.
-        a, b = xy[ri[cs]], xy[rj[cs]]
-        sure = passes_within(a, b, prep.centre[cp], room[cp])
-        sure &= ~barred[ri[cs], cp] & ~barred[rj[cs], cp]
-        done = np.zeros(len(rest), bool)
-        done[cs[sure]] = True
+        own = (owners, nt + np.arange(len(owners)))  # never blocks its own piece's lines
+        reach = prep.radius + (u_max + 1e-6)
+        cs, cp = bearings.index_lines(ri, rj).near_lines((dist, centre), reach, skip=own)
+        # The same certificate line by line for these candidates (the bins miss a disc
+        # that covers no whole bin, or one behind a nearer disc the line may not meet),
+        # then the pairs of the lines still open grouped by line, compiled.
+        from referee.contacts import open_candidates  # see segment_contacts
+
+        done, cs, cp = open_candidates(cs, cp, ri, rj, xy, prep.centre, room, barred, owners, nt)
         code[rest[done]] = 2
-        keep = ~done[cs]
-        if len(owners):  # a base never blocks its own piece's line: no need to test it
-            owner = owners[np.clip(cp - nt, 0, len(owners) - 1)]
-            keep &= (cp < nt) | ((owner != ri[cs]) & (owner != rj[cs]))
-        cs, cp = cs[keep], cp[keep]
-        by_line = _grouped(cs)
         hit = segment_contacts(
             xy[ri],
             xy[rj],
@@ -743,7 +725,7 @@ class TableRuleset(Ruleset):
             u_max,
             spans=u_max > 0,
             certify=True,
-            pairs=(cs[by_line], cp[by_line]),
+            pairs=(cs, cp),
         )
         # Only segment/obstacle pairs in contact (crossing, touching or within the
         # pair's doubt) can block or cast doubt: classify those sparsely.
@@ -1265,16 +1247,6 @@ def forest_contact(
         return status, "doubtful"
     touching = any(segment_polygon(a, b, poly).clearance <= doubt for poly in polys)
     return status, "doubtful" if touching else "clear"
-
-
-def _grouped(keys: NDArray[np.intp]) -> NDArray[np.intp]:
-    """A stable order of non-negative ``keys`` (each key's entries together, in key
-    order): a radix sort by 16-bit digits, which numpy does in linear time."""
-    order = np.argsort(keys.astype(np.uint16), kind="stable")
-    if len(keys) and int(keys.max()) >> 16:
-        high = (keys[order] >> 16).astype(np.uint16)
-        order = order[np.argsort(high, kind="stable")]
-    return order
 
 
 def _deep(

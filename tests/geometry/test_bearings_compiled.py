@@ -7,7 +7,15 @@ import math
 
 import numpy as np
 
-from referee.geometry import _BIN, _BINS, _CONE_SLACK, Bearings, upper_pairs
+from referee.geometry import (
+    _BIN,
+    _BINS,
+    _CONE_SLACK,
+    BearingIndex,
+    Bearings,
+    passes_within,
+    upper_pairs,
+)
 
 RNG = np.random.default_rng(23)
 
@@ -88,3 +96,113 @@ def test_through_lines_of_nothing() -> None:
     i, j = upper_pairs(5)
     assert not bearings.through_lines(toward, [], np.zeros((5, 0), bool), i, j).any()
     assert math.isclose(_BIN * _BINS, 2 * math.pi)
+
+
+def _near_numpy(
+    index: BearingIndex,
+    toward: tuple[np.ndarray, np.ndarray],
+    radii: np.ndarray,
+    skip: tuple[np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """``BearingIndex.near_lines`` as numpy wrote it: every (point, disc) pair's gap,
+    the tangent cones as ranges of bins (wrapped ones after all the others), then the
+    listed segments of each range."""
+    dist2, centre2 = toward
+    n, m = dist2.shape
+    dist, centre = dist2.ravel(), centre2.ravel()
+    radius = np.broadcast_to(np.asarray(radii, float).reshape(-1), (n, m)).ravel()
+    gap = np.maximum(dist - radius - 1e-9, 0.0)
+    gap *= gap
+    q = np.flatnonzero(gap <= np.repeat(index.longest2, m))
+    dropped = np.zeros(n * m, bool)
+    dropped[skip[0] * m + skip[1]] = True
+    q = q[~dropped[q]]
+    d, r = dist[q], radius[q]
+    c = centre[q] - math.pi
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = np.arcsin(np.minimum(r / d, 1.0)) + _CONE_SLACK
+    inside = d <= r * (1 + 1e-12) + 1e-12
+    lo = np.where(inside, -math.pi, c - half)
+    hi = np.where(inside, math.pi, c + half)
+    low, high = np.flatnonzero(lo < -math.pi), np.flatnonzero(hi > math.pi)
+    q = np.concatenate([q, q[low], q[high]])
+    q_lo = np.concatenate(
+        [np.maximum(lo, -math.pi), lo[low] + 2 * math.pi, np.full(len(high), -math.pi)]
+    )
+    q_hi = np.concatenate(
+        [np.minimum(hi, math.pi), np.full(len(low), math.pi), hi[high] - 2 * math.pi]
+    )
+    b_lo = np.clip(((q_lo + math.pi) / _BIN).astype(np.intp), 0, _BINS - 1)
+    b_hi = np.clip(((q_hi + math.pi) / _BIN).astype(np.intp) + 1, 0, _BINS)
+    row = q // m * (_BINS + 1)
+    first, last = index.table[row + b_lo], index.table[row + b_hi]
+    got = [
+        (index.order[p], q[x] % m)
+        for x in range(len(q))
+        for p in range(first[x], last[x])
+        if index.length2[p] >= gap[q[x]]
+    ]
+    line, disc = np.array(got, np.intp).reshape(-1, 2).T
+    return line, disc
+
+
+def test_near_lines_is_the_numpy_lookup() -> None:
+    for n, m, snap in ((60, 30, None), (150, 70, None), (120, 90, 1.0)):
+        pts, centres, radii, barred = _table(n, m, snap)
+        centres[:3] = pts[:3]  # discs about a point: every bearing from it
+        bearings = Bearings.of(pts)
+        toward = bearings.toward(centres)
+        i, j = upper_pairs(n)
+        some = RNG.random(len(i)) < 0.5
+        index = bearings.index_lines(i[some], j[some])
+        skip = np.nonzero(barred)
+        want = _near_numpy(index, toward, radii + 0.1, skip)
+        got = index.near_lines(toward, radii + 0.1, skip)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+        assert len(want[0]) > n
+
+
+def _candidates_numpy(
+    cs: np.ndarray,
+    cp: np.ndarray,
+    ri: np.ndarray,
+    rj: np.ndarray,
+    xy: np.ndarray,
+    centre: np.ndarray,
+    room: np.ndarray,
+    barred: np.ndarray,
+    owners: np.ndarray,
+    nt: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The LOS map's candidate pairs as numpy sifted them: the certificate, then a base
+    and its own piece's lines, then a stable sort by line."""
+    sure = passes_within(xy[ri[cs]], xy[rj[cs]], centre[cp], room[cp])
+    sure &= ~barred[ri[cs], cp] & ~barred[rj[cs], cp]
+    done = np.zeros(len(ri), bool)
+    done[cs[sure]] = True
+    keep = ~done[cs]
+    if len(owners):
+        owner = owners[np.clip(cp - nt, 0, len(owners) - 1)]
+        keep &= (cp < nt) | ((owner != ri[cs]) & (owner != rj[cs]))
+    cs, cp = cs[keep], cp[keep]
+    by_line = np.argsort(cs, kind="stable")
+    return done, cs[by_line], cp[by_line]
+
+
+def test_open_candidates_sift_as_numpy_did() -> None:
+    from referee.contacts import open_candidates
+
+    for n, m, nt, snap in ((80, 40, 10, None), (150, 90, 0, 1.0), (60, 12, 12, None)):
+        pts, centres, radii, barred = _table(n, m, snap)
+        owners = RNG.choice(n, m - nt, replace=False)
+        i, j = upper_pairs(n)
+        keep = RNG.random(len(i)) < 0.6
+        ri, rj = i[keep], j[keep]
+        cs = RNG.integers(0, len(ri), 6 * len(ri))
+        cp = RNG.integers(0, m, len(cs))
+        args = (cs, cp, ri, rj, pts, centres, radii, barred, owners, nt)
+        want = _candidates_numpy(*args)
+        got = open_candidates(*args)
+        for a, b in zip(got, want, strict=True):
+            assert np.array_equal(a, b)
+        assert want[0].sum() > 10 and len(want[1]) > 10
