@@ -257,17 +257,19 @@ def near_gaps(
     longest2: np.ndarray,
     skip_p: np.ndarray,
     skip_k: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The first half of :meth:`referee.geometry.BearingIndex.near`: the (point, disc)
-    pairs (flat, ``point * m + disc``) whose disc's near side some listed segment of the
-    point reaches, less those ``skip_p``, ``skip_k`` name, with the squared gap and the
-    ratio whose arcsin (numpy's, taken between the halves) is the tangent cone's half
-    angle."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The first half of :meth:`referee.geometry.BearingIndex.near_lines`: the (point,
+    disc) pairs whose disc's near side some listed segment of the point reaches, less
+    those ``skip_p``, ``skip_k`` name, with the squared gap and the ratio whose arcsin
+    (numpy's, taken between the halves) is the tangent cone's half angle: ``(point,
+    disc, gap2, ratio)``. Point and disc apart, not as one flat index: a 64-bit
+    division to split that again cost more than all the rest."""
     n, m = dist.shape
     dropped = np.zeros((n, m), np.bool_)
     for c in range(len(skip_p)):
         dropped[skip_p[c], skip_k[c]] = True
-    q = np.empty(n * m, np.intp)
+    qv = np.empty(n * m, np.intp)
+    qk = np.empty(n * m, np.intp)
     gap2 = np.empty(n * m)
     ratio = np.empty(n * m)
     got = 0
@@ -276,16 +278,17 @@ def near_gaps(
             gap = max(dist[v, k] - radius[k] - 1e-9, 0.0)
             gap *= gap
             if gap <= longest2[v] and not dropped[v, k]:
-                q[got], gap2[got] = v * m + k, gap
+                qv[got], qk[got], gap2[got] = v, k, gap
                 r = radius[k] / dist[v, k]
                 ratio[got] = 1.0 if r > 1.0 else r  # np.minimum: nan stays nan
                 got += 1
-    return q[:got].copy(), gap2[:got].copy(), ratio[:got].copy()
+    return qv[:got].copy(), qk[:got].copy(), gap2[:got].copy(), ratio[:got].copy()
 
 
 @njit(cache=True, error_model="numpy")
 def near_lines(
-    q: np.ndarray,
+    qv: np.ndarray,
+    qk: np.ndarray,
     gap2: np.ndarray,
     half: np.ndarray,
     dist: np.ndarray,
@@ -294,18 +297,17 @@ def near_lines(
     index: tuple[np.ndarray, np.ndarray, np.ndarray],
     geometry: tuple[float, int],
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The second half of :meth:`referee.geometry.BearingIndex.near`: ``(line, disc)``
-    for each (point, disc) ``q[c]`` and each listed line of the point in the bins of the
-    disc's tangent cone (half angle ``half[c]``) whose length reaches the disc's near
-    side; cones across the bearing -pi/pi as two ranges, the second ones after all the
-    first. ``index`` is :func:`bin_lines`' order, squared lengths and table."""
+    """The second half of :meth:`referee.geometry.BearingIndex.near_lines`: ``(line,
+    disc)`` for each (point ``qv[c]``, disc ``qk[c]``) and each listed line of the point
+    in the bins of the disc's tangent cone (half angle ``half[c]``) whose length reaches
+    the disc's near side; cones across the bearing -pi/pi as two ranges, the second
+    ones after all the first (numpy's order). ``index`` is :func:`bin_lines`' order,
+    squared lengths and table."""
     order, length2, table = index
     bin_, n_bins = geometry
-    m = dist.shape[1]
     pi = math.pi
-    # Each range: the pair it is of, its first and last bins (three passes: the ranges
-    # themselves, then those wrapped below -pi, then those above pi, numpy's order).
-    n_q = len(q)
+    n_q = len(qv)
+    # Each range: the pair it is of, where its listed lines start and end.
     src = np.empty(3 * n_q, np.intp)
     first = np.empty(3 * n_q, np.intp)
     last = np.empty(3 * n_q, np.intp)
@@ -314,14 +316,13 @@ def near_lines(
     got = 0
     for w in range(3):
         for c in range(n_q):
+            v, k = qv[c], qk[c]
             if w == 0:
-                v, k = q[c] // m, q[c] % m
                 d, r = dist[v, k], radius[k]
                 cc = centre[v, k] - pi
-                if d <= r * (1 + 1e-12) + 1e-12:
-                    lo_of[c], hi_of[c] = -pi, pi
-                else:
-                    lo_of[c], hi_of[c] = cc - half[c], cc + half[c]
+                inside = d <= r * (1 + 1e-12) + 1e-12
+                lo_of[c] = -pi if inside else cc - half[c]
+                hi_of[c] = pi if inside else cc + half[c]
                 q_lo, q_hi = max(lo_of[c], -pi), min(hi_of[c], pi)
             elif w == 1:
                 if not lo_of[c] < -pi:
@@ -333,7 +334,7 @@ def near_lines(
                 q_lo, q_hi = -pi, hi_of[c] - 2 * pi
             b_lo = min(max(np.intp((q_lo + pi) / bin_), 0), n_bins - 1)
             b_hi = min(max(np.intp((q_hi + pi) / bin_) + 1, 0), n_bins)
-            row = q[c] // m * (n_bins + 1)
+            row = v * (n_bins + 1)
             src[got], first[got], last[got] = c, table[row + b_lo], table[row + b_hi]
             got += 1
     total = 0
@@ -346,7 +347,7 @@ def near_lines(
         c = src[x]
         for p in range(first[x], last[x]):
             if length2[p] >= gap2[c]:
-                line[out], disc[out] = order[p], q[c] % m
+                line[out], disc[out] = order[p], qk[c]
                 out += 1
     return line[:out].copy(), disc[:out].copy()
 

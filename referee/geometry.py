@@ -1148,12 +1148,12 @@ class BearingIndex:
 
         radius = np.ascontiguousarray(np.broadcast_to(np.asarray(radii, float).reshape(-1), m))
         skip_p, skip_k = (none, none) if skip is None else skip
-        q, gap2, ratio = near_gaps(dist, radius, self.longest2, skip_p, skip_k)
+        qv, qk, gap2, ratio = near_gaps(dist, radius, self.longest2, skip_p, skip_k)
         with np.errstate(invalid="ignore"):
             half = np.arcsin(ratio)
         half += _CONE_SLACK
         index = (self.order, self.length2, self.table)
-        return near_lines(q, gap2, half, dist, radius, centre, index, (_BIN, _BINS))
+        return near_lines(qv, qk, gap2, half, dist, radius, centre, index, (_BIN, _BINS))
 
 
 _BINS = 256
