@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from referee.geometry import base_corners_many, boundary_distance, point_in_polygon
-from referee.rules import clearance, find_ruleset
+from referee.rules import find_ruleset
 from referee.rules.clearance import (
     clear_distance,
     clear_edge_distance,
@@ -222,43 +222,7 @@ def test_los_answer_gives_the_line_for_the_tape() -> None:
 # -- several bases that only together wall a pair off ----------------------------------
 
 
-@pytest.fixture
-def always_wall_test(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The walled-off test on every table, not only on crowded ones (where it pays)."""
-    monkeypatch.setattr(clearance, "_WALL_TEST_PAIRS", 0)
-
-
-def without_wall_test(corners: np.ndarray, live: np.ndarray, monkeypatch) -> np.ndarray:
-    with monkeypatch.context() as m:
-        m.setattr(clearance, "_walled_off", lambda pa, *_: np.zeros(len(pa), bool))
-        return clear_edge_distances(corners, live)
-
-
-@pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize(("n", "size", "grid"), [(40, 20, False), (40, 10, True)])
-def test_walled_off_pairs_are_those_the_search_finds_blocked(
-    always_wall_test, monkeypatch, seed: int, n: int, size: float, grid: bool
-) -> None:
-    """Crowded tables, tilted or on a grid where bases touch edge to edge and corners
-    line up: the quick proof that several bases block every line never contradicts the
-    exact search, and it settles pairs (the search only gets the rest)."""
-    corners, live = table(seed, n, size, grid)
-    settled = []
-    walled_off = clearance._walled_off
-    monkeypatch.setattr(
-        clearance, "_walled_off", lambda *a: settled.append(walled_off(*a)) or settled[-1]
-    )
-    dist = clear_edge_distances(corners, live)
-    assert sum(int(s.sum()) for s in settled) > 0
-    np.testing.assert_array_equal(dist, without_wall_test(corners, live, monkeypatch))
-
-
-def walled_off(a: np.ndarray, b: np.ndarray, bases: np.ndarray) -> bool:
-    pair = np.zeros(len(bases), np.intp)
-    return bool(clearance._walled_off(a[None], b[None], pair, bases, np.array([0]))[0])
-
-
-def test_staggered_posts_wall_off_a_pair_that_neither_does(always_wall_test) -> None:
+def test_staggered_posts_wall_off_a_pair_that_neither_does() -> None:
     a = base_corners_many([(0.0, 0.0)], [0.0], [(2.0, 2.0)])[0]
     b = base_corners_many([(12.0, 0.0)], [0.0], [(2.0, 2.0)])[0]
     # y from -0.6 to 1.5 at x = 4, and from -1.5 to 0.2 at x = 8: each leaves lines past
@@ -266,43 +230,53 @@ def test_staggered_posts_wall_off_a_pair_that_neither_does(always_wall_test) -> 
     posts = base_corners_many([(4.0, 0.45), (8.0, -0.65)], [0.0, 0.0], [(2.1, 1.0), (1.7, 1.0)])
     for k in range(2):
         assert clear_edge_distance(a, b, posts[[k]]) == pytest.approx(10.0)
-    assert walled_off(a, b, posts)
     assert clear_edge_distance(a, b, posts) == math.inf
     assert dense_search(a, b, posts, 64) == math.inf
-    # Moved 0.6in further apart, a line slips between them: not walled off, and found.
+    # Moved 0.6in further apart, a line slips between them, and is found.
     apart = posts + np.array([[[0.0, 0.3]], [[0.0, -0.3]]])
-    assert not walled_off(a, b, apart)
-    assert clear_edge_distance(a, b, apart) < math.inf
+    exact = assert_clear_segment(a, b, apart)
+    assert exact < math.inf and exact <= dense_search(a, b, apart, 64) + 1e-9
 
 
-def test_posts_in_contact_with_the_firer_still_wall_it_off(always_wall_test) -> None:
-    """A unit touching (or overlapping) the firer's base counts by its part between the
+def test_posts_in_contact_with_the_firer_still_wall_it_off() -> None:
+    """A unit touching (or overlapping) the firer's base blocks by its part between the
     two: with the second post, no line gets out."""
     a = base_corners_many([(0.0, 0.0)], [0.0], [(2.0, 2.0)])[0]
     b = base_corners_many([(12.0, 0.0)], [0.0], [(2.0, 2.0)])[0]
     for x in (1.5, 1.3):  # edge to edge with a, then 0.2in over it
         posts = base_corners_many([(x, 0.45), (8.0, -0.5)], [0.0, 0.0], [(2.1, 1.0), (2.0, 1.0)])
         assert clear_edge_distance(a, b, posts[[0]]) == clear_edge_distance(a, b, posts[[1]]) == 10
-        assert walled_off(a, b, posts)
         assert clear_edge_distance(a, b, posts) == math.inf
 
 
-def test_a_seam_or_a_window_is_not_walled_off(always_wall_test) -> None:
+def test_a_seam_or_a_window_is_left_open() -> None:
     """Two bases edge to edge leave the line along their seam (it enters neither), and
-    two 0.05in apart leave a window: the quick proof must not close either."""
+    two 0.05in apart leave a window."""
     a = base_corners_many([(0.0, 1.0)], [0.0], [(2.0, 2.0)])[0]
     b = base_corners_many([(12.0, 1.0)], [0.0], [(2.0, 2.0)])[0]
     seam = base_corners_many([(6.0, 0.0), (6.0, 2.0)], [0.0, 0.0], [(1.0, 2.0)] * 2)
     window = base_corners_many([(6.0, -0.025), (6.0, 2.025)], [0.0, 0.0], [(1.0, 2.0)] * 2)
     for bases in (seam, window):
-        assert not walled_off(a, b, bases)
         assert clear_edge_distance(a, b, bases) == pytest.approx(10.0, abs=1e-12)
 
 
-def test_compiled_crossings_answer_as_the_vectorised_test() -> None:
-    """The loops that stop at the first crossed base give the numpy test's very answers,
-    on segments that touch edges, run along them, end on corners or cross outright."""
-    from referee.rules.crossings import crosses_any, crosses_every
+def test_bases_inside_or_across_each_other_are_0_apart() -> None:
+    """No corner of either inside the other (a cross), or one wholly inside the other:
+    the outlines meet, whatever lies about them."""
+    long = base_corners_many([(0.0, 0.0)], [0.0], [(6.0, 0.5)])[0]
+    across = base_corners_many([(0.0, 0.0)], [90.0], [(6.0, 0.5)])[0]
+    small = base_corners_many([(0.0, 1.0)], [30.0], [(0.2, 0.2)])[0]
+    post = base_corners_many([(2.0, 2.0)], [0.0], [(1.0, 1.0)])
+    for other in (across, small):
+        length, p, q = clear_segment(long, other, post)
+        assert length == 0.0 and np.array_equal(p, q)
+        assert boundary_distance(p, long) < 1e-9 or point_in_polygon(p, long)
+
+
+def test_compiled_crossing_test_answers_as_the_vectorised_one() -> None:
+    """The loop's test of one segment against one base gives the numpy test's very
+    answers, on segments that touch edges, run along them, end on corners or cross."""
+    from referee.rules.clear_search import _crosses
 
     rng = np.random.default_rng(11)
     rects = base_corners_many(
@@ -311,25 +285,8 @@ def test_compiled_crossings_answer_as_the_vectorised_test() -> None:
         rng.choice([1.0, 2.0], (40, 2)),
     )
     ends = np.concatenate([rects.reshape(-1, 2), rng.integers(-1, 7, (200, 2)).astype(float)])
-    p, q = ends[rng.integers(0, len(ends), 3000)], ends[rng.integers(0, len(ends), 3000)]
+    p, q = ends[rng.integers(0, len(ends), 600)], ends[rng.integers(0, len(ends), 600)]
     dense = segments_cross_rectangles(p, q, rects)  # (segments, rects)
     assert 0 < dense.sum() < dense.size  # crossings and misses (touching) both occur
-    counts = rng.integers(0, 6, len(p))
-    starts = rng.integers(0, len(rects) - 6, len(p))
-    want = [dense[k, starts[k] : starts[k] + counts[k]].any() for k in range(len(p))]
-    assert crosses_any(p, q, counts, starts, rects).tolist() == want
-    # Groups of six segments through each base's centre, but in every other group one
-    # only meets a corner of it, coming along the line of an edge (touching: no cross).
-    centre = rects.mean(axis=1)
-    turn = rng.uniform(0, math.pi, (len(rects), 6))
-    reach = 5 * np.stack([np.cos(turn), np.sin(turn)], axis=-1)
-    lines_a, lines_b = centre[:, None] - reach, centre[:, None] + reach
-    lines_a[::2, 0] = 2 * rects[::2, 0] - rects[::2, 1]
-    lines_b[::2, 0] = rects[::2, 0]
-    which = np.arange(len(rects))
-    every = crosses_every(lines_a, lines_b, which, rects)
-    want = [
-        segments_cross_rectangles(lines_a[k], lines_b[k], rects[k : k + 1]).all() for k in which
-    ]
-    assert every.tolist() == want
-    assert every[1::2].all() and not every[::2].any()
+    loop = [[_crosses(*p[k], *q[k], rects, r) for r in range(len(rects))] for k in range(len(p))]
+    np.testing.assert_array_equal(np.array(loop), dense)
