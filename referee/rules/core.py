@@ -144,6 +144,14 @@ class MapTable:
         """Every centre's bearing bin and squared distance to every other."""
         return Bearings.of(self.xy)
 
+    @functools.cached_property
+    def corners(self) -> NDArray[np.float64]:
+        """``(n, 4, 2)``: every piece's base corners (those that block are looked up)."""
+        pieces = self.pieces
+        return base_corners_many(
+            self.xy, [p.heading for p in pieces], [p.base for p in pieces]
+        ).reshape(-1, 4, 2)
+
 
 @dataclass(frozen=True)
 class Visibility:
@@ -443,11 +451,12 @@ class TableRuleset(Ruleset):
 
     # -- line of sight --------------------------------------------------------------------
 
-    def los_obstacles(self, scene: Scene) -> list[Obstacle]:
+    def los_obstacles(self, scene: Scene, table: MapTable | None = None) -> list[Obstacle]:
         """What may block a line of sight, for the single question and the all-pairs map
         alike: terrain of the ``blocking`` kinds (seen into and out of, not through),
         grouped into forests, and bases: burning wrecks (``wrecks_block``) and, where the
-        system says units block, live units (never their own line)."""
+        system says units block, live units (never their own line). ``table``: the
+        scene's :meth:`map_table`, whose base corners the map's views share."""
         terrain = [t for t in scene.terrain if t.kind in self.settings.blocking]
         groups = forests(terrain) if self.settings.forests else [[k] for k in range(len(terrain))]
         forest_of = {}
@@ -458,21 +467,31 @@ class TableRuleset(Ruleset):
             Obstacle(t.id, t.kind, t.outline(), True, forest=forest_of[k])
             for k, t in enumerate(terrain)
         ]
-        bases = [
-            (p, "burning wreck")
-            for p in scene.pieces
-            if self.settings.wrecks_block and self.is_wreck(p)
-        ] + [
-            (p, "unit")
-            for p in scene.pieces
-            if p.state != "destroyed" and not self.is_wreck(p) and self.unit_blocks(p)
+        pieces = scene.pieces
+        wrecks = (
+            [k for k, p in enumerate(pieces) if self.is_wreck(p)]
+            if self.settings.wrecks_block
+            else []
+        )
+        units = [
+            k
+            for k, p in enumerate(pieces)
+            if p.state != "destroyed" and self.unit_blocks(p) and not self.is_wreck(p)
         ]
+        bases = wrecks + units
         if bases:  # every base's corners at once
-            corners = base_corners_many(
-                [p.xy for p, _ in bases], [p.heading for p, _ in bases], [p.base for p, _ in bases]
-            )
+            if table is None:
+                corners = base_corners_many(
+                    [pieces[k].xy for k in bases],
+                    [pieces[k].heading for k in bases],
+                    [pieces[k].base for k in bases],
+                )
+            else:
+                corners = table.corners[bases]
+            kinds = ["burning wreck"] * len(wrecks) + ["unit"] * len(units)
             out += [
-                Obstacle(p.id, kind, corners[k], False, p.id) for k, (p, kind) in enumerate(bases)
+                Obstacle(pieces[k].id, kind, corners[c], False, pieces[k].id)
+                for c, (k, kind) in enumerate(zip(bases, kinds, strict=True))
             ]
         return out
 
@@ -628,7 +647,7 @@ class TableRuleset(Ruleset):
         pieces, xy, unc, dist = table.pieces, table.xy, table.unc, table.distance
         n = len(pieces)
         los = np.zeros((n, n), np.int8)
-        obstacles = self.los_obstacles(scene)
+        obstacles = self.los_obstacles(scene, table)
         single = [o for o in obstacles if o.forest < 0]
         multi = [o for o in obstacles if o.forest >= 0]
         row = {p.id: k for k, p in enumerate(pieces)}
