@@ -222,7 +222,11 @@ def through_lines(
     bin_, n_bins, slack = geometry
     n, m = dist.shape
     # A bin no disc covers keeps a key of disc 0 at a distance no segment reaches.
-    cover = np.full((n, n_bins), (np.int64(0x7FFFFFFFFFFFFFFF) >> bits) << bits, np.int64)
+    none = (np.int64(0x7FFFFFFFFFFFFFFF) >> bits) << bits
+    # Each point's row of bins runs a quarter turn either side (a cone is at most a
+    # half turn; a bearing plus pi is within a turn), folded back after: no wrapping.
+    q = n_bins // 4
+    wide = np.full((n, n_bins + 2 * q + 4), none, np.int64)  # + 4: the selects' spares
     for v in range(n):
         for k in range(m):
             d = dist[v, k]
@@ -233,9 +237,19 @@ def through_lines(
             first = np.int64(np.ceil((mid - h) / bin_))
             last = np.int64(np.floor((mid + h) / bin_))
             key = (np.int64(np.ceil(d * 1e6)) << bits) | k
-            for b in range(first, last):  # a cone is at most a half turn: one wrap
-                w = b - n_bins if b >= n_bins else (b + n_bins if b < 0 else b)
-                cover[v, w] = min(cover[v, w], key)
+            # Most cones cover a few bins: four written by selects, not a loop whose
+            # length mispredicts (the loop took twice the time), then any more.
+            at = first + q
+            for b in range(4):
+                wide[v, at + b] = min(wide[v, at + b], key if first + b < last else none)
+            for b in range(at + 4, last + q):
+                wide[v, b] = min(wide[v, b], key)
+    cover = np.empty((n, n_bins), np.int64)
+    for v in range(n):
+        cover[v] = wide[v, q : q + n_bins]
+        for b in range(q):
+            cover[v, n_bins - q + b] = min(cover[v, n_bins - q + b], wide[v, b])
+            cover[v, b] = min(cover[v, b], wide[v, q + n_bins + b])
     mask = (np.int64(1) << bits) - 1
     out = np.empty(len(i), np.bool_)
     for c in range(len(i)):
