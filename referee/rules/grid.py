@@ -46,6 +46,10 @@ BEARING_BINS = 512
 segments per hex, at a bigger table of bins."""
 SLICE = 16_384
 """(Segment, hex) pairs :meth:`HexGrid.lines_near` tests at once."""
+ROUNDING = 1e-12
+"""Per inch of the largest coordinate: far more than the compiled and numpy crossing
+depths can differ by (a few units in the last place) and far less than any ``touch``;
+:meth:`HexGrid.line_codes` asks numpy for the depths this near a threshold."""
 
 
 @dataclass(frozen=True)
@@ -402,21 +406,13 @@ class HexGrid(Grid):
         # axes part a hex and a segment by at least half their gap).
         inner, slack = self.size / 2, 1e-7
         reach = self.radius + 1e-6
-        dx, dy = B[:, 0] - A[:, 0], B[:, 1] - A[:, 1]
-        # Each start's segments sorted into bearing bins: a window of bearings is then a
-        # run of the sorted segments.
-        used = np.flatnonzero(np.bincount(group))
-        rank = np.zeros(int(group.max()) + 1, np.int64)
-        rank[used] = np.arange(len(used))
+        key, lo, hi, rx, ry = self._bearing_windows(A, B, group, C, ends, owner)
         bins = BEARING_BINS
-        per_bin = bins / (2 * math.pi)
-        turn = ((np.arctan2(dy, dx) + math.pi) * per_bin).astype(np.int64)
-        key = rank[group] * bins + np.minimum(turn, bins - 1)
         order = np.argsort(key, kind="stable")
-        first = np.zeros(len(used) * bins + 1, np.int64)
-        np.cumsum(np.bincount(key, minlength=len(used) * bins), out=first[1:])
+        first = np.zeros(len(lo) // len(C) * bins + 1, np.int64)
+        np.cumsum(np.bincount(key, minlength=len(first) - 1), out=first[1:])
         # What the tests read of each segment, in the sorted order.
-        dx, dy = dx[order], dy[order]
+        dx, dy = B[order, 0] - A[order, 0], B[order, 1] - A[order, 1]
         length = np.sqrt(dx * dx + dy * dy)
         ux, uy = dx / np.maximum(length, 1e-300), dy / np.maximum(length, 1e-300)
         # How squarely the segment cuts the hex sides: its chord through a hex projects
@@ -424,23 +420,9 @@ class HexGrid(Grid):
         slant = np.abs(ux)
         for angle in HEX_NORMALS[1:]:
             np.minimum(slant, np.abs(ux * math.cos(angle) + uy * math.sin(angle)), out=slant)
-        starts = order[first[:-1:bins]]
-        # Every (start, hex): the bins of bearings that pass within reach of the hex.
-        rx = (C[None, :, 0] - A[starts, None, 0]).ravel()
-        ry = (C[None, :, 1] - A[starts, None, 1]).ravel()
-        gap = np.sqrt(rx * rx + ry * ry)
-        bearing = (np.arctan2(ry, rx) + math.pi) * per_bin
-        spread = (np.arcsin(reach / np.maximum(gap, reach)) + 1e-9) * per_bin
-        by_start = gap <= reach  # a hex on the start is near every bearing from it
-        lo = np.where(by_start, 0, np.floor(bearing - spread)).astype(np.int64)
-        hi = np.where(by_start, bins - 1, np.floor(bearing + spread)).astype(np.int64)
-        if ends is not None and owner is not None:
-            # A hex of the start's own piece: no window.
-            ours = (owner[None, :] == ends[0][starts][:, None]).ravel()
-            lo[ours], hi[ours] = 0, -1
         # A window across bearing 0 also looks a turn further round.
         under, over = np.flatnonzero(lo < 0), np.flatnonzero(hi >= bins)
-        window = np.concatenate([np.arange(len(gap)), under, over])
+        window = np.concatenate([np.arange(len(lo)), under, over])
         row = (window // len(C)) * bins
         lo = np.concatenate([np.maximum(lo, 0), lo[under] + bins, np.zeros(len(over), np.int64)])
         hi = np.concatenate(
@@ -474,6 +456,117 @@ class HexGrid(Grid):
             found.append((order[at], hexes[which], deep))
         k, m, deep = (np.concatenate(part) for part in zip(*found, strict=True))
         return k, m, deep
+
+    def _bearing_windows(
+        self,
+        A: NDArray[np.float64],
+        B: NDArray[np.float64],
+        group: NDArray[np.int64],
+        C: NDArray[np.float64],
+        ends: tuple[NDArray[np.int64], NDArray[np.int64]] | None,
+        owner: NDArray[np.int64] | None,
+    ) -> tuple[
+        NDArray[np.int64],
+        NDArray[np.int64],
+        NDArray[np.int64],
+        NDArray[np.float64],
+        NDArray[np.float64],
+    ]:
+        """The bearing bins of :meth:`lines_near`: ``(key, lo, hi, rx, ry)``, each
+        segment's key (its start's rank among the groups times :data:`BEARING_BINS` plus
+        its bearing bin) and for every (start rank, hex), flat, the bins from ``lo`` to
+        ``hi`` (past 0 or the last bin: a turn further round; none where ``hi < lo``)
+        whose bearings pass within reach of the hex, which lies ``(rx, ry)`` from the
+        start."""
+        reach = self.radius + 1e-6
+        dx, dy = B[:, 0] - A[:, 0], B[:, 1] - A[:, 1]
+        used = np.flatnonzero(np.bincount(group))
+        rank = np.zeros(int(group.max()) + 1, np.int64)
+        rank[used] = np.arange(len(used))
+        bins = BEARING_BINS
+        per_bin = bins / (2 * math.pi)
+        turn = ((np.arctan2(dy, dx) + math.pi) * per_bin).astype(np.int64)
+        key = rank[group] * bins + np.minimum(turn, bins - 1)
+        # One segment of each start (they share it).
+        starts = np.zeros(len(used), np.int64)
+        starts[rank[group]] = np.arange(len(group))
+        # Every (start, hex): the bins of bearings that pass within reach of the hex.
+        rx = (C[None, :, 0] - A[starts, None, 0]).ravel()
+        ry = (C[None, :, 1] - A[starts, None, 1]).ravel()
+        gap = np.sqrt(rx * rx + ry * ry)
+        bearing = (np.arctan2(ry, rx) + math.pi) * per_bin
+        spread = (np.arcsin(reach / np.maximum(gap, reach)) + 1e-9) * per_bin
+        by_start = gap <= reach  # a hex on the start is near every bearing from it
+        lo = np.where(by_start, 0, np.floor(bearing - spread)).astype(np.int64)
+        hi = np.where(by_start, bins - 1, np.floor(bearing + spread)).astype(np.int64)
+        if ends is not None and owner is not None:
+            # A hex of the start's own piece: no window.
+            ours = (owner[None, :] == ends[0][starts][:, None]).ravel()
+            lo[ours], hi[ours] = 0, -1
+        return key, lo, hi, rx, ry
+
+    def line_codes(
+        self,
+        A: NDArray[np.float64],
+        B: NDArray[np.float64],
+        group: NDArray[np.int64],
+        C: NDArray[np.float64],
+        certain: NDArray[np.bool_],
+        touch: float,
+        ends: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None,
+        owner: NDArray[np.int64] | None = None,
+        *,
+        compiled: bool = True,
+    ) -> NDArray[np.int8]:
+        """Each segment's worst meeting with the hexes ``C`` (arguments as
+        :meth:`lines_near`'s): 2 when it crosses a ``certain`` hex's interior by more
+        than ``touch`` inches (:meth:`local_depths`), 1 when it crosses another hex or
+        runs within ``touch`` of one's edge or corner (depth ``>= -touch``), else 0.
+
+        ``compiled`` (the default): one loop over the bins of :meth:`lines_near`
+        (:mod:`referee.rules.grid_lines`), numpy's exact depth only for pairs within
+        rounding of ``touch`` either way; False: :meth:`lines_near` and
+        :meth:`local_depths` (the tests' oracle). The same codes.
+
+        >>> g = HexGrid(1.5)
+        >>> A = g.local_centres(np.array([[0, 0], [0, 0], [0, 0]]))
+        >>> B = g.local_centres(np.array([[3, 0], [2, -1], [0, 3]]))
+        >>> C = g.local_centres(np.array([[1, 0], [5, 5]]))
+        >>> g.line_codes(A, B, np.zeros(3, np.int64), C, np.array([True, True]), 1e-9).tolist()
+        [2, 1, 0]
+        """
+        codes = np.zeros(len(A), np.int8)
+        if len(A) == 0 or len(C) == 0:
+            return codes
+        if compiled:
+            from referee.rules.grid_lines import line_codes  # numba: 0.3 s to load
+
+            key, lo, hi, rx, ry = self._bearing_windows(A, B, group, C, ends, owner)
+            scale = 1.0 + max(float(np.abs(A).max()), float(np.abs(B).max()))
+            scale += float(np.abs(C).max()) + self.size
+            codes, k, m = line_codes(
+                key,
+                BEARING_BINS,
+                lo,
+                hi,
+                rx,
+                ry,
+                np.ascontiguousarray(A),
+                np.ascontiguousarray(B),
+                np.ascontiguousarray(C),
+                np.asarray(certain, bool),
+                np.full(len(A), -1, np.int64) if ends is None or owner is None else ends[1],
+                np.zeros(len(C), np.int64) if ends is None or owner is None else owner,
+                self.size,
+                touch,
+                ROUNDING * scale,
+            )
+        else:
+            k, m, _ = self.lines_near(A, B, group, C, ends, owner)
+        depth = self.local_depths(A[k], B[k], C[m])
+        code = (depth >= -touch).astype(np.int8) + ((depth > touch) & certain[m])
+        np.maximum.at(codes, k, code.astype(np.int8))
+        return codes
 
 
 def cube_round(q: NDArray[np.float64], r: NDArray[np.float64]) -> NDArray[np.int64]:

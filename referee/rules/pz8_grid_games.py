@@ -646,19 +646,10 @@ class Pz8Space(HexGame):
         end = np.concatenate([j[sure_pairs] * width, j[pair] * width + slot_b])
         centres = g.local_centres(table).reshape(-1, 2)
         A, B, C = centres[start], centres[end], g.local_centres(rows)
-        # Only the asteroid hexes near each line; those it certainly crosses deep need no
-        # exact depth, nor does any other hex on a line a sure asteroid already blocks.
-        # An asteroid never blocks a line it is an end of.
+        # The worst asteroid hex on each line, as _rock_codes judges it, looking only at
+        # the hexes near the line. An asteroid never blocks a line it is an end of.
         ends = (start // width, end // width)
-        kk, mm, deep = g.lines_near(A, B, start, C, ends, owner)
-        best = np.zeros(len(at), np.int8)  # the worst asteroid on each line
-        best[kk[deep]] = 1
-        best[kk[deep & certain[mm]]] = 2
-        exact = np.flatnonzero(~deep & (best[kk] < 2))
-        kk, mm = kk[exact], mm[exact]
-        code = _rock_codes(g.local_depths(A[kk], B[kk], C[mm]), certain[mm])
-        best[kk[code >= 1]] = 1
-        best[kk[code == 2]] = 2
+        best = g.line_codes(A, B, start, C, certain, TOUCH, ends, owner)
         # Over the ways each pair's hexes may lie: blocked only when every way is,
         # doubtful when any way is not clear.
         lo_code = np.full(len(i), 2, np.int8)
