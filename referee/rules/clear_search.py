@@ -305,6 +305,21 @@ def _common_point(pa: np.ndarray, pb: np.ndarray, pq: np.ndarray) -> None:
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def _boxes_apart(p: np.ndarray, q: np.ndarray) -> bool:
+    """Whether the bounding boxes of outlines ``p`` and ``q`` are apart: no edges meet."""
+    for a in range(2):
+        if max(max(p[0, a], p[1, a]), max(p[2, a], p[3, a])) < min(
+            min(q[0, a], q[1, a]), min(q[2, a], q[3, a])
+        ):
+            return True
+        if max(max(q[0, a], q[1, a]), max(q[2, a], q[3, a])) < min(
+            min(p[0, a], p[1, a]), min(p[2, a], p[3, a])
+        ):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def _edge_crossing(rect: np.ndarray, e: int, outline: np.ndarray, o: int) -> float:
     """Where edge ``e`` of ``rect`` properly crosses edge ``o`` of ``outline``, as the
     fraction along the first; NaN where they do not."""
@@ -583,6 +598,8 @@ def _search(
         outline = pa if side == 0 else pb
         for b in blockers:
             rect = corners[b]
+            if _boxes_apart(rect, outline):
+                continue
             for e in range(4):
                 for o in range(4):
                     t = _edge_crossing(rect, e, outline, o)
