@@ -426,6 +426,50 @@ def open_candidates(
     return done, lines, outlines
 
 
+@njit(cache=True, error_model="numpy")
+def in_contact(
+    hit: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ru: np.ndarray,
+    ri: np.ndarray,
+    rj: np.ndarray,
+    inside: np.ndarray,
+    edge: np.ndarray,
+    owners: np.ndarray,
+    nt: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The LOS map's (line, outline) contacts that can block or cast doubt (crossing,
+    touching or within the line's doubt ``ru``), of ``hit`` (``seg``, ``poly``,
+    ``crosses``, ``touches``, ``clearance`` of :class:`referee.geometry.SegmentContacts`),
+    lines ``ri``-``rj``: ``(which, excluded, would block)``. Excluded: terrain (outlines
+    below ``nt``) an end is inside deeper than the doubt (seen out of), or the base
+    (``owners``) of an end's own piece; a crossing would block unless excluded or an
+    end is within the doubt of the terrain's edge (doubtful then)."""
+    seg, poly, crosses, touches, clearance = hit
+    which = np.empty(len(seg), np.intp)
+    excluded = np.empty(len(seg), np.bool_)
+    block = np.empty(len(seg), np.bool_)
+    last = len(owners) - 1
+    got = 0
+    for k in range(len(seg)):
+        s, p = seg[k], poly[k]
+        us = ru[s]
+        if not (crosses[k] | touches[k] | (clearance[k] <= us + 1e-12)):
+            continue
+        si, sj = ri[s], rj[s]
+        ex = False
+        near_end = False
+        if p < nt:
+            ex = (inside[si, p] & (edge[si, p] > us)) | (inside[sj, p] & (edge[sj, p] > us))
+            near_end = (not ex) & ((edge[si, p] <= us) | (edge[sj, p] <= us))
+        elif last >= 0:
+            owner = owners[min(max(p - nt, 0), last)]
+            ex = (si == owner) | (sj == owner)
+        which[got], excluded[got] = k, ex
+        block[got] = crosses[k] & (not near_end) & (not ex)
+        got += 1
+    return which[:got].copy(), excluded[:got].copy(), block[:got].copy()
+
+
 @njit(cache=True, inline="always", error_model="numpy")
 def _signed_distance(px: float, py: float, p: int, rows: tuple) -> float:
     """Distance from a point to outline ``p`` (:attr:`PreparedPolygons.rows`), positive

@@ -688,23 +688,6 @@ class TableRuleset(Ruleset):
         # Centres farther than the doubt from an outline only matter as 'outside'.
         inside, edge = points_near_polygons(xy, prep, u_max + 1e-6)
 
-        def may_block(
-            pp: np.ndarray, us: np.ndarray, si: np.ndarray, sj: np.ndarray
-        ) -> tuple[np.ndarray, np.ndarray]:
-            """(excluded, near an end) for segment/obstacle pairs: a centre inside
-            terrain by more than the doubt sees out of it; one within the doubt of its
-            edge makes a crossing doubtful; a base never blocks its own piece's line."""
-            terrain_col = pp < nt
-            col = np.minimum(pp, len(polys) - 1)
-            in_i = terrain_col & inside[si, col] & (edge[si, col] > us)
-            in_j = terrain_col & inside[sj, col] & (edge[sj, col] > us)
-            excluded = in_i | in_j
-            near_end = terrain_col & ~excluded & ((edge[si, col] <= us) | (edge[sj, col] <= us))
-            if len(owners):
-                owner = owners[np.clip(pp - nt, 0, len(owners) - 1)]
-                excluded |= ~terrain_col & ((si == owner) | (sj == owner))
-            return excluded, near_end
-
         code = np.zeros(len(i), np.int8)
         # First pass, no edge tests: a line that certainly crosses deep into an obstacle
         # that may block it is blocked whatever else it meets (most lines on a crowded
@@ -728,7 +711,7 @@ class TableRuleset(Ruleset):
         # The same certificate line by line for these candidates (the bins miss a disc
         # that covers no whole bin, or one behind a nearer disc the line may not meet),
         # then the pairs of the lines still open grouped by line, compiled.
-        from referee.contacts import open_candidates  # see segment_contacts
+        from referee.contacts import in_contact, open_candidates  # see segment_contacts
 
         done, cs, cp = open_candidates(cs, cp, ri, rj, xy, prep.centre, room, barred, owners, nt)
         code[rest[done]] = 2
@@ -748,11 +731,13 @@ class TableRuleset(Ruleset):
         )
         # Only segment/obstacle pairs in contact (crossing, touching or within the
         # pair's doubt) can block or cast doubt: classify those sparsely.
-        near = np.flatnonzero(hit.crosses | hit.touches | (hit.clearance <= ru[hit.seg] + 1e-12))
-        ss, pp = hit.seg[near], hit.poly[near]
+        # An end inside terrain by more than the doubt sees out of it; one within the
+        # doubt of its edge makes a crossing doubtful; a base never blocks its own
+        # piece's line (compiled: a dozen numpy passes over the contacts before).
+        contact = (hit.seg, hit.poly, hit.crosses, hit.touches, hit.clearance)
+        near, excluded, block = in_contact(contact, ru, ri, rj, inside, edge, owners, nt)
+        ss = hit.seg[near]
         us = ru[ss]
-        excluded, near_end = may_block(pp, us, ri[ss], rj[ss])
-        block = hit.crosses[near] & ~near_end & ~excluded
         if u_max > 0:
             block = _deep(xy[ri], xy[rj], prep, hit, near, block, us, u_max)
         maybe = ~excluded & ~block

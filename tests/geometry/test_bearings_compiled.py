@@ -206,3 +206,39 @@ def test_open_candidates_sift_as_numpy_did() -> None:
         for a, b in zip(got, want, strict=True):
             assert np.array_equal(a, b)
         assert want[0].sum() > 10 and len(want[1]) > 10
+
+
+def test_in_contact_sifts_as_numpy_did() -> None:
+    """The LOS map's contacts that may block, against the numpy form: contact, then
+    ends seen out of terrain, ends near its edge and a base's own piece."""
+    from referee.contacts import in_contact
+
+    n, n_lines, nt, nb = 50, 300, 6, 20
+    ri, rj = RNG.integers(0, n, n_lines), RNG.integers(0, n, n_lines)
+    ru = RNG.choice([0.0, 0.04, 0.1], n_lines)
+    seg = np.sort(RNG.integers(0, n_lines, 4000))
+    poly = RNG.integers(0, nt + nb, len(seg))
+    crosses, touches = RNG.random(len(seg)) < 0.4, RNG.random(len(seg)) < 0.1
+    clearance = np.where(crosses, 0.0, RNG.choice([0.02, 0.05, 0.1, np.inf], len(seg)))
+    inside = RNG.random((n, nt + nb)) < 0.3
+    edge = RNG.choice([0.0, 0.03, 0.04, 0.08, 0.5, np.inf], (n, nt + nb))
+    owners = RNG.choice(n, nb, replace=False)
+    for owned in (owners, owners[:0]):
+        which, excluded, block = in_contact(
+            (seg, poly, crosses, touches, clearance), ru, ri, rj, inside, edge, owned, nt
+        )
+        near = np.flatnonzero(crosses | touches | (clearance <= ru[seg] + 1e-12))
+        pp, us = poly[near], ru[seg[near]]
+        si, sj = ri[seg[near]], rj[seg[near]]
+        terrain_col = pp < nt
+        col = np.minimum(pp, nt + nb - 1)
+        in_i = terrain_col & inside[si, col] & (edge[si, col] > us)
+        in_j = terrain_col & inside[sj, col] & (edge[sj, col] > us)
+        want_excluded = in_i | in_j
+        near_end = terrain_col & ~want_excluded & ((edge[si, col] <= us) | (edge[sj, col] <= us))
+        if len(owned):
+            owner = owned[np.clip(pp - nt, 0, len(owned) - 1)]
+            want_excluded |= ~terrain_col & ((si == owner) | (sj == owner))
+        want_block = crosses[near] & ~near_end & ~want_excluded
+        assert np.array_equal(which, near) and np.array_equal(excluded, want_excluded)
+        assert np.array_equal(block, want_block) and want_block.any() and want_excluded.any()
