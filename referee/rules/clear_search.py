@@ -514,11 +514,14 @@ def _shortest_clear(
     pq: np.ndarray,
 ) -> float:
     """The shortest of the first ``count`` candidate segments (``length``; ``seg``: p's
-    x, y, q's x, y) that crosses none of ``corners[blockers]``, shortest first (the
-    earlier of equal ones), into ``pq``; inf when every one crosses."""
-    order = np.argsort(length[:count], kind="mergesort")
+    x, y, q's x, y) that crosses none of ``corners[blockers]``, the earliest of equal
+    ones, into ``pq``; inf when every one crosses. One pass, testing only candidates
+    shorter than the best clear one so far: no sort (a blocked pair tests them all)."""
+    best = np.inf
     last = blockers[0]  # the base that crossed the last line, likeliest to cross the next
-    for k in order:
+    for k in range(count):
+        if not length[k] < best:
+            continue
         px, py, qx, qy = seg[k, 0], seg[k, 1], seg[k, 2], seg[k, 3]
         clear = not _crosses(px, py, qx, qy, corners, last)
         if clear:
@@ -527,9 +530,9 @@ def _shortest_clear(
                     clear, last = False, b
                     break
         if clear:
+            best = length[k]
             pq[0], pq[1], pq[2], pq[3] = px, py, qx, qy
-            return length[k]
-    return np.inf
+    return best
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -675,17 +678,23 @@ def _search(
             h_a = planes_a[ea, 2] - (planes_a[ea, 0] * cx + planes_a[ea, 1] * cy)
             if not h_a >= -1e-12:
                 continue
+            phi = math.atan2(-planes_a[ea, 1], -planes_a[ea, 0])
             for eb in range(4):
                 h_b = planes_b[eb, 2] - (planes_b[eb, 0] * cx + planes_b[eb, 1] * cy)
                 if not h_b >= -1e-12:
                     continue
-                phi = math.atan2(-planes_a[ea, 1], -planes_a[ea, 0])
+                # Along any direction the gap between the two edges' lines is at least
+                # the sum of c's heights above them (secants are at least 1): the line
+                # cannot better the best unless that sum does.
+                h1, h2 = max(h_a, 0.0), max(h_b, 0.0)
+                if not (h1 + h2) * (1 - 1e-12) - 1e-12 < best:
+                    continue
                 delta = (math.atan2(planes_b[eb, 1], planes_b[eb, 0]) - phi + math.pi) % (
                     2 * math.pi
                 ) - math.pi
                 if not abs(delta) < math.pi - 1e-6:
                     continue
-                ux, uy = _turning_point(max(h_a, 0.0), max(h_b, 0.0), phi, delta)
+                ux, uy = _turning_point(h1, h2, phi, delta)
                 tx, ty = cx + ux, cy + uy
                 if _one_side(kk, g, tx - cx, ty - cy):
                     n = _add(length, seg, n, cx, cy, tx, ty, cx, cy, cx, cy, frames, ia, ib, best)
