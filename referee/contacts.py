@@ -496,6 +496,35 @@ def _signed_distance(px: float, py: float, p: int, rows: tuple) -> float:
     return dist if inside else -dist
 
 
+@njit(cache=True, inline="always", error_model="numpy")
+def _middle_depth(
+    A: np.ndarray,
+    B: np.ndarray,
+    s: int,
+    p: int,
+    mid: float,
+    convex: np.ndarray,
+    halfplanes: tuple[np.ndarray, np.ndarray, np.ndarray],
+    rows: tuple,
+) -> float:
+    """Depth inside outline ``p`` of the point at ``mid`` along segment ``A[s]``-``B[s]``
+    (0 if not inside): half-planes for convex outlines, else distance and parity."""
+    hx, hy, ho = halfplanes
+    ax, ay = A[s, 0], A[s, 1]
+    mx = ax + mid * (B[s, 0] - ax)
+    my = ay + mid * (B[s, 1] - ay)
+    if convex[p]:
+        got = np.inf
+        for e in range(hx.shape[1]):
+            d = hx[p, e] * mx
+            d += hy[p, e] * my
+            d -= ho[p, e]
+            got = min(got, d)
+        return max(got, 0.0)
+    inside = _signed_distance(mx, my, p, rows)
+    return inside if inside > 0 else 0.0
+
+
 @njit(cache=True, error_model="numpy")
 def middle_depths(
     A: np.ndarray,
@@ -510,25 +539,97 @@ def middle_depths(
     """Depth inside outline ``poly[k]`` of the point at ``mid[k]`` along segment
     ``A[seg[k]]``-``B[seg[k]]`` (0 if not inside): :func:`referee.geometry.stretch_depths`'
     arithmetic (half-planes for convex outlines, else distance and crossing parity)."""
-    hx, hy, ho = halfplanes
     out = np.empty(len(seg))
     for k in range(len(seg)):
-        s, p = seg[k], poly[k]
-        ax, ay = A[s, 0], A[s, 1]
-        mx = ax + mid[k] * (B[s, 0] - ax)
-        my = ay + mid[k] * (B[s, 1] - ay)
-        if convex[p]:
-            got = np.inf
-            for e in range(hx.shape[1]):
-                d = hx[p, e] * mx
-                d += hy[p, e] * my
-                d -= ho[p, e]
-                got = min(got, d)
-            out[k] = max(got, 0.0)
-        else:
-            inside = _signed_distance(mx, my, p, rows)
-            out[k] = inside if inside > 0 else 0.0
+        out[k] = _middle_depth(A, B, seg[k], poly[k], mid[k], convex, halfplanes, rows)
     return out
+
+
+@njit(cache=True, error_model="numpy")
+def deep_crossings(
+    A: np.ndarray,
+    B: np.ndarray,
+    hit: tuple[np.ndarray, ...],
+    near: np.ndarray,
+    block: np.ndarray,
+    us: np.ndarray,
+    outlines: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    halfplanes: tuple[np.ndarray, np.ndarray, np.ndarray],
+    rows: tuple,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which of the crossings that would block (``block``, over contacts ``near`` of
+    ``hit``: ``seg``, ``poly``, ``awkward``, ``sure``, ``depth``, ``lo``, ``hi`` of
+    :class:`referee.geometry.SegmentContacts`, in line order) reach deeper than their
+    doubt ``us``, line by line, as ``referee.rules.core._deep`` reads them: knife edges
+    by their depth, certified ones at once, then the floor of the middle depth
+    (:func:`referee.geometry.stretch_depth_floors`' arithmetic), then the middle depth
+    itself (the line's longest stretch first); the first deep one settles its line, so
+    the rest of it is never measured. ``outlines``: ``convex``, ``inner``, ``centre``.
+    Returns ``(deep, middle depths (nan where not measured), crossings still to
+    search)``: those of lines no test settled."""
+    seg, poly, awkward, sure, depth, lo, hi = hit
+    convex, inner, centre = outlines[0], outlines[1], outlines[2]
+    n = len(near)
+    deep = np.zeros(n, np.bool_)
+    got = np.full(n, np.nan)
+    search = np.empty(n, np.intp)
+    n_search = 0
+    k = 0
+    while k < n:
+        line = seg[near[k]]
+        end = k
+        while end < n and seg[near[end]] == line:
+            end += 1
+        blocked = False
+        for x in range(k, end):  # knife edges, certified, the floors
+            if not block[x]:
+                continue
+            h = near[x]
+            if awkward[h]:
+                deep[x] = depth[h] > us[x]
+            elif sure[h]:
+                deep[x] = True
+            else:
+                p = poly[h]
+                mid = (lo[h] + hi[h]) / 2
+                ax, ay = A[line, 0], A[line, 1]
+                mx = ax + mid * (B[line, 0] - ax)
+                my = ay + mid * (B[line, 1] - ay)
+                mx -= centre[p, 0]
+                my -= centre[p, 1]
+                deep[x] = inner[p] - np.sqrt(mx * mx + my * my) > us[x] + 1e-9
+            if deep[x]:
+                blocked = True
+                break
+        if not blocked:  # the middle depths: the longest stretches first
+            longest = -np.inf
+            for x in range(k, end):
+                h = near[x]
+                if block[x] and not awkward[h] and not sure[h]:
+                    longest = max(longest, hi[h] - lo[h])
+            for first in (True, False):
+                for x in range(k, end):
+                    h = near[x]
+                    if not block[x] or awkward[h] or sure[h]:
+                        continue
+                    if (hi[h] - lo[h] == longest) != first:
+                        continue
+                    mid = (lo[h] + hi[h]) / 2
+                    got[x] = _middle_depth(A, B, line, poly[h], mid, convex, halfplanes, rows)
+                    deep[x] = got[x] > us[x]
+                    if deep[x]:
+                        blocked = True
+                        break
+                if blocked:
+                    break
+        if not blocked:  # the search for the deepest point decides the rest
+            for x in range(k, end):
+                h = near[x]
+                if block[x] and not awkward[h] and not sure[h]:
+                    search[n_search] = x
+                    n_search += 1
+        k = end
+    return deep, got, search[:n_search].copy()
 
 
 @njit(cache=True, error_model="numpy")

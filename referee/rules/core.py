@@ -55,7 +55,6 @@ from referee.geometry import (
     segment_polygon,
     segment_spans,
     segments_polygons,
-    stretch_depth_floors,
     stretch_depths,
     upper_pairs,
 )
@@ -715,9 +714,10 @@ class TableRuleset(Ruleset):
 
         done, cs, cp = open_candidates(cs, cp, ri, rj, xy, prep.centre, room, barred, owners, nt)
         code[rest[done]] = 2
+        A, B = xy[ri], xy[rj]
         hit = segment_contacts(
-            xy[ri],
-            xy[rj],
+            A,
+            B,
             prep,
             xy,
             ri,
@@ -739,7 +739,7 @@ class TableRuleset(Ruleset):
         ss = hit.seg[near]
         us = ru[ss]
         if u_max > 0:
-            block = _deep(xy[ri], xy[rj], prep, hit, near, block, us, u_max)
+            block = _deep(A, B, prep, hit, near, block, us)
         maybe = ~excluded & ~block
         code[rest[ss[maybe]]] = 1
         code[rest[ss[block]]] = 2  # after the doubtful ones: blocked wins
@@ -1261,55 +1261,28 @@ def _deep(
     near: np.ndarray,
     block: np.ndarray,
     us: np.ndarray,
-    margin: float,
 ) -> np.ndarray:
     """Which of the crossings that would block (``block``, over candidates ``near``)
-    reach deeper than the pair's doubt ``us``. Depths are bounded only as far as the
-    verdict needs: one crossing deeper than the doubt blocks the line, so the
-    others on that line are never measured. The middle of each crossed stretch
-    comes first (on each line the longest stretch, then the rest of the lines still
-    open); the search for the deepest point only on lines still open after that."""
-    deep = np.zeros(len(near), bool)
-    seg = hit.seg[near]
-    blocked = np.zeros(len(a), bool)
-    awk = hit.awkward[near]
-    fixed = np.flatnonzero(block & awk)
-    deep[fixed] = hit.depth[near[fixed]] > us[fixed]
-    blocked[seg[fixed[deep[fixed]]]] = True
-    sure = np.flatnonzero(block & hit.sure[near])  # certainly deeper than any doubt
-    deep[sure] = True
-    blocked[seg[sure]] = True
-    todo = np.flatnonzero(block & ~awk & ~hit.sure[near])  # in line order
-    got = np.full(len(near), np.nan)
+    reach deeper than the pair's doubt ``us``, as far as each line's verdict needs: one
+    crossing deeper than the doubt blocks the line, so the others on that line are
+    never measured. Knife edges by their depth, certified crossings at once, cheap
+    floors of the middle depth, then the middle of each crossed stretch (on each line
+    the longest stretch first), in one compiled pass line by line
+    (:func:`referee.contacts.deep_crossings`); the search for the deepest point only
+    on lines still open after that."""
+    from referee.contacts import deep_crossings  # see segment_contacts
 
-    def measure(k: np.ndarray) -> None:
-        got[k] = stretch_depths(a, b, prep, hit, near[k])
-        deep[k] = got[k] > us[k]
-        blocked[seg[k[deep[k]]]] = True
-
-    # Crossings that certainly reach deeper than the doubt (middle of the stretch
-    # well inside the polygon's inner disc) block their lines at once.
-    sure = todo[stretch_depth_floors(a, b, prep, hit, near[todo]) > us[todo] + 1e-9]
-    deep[sure] = True
-    blocked[seg[sure]] = True
-    todo = todo[~blocked[seg[todo]]]
-    if len(todo):
-        span = hit.hi[near[todo]] - hit.lo[near[todo]]
-        starts = np.flatnonzero(np.r_[True, seg[todo][1:] != seg[todo][:-1]])
-        longest = np.maximum.reduceat(span, starts)
-        first = span == np.repeat(longest, np.diff(np.r_[starts, len(todo)]))
-        pick = todo[first]
-        measure(pick[~blocked[seg[pick]]])
-        rest = todo[~first]
-        measure(rest[~blocked[seg[rest]]])
+    fields = (hit.seg, hit.poly, hit.awkward, hit.sure, hit.depth, hit.lo, hit.hi)
+    outlines = (prep.convex, prep.inner, prep.centre, prep.radius)
+    deep, got, rest = deep_crossings(
+        a, b, fields, near, block, us, outlines, prep.halfplanes, prep.rows
+    )
     # depth = got where got > margin, else max(got, golden): golden can only help
     # where got <= the doubt, and only on lines not already blocked.
-    rest = todo[~blocked[seg[todo]]]
-    rest = rest[~deep[rest]]
     if len(rest):
         gold = golden_depths(a, b, prep, hit, near[rest], limit=us[rest])
         deep[rest] = np.maximum(got[rest], gold) > us[rest]
-    return deep
+    return np.asarray(deep)
 
 
 def subtract(

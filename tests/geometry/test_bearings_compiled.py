@@ -13,9 +13,18 @@ from referee.geometry import (
     _CONE_SLACK,
     BearingIndex,
     Bearings,
+    PreparedPolygons,
+    SegmentContacts,
+    golden_depths,
     passes_within,
+    points_polygons,
+    prepare_polygons,
+    segment_contacts,
+    stretch_depth_floors,
+    stretch_depths,
     upper_pairs,
 )
+from referee.rules.core import _deep
 
 RNG = np.random.default_rng(23)
 
@@ -242,3 +251,91 @@ def test_in_contact_sifts_as_numpy_did() -> None:
         want_block = crosses[near] & ~near_end & ~want_excluded
         assert np.array_equal(which, near) and np.array_equal(excluded, want_excluded)
         assert np.array_equal(block, want_block) and want_block.any() and want_excluded.any()
+
+
+def _deep_numpy(
+    a: np.ndarray,
+    b: np.ndarray,
+    prep: PreparedPolygons,
+    hit: SegmentContacts,
+    near: np.ndarray,
+    block: np.ndarray,
+    us: np.ndarray,
+    margin: float,
+) -> np.ndarray:
+    """``_deep`` as numpy wrote it, pass by pass over every line at once."""
+    deep = np.zeros(len(near), bool)
+    seg = hit.seg[near]
+    blocked = np.zeros(len(a), bool)
+    awk = hit.awkward[near]
+    fixed = np.flatnonzero(block & awk)
+    deep[fixed] = hit.depth[near[fixed]] > us[fixed]
+    blocked[seg[fixed[deep[fixed]]]] = True
+    sure = np.flatnonzero(block & hit.sure[near])  # certainly deeper than any doubt
+    deep[sure] = True
+    blocked[seg[sure]] = True
+    todo = np.flatnonzero(block & ~awk & ~hit.sure[near])  # in line order
+    got = np.full(len(near), np.nan)
+
+    def measure(k: np.ndarray) -> None:
+        got[k] = stretch_depths(a, b, prep, hit, near[k])
+        deep[k] = got[k] > us[k]
+        blocked[seg[k[deep[k]]]] = True
+
+    # Crossings that certainly reach deeper than the doubt (middle of the stretch
+    # well inside the polygon's inner disc) block their lines at once.
+    sure = todo[stretch_depth_floors(a, b, prep, hit, near[todo]) > us[todo] + 1e-9]
+    deep[sure] = True
+    blocked[seg[sure]] = True
+    todo = todo[~blocked[seg[todo]]]
+    if len(todo):
+        span = hit.hi[near[todo]] - hit.lo[near[todo]]
+        starts = np.flatnonzero(np.r_[True, seg[todo][1:] != seg[todo][:-1]])
+        longest = np.maximum.reduceat(span, starts)
+        first = span == np.repeat(longest, np.diff(np.r_[starts, len(todo)]))
+        pick = todo[first]
+        measure(pick[~blocked[seg[pick]]])
+        rest = todo[~first]
+        measure(rest[~blocked[seg[rest]]])
+    # depth = got where got > margin, else max(got, golden): golden can only help
+    # where got <= the doubt, and only on lines not already blocked.
+    rest = todo[~blocked[seg[todo]]]
+    rest = rest[~deep[rest]]
+    if len(rest):
+        gold = golden_depths(a, b, prep, hit, near[rest], limit=us[rest])
+        deep[rest] = np.maximum(got[rest], gold) > us[rest]
+    return deep
+
+
+def _outline(rng: np.random.Generator) -> np.ndarray:
+    n = int(rng.integers(3, 9))
+    ang = np.sort(rng.uniform(0, 2 * np.pi, n)) if rng.random() < 0.6 else np.arange(n) * 0.8
+    r = rng.uniform(0.3, 1.5, n) if rng.random() < 0.4 else np.full(n, rng.uniform(0.3, 1.5))
+    c = rng.uniform(2, 22, 2)
+    return np.stack([c[0] + r * np.cos(ang), c[1] + r * np.sin(ang)], axis=1)
+
+
+def test_deep_settles_every_line_as_numpy_did() -> None:
+    """The compiled depths give every line the numpy form's verdict (which crossings of
+    an already blocked line are measured may differ: the line's verdict may not)."""
+    rng = np.random.default_rng(3)
+    for doubt in (0.02, 0.2, 0.6):
+        pts = rng.uniform(0, 24, (70, 2))
+        polys = [_outline(rng) for _ in range(25)]
+        i, j = upper_pairs(len(pts))
+        prep = prepare_polygons(polys)
+        closed, bdist = points_polygons(pts, prep)
+        A, B = pts[i], pts[j]
+        hit = segment_contacts(A, B, prep, pts, i, j, closed, bdist, doubt, certify=True)
+        ru = rng.choice([doubt / 2, doubt], len(i))
+        near = np.flatnonzero(hit.crosses)
+        us = ru[hit.seg[near]]
+        block = rng.random(len(near)) < 0.9
+        want = _deep_numpy(A, B, prep, hit, near, block, us, doubt)
+        got = _deep(A, B, prep, hit, near, block, us)
+        lines = np.unique(hit.seg[near])
+        blocked_want = np.isin(lines, hit.seg[near[want]])
+        blocked_got = np.isin(lines, hit.seg[near[got]])
+        assert np.array_equal(blocked_got, blocked_want)
+        assert 0.1 * len(lines) < blocked_want.sum() < len(lines)
+        assert not (got & ~want).any()  # a crossing found deep is one numpy finds deep
