@@ -286,6 +286,29 @@ def signed_boundary_distance(points: ArrayLike, polygon: ArrayLike) -> Array:
     return np.where(points_in_polygon(pts, poly), d, -d)
 
 
+def polygon_depths(points: ArrayLike, polygon: ArrayLike) -> tuple[Array, BoolArray, BoolArray]:
+    """:func:`signed_boundary_distance`, :func:`points_in_polygon` and its ``strict`` form
+    at once, from one table of distances to the edges and one parity count (each of the
+    three worked both out again): the very same values.
+
+    >>> polygon_depths([(1, 2), (4, 2)], [(0, 0), (4, 0), (4, 4), (0, 4)])
+    (array([1., 0.]), array([ True,  True]), array([ True, False]))
+    """
+    pts = np.asarray(points, float).reshape(-1, 2)
+    poly = as_polygon(polygon)
+    a, b = poly, np.roll(poly, -1, axis=0)
+    px, py = pts[:, 0:1], pts[:, 1:2]
+    ax, ay, bx, by = a[:, 0], a[:, 1], b[:, 0], b[:, 1]
+    straddle = (ay > py) != (by > py)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        x_at = ax + (py - ay) * (bx - ax) / (by - ay)
+    inside = np.sum(straddle & (px < x_at), axis=1) % 2 == 1
+    d = np.min(_point_seg_dist(pts[:, None, :], a[None], b[None]), axis=1)
+    on_edge = d <= EPS
+    held = inside | on_edge
+    return np.where(held, d, -d), held, inside & ~on_edge
+
+
 def polygon_distance(p: ArrayLike, q: ArrayLike) -> float:
     """Shortest distance between two closed polygons (convex or not); 0 when they touch,
     overlap or one holds the other.

@@ -44,6 +44,7 @@ from referee.geometry import (
     centre_distance,
     point_in_polygon,
     points_in_polygon,
+    polygon_depths,
     polygon_distance,
     polygons_overlap,
     segment_polygon,
@@ -381,15 +382,15 @@ class PlasticSkirmish(TableRuleset):
             poly = features[f]
             cand = np.flatnonzero(boxed[:, f])
             # Each base's least depth in the feature (its corners', positive inside).
-            depth = signed_boundary_distance(corners[cand].reshape(-1, 2), poly).reshape(-1, 4)
-            strict = points_in_polygon(corners[cand].reshape(-1, 2), poly, strict=True)
+            depth, _, strict = polygon_depths(corners[cand].reshape(-1, 2), poly)
+            depth = depth.reshape(-1, 4)
             whole = np.all(strict.reshape(-1, 4), axis=1)
             least = depth.min(axis=1)
             may = least >= -reach  # wholly inside, or within some pair's doubt of it
             if not may.any():
                 continue
-            centre = signed_boundary_distance(xy, poly)  # of every piece's centre
-            out = ~points_in_polygon(xy, poly)
+            centre, held_c, _ = polygon_depths(xy, poly)  # of every piece's centre
+            out = ~held_c
             for c in np.flatnonzero(may):
                 k = rows[cand[c]]
                 doubt = unc[k] + unc
