@@ -1,9 +1,11 @@
 """The all-pairs LOS map's hot loops, compiled (numba): the edge tests of
 :func:`referee.geometry.segment_contacts` for listed (line, outline) pairs; the bearing
-bins of :class:`referee.geometry.Bearings` (the index of each point's later points by
-bin, the lines through the nearest disc over each bin, the listed segments near each
-disc); and the depths of crossed stretches that decide a doubtful line
-(:func:`referee.geometry.stretch_depths`, :func:`referee.geometry.golden_depths`).
+bins of :class:`referee.geometry.Bearings` (the index of each point's open lines by
+bin, the lines through the nearest disc over each bin, the listed lines near each
+disc); the sifting of the map's candidate pairs and contacts (:func:`open_candidates`,
+:func:`in_contact`); and the depths of crossed stretches that decide a line
+(:func:`deep_crossings`, :func:`referee.geometry.stretch_depths`,
+:func:`referee.geometry.golden_depths`).
 
 numpy laid every candidate pair out against every vertex slot of the widest outline, and
 sorted, gathered and scattered whole ``(n, n)`` tables; the loops visit each outline's
