@@ -5,8 +5,14 @@ numpy had to carry every pair through every step of the search in lock step (the
 near each pair, its nearest segment, the corners a line may graze, every candidate
 line's gap, sorted by length), and index and gather at each. Here each pair stops as
 soon as it is settled: its nearest segment is clear, one base crosses every corner-to-
-corner line, or the shortest candidate left crosses no base; and no array is built
-per candidate (a view of an array costs a reference count, more than a test).
+corner line, or the shortest candidate left crosses no base. Small fixed-size values
+(an outline's corners, its half-planes, a corner's neighbours) travel as tuples: a view
+of an array, or choosing between two arrays in a loop, costs a pair of atomic
+reference counts, which cost more than the tests themselves.
+
+Only the mid-sized helpers of the inner loops are inlined by numba; the small ones are
+left to LLVM. numba's own inlining retypes a function at every call site, and the first
+map after installing compiled for 40 s with everything inlined (27 s now, then cached).
 
 The tests and tolerances are those of the numpy search this replaced. Whether a corner
 may be grazed is now judged without angles (cross products: the trigonometry cost more
@@ -24,59 +30,83 @@ from numba import njit
 _EPS = 1e-9  # referee.geometry.EPS: touching, for the overlap test of the distance
 _TOL = 1e-9  # slack on line parameters (fractions of a candidate line's defining span)
 
+Quad = tuple[float, float, float, float]
+"""The x (or y) of an outline's four corners."""
+Ends = tuple[float, float, float, float, float, float, float, float]
+"""The x (or y) of A's four corners, then B's."""
+
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _crosses(px: float, py: float, qx: float, qy: float, rects: np.ndarray, r: int) -> bool:
-    """Whether segment ``p``-``q`` enters the open interior of rectangle ``rects[r]``
-    (4 corners in order): :func:`referee.rules.clearance.segments_cross_rectangles`'
+def _crosses(px: float, py: float, qx: float, qy: float, rx: Quad, ry: Quad) -> bool:
+    """Whether segment ``p``-``q`` enters the open interior of the rectangle with corners
+    ``rx``, ``ry`` (in order): :func:`referee.rules.clearance.segments_cross_rectangles`'
     test (separating axes; touching does not count), with its arithmetic."""
     for a in range(2):
-        ex = rects[r, a + 1, 0] - rects[r, a, 0]
-        ey = rects[r, a + 1, 1] - rects[r, a, 1]
-        r0 = rects[r, 0, 0] * ex + rects[r, 0, 1] * ey
-        r1 = rects[r, 1, 0] * ex + rects[r, 1, 1] * ey
-        r2 = rects[r, 2, 0] * ex + rects[r, 2, 1] * ey
-        r3 = rects[r, 3, 0] * ex + rects[r, 3, 1] * ey
-        r_lo = np.minimum(np.minimum(r0, r1), np.minimum(r2, r3))
-        r_hi = np.maximum(np.maximum(r0, r1), np.maximum(r2, r3))
+        ex = rx[a + 1] - rx[a]
+        ey = ry[a + 1] - ry[a]
+        r0 = rx[0] * ex + ry[0] * ey
+        r1 = rx[1] * ex + ry[1] * ey
+        r2 = rx[2] * ex + ry[2] * ey
+        r3 = rx[3] * ex + ry[3] * ey
+        r_lo = min(min(r0, r1), min(r2, r3))
+        r_hi = max(max(r0, r1), max(r2, r3))
         sp, sq = px * ex + py * ey, qx * ex + qy * ey
-        if not np.maximum(sp, sq) > r_lo + _EPS * (1 + np.abs(r_lo)):
+        if not max(sp, sq) > r_lo + _EPS * (1 + abs(r_lo)):
             return False
-        if not np.minimum(sp, sq) < r_hi - _EPS * (1 + np.abs(r_hi)):
+        if not min(sp, sq) < r_hi - _EPS * (1 + abs(r_hi)):
             return False
     nx, ny = py - qy, qx - px
     s0 = px * nx + py * ny
-    tol = _EPS * (1 + np.abs(s0))
-    rr0 = nx * rects[r, 0, 0] + ny * rects[r, 0, 1]
-    rr1 = nx * rects[r, 1, 0] + ny * rects[r, 1, 1]
-    rr2 = nx * rects[r, 2, 0] + ny * rects[r, 2, 1]
-    rr3 = nx * rects[r, 3, 0] + ny * rects[r, 3, 1]
-    if not np.maximum(np.maximum(rr0, rr1), np.maximum(rr2, rr3)) > s0 + tol:
+    tol = _EPS * (1 + abs(s0))
+    rr0 = nx * rx[0] + ny * ry[0]
+    rr1 = nx * rx[1] + ny * ry[1]
+    rr2 = nx * rx[2] + ny * ry[2]
+    rr3 = nx * rx[3] + ny * ry[3]
+    if not max(max(rr0, rr1), max(rr2, rr3)) > s0 + tol:
         return False
-    return bool(np.minimum(np.minimum(rr0, rr1), np.minimum(rr2, rr3)) < s0 - tol)
+    return bool(min(min(rr0, rr1), min(rr2, rr3)) < s0 - tol)
+
+
+Frame = tuple[float, float, float, float, float, float, float, float]
+"""A rectangle as a tuple (no array, so no reference counts in the loops that pass it):
+its centre's x and y, then for each of its first two edges its unit direction's x and y
+and half the rectangle's size along it."""
+
+
+@njit(cache=True, error_model="numpy")
+def _frame(frames: np.ndarray, k: int) -> Frame:
+    """Column ``k`` of :func:`referee.rules.clearance._frames`' columns as rows."""
+    return (
+        frames[0, k],
+        frames[1, k],
+        frames[2, k],
+        frames[3, k],
+        frames[4, k],
+        frames[5, k],
+        frames[6, k],
+        frames[7, k],
+    )
 
 
 @njit(cache=True, inline="always", error_model="numpy")
 def _chord(
-    sx: float, sy: float, vx: float, vy: float, frame: np.ndarray, k: int
+    sx: float, sy: float, vx: float, vy: float, speed: float, frame: Frame
 ) -> tuple[float, float]:
-    """``(t0, t1)`` where line ``s + t v`` enters and leaves rectangle ``k`` of ``frame``
-    (:func:`referee.rules.clearance._frames`' columns as rows: slabs about the centre);
-    ``t0 > t1`` when it misses."""
+    """``(t0, t1)`` where line ``s + t v`` (``speed``: the length of ``v``) enters and
+    leaves the rectangle of ``frame`` (:func:`_frame`); ``t0 > t1`` when it misses."""
     t0, t1 = -np.inf, np.inf
-    rx, ry = sx - frame[0, k], sy - frame[1, k]
-    speed = np.sqrt(vx * vx + vy * vy)
+    rx, ry = sx - frame[0], sy - frame[1]
     for a in range(2):
-        ux, uy, half = frame[2 + 3 * a, k], frame[3 + 3 * a, k], frame[4 + 3 * a, k]
+        ux, uy, half = frame[2 + 3 * a], frame[3 + 3 * a], frame[4 + 3 * a]
         s = rx * ux + ry * uy
         w = vx * ux + vy * uy
-        if np.abs(w) <= 1e-12 * speed:  # along the slab: all of the line or none of it
-            if np.abs(s) > half + 1e-9:
-                t0, t1 = np.maximum(t0, np.inf), np.minimum(t1, -np.inf)
+        if abs(w) <= 1e-12 * speed:  # along the slab: all of the line or none of it
+            if abs(s) > half + 1e-9:
+                return np.inf, -np.inf
         else:
             lo, hi = (-half - s) / w, (half - s) / w
-            t0 = np.maximum(t0, np.minimum(lo, hi))
-            t1 = np.minimum(t1, np.maximum(lo, hi))
+            t0 = max(t0, min(lo, hi))
+            t1 = min(t1, max(lo, hi))
     return t0, t1
 
 
@@ -90,39 +120,44 @@ def _gap(
     a1y: float,
     a2x: float,
     a2y: float,
-    frames: np.ndarray,
-    ia: int,
-    ib: int,
+    frame_a: Frame,
+    frame_b: Frame,
 ) -> tuple[bool, float, float, float, float]:
-    """On the line from ``s`` through ``t``: the gap between outline ``ia``'s chord and
-    ``ib``'s (rectangles of ``frames``), as ``(candidate, p on A, q on B)``; a candidate
+    """On the line from ``s`` through ``t``: the gap between outline A's chord and B's
+    (rectangles of ``frame_a``, ``frame_b``), as ``(candidate, p on A, q on B)``; a candidate
     when the line meets both outlines apart and the anchors ``a1``, ``a2`` (NaN: none)
     lie on the gap."""
     vx, vy = tx - sx, ty - sy
     vv = vx * vx + vy * vy
-    a0, a1 = _chord(sx, sy, vx, vy, frames, ia)
-    b0, b1 = _chord(sx, sy, vx, vy, frames, ib)
-    good = vv > 1e-24 and a0 <= a1 + _TOL and b0 <= b1 + _TOL
+    if not vv > 1e-24:
+        return False, sx, sy, sx, sy
+    speed = math.sqrt(vv)
+    a0, a1 = _chord(sx, sy, vx, vy, speed, frame_a)
+    if not (a0 <= a1 + _TOL and math.isfinite(a0) and math.isfinite(a1)):
+        return False, sx, sy, sx, sy
+    b0, b1 = _chord(sx, sy, vx, vy, speed, frame_b)
+    if not (b0 <= b1 + _TOL and math.isfinite(b0) and math.isfinite(b1)):
+        return False, sx, sy, sx, sy
     a_first = a1 <= b0 + _TOL
-    good = good and (a_first or b1 <= a0 + _TOL)
+    if not (a_first or b1 <= a0 + _TOL):  # the chords overlap
+        return False, sx, sy, sx, sy
     ta = a1 if a_first else a0
     tb = b0 if a_first else b1
-    lo, hi = np.minimum(ta, tb) - _TOL, np.maximum(ta, tb) + _TOL
+    lo, hi = min(ta, tb) - _TOL, max(ta, tb) + _TOL
     for ax, ay in ((a1x, a1y), (a2x, a2y)):
-        t = (ax - sx) * vx + (ay - sy) * vy
-        t /= vv
-        good = good and (np.isnan(t) or (t >= lo and t <= hi))
-    good = good and np.isfinite(ta) and np.isfinite(tb)
-    ta, tb = (ta, tb) if good else (0.0, 0.0)
-    return good, sx + ta * vx, sy + ta * vy, sx + tb * vx, sy + tb * vy
+        if ax == ax:  # not NaN: an anchor
+            t = ((ax - sx) * vx + (ay - sy) * vy) / vv
+            if not (t >= lo and t <= hi):
+                return False, sx, sy, sx, sy
+    return True, sx + ta * vx, sy + ta * vy, sx + tb * vx, sy + tb * vy
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _cross(ux: float, uy: float, vx: float, vy: float) -> float:
     return ux * vy - uy * vx
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _point_seg(px: float, py: float, ax: float, ay: float, bx: float, by: float) -> float:
     """:func:`referee.geometry._point_seg_dist` of one point and segment."""
     abx, aby = bx - ax, by - ay
@@ -134,13 +169,13 @@ def _point_seg(px: float, py: float, ax: float, ay: float, bx: float, by: float)
     return math.sqrt((apx - t * abx) ** 2 + (apy - t * aby) ** 2)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _orient(ox: float, oy: float, ax: float, ay: float, bx: float, by: float) -> float:
     """z of (a - o) x (b - o): :func:`referee.geometry._cross`."""
     return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _on_box(ax: float, ay: float, bx: float, by: float, px: float, py: float) -> bool:
     return (
         min(ax, bx) - _EPS <= px <= max(ax, bx) + _EPS
@@ -242,91 +277,122 @@ def _nearest_points(pa: np.ndarray, pb: np.ndarray, pq: np.ndarray) -> float:
     return best
 
 
+Planes = tuple[float, float, float, float, float, float, float, float, float, float, float, float]
+"""A convex outline of four corners as half-planes: for each edge its unit inward
+normal's x and y and its offset, inside where ``n . x >= o`` for all four."""
+
+
 @njit(cache=True, error_model="numpy")
-def _halfplanes(poly: np.ndarray) -> np.ndarray:
-    """A convex outline as half-planes, ``(4, 3)``: unit inward normal and offset of each
-    edge, inside where ``n . x >= o`` for all four."""
-    out = np.empty((4, 3))
+def _plane(ax: float, ay: float, bx: float, by: float, sign: float) -> tuple[float, float, float]:
+    nx, ny = sign * -(by - ay), sign * (bx - ax)
+    size = max(math.sqrt(nx * nx + ny * ny), 1e-300)
+    nx, ny = nx / size, ny / size
+    return nx, ny, nx * ax + ny * ay
+
+
+@njit(cache=True, error_model="numpy")
+def _halfplanes(xs: Quad, ys: Quad) -> Planes:
+    """The outline with corners ``xs``, ``ys`` (either winding) as :data:`Planes`."""
     area = 0.0
     for v in range(4):
-        area += _cross(poly[v, 0], poly[v, 1], poly[(v + 1) % 4, 0], poly[(v + 1) % 4, 1])
+        area += _cross(xs[v], ys[v], xs[(v + 1) % 4], ys[(v + 1) % 4])
     sign = -1.0 if area < 0 else 1.0
-    for v in range(4):
-        ex = poly[(v + 1) % 4, 0] - poly[v, 0]
-        ey = poly[(v + 1) % 4, 1] - poly[v, 1]
-        nx, ny = sign * -ey, sign * ex
-        size = max(math.hypot(nx, ny), 1e-300)
-        nx, ny = nx / size, ny / size
-        out[v, 0], out[v, 1], out[v, 2] = nx, ny, nx * poly[v, 0] + ny * poly[v, 1]
-    return out
+    n0x, n0y, o0 = _plane(xs[0], ys[0], xs[1], ys[1], sign)
+    n1x, n1y, o1 = _plane(xs[1], ys[1], xs[2], ys[2], sign)
+    n2x, n2y, o2 = _plane(xs[2], ys[2], xs[3], ys[3], sign)
+    n3x, n3y, o3 = _plane(xs[3], ys[3], xs[0], ys[0], sign)
+    return (n0x, n0y, o0, n1x, n1y, o1, n2x, n2y, o2, n3x, n3y, o3)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
-def _holds(px: float, py: float, planes: np.ndarray) -> bool:
+@njit(cache=True, error_model="numpy")
+def _holds(px: float, py: float, planes: Planes) -> bool:
     """Whether the point lies in or within a hair of the outline of ``planes``."""
     inside = True
     for v in range(4):
-        inside = inside and planes[v, 0] * px + planes[v, 1] * py - planes[v, 2] >= -1e-9
+        nx, ny, o = planes[3 * v], planes[3 * v + 1], planes[3 * v + 2]
+        inside = inside and nx * px + ny * py - o >= -1e-9
     return inside
 
 
-@njit(cache=True, error_model="numpy")
-def _outline_distance(px: float, py: float, poly: np.ndarray, planes: np.ndarray) -> float:
+@njit(cache=True, inline="always", error_model="numpy")
+def _outline_distance(px: float, py: float, xs: Quad, ys: Quad, planes: Planes) -> float:
     if _holds(px, py, planes):
         return 0.0
     d = np.inf
     for e in range(4):
-        a, b = poly[e], poly[(e + 1) % 4]
-        d = min(d, _point_seg(px, py, a[0], a[1], b[0], b[1]))
+        f = (e + 1) % 4
+        d = min(d, _point_seg(px, py, xs[e], ys[e], xs[f], ys[f]))
     return d
+
+
+@njit(cache=True, error_model="numpy")
+def _quad_at(corners: np.ndarray, k: int) -> tuple[Quad, Quad]:
+    """Outline ``k``'s corners as tuples of x and of y (no view of the array)."""
+    return (
+        (corners[k, 0, 0], corners[k, 1, 0], corners[k, 2, 0], corners[k, 3, 0]),
+        (corners[k, 0, 1], corners[k, 1, 1], corners[k, 2, 1], corners[k, 3, 1]),
+    )
+
+
+@njit(cache=True, error_model="numpy")
+def _quad(poly: np.ndarray) -> tuple[Quad, Quad]:
+    """An outline's corners as tuples of x and of y."""
+    return (
+        (poly[0, 0], poly[1, 0], poly[2, 0], poly[3, 0]),
+        (poly[0, 1], poly[1, 1], poly[2, 1], poly[3, 1]),
+    )
 
 
 @njit(cache=True, error_model="numpy")
 def _common_point(pa: np.ndarray, pb: np.ndarray, pq: np.ndarray) -> None:
     """A point of two touching or overlapping outlines into ``pq`` (both ends): a corner
     of one in or on the other, else where two edges cross (NaN if none)."""
+    (ax, ay), (bx, by) = _quad(pa), _quad(pb)
     for side in range(2):
-        src, dst = (pa, pb) if side == 0 else (pb, pa)
-        planes = _halfplanes(dst)
+        sx, sy, planes = (
+            (ax, ay, _halfplanes(bx, by)) if side == 0 else (bx, by, _halfplanes(ax, ay))
+        )
         for v in range(4):
-            if _holds(src[v, 0], src[v, 1], planes):
-                pq[0] = pq[2] = src[v, 0]
-                pq[1] = pq[3] = src[v, 1]
+            if _holds(sx[v], sy[v], planes):
+                pq[0] = pq[2] = sx[v]
+                pq[1] = pq[3] = sy[v]
                 return
     for e in range(4):
         for o in range(4):
-            t = _edge_crossing(pa, e, pb, o)
-            if not np.isnan(t):
-                x = pa[e, 0] + t * (pa[(e + 1) % 4, 0] - pa[e, 0])
-                y = pa[e, 1] + t * (pa[(e + 1) % 4, 1] - pa[e, 1])
+            t = _edge_crossing(ax, ay, e, bx, by, o)
+            if not math.isnan(t):
+                x = ax[e] + t * (ax[(e + 1) % 4] - ax[e])
+                y = ay[e] + t * (ay[(e + 1) % 4] - ay[e])
                 pq[0], pq[1], pq[2], pq[3] = x, y, x, y
                 return
     pq[:] = np.nan
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _boxes_apart(p: np.ndarray, q: np.ndarray) -> bool:
-    """Whether the bounding boxes of outlines ``p`` and ``q`` are apart: no edges meet."""
-    for a in range(2):
-        if max(max(p[0, a], p[1, a]), max(p[2, a], p[3, a])) < min(
-            min(q[0, a], q[1, a]), min(q[2, a], q[3, a])
-        ):
-            return True
-        if max(max(q[0, a], q[1, a]), max(q[2, a], q[3, a])) < min(
-            min(p[0, a], p[1, a]), min(p[2, a], p[3, a])
-        ):
+def _boxes_apart(px: Quad, py: Quad, qx: Quad, qy: Quad) -> bool:
+    """Whether the bounding boxes of two outlines are apart: no edges meet."""
+    for xs, ys in ((px, qx), (py, qy)):
+        p_lo, p_hi = (
+            min(min(xs[0], xs[1]), min(xs[2], xs[3])),
+            max(max(xs[0], xs[1]), max(xs[2], xs[3])),
+        )
+        q_lo, q_hi = (
+            min(min(ys[0], ys[1]), min(ys[2], ys[3])),
+            max(max(ys[0], ys[1]), max(ys[2], ys[3])),
+        )
+        if p_hi < q_lo or q_hi < p_lo:
             return True
     return False
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _edge_crossing(rect: np.ndarray, e: int, outline: np.ndarray, o: int) -> float:
-    """Where edge ``e`` of ``rect`` properly crosses edge ``o`` of ``outline``, as the
-    fraction along the first; NaN where they do not."""
-    d1x, d1y = rect[(e + 1) % 4, 0] - rect[e, 0], rect[(e + 1) % 4, 1] - rect[e, 1]
-    d2x = outline[(o + 1) % 4, 0] - outline[o, 0]
-    d2y = outline[(o + 1) % 4, 1] - outline[o, 1]
-    wx, wy = outline[o, 0] - rect[e, 0], outline[o, 1] - rect[e, 1]
+def _edge_crossing(rx: Quad, ry: Quad, e: int, ox: Quad, oy: Quad, o: int) -> float:
+    """Where edge ``e`` of outline ``rx``, ``ry`` properly crosses edge ``o`` of outline
+    ``ox``, ``oy``, as the fraction along the first; NaN where they do not."""
+    f, g = (e + 1) % 4, (o + 1) % 4
+    d1x, d1y = rx[f] - rx[e], ry[f] - ry[e]
+    d2x, d2y = ox[g] - ox[o], oy[g] - oy[o]
+    wx, wy = ox[o] - rx[e], oy[o] - ry[e]
     den = d1x * d2y - d1y * d2x
     t = (wx * d2y - wy * d2x) / den
     s = (wx * d1y - wy * d1x) / den
@@ -336,21 +402,21 @@ def _edge_crossing(rect: np.ndarray, e: int, outline: np.ndarray, o: int) -> flo
     return np.nan
 
 
-@njit(cache=True, error_model="numpy")
-def _in_hull(px: float, py: float, pa: np.ndarray, pb: np.ndarray) -> bool:
-    """Whether the point lies in (or on, or within a hair of) the hull of both outlines:
-    no direction to a corner has every other within the half turn counter-clockwise of
-    it (where a line through the point would have them all on one side)."""
+@njit(cache=True, inline="always", error_model="numpy")
+def _in_hull(px: float, py: float, end_x: Ends, end_y: Ends) -> bool:
+    """Whether the point lies in (or on, or within a hair of) the hull of A's and B's
+    corners: no direction to a corner has every other within the half turn counter-
+    clockwise of it (where a line through the point would have them all on one side).
+    The corners come as tuples: choosing between two arrays in the loop cost a pair of
+    reference counts each time, more than the test."""
     for i in range(8):
-        poly = pa if i < 4 else pb
-        dx, dy = poly[i % 4, 0] - px, poly[i % 4, 1] - py
+        dx, dy = end_x[i] - px, end_y[i] - py
         size = abs(dx) + abs(dy)
         if size <= 2e-12:  # on a corner
             return True
         clear_of_all = True
         for j in range(8):
-            other = pa if j < 4 else pb
-            ex, ey = other[j % 4, 0] - px, other[j % 4, 1] - py
+            ex, ey = end_x[j] - px, end_y[j] - py
             side = _cross(dx, dy, ex, ey)
             tol = 1e-9 * size * (abs(ex) + abs(ey))
             if not (side > tol or (side >= -tol and dx * ex + dy * ey > 0)):
@@ -362,14 +428,14 @@ def _in_hull(px: float, py: float, pa: np.ndarray, pb: np.ndarray) -> bool:
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _cone(poly: np.ndarray, cx: float, cy: float, sign: float) -> tuple[float, float, float, float]:
+def _cone(xs: Quad, ys: Quad, cx: float, cy: float, sign: float) -> Quad:
     """The clockwise-most and counter-clockwise-most of the directions ``sign (corner -
-    c)`` to the four corners of ``poly`` (c outside it: they lie within less than a half
-    turn), as ``(lo x, lo y, hi x, hi y)``."""
-    lox, loy = sign * (poly[0, 0] - cx), sign * (poly[0, 1] - cy)
+    c)`` to the four corners ``xs``, ``ys`` (c outside them: they lie within less than
+    a half turn), as ``(lo x, lo y, hi x, hi y)``."""
+    lox, loy = sign * (xs[0] - cx), sign * (ys[0] - cy)
     hix, hiy = lox, loy
     for v in range(1, 4):
-        vx, vy = sign * (poly[v, 0] - cx), sign * (poly[v, 1] - cy)
+        vx, vy = sign * (xs[v] - cx), sign * (ys[v] - cy)
         if _cross(lox, loy, vx, vy) < 0:
             lox, loy = vx, vy
         if _cross(hix, hiy, vx, vy) > 0:
@@ -377,14 +443,14 @@ def _cone(poly: np.ndarray, cx: float, cy: float, sign: float) -> tuple[float, f
     return lox, loy, hix, hiy
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _within(ux: float, uy: float, lox: float, loy: float, hix: float, hiy: float) -> bool:
     """Whether direction ``u`` lies in the cone from ``lo`` counter-clockwise to ``hi``
     (less than a half turn), edges included."""
     return _cross(lox, loy, ux, uy) >= 0 and _cross(ux, uy, hix, hiy) >= 0
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _strictly_inside(
     ux: float, uy: float, e1x: float, e1y: float, e2x: float, e2y: float, turn: float
 ) -> int:
@@ -401,29 +467,31 @@ def _strictly_inside(
     return 0
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def _may_graze(
-    rect: np.ndarray,
+    rx: Quad,
+    ry: Quad,
     k: int,
-    pa: np.ndarray,
-    pb: np.ndarray,
-    planes_a: np.ndarray,
-    planes_b: np.ndarray,
+    ends: tuple[Quad, Quad, Quad, Quad],
+    end_x: Ends,
+    end_y: Ends,
+    planes_a: Planes,
+    planes_b: Planes,
 ) -> bool:
-    """Whether a segment from ``pa`` to ``pb`` can pass corner ``k`` of base ``rect``
-    with the base on one side, or start at it: the corner lies between the two, and the
-    directions from ``pa`` through it to ``pb`` (a cone) are not all inside the corner's
-    angle or its opposite, where the line would enter the base. Where in doubt it may:
-    a corner too many only adds candidate lines."""
-    cx, cy = rect[k, 0], rect[k, 1]
-    if not _in_hull(cx, cy, pa, pb):
+    """Whether a segment from A to B (``ends``: A's x, y, B's x, y) can pass corner ``k``
+    of base ``rx``, ``ry`` with the base on one side, or start at it: the corner lies
+    between the two, and the directions from A through it to B (a cone) are not all
+    inside the corner's angle or its opposite, where the line would enter the base.
+    Where in doubt it may: a corner too many only adds candidate lines."""
+    cx, cy = rx[k], ry[k]
+    if not _in_hull(cx, cy, end_x, end_y):
         return False
     if _holds(cx, cy, planes_a) or _holds(cx, cy, planes_b):
         return True  # a line may start there
     # c outside both convex outlines: the directions to B's corners, and from A's, each
     # span less than a half turn; a line through c runs along both cones.
-    b_lox, b_loy, b_hix, b_hiy = _cone(pb, cx, cy, 1.0)
-    a_lox, a_loy, a_hix, a_hiy = _cone(pa, cx, cy, -1.0)
+    b_lox, b_loy, b_hix, b_hiy = _cone(ends[2], ends[3], cx, cy, 1.0)
+    a_lox, a_loy, a_hix, a_hiy = _cone(ends[0], ends[1], cx, cy, -1.0)
     if _within(b_lox, b_loy, a_lox, a_loy, a_hix, a_hiy):
         lox, loy = b_lox, b_loy
     elif _within(a_lox, a_loy, b_lox, b_loy, b_hix, b_hiy):
@@ -437,22 +505,27 @@ def _may_graze(
     else:
         return True
     nxt, prev = (k + 1) % 4, (k + 3) % 4
-    e1x, e1y = rect[nxt, 0] - cx, rect[nxt, 1] - cy
-    e2x, e2y = rect[prev, 0] - cx, rect[prev, 1] - cy
-    turn = np.sign(_cross(e1x, e1y, e2x, e2y))
+    e1x, e1y = rx[nxt] - cx, ry[nxt] - cy
+    e2x, e2y = rx[prev] - cx, ry[prev] - cy
+    z = _cross(e1x, e1y, e2x, e2y)
+    turn = 1.0 if z > 0 else (-1.0 if z < 0 else 0.0)
     at_lo = _strictly_inside(lox, loy, e1x, e1y, e2x, e2y, turn)
     return at_lo == 0 or at_lo != _strictly_inside(hix, hiy, e1x, e1y, e2x, e2y, turn)
 
 
+Corner = tuple[float, float, float, float, float, float, float]
+"""A corner a line may graze: its x and y, its neighbours' (the previous, the next), and
+whether a line may start there (1.0) as it touches A or B."""
+
+
 @njit(cache=True, inline="always", error_model="numpy")
-def _one_side(kk: np.ndarray, g: int, dx: float, dy: float) -> bool:
-    """Whether a line along ``d`` may pass grazed corner ``kk[g]``: it starts there, or
-    has both neighbouring corners on one side (or on it), touching the convex base
-    there without entering it."""
-    if kk[g, 6] != 0:
+def _one_side(c: Corner, dx: float, dy: float) -> bool:
+    """Whether a line along ``d`` may pass grazed corner ``c``: it starts there, or has
+    both neighbouring corners on one side (or on it), touching the convex base there
+    without entering it."""
+    if c[6] != 0:
         return True
-    nx, ny = kk[g, 4] - kk[g, 0], kk[g, 5] - kk[g, 1]
-    px, py = kk[g, 2] - kk[g, 0], kk[g, 3] - kk[g, 1]
+    px, py, nx, ny = c[2] - c[0], c[3] - c[1], c[4] - c[0], c[5] - c[1]
     s1, s2 = _cross(dx, dy, nx, ny), _cross(dx, dy, px, py)
     # The 1-norm for the length: a wider margin (a candidate too many does no harm).
     tol = 1e-12 * (abs(dx) + abs(dy)) * ((abs(nx) + abs(ny)) + (abs(px) + abs(py)))
@@ -460,14 +533,14 @@ def _one_side(kk: np.ndarray, g: int, dx: float, dy: float) -> bool:
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _leaves(ends: np.ndarray, v: int, dx: float, dy: float) -> bool:
-    """Whether direction ``d`` from corner ``v`` of the two outlines ``ends`` (``(8, 2)``,
-    four each) points out of its outline or along an edge: not strictly inside the
-    corner's angle."""
+def _leaves(ex: Ends, ey: Ends, v: int, dx: float, dy: float) -> bool:
+    """Whether direction ``d`` from corner ``v`` of A and B's corners (``ex``, ``ey``)
+    points out of its outline or along an edge: not strictly inside the corner's
+    angle."""
     first = v - v % 4
     nxt, prev = first + (v + 1) % 4, first + (v + 3) % 4
-    e1x, e1y = ends[nxt, 0] - ends[v, 0], ends[nxt, 1] - ends[v, 1]
-    e2x, e2y = ends[prev, 0] - ends[v, 0], ends[prev, 1] - ends[v, 1]
+    e1x, e1y = ex[nxt] - ex[v], ey[nxt] - ey[v]
+    e2x, e2y = ex[prev] - ex[v], ey[prev] - ey[v]
     w = _cross(e1x, e1y, e2x, e2y)
     return not (_cross(e1x, e1y, dx, dy) * w > 0 and _cross(dx, dy, e2x, e2y) * w > 0)
 
@@ -523,10 +596,13 @@ def _shortest_clear(
         if not length[k] < best:
             continue
         px, py, qx, qy = seg[k, 0], seg[k, 1], seg[k, 2], seg[k, 3]
-        clear = not _crosses(px, py, qx, qy, corners, last)
+        rx, ry = _quad_at(corners, last)
+        clear = not _crosses(px, py, qx, qy, rx, ry)
         if clear:
-            for b in blockers:
-                if b != last and _crosses(px, py, qx, qy, corners, b):
+            for r in range(len(blockers)):  # by index: an array's iterator costs reference counts
+                b = blockers[r]
+                rx, ry = _quad_at(corners, b)
+                if b != last and _crosses(px, py, qx, qy, rx, ry):
                     clear, last = False, b
                     break
         if clear:
@@ -535,7 +611,7 @@ def _shortest_clear(
     return best
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _add(
     length: np.ndarray,
     seg: np.ndarray,
@@ -548,14 +624,13 @@ def _add(
     a1y: float,
     a2x: float,
     a2y: float,
-    frames: np.ndarray,
-    ia: int,
-    ib: int,
+    frame_a: Frame,
+    frame_b: Frame,
     limit: float,
 ) -> int:
     """Add the gap on the line from ``s`` through ``t`` as candidate ``n`` if it is one
     (the line meets both outlines apart, past the anchors) shorter than ``limit``."""
-    good, px, py, qx, qy = _gap(sx, sy, tx, ty, a1x, a1y, a2x, a2y, frames, ia, ib)
+    good, px, py, qx, qy = _gap(sx, sy, tx, ty, a1x, a1y, a2x, a2y, frame_a, frame_b)
     if not good:
         return n
     d = math.sqrt((qx - px) ** 2 + (qy - py) ** 2)
@@ -579,39 +654,40 @@ def _search(
     """The shortest segment from outline ``ia`` to ``ib`` crossing none of ``blockers``,
     its nearest segment being crossed: its length (inf if none), its ends into ``pq``.
     ``kk``: room for the corners a line may graze."""
-    pa, pb = corners[ia], corners[ib]
-    planes_a, planes_b = _halfplanes(pa), _halfplanes(pb)
-    ends = np.empty((8, 2))
-    ends[:4], ends[4:] = pa, pb
+    (ax, ay), (bx, by) = _quad_at(corners, ia), _quad_at(corners, ib)
+    ends = (ax, ay, bx, by)
+    planes_a, planes_b = _halfplanes(ax, ay), _halfplanes(bx, by)
+    fa, fb = _frame(frames, ia), _frame(frames, ib)
+    end_x = (ax[0], ax[1], ax[2], ax[3], bx[0], bx[1], bx[2], bx[3])
+    end_y = (ay[0], ay[1], ay[2], ay[3], by[0], by[1], by[2], by[3])
     # The corners a line may graze, as rows of kk (x, y, the previous corner's x, y, the
     # next one's, whether a line may start there): the bases' own, then where their
     # edges cross A's or B's.
     nc = 0
-    for b in blockers:
-        rect = corners[b]
+    for r in range(len(blockers)):
+        rx, ry = _quad_at(corners, blockers[r])
         for c in range(4):
-            if _may_graze(rect, c, pa, pb, planes_a, planes_b):
+            if _may_graze(rx, ry, c, ends, end_x, end_y, planes_a, planes_b):
                 prev, nxt = (c + 3) % 4, (c + 1) % 4
-                kk[nc, 0], kk[nc, 1] = rect[c, 0], rect[c, 1]
-                kk[nc, 2], kk[nc, 3] = rect[prev, 0], rect[prev, 1]
-                kk[nc, 4], kk[nc, 5] = rect[nxt, 0], rect[nxt, 1]
+                kk[nc, 0], kk[nc, 1] = rx[c], ry[c]
+                kk[nc, 2], kk[nc, 3] = rx[prev], ry[prev]
+                kk[nc, 4], kk[nc, 5] = rx[nxt], ry[nxt]
                 kk[nc, 6] = 0.0
                 nc += 1
     for side in range(2):
-        outline = pa if side == 0 else pb
-        for b in blockers:
-            rect = corners[b]
-            if _boxes_apart(rect, outline):
+        ox, oy = (ax, ay) if side == 0 else (bx, by)
+        for r in range(len(blockers)):
+            rx, ry = _quad_at(corners, blockers[r])
+            if _boxes_apart(rx, ry, ox, oy):
                 continue
             for e in range(4):
                 for o in range(4):
-                    t = _edge_crossing(rect, e, outline, o)
-                    if not np.isnan(t):
+                    t = _edge_crossing(rx, ry, e, ox, oy, o)
+                    if not math.isnan(t):
                         f = (e + 1) % 4
-                        kk[nc, 0] = rect[e, 0] + t * (rect[f, 0] - rect[e, 0])
-                        kk[nc, 1] = rect[e, 1] + t * (rect[f, 1] - rect[e, 1])
-                        kk[nc, 2], kk[nc, 3] = rect[e, 0], rect[e, 1]
-                        kk[nc, 4], kk[nc, 5] = rect[f, 0], rect[f, 1]
+                        ex, ey, fx, fy = rx[e], ry[e], rx[f], ry[f]
+                        kk[nc, 0], kk[nc, 1] = ex + t * (fx - ex), ey + t * (fy - ey)
+                        kk[nc, 2], kk[nc, 3], kk[nc, 4], kk[nc, 5] = ex, ey, fx, fy
                         kk[nc, 6] = 1.0
                         nc += 1
     for g in range(nc):
@@ -625,28 +701,31 @@ def _search(
     n = 0
     for i in range(4):
         for j in range(4, 8):
-            dx, dy = ends[j, 0] - ends[i, 0], ends[j, 1] - ends[i, 1]
-            if _leaves(ends, i, dx, dy) and _leaves(ends, j, -dx, -dy):
-                sx, sy, tx, ty = ends[i, 0], ends[i, 1], ends[j, 0], ends[j, 1]
-                n = _add(length, seg, n, sx, sy, tx, ty, nan, nan, nan, nan, frames, ia, ib, inf)
+            dx, dy = end_x[j] - end_x[i], end_y[j] - end_y[i]
+            if _leaves(end_x, end_y, i, dx, dy) and _leaves(end_x, end_y, j, -dx, -dy):
+                sx, sy, tx, ty = end_x[i], end_y[i], end_x[j], end_y[j]
+                n = _add(length, seg, n, sx, sy, tx, ty, nan, nan, nan, nan, fa, fb, inf)
     for g in range(nc):
         cx, cy = kk[g, 0], kk[g, 1]
+        cg = (cx, cy, kk[g, 2], kk[g, 3], kk[g, 4], kk[g, 5], kk[g, 6])
         for v in range(8):
-            dx, dy = cx - ends[v, 0], cy - ends[v, 1]
-            if _leaves(ends, v, dx, dy) and _one_side(kk, g, dx, dy):
-                sx, sy = ends[v, 0], ends[v, 1]
-                n = _add(length, seg, n, sx, sy, cx, cy, cx, cy, cx, cy, frames, ia, ib, inf)
+            dx, dy = cx - end_x[v], cy - end_y[v]
+            if _leaves(end_x, end_y, v, dx, dy) and _one_side(cg, dx, dy):
+                sx, sy = end_x[v], end_y[v]
+                n = _add(length, seg, n, sx, sy, cx, cy, cx, cy, cx, cy, fa, fb, inf)
     for col in (4, 2):  # along the edge to the next corner, then to the previous one
         for g in range(nc):
             cx, cy, tx, ty = kk[g, 0], kk[g, 1], kk[g, col], kk[g, col + 1]
-            n = _add(length, seg, n, cx, cy, tx, ty, nan, nan, nan, nan, frames, ia, ib, inf)
+            n = _add(length, seg, n, cx, cy, tx, ty, nan, nan, nan, nan, fa, fb, inf)
     for g in range(nc):
         cx, cy = kk[g, 0], kk[g, 1]
+        cg = (cx, cy, kk[g, 2], kk[g, 3], kk[g, 4], kk[g, 5], kk[g, 6])
         for h in range(g + 1, nc):
             dx, dy = kk[h, 0] - cx, kk[h, 1] - cy
-            if _one_side(kk, g, dx, dy) and _one_side(kk, h, dx, dy):
+            ch = (kk[h, 0], kk[h, 1], kk[h, 2], kk[h, 3], kk[h, 4], kk[h, 5], kk[h, 6])
+            if _one_side(cg, dx, dy) and _one_side(ch, dx, dy):
                 tx, ty = kk[h, 0], kk[h, 1]
-                n = _add(length, seg, n, cx, cy, tx, ty, cx, cy, tx, ty, frames, ia, ib, inf)
+                n = _add(length, seg, n, cx, cy, tx, ty, cx, cy, tx, ty, fa, fb, inf)
     best = _shortest_clear(length, seg, n, corners, blockers, pq)
     if best == np.inf:
         return best
@@ -657,30 +736,33 @@ def _search(
     length, seg = np.empty(size), np.empty((size, 4))
     n = 0
     for side in range(2):
-        src, dst = (pa, pb) if side == 0 else (pb, pa)
+        src_x, src_y, dst_x, dst_y = (ax, ay, bx, by) if side == 0 else (bx, by, ax, ay)
         for i in range(4):
             for e in range(4):
-                sx, sy = dst[e, 0], dst[e, 1]
-                tx, ty = dst[(e + 1) % 4, 0] - sx, dst[(e + 1) % 4, 1] - sy
-                rx, ry = src[i, 0] - sx, src[i, 1] - sy
-                t = min(max((rx * tx + ry * ty) / max(tx * tx + ty * ty, 1e-300), 0.0), 1.0)
+                sx, sy = dst_x[e], dst_y[e]
+                tx, ty = dst_x[(e + 1) % 4] - sx, dst_y[(e + 1) % 4] - sy
+                wx, wy = src_x[i] - sx, src_y[i] - sy
+                t = min(max((wx * tx + wy * ty) / max(tx * tx + ty * ty, 1e-300), 0.0), 1.0)
                 fx, fy = sx + t * tx, sy + t * ty
-                cx, cy = src[i, 0], src[i, 1]
-                n = _add(length, seg, n, cx, cy, fx, fy, nan, nan, nan, nan, frames, ia, ib, best)
+                cx, cy = src_x[i], src_y[i]
+                n = _add(length, seg, n, cx, cy, fx, fy, nan, nan, nan, nan, fa, fb, best)
     for g in range(nc):
         cx, cy = kk[g, 0], kk[g, 1]
         # Through c the gap is at least c's distances to the two outlines: a corner that
         # far cannot better the best (a hair of room for rounding).
-        reach = _outline_distance(cx, cy, pa, planes_a) + _outline_distance(cx, cy, pb, planes_b)
+        reach = _outline_distance(cx, cy, ax, ay, planes_a) + _outline_distance(
+            cx, cy, bx, by, planes_b
+        )
         if not reach * (1 - 1e-12) - 1e-12 < best:
             continue
+        cg = (cx, cy, kk[g, 2], kk[g, 3], kk[g, 4], kk[g, 5], kk[g, 6])
         for ea in range(4):
-            h_a = planes_a[ea, 2] - (planes_a[ea, 0] * cx + planes_a[ea, 1] * cy)
+            h_a = planes_a[3 * ea + 2] - (planes_a[3 * ea] * cx + planes_a[3 * ea + 1] * cy)
             if not h_a >= -1e-12:
                 continue
-            phi = math.atan2(-planes_a[ea, 1], -planes_a[ea, 0])
+            phi = math.atan2(-planes_a[3 * ea + 1], -planes_a[3 * ea])
             for eb in range(4):
-                h_b = planes_b[eb, 2] - (planes_b[eb, 0] * cx + planes_b[eb, 1] * cy)
+                h_b = planes_b[3 * eb + 2] - (planes_b[3 * eb] * cx + planes_b[3 * eb + 1] * cy)
                 if not h_b >= -1e-12:
                     continue
                 # Along any direction the gap between the two edges' lines is at least
@@ -689,15 +771,15 @@ def _search(
                 h1, h2 = max(h_a, 0.0), max(h_b, 0.0)
                 if not (h1 + h2) * (1 - 1e-12) - 1e-12 < best:
                     continue
-                delta = (math.atan2(planes_b[eb, 1], planes_b[eb, 0]) - phi + math.pi) % (
+                delta = (math.atan2(planes_b[3 * eb + 1], planes_b[3 * eb]) - phi + math.pi) % (
                     2 * math.pi
                 ) - math.pi
                 if not abs(delta) < math.pi - 1e-6:
                     continue
                 ux, uy = _turning_point(h1, h2, phi, delta)
                 tx, ty = cx + ux, cy + uy
-                if _one_side(kk, g, tx - cx, ty - cy):
-                    n = _add(length, seg, n, cx, cy, tx, ty, cx, cy, cx, cy, frames, ia, ib, best)
+                if _one_side(cg, tx - cx, ty - cy):
+                    n = _add(length, seg, n, cx, cy, tx, ty, cx, cy, cx, cy, fa, fb, best)
     pq2 = np.empty(4)
     better = _shortest_clear(length, seg, n, corners, blockers, pq2)
     if better < best:
@@ -706,7 +788,7 @@ def _search(
     return best
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _boxes_meet(lo: np.ndarray, hi: np.ndarray, i: int, j: int) -> bool:
     """Whether the bounding boxes of outlines ``i`` and ``j`` meet (else the outlines are
     apart, and a corner and its foot are their nearest points)."""
@@ -778,8 +860,10 @@ def clear_pairs(
         blockers = pool[:nb]
         nearest = _nearest_points(pa, pb, pq)
         crossed = False
-        for b in blockers:
-            if _crosses(pq[0], pq[1], pq[2], pq[3], corners, b):
+        for r in range(len(blockers)):
+            b = blockers[r]
+            rx, ry = _quad_at(corners, b)
+            if _crosses(pq[0], pq[1], pq[2], pq[3], rx, ry):
                 crossed = True
                 break
         nearest = _distance(pa, pb) if _boxes_meet(lo, hi, i, j) else nearest
@@ -792,11 +876,12 @@ def clear_pairs(
         # One base that every corner-to-corner line crosses blocks every line: the bases
         # are convex, so a line between two crossed ones crosses too.
         walled = False
-        for b in blockers:
+        for r in range(len(blockers)):
+            rx, ry = _quad_at(corners, blockers[r])
             walled = True
             for line in range(16):
                 u, w = line // 4, line % 4
-                if not _crosses(pa[u, 0], pa[u, 1], pb[w, 0], pb[w, 1], corners, b):
+                if not _crosses(pa[u, 0], pa[u, 1], pb[w, 0], pb[w, 1], rx, ry):
                     walled = False
                     break
             if walled:

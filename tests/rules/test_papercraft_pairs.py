@@ -288,5 +288,6 @@ def test_compiled_crossing_test_answers_as_the_vectorised_one() -> None:
     p, q = ends[rng.integers(0, len(ends), 600)], ends[rng.integers(0, len(ends), 600)]
     dense = segments_cross_rectangles(p, q, rects)  # (segments, rects)
     assert 0 < dense.sum() < dense.size  # crossings and misses (touching) both occur
-    loop = [[_crosses(*p[k], *q[k], rects, r) for r in range(len(rects))] for k in range(len(p))]
+    quads = [(tuple(r[:, 0].tolist()), tuple(r[:, 1].tolist())) for r in rects]
+    loop = [[_crosses(*p[k], *q[k], *quad) for quad in quads] for k in range(len(p))]
     np.testing.assert_array_equal(np.array(loop), dense)
