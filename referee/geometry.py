@@ -238,6 +238,14 @@ def polygon_is_simple(points: ArrayLike) -> bool:
 
 def points_in_polygon(points: ArrayLike, polygon: ArrayLike, *, strict: bool = False) -> NDArray:
     """Vectorised :func:`point_in_polygon` for ``points (n, 2)``; returns ``(n,)`` bool."""
+    inside, d = _parity_and_edge_distance(points, polygon)
+    on_edge = d <= EPS
+    return np.asarray(inside & ~on_edge if strict else inside | on_edge)
+
+
+def _parity_and_edge_distance(points: ArrayLike, polygon: ArrayLike) -> tuple[BoolArray, Array]:
+    """Each point's even-odd parity against ``polygon`` (inside, edges aside) and its
+    distance to the nearest edge."""
     pts = np.asarray(points, float).reshape(-1, 2)
     poly = as_polygon(polygon)
     a, b = poly, np.roll(poly, -1, axis=0)
@@ -247,8 +255,7 @@ def points_in_polygon(points: ArrayLike, polygon: ArrayLike, *, strict: bool = F
     with np.errstate(invalid="ignore", divide="ignore"):
         x_at = ax + (py - ay) * (bx - ax) / (by - ay)
     inside = np.sum(straddle & (px < x_at), axis=1) % 2 == 1
-    on_edge = np.min(_point_seg_dist(pts[:, None, :], a[None], b[None]), axis=1) <= EPS
-    return np.asarray(inside & ~on_edge if strict else inside | on_edge)
+    return inside, np.min(_point_seg_dist(pts[:, None, :], a[None], b[None]), axis=1)
 
 
 def point_in_polygon(point: ArrayLike, polygon: ArrayLike, *, strict: bool = False) -> bool:
@@ -294,16 +301,7 @@ def polygon_depths(points: ArrayLike, polygon: ArrayLike) -> tuple[Array, BoolAr
     >>> polygon_depths([(1, 2), (4, 2)], [(0, 0), (4, 0), (4, 4), (0, 4)])
     (array([1., 0.]), array([ True,  True]), array([ True, False]))
     """
-    pts = np.asarray(points, float).reshape(-1, 2)
-    poly = as_polygon(polygon)
-    a, b = poly, np.roll(poly, -1, axis=0)
-    px, py = pts[:, 0:1], pts[:, 1:2]
-    ax, ay, bx, by = a[:, 0], a[:, 1], b[:, 0], b[:, 1]
-    straddle = (ay > py) != (by > py)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        x_at = ax + (py - ay) * (bx - ax) / (by - ay)
-    inside = np.sum(straddle & (px < x_at), axis=1) % 2 == 1
-    d = np.min(_point_seg_dist(pts[:, None, :], a[None], b[None]), axis=1)
+    inside, d = _parity_and_edge_distance(points, polygon)
     on_edge = d <= EPS
     held = inside | on_edge
     return np.where(held, d, -d), held, inside & ~on_edge
