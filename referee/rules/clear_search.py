@@ -335,19 +335,11 @@ def _quad_at(corners: np.ndarray, k: int) -> tuple[Quad, Quad]:
 
 
 @njit(cache=True, error_model="numpy")
-def _quad(poly: np.ndarray) -> tuple[Quad, Quad]:
-    """An outline's corners as tuples of x and of y."""
-    return (
-        (poly[0, 0], poly[1, 0], poly[2, 0], poly[3, 0]),
-        (poly[0, 1], poly[1, 1], poly[2, 1], poly[3, 1]),
-    )
-
-
-@njit(cache=True, error_model="numpy")
-def _common_point(pa: np.ndarray, pb: np.ndarray, pq: np.ndarray) -> None:
-    """A point of two touching or overlapping outlines into ``pq`` (both ends): a corner
-    of one in or on the other, else where two edges cross (NaN if none)."""
-    (ax, ay), (bx, by) = _quad(pa), _quad(pb)
+def _common_point(corners: np.ndarray, i: int, j: int, pq: np.ndarray) -> None:
+    """A point of touching or overlapping outlines ``i`` and ``j`` into ``pq`` (both
+    ends): a corner of one in or on the other, else where two edges cross (NaN if
+    none)."""
+    (ax, ay), (bx, by) = _quad_at(corners, i), _quad_at(corners, j)
     for side in range(2):
         sx, sy, planes = (
             (ax, ay, _halfplanes(bx, by)) if side == 0 else (bx, by, _halfplanes(ax, ay))
@@ -870,7 +862,7 @@ def clear_pairs(
         if not crossed or nearest == 0:  # overlapping outlines are 0 apart, whatever lies about
             out[k] = nearest
             if nearest == 0:
-                _common_point(pa, pb, pq)
+                _common_point(corners, i, j, pq)
             p[k, 0], p[k, 1], q[k, 0], q[k, 1] = pq[0], pq[1], pq[2], pq[3]
             continue
         # One base that every corner-to-corner line crosses blocks every line: the bases
