@@ -380,15 +380,24 @@ def open_candidates(
     barred: np.ndarray,
     owners: np.ndarray,
     nt: int,
+    ru: np.ndarray,
+    convex: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    outline: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The candidate (line ``cs[k]``, outline ``cp[k]``) pairs of the LOS map, lines
-    ``ri``-``rj``: the lines that pass strictly within an outline's ``room`` of its
-    centre, neither end barred from it, are certainly blocked (``done``,
-    :func:`referee.geometry.passes_within`'s arithmetic); the pairs of the other lines,
-    less a base and its own piece's lines, go on grouped by line (a stable counting
-    sort): ``(done, lines, outlines)``."""
+    ``ri``-``rj`` (doubts ``ru``): the lines that pass strictly within an outline's
+    ``room`` of its centre, neither end barred from it, are certainly blocked (``done``,
+    :func:`referee.geometry.passes_within`'s arithmetic), and so are those that reach
+    deeper than their doubt into a convex outline, neither end barred, clear of every
+    knife edge; the pairs of the other lines, less a base and
+    its own piece's lines, go on grouped by line (a stable counting sort): ``(done,
+    lines, outlines)``. ``convex``: the outlines' flags and half-planes
+    (:attr:`referee.geometry.PreparedPolygons.halfplanes`); ``outline``: their vertex
+    and edge tables, edge tolerances and vertex counts (as :func:`contacts` reads them)."""
     n_lines = len(ri)
     done = np.zeros(n_lines, np.bool_)
+    is_convex, hx, hy, ho = convex
+    cx, cy, ex, ey, etol, counts = outline
     for k in range(len(cs)):
         s, p = cs[k], cp[k]
         ax, ay = xy[ri[s], 0], xy[ri[s], 1]
@@ -404,7 +413,35 @@ def open_candidates(
         qy *= qy
         qx += qy
         sure = (room[p] > 0) & (qx < room[p] * room[p] * (1 - 1e-9))
-        done[s] |= sure & (not barred[ri[s], p]) & (not barred[rj[s], p])
+        free = (not barred[ri[s], p]) and (not barred[rj[s], p])
+        done[s] |= sure & free
+        if done[s] or not free or not is_convex[p]:
+            continue
+        # Deeper than the doubt somewhere along the line: the least of the edges' inward
+        # distances (each linear in t) above it for some t in [0, 1]. The margin over
+        # the doubt and the knife-edge guards leave every line certified here one that
+        # the edge tests find crossing, not awkward, and the depth search deep.
+        floor = ru[s] + 1e-6
+        t_lo, t_hi, flat = 0.0, 1.0, False
+        for e in range(counts[p]):  # selects, not branches: the slopes' signs are random
+            d_a = hx[p, e] * ax + hy[p, e] * ay - ho[p, e]
+            slope = hx[p, e] * abx + hy[p, e] * aby
+            bound = (floor - d_a) / slope
+            t_lo = max(t_lo, bound) if slope > 0 else t_lo
+            t_hi = min(t_hi, bound) if slope < 0 else t_hi
+            flat |= (slope == 0) & (d_a <= floor)
+        if not t_lo < t_hi or flat:
+            continue
+        tol = 4 * EPS * max(math.hypot(abx, aby), 1.0)
+        clean = True  # no vertex near the line, no end near an edge's line
+        for e in range(counts[p]):
+            o_c = (cy[p, e] - ay) * abx - (cx[p, e] - ax) * aby
+            ax1, ay1 = ax - cx[p, e], ay - cy[p, e]
+            e_a = ex[p, e] * ay1 - ey[p, e] * ax1
+            e_b = ex[p, e] * (ay1 + aby) - ey[p, e] * (ax1 + abx)
+            et = 4 * etol[p, e]
+            clean &= abs(o_c) > tol and abs(e_a) > et and abs(e_b) > et
+        done[s] = clean
     count = np.zeros(n_lines + 1, np.intp)
     keep = np.empty(len(cs), np.bool_)
     last = len(owners) - 1

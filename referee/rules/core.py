@@ -712,7 +712,11 @@ class TableRuleset(Ruleset):
         # then the pairs of the lines still open grouped by line, compiled.
         from referee.contacts import in_contact, open_candidates  # see segment_contacts
 
-        done, cs, cp = open_candidates(cs, cp, ri, rj, xy, prep.centre, room, barred, owners, nt)
+        done, cs, cp = open_candidates(
+            cs, cp, ri, rj, xy, prep.centre, room, barred, owners, nt, ru,
+            (prep.convex, *prep.halfplanes),
+            (prep.cx, prep.cy, prep.ex, prep.ey, prep.etol, prep.counts),
+        )  # fmt: skip
         code[rest[done]] = 2
         A, B = xy[ri], xy[rj]
         hit = segment_contacts(

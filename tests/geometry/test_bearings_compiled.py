@@ -20,6 +20,7 @@ from referee.geometry import (
     points_polygons,
     prepare_polygons,
     segment_contacts,
+    segment_polygon,
     stretch_depth_floors,
     stretch_depths,
     upper_pairs,
@@ -198,6 +199,53 @@ def _candidates_numpy(
     return done, cs[by_line], cp[by_line]
 
 
+def _no_convex(m: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """:func:`referee.contacts.open_candidates`' outline tables for ``m`` outlines none of
+    which is convex: only the disc certificate applies."""
+    prep = prepare_polygons([[(0, 0), (1, 0), (1, 1), (0, 1)]] * m)
+    flat = np.zeros(m, bool)
+    return (flat, *prep.halfplanes), (prep.cx, prep.cy, prep.ex, prep.ey, prep.etol, prep.counts)
+
+
+def test_open_candidates_certify_only_lines_deep_in_a_convex_outline() -> None:
+    """A line the depth certificate settles crosses one of its convex outlines deeper than
+    its doubt, as the line-by-line test measures it (exactly), on tables with lines along
+    edges and through corners; and it settles most of the lines that do."""
+    from referee.contacts import open_candidates
+
+    for snap in (None, 0.5):
+        n, m = 80, 40
+        pts = RNG.uniform(0, 30, (n, 2))
+        centres = RNG.uniform(0, 30, (m, 2))
+        if snap:
+            pts, centres = np.round(pts / snap) * snap, np.round(centres / snap) * snap
+        half = np.full((m, 2), [0.75, 1.25]) if snap else RNG.uniform(0.05, 1.5, (m, 2))
+        corners = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)], float)
+        polys = [c + h * corners for c, h in zip(centres, half, strict=True)]
+        polys[0] = np.array([(0, 0), (2, 0), (1, 1), (2, 2), (0, 2)], float)  # not convex
+        prep = prepare_polygons(polys)
+        inside, _ = points_polygons(pts, prep)
+        i, j = upper_pairs(n)
+        ru = RNG.choice([0.0, 0.04, 0.3], len(i))
+        cs = np.repeat(np.arange(len(i)), m)
+        cp = np.tile(np.arange(m), len(i))
+        convex = (prep.convex, *prep.halfplanes)
+        outline = (prep.cx, prep.cy, prep.ex, prep.ey, prep.etol, prep.counts)
+        done, _, _ = open_candidates(
+            cs, cp, i, j, pts, prep.centre, np.zeros(m), inside, np.zeros(0, np.intp), 0,
+            ru, convex, outline,
+        )  # fmt: skip
+        deep = np.zeros(len(i), bool)
+        near = passes_within(pts[i[cs]], pts[j[cs]], prep.centre[cp], prep.radius[cp] + 1e-6)
+        for s, p in zip(cs[near], cp[near], strict=True):
+            if deep[s] or inside[i[s], p] or inside[j[s], p]:
+                continue
+            c = segment_polygon(pts[i[s]], pts[j[s]], polys[p])
+            deep[s] = c.contact == "crosses" and c.depth > ru[s]
+        assert not (done & ~deep).any()
+        assert done.sum() > 0.9 * deep.sum() > 100
+
+
 def test_open_candidates_sift_as_numpy_did() -> None:
     from referee.contacts import open_candidates
 
@@ -211,7 +259,7 @@ def test_open_candidates_sift_as_numpy_did() -> None:
         cp = RNG.integers(0, m, len(cs))
         args = (cs, cp, ri, rj, pts, centres, radii, barred, owners, nt)
         want = _candidates_numpy(*args)
-        got = open_candidates(*args)
+        got = open_candidates(*args, np.zeros(len(ri)), *_no_convex(m))
         for a, b in zip(got, want, strict=True):
             assert np.array_equal(a, b)
         assert want[0].sum() > 10 and len(want[1]) > 10
