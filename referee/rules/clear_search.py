@@ -5,10 +5,19 @@ numpy had to carry every pair through every step of the search in lock step (the
 near each pair, its nearest segment, the corners a line may graze, every candidate
 line's gap, sorted by length), and index and gather at each. Here each pair stops as
 soon as it is settled: its nearest segment is clear, one base crosses every corner-to-
-corner line, or the shortest candidate left crosses no base. Small fixed-size values
-(an outline's corners, its half-planes, a corner's neighbours) travel as tuples: a view
-of an array, or choosing between two arrays in a loop, costs a pair of atomic
-reference counts, which cost more than the tests themselves.
+corner line, or the shortest candidate left crosses no base.
+
+Each search runs past only a few of the bases near the pair, adding a base only when it
+crosses the answer (rarely more than one or two: a blocked pair is most often blocked
+by two bases together), and lines are left out wherever a bound shows they cannot
+better the best so far: through a grazed corner, a gap is at least the corner's
+distances to the two outlines; a line of the second kind is one only where it leaves
+and meets the edges it was drawn for.
+
+Small fixed-size values (an outline's corners, its half-planes, a corner's neighbours)
+travel as tuples, and the loops that write candidates do so themselves: a view of an
+array, choosing between two arrays in a loop, or passing one to a helper each time
+costs a pair of atomic reference counts, which cost more than the tests themselves.
 
 Only the mid-sized helpers of the inner loops are inlined by numba; the small ones are
 left to LLVM. numba's own inlining retypes a function at every call site, and the first
@@ -325,7 +334,7 @@ def _outline_distance(px: float, py: float, xs: Quad, ys: Quad, planes: Planes) 
     return d
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def _quad_at(corners: np.ndarray, k: int) -> tuple[Quad, Quad]:
     """Outline ``k``'s corners as tuples of x and of y (no view of the array)."""
     return (
@@ -576,13 +585,14 @@ def _shortest_clear(
     count: int,
     corners: np.ndarray,
     blockers: np.ndarray,
+    best: float,
     pq: np.ndarray,
 ) -> float:
     """The shortest of the first ``count`` candidate segments (``length``; ``seg``: p's
-    x, y, q's x, y) that crosses none of ``corners[blockers]``, the earliest of equal
-    ones, into ``pq``; inf when every one crosses. One pass, testing only candidates
-    shorter than the best clear one so far: no sort (a blocked pair tests them all)."""
-    best = np.inf
+    x, y, q's x, y) shorter than ``best`` that crosses none of ``corners[blockers]``, the
+    earliest of equal ones, into ``pq``; ``best`` when every one crosses. One pass,
+    testing only candidates shorter than the best clear one so far: no sort (a blocked
+    pair tests them all)."""
     last = blockers[0]  # the base that crossed the last line, likeliest to cross the next
     for k in range(count):
         if not length[k] < best:
@@ -604,10 +614,7 @@ def _shortest_clear(
 
 
 @njit(cache=True, error_model="numpy")
-def _add(
-    length: np.ndarray,
-    seg: np.ndarray,
-    n: int,
+def _candidate(
     sx: float,
     sy: float,
     tx: float,
@@ -619,42 +626,31 @@ def _add(
     frame_a: Frame,
     frame_b: Frame,
     limit: float,
-) -> int:
-    """Add the gap on the line from ``s`` through ``t`` as candidate ``n`` if it is one
-    (the line meets both outlines apart, past the anchors) shorter than ``limit``."""
+) -> tuple[float, float, float, float, float]:
+    """The gap on the line from ``s`` through ``t`` as ``(length, p, q)`` if it is a
+    candidate (the line meets both outlines apart, past the anchors) shorter than
+    ``limit``; else a length of inf. Scalars only: the callers write the candidates, as
+    a helper passed the arrays would count references on every one."""
     good, px, py, qx, qy = _gap(sx, sy, tx, ty, a1x, a1y, a2x, a2y, frame_a, frame_b)
-    if not good:
-        return n
     d = math.sqrt((qx - px) ** 2 + (qy - py) ** 2)
-    if not d < limit:
-        return n
-    length[n] = d
-    seg[n, 0], seg[n, 1], seg[n, 2], seg[n, 3] = px, py, qx, qy
-    return n + 1
+    if not (good and d < limit):
+        return np.inf, px, py, qx, qy
+    return d, px, py, qx, qy
+
+
+Outline = tuple[Quad, Quad, Quad, Quad, Ends, Ends, Planes, Planes, Frame, Frame]
+"""The two outlines of a pair, A then B, in the forms the search reads: A's corners' x
+and y, B's, both's x and both's y (:data:`Ends`), A's and B's half-planes and frames."""
 
 
 @njit(cache=True, error_model="numpy")
-def _search(
-    ia: int,
-    ib: int,
-    blockers: np.ndarray,
-    corners: np.ndarray,
-    frames: np.ndarray,
-    kk: np.ndarray,
-    pq: np.ndarray,
-) -> float:
-    """The shortest segment from outline ``ia`` to ``ib`` crossing none of ``blockers``,
-    its nearest segment being crossed: its length (inf if none), its ends into ``pq``.
-    ``kk``: room for the corners a line may graze."""
-    (ax, ay), (bx, by) = _quad_at(corners, ia), _quad_at(corners, ib)
+def _grazed(pair: Outline, blockers: np.ndarray, corners: np.ndarray, kk: np.ndarray) -> int:
+    """Into the rows of ``kk``, the corners a line from A to B may graze (x, y, the
+    previous corner's x, y, the next one's, whether a line may start there, and its
+    distances to A and B summed: a lower bound of any gap through it): the bases' own,
+    then where their edges cross A's or B's. Their count."""
+    ax, ay, bx, by, end_x, end_y, planes_a, planes_b = pair[:8]
     ends = (ax, ay, bx, by)
-    planes_a, planes_b = _halfplanes(ax, ay), _halfplanes(bx, by)
-    fa, fb = _frame(frames, ia), _frame(frames, ib)
-    end_x = (ax[0], ax[1], ax[2], ax[3], bx[0], bx[1], bx[2], bx[3])
-    end_y = (ay[0], ay[1], ay[2], ay[3], by[0], by[1], by[2], by[3])
-    # The corners a line may graze, as rows of kk (x, y, the previous corner's x, y, the
-    # next one's, whether a line may start there): the bases' own, then where their
-    # edges cross A's or B's.
     nc = 0
     for r in range(len(blockers)):
         rx, ry = _quad_at(corners, blockers[r])
@@ -683,12 +679,22 @@ def _search(
                         kk[nc, 6] = 1.0
                         nc += 1
     for g in range(nc):
-        if _holds(kk[g, 0], kk[g, 1], planes_a) or _holds(kk[g, 0], kk[g, 1], planes_b):
+        cx, cy = kk[g, 0], kk[g, 1]
+        if _holds(cx, cy, planes_a) or _holds(cx, cy, planes_b):
             kk[g, 6] = 1.0
-    # Lines of the first kind (two constraints): corner to corner of A and B, an end's
-    # corner through a grazed corner, along a base's edges, through two grazed corners.
-    size = 16 + 10 * nc + nc * (nc - 1) // 2
-    length, seg = np.empty(size), np.empty((size, 4))
+        # A gap through c is at least c's distances to the two outlines.
+        kk[g, 7] = _outline_distance(cx, cy, ax, ay, planes_a) + _outline_distance(
+            cx, cy, bx, by, planes_b
+        )
+    return nc
+
+
+@njit(cache=True, error_model="numpy")
+def _free_lines(pair: Outline, kk: np.ndarray, nc: int, length: np.ndarray, seg: np.ndarray) -> int:
+    """Into ``length`` and ``seg`` (p's x, y, q's x, y), the lines of the first kind (two
+    constraints) that need not pass a grazed corner: corner to corner of A and B, and
+    along the edges of the grazed corners (``kk[:nc]``). Their count."""
+    end_x, end_y, fa, fb = pair[4], pair[5], pair[8], pair[9]
     nan, inf = np.nan, np.inf
     n = 0
     for i in range(4):
@@ -696,36 +702,112 @@ def _search(
             dx, dy = end_x[j] - end_x[i], end_y[j] - end_y[i]
             if _leaves(end_x, end_y, i, dx, dy) and _leaves(end_x, end_y, j, -dx, -dy):
                 sx, sy, tx, ty = end_x[i], end_y[i], end_x[j], end_y[j]
-                n = _add(length, seg, n, sx, sy, tx, ty, nan, nan, nan, nan, fa, fb, inf)
-    for g in range(nc):
+                d, px, py, qx, qy = _candidate(sx, sy, tx, ty, nan, nan, nan, nan, fa, fb, inf)
+                if d < inf:
+                    length[n], seg[n, 0], seg[n, 1], seg[n, 2], seg[n, 3] = d, px, py, qx, qy
+                    n += 1
+    for col in (4, 2):  # along the edge to the next corner, then to the previous one
+        for g in range(nc):
+            cx, cy, tx, ty = kk[g, 0], kk[g, 1], kk[g, col], kk[g, col + 1]
+            d, px, py, qx, qy = _candidate(cx, cy, tx, ty, nan, nan, nan, nan, fa, fb, inf)
+            if d < inf:
+                length[n], seg[n, 0], seg[n, 1], seg[n, 2], seg[n, 3] = d, px, py, qx, qy
+                n += 1
+    return n
+
+
+@njit(cache=True, error_model="numpy")
+def _through_grazed(
+    pair: Outline,
+    kk: np.ndarray,
+    nc: int,
+    corners: np.ndarray,
+    blockers: np.ndarray,
+    best: float,
+    pq: np.ndarray,
+    length: np.ndarray,
+    seg: np.ndarray,
+) -> float:
+    """The rest of the first kind, through grazed corners (an end's corner through one,
+    through two), the nearest corners to A and B first: the shortest clear one shorter
+    than ``best`` (else ``best``), its ends into ``pq``. A gap through a corner is no
+    shorter than its distances to A and B, so the corners farther than the best found
+    so far, and the lines through them, are left out."""
+    end_x, end_y, fa, fb = pair[4], pair[5], pair[8], pair[9]
+    order = np.empty(nc, np.intp)
+    for g in range(nc):  # insertion sort by that distance (a few dozen corners)
+        at = g
+        while at > 0 and kk[order[at - 1], 7] > kk[g, 7]:
+            order[at] = order[at - 1]
+            at -= 1
+        order[at] = g
+    for rank in range(nc):
+        g = order[rank]
+        if not kk[g, 7] * (1 - 1e-9) - 1e-9 < best:
+            break
         cx, cy = kk[g, 0], kk[g, 1]
         cg = (cx, cy, kk[g, 2], kk[g, 3], kk[g, 4], kk[g, 5], kk[g, 6])
+        n = 0
         for v in range(8):
             dx, dy = cx - end_x[v], cy - end_y[v]
             if _leaves(end_x, end_y, v, dx, dy) and _one_side(cg, dx, dy):
                 sx, sy = end_x[v], end_y[v]
-                n = _add(length, seg, n, sx, sy, cx, cy, cx, cy, cx, cy, fa, fb, inf)
-    for col in (4, 2):  # along the edge to the next corner, then to the previous one
-        for g in range(nc):
-            cx, cy, tx, ty = kk[g, 0], kk[g, 1], kk[g, col], kk[g, col + 1]
-            n = _add(length, seg, n, cx, cy, tx, ty, nan, nan, nan, nan, fa, fb, inf)
-    for g in range(nc):
-        cx, cy = kk[g, 0], kk[g, 1]
-        cg = (cx, cy, kk[g, 2], kk[g, 3], kk[g, 4], kk[g, 5], kk[g, 6])
-        for h in range(g + 1, nc):
+                d, px, py, qx, qy = _candidate(sx, sy, cx, cy, cx, cy, cx, cy, fa, fb, best)
+                if d < best:
+                    length[n], seg[n, 0], seg[n, 1], seg[n, 2], seg[n, 3] = d, px, py, qx, qy
+                    n += 1
+        for earlier in range(rank):  # each pair once, with the nearer corner
+            h = order[earlier]
             dx, dy = kk[h, 0] - cx, kk[h, 1] - cy
             ch = (kk[h, 0], kk[h, 1], kk[h, 2], kk[h, 3], kk[h, 4], kk[h, 5], kk[h, 6])
             if _one_side(cg, dx, dy) and _one_side(ch, dx, dy):
                 tx, ty = kk[h, 0], kk[h, 1]
-                n = _add(length, seg, n, cx, cy, tx, ty, cx, cy, tx, ty, fa, fb, inf)
-    best = _shortest_clear(length, seg, n, corners, blockers, pq)
-    if best == np.inf:
-        return best
-    # Lines of the second kind (one constraint, shortest along it), only those shorter
-    # than the best: a corner to its foot on an edge of the other outline, or through a
-    # grazed corner at the angle where the gap is least.
-    size = 32 + 16 * nc
-    length, seg = np.empty(size), np.empty((size, 4))
+                d, px, py, qx, qy = _candidate(cx, cy, tx, ty, cx, cy, tx, ty, fa, fb, best)
+                if d < best:
+                    length[n], seg[n, 0], seg[n, 1], seg[n, 2], seg[n, 3] = d, px, py, qx, qy
+                    n += 1
+        best = _shortest_clear(length, seg, n, corners, blockers, best, pq)
+    return best
+
+
+@njit(cache=True, error_model="numpy")
+def _cones_meet(first: Quad, second: Quad) -> bool:
+    """Whether two cones of directions, each spanned by two (``(x, y, x, y)``) less than a
+    half turn apart, share a direction; true when in doubt (a cone of a half turn or
+    more, or within a hair of meeting)."""
+    lox, loy, hix, hiy = first
+    if _cross(lox, loy, hix, hiy) < 0:
+        lox, loy, hix, hiy = hix, hiy, lox, loy
+    mox, moy, nix, niy = second
+    if _cross(mox, moy, nix, niy) < 0:
+        mox, moy, nix, niy = nix, niy, mox, moy
+    for ux, uy, vx, vy in ((lox, loy, hix, hiy), (mox, moy, nix, niy)):
+        size = math.sqrt(ux * ux + uy * uy) * math.sqrt(vx * vx + vy * vy)
+        if not _cross(ux, uy, vx, vy) > 1e-9 * size:
+            return True  # too wide (or too thin) to judge
+    return _within_roughly(mox, moy, lox, loy, hix, hiy) or _within_roughly(
+        lox, loy, mox, moy, nix, niy
+    )
+
+
+@njit(cache=True, error_model="numpy")
+def _within_roughly(ux: float, uy: float, lox: float, loy: float, hix: float, hiy: float) -> bool:
+    """:func:`_within` with a margin of 1e-9 of the lengths: in doubt, within."""
+    size = math.sqrt(ux * ux + uy * uy)
+    tol_lo = 1e-9 * size * math.sqrt(lox * lox + loy * loy)
+    tol_hi = 1e-9 * size * math.sqrt(hix * hix + hiy * hiy)
+    return _cross(lox, loy, ux, uy) >= -tol_lo and _cross(ux, uy, hix, hiy) >= -tol_hi
+
+
+@njit(cache=True, error_model="numpy")
+def _second_kind(
+    pair: Outline, kk: np.ndarray, nc: int, best: float, length: np.ndarray, seg: np.ndarray
+) -> int:
+    """Into ``length`` and ``seg``, the lines of the second kind (one constraint, shortest
+    along it) shorter than ``best``: a corner to its foot on an edge of the other
+    outline, or through a grazed corner at the angle where the gap is least."""
+    ax, ay, bx, by, _, _, planes_a, planes_b, fa, fb = pair
+    nan, inf = np.nan, np.inf
     n = 0
     for side in range(2):
         src_x, src_y, dst_x, dst_y = (ax, ay, bx, by) if side == 0 else (bx, by, ax, ay)
@@ -734,19 +816,23 @@ def _search(
                 sx, sy = dst_x[e], dst_y[e]
                 tx, ty = dst_x[(e + 1) % 4] - sx, dst_y[(e + 1) % 4] - sy
                 wx, wy = src_x[i] - sx, src_y[i] - sy
-                t = min(max((wx * tx + wy * ty) / max(tx * tx + ty * ty, 1e-300), 0.0), 1.0)
+                t = (wx * tx + wy * ty) / max(tx * tx + ty * ty, 1e-300)
                 fx, fy = sx + t * tx, sy + t * ty
                 cx, cy = src_x[i], src_y[i]
-                n = _add(length, seg, n, cx, cy, fx, fy, nan, nan, nan, nan, fa, fb, best)
+                # Such a line is a candidate of its own only where the gap is the corner
+                # to its foot inside the edge (one at an end is a corner-to-corner line),
+                # so only where the corner is that close.
+                far = math.sqrt((fx - cx) ** 2 + (fy - cy) ** 2) * (1 - 1e-9) >= best
+                if far or not (t > 0 and t < 1):
+                    continue
+                d, px, py, qx, qy = _candidate(cx, cy, fx, fy, nan, nan, nan, nan, fa, fb, best)
+                if d < inf:
+                    length[n], seg[n, 0], seg[n, 1], seg[n, 2], seg[n, 3] = d, px, py, qx, qy
+                    n += 1
     for g in range(nc):
         cx, cy = kk[g, 0], kk[g, 1]
-        # Through c the gap is at least c's distances to the two outlines: a corner that
-        # far cannot better the best (a hair of room for rounding).
-        reach = _outline_distance(cx, cy, ax, ay, planes_a) + _outline_distance(
-            cx, cy, bx, by, planes_b
-        )
-        if not reach * (1 - 1e-12) - 1e-12 < best:
-            continue
+        if not kk[g, 7] * (1 - 1e-12) - 1e-12 < best:
+            continue  # no gap through it can better the best (a hair of room for rounding)
         cg = (cx, cy, kk[g, 2], kk[g, 3], kk[g, 4], kk[g, 5], kk[g, 6])
         for ea in range(4):
             h_a = planes_a[3 * ea + 2] - (planes_a[3 * ea] * cx + planes_a[3 * ea + 1] * cy)
@@ -763,6 +849,14 @@ def _search(
                 h1, h2 = max(h_a, 0.0), max(h_b, 0.0)
                 if not (h1 + h2) * (1 - 1e-12) - 1e-12 < best:
                     continue
+                # Only a line that leaves A through edge ea and meets B at edge eb is a
+                # candidate of this kind (others are corner lines of the first kind).
+                fa_, fb_ = (ea + 1) % 4, (eb + 1) % 4
+                if not _cones_meet(
+                    (cx - ax[ea], cy - ay[ea], cx - ax[fa_], cy - ay[fa_]),
+                    (bx[eb] - cx, by[eb] - cy, bx[fb_] - cx, by[fb_] - cy),
+                ):
+                    continue
                 delta = (math.atan2(planes_b[3 * eb + 1], planes_b[3 * eb]) - phi + math.pi) % (
                     2 * math.pi
                 ) - math.pi
@@ -771,13 +865,64 @@ def _search(
                 ux, uy = _turning_point(h1, h2, phi, delta)
                 tx, ty = cx + ux, cy + uy
                 if _one_side(cg, tx - cx, ty - cy):
-                    n = _add(length, seg, n, cx, cy, tx, ty, cx, cy, cx, cy, fa, fb, best)
-    pq2 = np.empty(4)
-    better = _shortest_clear(length, seg, n, corners, blockers, pq2)
-    if better < best:
-        pq[:] = pq2
-        return better
-    return best
+                    d, px, py, qx, qy = _candidate(cx, cy, tx, ty, cx, cy, cx, cy, fa, fb, best)
+                    if d < inf:
+                        length[n], seg[n, 0], seg[n, 1], seg[n, 2], seg[n, 3] = d, px, py, qx, qy
+                        n += 1
+    return n
+
+
+@njit(cache=True, error_model="numpy")
+def _search(
+    ia: int,
+    ib: int,
+    blockers: np.ndarray,
+    corners: np.ndarray,
+    frames: np.ndarray,
+    kk: np.ndarray,
+    pq: np.ndarray,
+) -> float:
+    """The shortest segment from outline ``ia`` to ``ib`` crossing none of ``blockers``,
+    its nearest segment being crossed: its length (inf if none), its ends into ``pq``.
+    ``kk``: room for the corners a line may graze."""
+    (ax, ay), (bx, by) = _quad_at(corners, ia), _quad_at(corners, ib)
+    end_x = (ax[0], ax[1], ax[2], ax[3], bx[0], bx[1], bx[2], bx[3])
+    end_y = (ay[0], ay[1], ay[2], ay[3], by[0], by[1], by[2], by[3])
+    planes_a, planes_b = _halfplanes(ax, ay), _halfplanes(bx, by)
+    pair = (
+        ax,
+        ay,
+        bx,
+        by,
+        end_x,
+        end_y,
+        planes_a,
+        planes_b,
+        _frame(frames, ia),
+        _frame(frames, ib),
+    )
+    nc = _grazed(pair, blockers, corners, kk)
+    # Room for any kind's lines.
+    size = max(16 + 10 * nc + nc * (nc - 1) // 2, 32 + 16 * nc)
+    length, seg = np.empty(size), np.empty((size, 4))
+    # The lines free of grazed corners first: their best rules out the corners farther.
+    n = _free_lines(pair, kk, nc, length, seg)
+    best = _shortest_clear(length, seg, n, corners, blockers, np.inf, pq)
+    best = _through_grazed(pair, kk, nc, corners, blockers, best, pq, length, seg)
+    if best == np.inf:
+        return best
+    n = _second_kind(pair, kk, nc, best, length, seg)
+    return _shortest_clear(length, seg, n, corners, blockers, best, pq)
+
+
+@njit(cache=True, error_model="numpy")
+def _bits(m: int) -> int:
+    """How many bits of ``m`` are set."""
+    n = 0
+    while m:
+        m &= m - 1
+        n += 1
+    return n
 
 
 @njit(cache=True, error_model="numpy")
@@ -812,7 +957,9 @@ def clear_pairs(
             mid[k, a] = (((c[0] + c[1]) + c[2]) + c[3]) / 4
     pool, key = np.empty(count, np.intp), np.empty(count)
     pq = np.empty(4)
-    kk = np.empty((20 * count, 7))  # a base's 4 corners, and 8 crossings with each outline
+    chosen = np.empty(count, np.intp)
+    mask = np.empty(count, np.int64)
+    kk = np.empty((20 * count, 8))  # a base's 4 corners, and 8 crossings with each outline
     for k in range(m):
         i, j = first[k], second[k]
         pa, pb = corners[i], corners[j]
@@ -865,22 +1012,65 @@ def clear_pairs(
                 _common_point(corners, i, j, pq)
             p[k, 0], p[k, 1], q[k, 0], q[k, 1] = pq[0], pq[1], pq[2], pq[3]
             continue
-        # One base that every corner-to-corner line crosses blocks every line: the bases
-        # are convex, so a line between two crossed ones crosses too.
-        walled = False
+        # The corner-to-corner lines each base crosses. One base that crosses them all
+        # blocks every line (the bases are convex, so a line between two crossed ones
+        # crosses too); where some line is crossed by none, a clear line exists.
+        full = (1 << 16) - 1
+        union, walled = 0, False
         for r in range(len(blockers)):
             rx, ry = _quad_at(corners, blockers[r])
-            walled = True
+            m = 0
             for line in range(16):
                 u, w = line // 4, line % 4
-                if not _crosses(pa[u, 0], pa[u, 1], pb[w, 0], pb[w, 1], rx, ry):
-                    walled = False
-                    break
-            if walled:
+                if _crosses(pa[u, 0], pa[u, 1], pb[w, 0], pb[w, 1], rx, ry):
+                    m |= 1 << line
+            mask[r] = m
+            union |= m
+            if m == full:
+                walled = True
                 break
         if walled:
             continue
-        out[k] = _search(i, j, blockers, corners, frames, kk, pq)
+        # The search runs past a few of the bases, and adds any base that crosses its
+        # answer before running again: fewer bases only shorten the answer or clear a
+        # line, so an answer no other base crosses is the answer, and a pair blocked by
+        # some of the bases is blocked. Most pairs settle at the first run.
+        ns = 0
+        if union == full:
+            # Perhaps blocked: the few bases that between them cross every corner-to-
+            # corner line (greedily, the most lines first), most often a blocking set.
+            covered = 0
+            while covered != full:
+                top, pick = -1, -1
+                for r in range(len(blockers)):
+                    gain = _bits(mask[r] & ~covered)
+                    if gain > top:
+                        top, pick = gain, r
+                chosen[ns] = blockers[pick]
+                ns += 1
+                covered |= mask[pick]
+        else:  # not blocked: the bases that cross the nearest segment
+            for r in range(len(blockers)):
+                b = blockers[r]
+                rx, ry = _quad_at(corners, b)
+                if _crosses(pq[0], pq[1], pq[2], pq[3], rx, ry):
+                    chosen[ns] = b
+                    ns += 1
+        while True:
+            length = _search(i, j, chosen[:ns], corners, frames, kk, pq)
+            if length == np.inf:
+                break
+            added = ns
+            for r in range(len(blockers)):  # the first base that crosses the answer
+                b = blockers[r]
+                rx, ry = _quad_at(corners, b)
+                if _crosses(pq[0], pq[1], pq[2], pq[3], rx, ry):
+                    chosen[ns] = b
+                    ns += 1
+                    break
+            if ns == added:
+                break
+        out[k] = length
         if out[k] < np.inf:
             p[k, 0], p[k, 1], q[k, 0], q[k, 1] = pq[0], pq[1], pq[2], pq[3]
     return out, p, q

@@ -107,6 +107,25 @@ def test_grazing_a_corner_at_the_best_angle() -> None:
     assert clear_edge_distance(a, b, np.zeros((0, 4, 2))) < exact - 0.1  # the post matters
 
 
+def test_a_second_base_on_the_way_round_the_first() -> None:
+    """The search starts from the bases that cross the nearest line and adds the ones
+    that cross its answer: the way below the post is shut by a second base, so the
+    answer goes over the post's top instead, as a dense search finds."""
+    a = base_corners_many(np.array([[0.0, 0.0]]), np.array([15.0]), np.array([[2.0, 2.0]]))[0]
+    b = base_corners_many(np.array([[12.0, 0.5]]), np.array([-10.0]), np.array([[2.0, 2.0]]))[0]
+    post = base_corners_many(np.array([[6.0, 0.2]]), np.array([5.0]), np.array([[1.0, 3.0]]))
+    below = base_corners_many(np.array([[4.0, -0.8]]), np.array([30.0]), np.array([[0.8, 0.8]]))
+    round_post = assert_clear_segment(a, b, post)
+    _, p, _ = clear_segment(a, b, post)
+    assert p[1] < 0  # alone, the post is passed below
+    both = np.concatenate([post, below])
+    exact = assert_clear_segment(a, b, both)
+    _, p, q = clear_segment(a, b, both)
+    assert p[1] > 0 and q[1] > 1  # over the top
+    assert exact > round_post + 0.5
+    assert exact <= dense_search(a, b, both, 256) < exact + 0.01
+
+
 def test_through_a_narrow_window() -> None:
     """Two bases leave a 0.05in window: the straight line through it is clear (8in), which
     no line between eighths of the edges passes."""
