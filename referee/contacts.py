@@ -718,3 +718,53 @@ def golden_search(
                 x1, f1 = new_x, _signed_distance(ax + new_x * abx, ay + new_x * aby, p, rows)
         out[k] = max(max(f1, f2) if np.isnan(best) else best, 0.0)
     return out
+
+
+@njit(cache=True, error_model="numpy")
+def convex_max_depths(
+    A: np.ndarray,
+    B: np.ndarray,
+    seg: np.ndarray,
+    poly: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    halfplanes: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> np.ndarray:
+    """``referee.geometry._convex_max_depths`` of segments ``A[seg[k]]``-``B[seg[k]]``
+    over ``lo[k]..hi[k]`` in convex outlines ``poly[k]``, op for op (the same floats):
+    numpy spent its time on a dozen small ``(k, 8, 8)`` temporaries, not arithmetic."""
+    hx, hy, ho = halfplanes
+    w = hx.shape[1]
+    out = np.empty(len(seg))
+    a = np.empty(w)
+    b = np.empty(w)
+    for k in range(len(seg)):
+        s, p = seg[k], poly[k]
+        ax, ay = A[s, 0], A[s, 1]
+        dx, dy = B[s, 0] - ax, B[s, 1] - ay
+        for e in range(w):
+            a[e] = hx[p, e] * ax + hy[p, e] * ay - ho[p, e]
+            b[e] = hx[p, e] * dx + hy[p, e] * dy
+        # The peak: the lowest crossing of a rising and a falling edge line (the first
+        # such in numpy's order), else the span's start.
+        best, peak = np.inf, lo[k]
+        for e in range(w):
+            if not b[e] > 0:
+                continue
+            for f in range(w):
+                if not b[f] < 0:
+                    continue
+                steep = b[e] - b[f]
+                height = (a[e] * -b[f] + a[f] * b[e]) / steep
+                if height < best:
+                    best, peak = height, (a[f] - a[e]) / steep
+        if not np.isfinite(best):
+            peak = lo[k]
+        got = 0.0
+        for t in (lo[k], hi[k], min(max(peak, lo[k]), hi[k])):
+            depth = np.inf
+            for e in range(w):
+                depth = min(depth, a[e] + b[e] * t)
+            got = max(got, depth)
+        out[k] = got
+    return out

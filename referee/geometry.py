@@ -1543,7 +1543,9 @@ def golden_depths(
             con.hi[sel[part]],
         )
         if convex[part[0]]:
-            out[part] = _convex_max_depths(A[ws], B[ws], prep, wp, lo, hi)
+            from referee.contacts import convex_max_depths  # see segment_contacts
+
+            out[part] = convex_max_depths(A, B, ws, wp, lo, hi, prep.halfplanes)
         else:
             cut = None if limit is None else limit[part]
             out[part] = _golden_many(A[ws], B[ws], prep, wp, lo, hi, limit=cut)

@@ -387,3 +387,37 @@ def test_deep_settles_every_line_as_numpy_did() -> None:
         assert np.array_equal(blocked_got, blocked_want)
         assert 0.1 * len(lines) < blocked_want.sum() < len(lines)
         assert not (got & ~want).any()  # a crossing found deep is one numpy finds deep
+
+
+def test_convex_max_depths_are_the_numpy_floats() -> None:
+    """The compiled peak depths in convex outlines, bit for bit: rotated rectangles and
+    other convex outlines, spans clipped short of the chord or past it, segments along an
+    edge and through corners."""
+    from referee.contacts import convex_max_depths
+    from referee.geometry import _convex_max_depths
+
+    n, m = 400, 30
+    angle = RNG.uniform(0, 2 * np.pi, (m, 1)) + np.array([0, 1.9, 3.1, 4.4])
+    ring = np.stack([np.cos(angle), np.sin(angle)], -1)
+    polys = [RNG.uniform(5, 25, 2) + RNG.uniform(0.3, 2, (1, 2)) * r for r in ring]
+    polys[:3] = [
+        [(0, 0), (2, 0), (2, 1), (0, 1)],
+        [(5, 5), (6, 5), (7, 6), (6, 8)],
+        [(9, 9), (11, 9), (10, 10)],
+    ]
+    prep = prepare_polygons(polys)
+    assert prep.convex.all()
+    seg = np.arange(n)  # lines across an outline's centre, off by up to 1.5
+    poly = RNG.integers(0, m, n)
+    turn = RNG.uniform(0, 2 * np.pi, n)
+    way = np.stack([np.cos(turn), np.sin(turn)], -1)
+    mid = prep.centre[poly] + RNG.uniform(-1.5, 1.5, (n, 1)) * way[:, ::-1] * [1, -1]
+    A, B = mid - 4 * way, mid + 4 * way
+    A[:20], B[:20] = [-1, 0], [3, 0]  # along an edge
+    A[20:40], B[20:40] = [-1, -1], [3, 3]  # through a corner
+    poly[seg < 40] = 0
+    lo = RNG.uniform(-0.1, 0.55, n)  # spans short of the chord, or past it
+    hi = lo + RNG.uniform(0, 0.6, n)
+    want = _convex_max_depths(A[seg], B[seg], prep, poly, lo, hi)
+    got = convex_max_depths(A, B, seg, poly, lo, hi, prep.halfplanes)
+    assert np.array_equal(got, want) and (want > 0).sum() > 100
