@@ -76,6 +76,46 @@ def _crosses(px: float, py: float, qx: float, qy: float, rx: Quad, ry: Quad) -> 
     return bool(min(min(rr0, rr1), min(rr2, rr3)) < s0 - tol)
 
 
+@njit(cache=True, error_model="numpy")
+def _corner_lines_crossed(corners: np.ndarray, i: int, j: int, b: int) -> int:
+    """Which of the 16 segments from a corner of outline ``i`` to one of ``j`` (bit ``4 u
+    + w``: corner ``u`` to corner ``w``) enter base ``b``: :func:`_crosses` of each, with
+    its arithmetic, sharing the projections of the base and of the 8 corners."""
+    rx, ry = _quad_at(corners, b)
+    ex0, ey0, ex1, ey1 = rx[1] - rx[0], ry[1] - ry[0], rx[2] - rx[1], ry[2] - ry[1]
+    lo0, hi0, lo1, hi1 = np.inf, -np.inf, np.inf, -np.inf
+    for c in range(4):
+        r = rx[c] * ex0 + ry[c] * ey0
+        lo0, hi0 = min(lo0, r), max(hi0, r)
+        r = rx[c] * ex1 + ry[c] * ey1
+        lo1, hi1 = min(lo1, r), max(hi1, r)
+    lo0, hi0 = lo0 + _EPS * (1 + abs(lo0)), hi0 - _EPS * (1 + abs(hi0))
+    lo1, hi1 = lo1 + _EPS * (1 + abs(lo1)), hi1 - _EPS * (1 + abs(hi1))
+    mask = 0
+    for u in range(4):
+        px, py = corners[i, u, 0], corners[i, u, 1]
+        sp0, sp1 = px * ex0 + py * ey0, px * ex1 + py * ey1
+        for w in range(4):
+            qx, qy = corners[j, w, 0], corners[j, w, 1]
+            sq0, sq1 = qx * ex0 + qy * ey0, qx * ex1 + qy * ey1
+            if not (max(sp0, sq0) > lo0 and min(sp0, sq0) < hi0):
+                continue
+            if not (max(sp1, sq1) > lo1 and min(sp1, sq1) < hi1):
+                continue
+            nx, ny = py - qy, qx - px
+            s0 = px * nx + py * ny
+            tol = _EPS * (1 + abs(s0))
+            rr0 = nx * rx[0] + ny * ry[0]
+            rr1 = nx * rx[1] + ny * ry[1]
+            rr2 = nx * rx[2] + ny * ry[2]
+            rr3 = nx * rx[3] + ny * ry[3]
+            if max(max(rr0, rr1), max(rr2, rr3)) > s0 + tol and (
+                min(min(rr0, rr1), min(rr2, rr3)) < s0 - tol
+            ):
+                mask |= 1 << (4 * u + w)
+    return mask
+
+
 Frame = tuple[float, float, float, float, float, float, float, float]
 """A rectangle as a tuple (no array, so no reference counts in the loops that pass it):
 its centre's x and y, then for each of its first two edges its unit direction's x and y
@@ -323,15 +363,14 @@ def _holds(px: float, py: float, planes: Planes) -> bool:
     return inside
 
 
-@njit(cache=True, inline="always", error_model="numpy")
-def _outline_distance(px: float, py: float, xs: Quad, ys: Quad, planes: Planes) -> float:
-    if _holds(px, py, planes):
-        return 0.0
-    d = np.inf
-    for e in range(4):
-        f = (e + 1) % 4
-        d = min(d, _point_seg(px, py, xs[e], ys[e], xs[f], ys[f]))
-    return d
+@njit(cache=True, error_model="numpy")
+def _beyond(px: float, py: float, planes: Planes) -> float:
+    """How far the point lies outside the farthest of the outline's edge lines (0 inside):
+    at most its distance to the outline, and cheaper (no roots)."""
+    far = 0.0
+    for v in range(4):
+        far = max(far, planes[3 * v + 2] - (planes[3 * v] * px + planes[3 * v + 1] * py))
+    return far
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -646,8 +685,8 @@ and y, B's, both's x and both's y (:data:`Ends`), A's and B's half-planes and fr
 @njit(cache=True, error_model="numpy")
 def _grazed(pair: Outline, blockers: np.ndarray, corners: np.ndarray, kk: np.ndarray) -> int:
     """Into the rows of ``kk``, the corners a line from A to B may graze (x, y, the
-    previous corner's x, y, the next one's, whether a line may start there, and its
-    distances to A and B summed: a lower bound of any gap through it): the bases' own,
+    previous corner's x, y, the next one's, whether a line may start there, and a lower
+    bound of its distances to A and B summed, so of any gap through it): the bases' own,
     then where their edges cross A's or B's. Their count."""
     ax, ay, bx, by, end_x, end_y, planes_a, planes_b = pair[:8]
     ends = (ax, ay, bx, by)
@@ -683,9 +722,7 @@ def _grazed(pair: Outline, blockers: np.ndarray, corners: np.ndarray, kk: np.nda
         if _holds(cx, cy, planes_a) or _holds(cx, cy, planes_b):
             kk[g, 6] = 1.0
         # A gap through c is at least c's distances to the two outlines.
-        kk[g, 7] = _outline_distance(cx, cy, ax, ay, planes_a) + _outline_distance(
-            cx, cy, bx, by, planes_b
-        )
+        kk[g, 7] = _beyond(cx, cy, planes_a) + _beyond(cx, cy, planes_b)
     return nc
 
 
@@ -727,14 +764,15 @@ def _through_grazed(
     pq: np.ndarray,
     length: np.ndarray,
     seg: np.ndarray,
+    order: np.ndarray,
 ) -> float:
     """The rest of the first kind, through grazed corners (an end's corner through one,
     through two), the nearest corners to A and B first: the shortest clear one shorter
     than ``best`` (else ``best``), its ends into ``pq``. A gap through a corner is no
     shorter than its distances to A and B, so the corners farther than the best found
-    so far, and the lines through them, are left out."""
+    so far, and the lines through them, are left out. ``order``: room for ``nc``
+    indices."""
     end_x, end_y, fa, fb = pair[4], pair[5], pair[8], pair[9]
-    order = np.empty(nc, np.intp)
     for g in range(nc):  # insertion sort by that distance (a few dozen corners)
         at = g
         while at > 0 and kk[order[at - 1], 7] > kk[g, 7]:
@@ -880,11 +918,14 @@ def _search(
     corners: np.ndarray,
     frames: np.ndarray,
     kk: np.ndarray,
+    scratch: tuple[np.ndarray, np.ndarray, np.ndarray],
     pq: np.ndarray,
 ) -> float:
     """The shortest segment from outline ``ia`` to ``ib`` crossing none of ``blockers``,
     its nearest segment being crossed: its length (inf if none), its ends into ``pq``.
-    ``kk``: room for the corners a line may graze."""
+    ``kk``: room for the corners a line may graze; ``scratch``: room for candidate
+    lengths and segments and for the corners' order, reused from pair to pair (grown
+    here when short), as allocating them per search cost a twentieth of the time."""
     (ax, ay), (bx, by) = _quad_at(corners, ia), _quad_at(corners, ib)
     end_x = (ax[0], ax[1], ax[2], ax[3], bx[0], bx[1], bx[2], bx[3])
     end_y = (ay[0], ay[1], ay[2], ay[3], by[0], by[1], by[2], by[3])
@@ -904,11 +945,13 @@ def _search(
     nc = _grazed(pair, blockers, corners, kk)
     # Room for any kind's lines.
     size = max(16 + 10 * nc + nc * (nc - 1) // 2, 32 + 16 * nc)
-    length, seg = np.empty(size), np.empty((size, 4))
+    length, seg, order = scratch
+    if size > len(length):
+        length, seg = np.empty(size), np.empty((size, 4))
     # The lines free of grazed corners first: their best rules out the corners farther.
     n = _free_lines(pair, kk, nc, length, seg)
     best = _shortest_clear(length, seg, n, corners, blockers, np.inf, pq)
-    best = _through_grazed(pair, kk, nc, corners, blockers, best, pq, length, seg)
+    best = _through_grazed(pair, kk, nc, corners, blockers, best, pq, length, seg, order)
     if best == np.inf:
         return best
     n = _second_kind(pair, kk, nc, best, length, seg)
@@ -960,6 +1003,8 @@ def clear_pairs(
     chosen = np.empty(count, np.intp)
     mask = np.empty(count, np.int64)
     kk = np.empty((20 * count, 8))  # a base's 4 corners, and 8 crossings with each outline
+    room = 1024
+    scratch = (np.empty(room), np.empty((room, 4)), np.empty(20 * count, np.intp))
     for k in range(m):
         i, j = first[k], second[k]
         pa, pb = corners[i], corners[j]
@@ -967,29 +1012,27 @@ def clear_pairs(
         # across the band they span along the normal of the line joining their centres.
         nx, ny = -(mid[j, 1] - mid[i, 1]), mid[j, 0] - mid[i, 0]
         b_lo, b_hi, big = np.inf, -np.inf, 0.0
-        for poly in (pa, pb):
+        for end in (i, j):
             for v in range(4):
-                s = poly[v, 0] * nx + poly[v, 1] * ny
+                s = corners[end, v, 0] * nx + corners[end, v, 1] * ny
                 b_lo, b_hi, big = min(b_lo, s), max(b_hi, s), max(big, abs(s))
         slack = 1e-9 * (1.0 + big)
         b_lo, b_hi = b_lo - slack, b_hi + slack
-        box_lo = np.minimum(lo[i], lo[j])
-        box_hi = np.maximum(hi[i], hi[j])
+        x_lo, y_lo = min(lo[i, 0], lo[j, 0]), min(lo[i, 1], lo[j, 1])
+        x_hi, y_hi = max(hi[i, 0], hi[j, 0]), max(hi[i, 1], hi[j, 1])
         nb = 0
         for b in range(count):
             if not live[b] or b in (i, j):
                 continue
-            if hi[b, 0] < box_lo[0] or hi[b, 1] < box_lo[1]:
-                continue
-            if lo[b, 0] > box_hi[0] or lo[b, 1] > box_hi[1]:
+            if hi[b, 0] < x_lo or hi[b, 1] < y_lo or lo[b, 0] > x_hi or lo[b, 1] > y_hi:
                 continue
             s_lo, s_hi = np.inf, -np.inf
             for v in range(4):
                 s = corners[b, v, 0] * nx + corners[b, v, 1] * ny
                 s_lo, s_hi = min(s_lo, s), max(s_hi, s)
             if s_hi > b_lo and s_lo < b_hi:
-                # Nearest the line between the centres first: the likeliest to cut.
-                d = _point_seg(mid[b, 0], mid[b, 1], mid[i, 0], mid[i, 1], mid[j, 0], mid[j, 1])
+                # Nearest the line through the centres first: the likeliest to cut.
+                d = abs((mid[b, 0] - mid[i, 0]) * nx + (mid[b, 1] - mid[i, 1]) * ny)
                 at = nb
                 while at > 0 and key[at - 1] > d:
                     pool[at], key[at] = pool[at - 1], key[at - 1]
@@ -1018,12 +1061,7 @@ def clear_pairs(
         full = (1 << 16) - 1
         union, walled = 0, False
         for r in range(len(blockers)):
-            rx, ry = _quad_at(corners, blockers[r])
-            m = 0
-            for line in range(16):
-                u, w = line // 4, line % 4
-                if _crosses(pa[u, 0], pa[u, 1], pb[w, 0], pb[w, 1], rx, ry):
-                    m |= 1 << line
+            m = _corner_lines_crossed(corners, i, j, blockers[r])
             mask[r] = m
             union |= m
             if m == full:
@@ -1057,7 +1095,7 @@ def clear_pairs(
                     chosen[ns] = b
                     ns += 1
         while True:
-            length = _search(i, j, chosen[:ns], corners, frames, kk, pq)
+            length = _search(i, j, chosen[:ns], corners, frames, kk, scratch, pq)
             if length == np.inf:
                 break
             added = ns

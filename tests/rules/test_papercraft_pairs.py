@@ -310,3 +310,27 @@ def test_compiled_crossing_test_answers_as_the_vectorised_one() -> None:
     quads = [(tuple(r[:, 0].tolist()), tuple(r[:, 1].tolist())) for r in rects]
     loop = [[_crosses(*p[k], *q[k], *quad) for quad in quads] for k in range(len(p))]
     np.testing.assert_array_equal(np.array(loop), dense)
+
+
+def test_the_corner_lines_each_base_crosses_are_the_crossing_tests_answers() -> None:
+    """The 16 corner-to-corner lines of a pair tested against a base at once (sharing
+    projections) give the one-line test's very answers, on a grid where lines run along
+    edges and through corners."""
+    from referee.rules.clear_search import _corner_lines_crossed, _crosses
+
+    rng = np.random.default_rng(5)
+    outlines = base_corners_many(
+        rng.integers(0, 8, (30, 2)).astype(float),
+        rng.choice([0.0, 90.0, 45.0], 30),
+        rng.choice([1.0, 2.0, 3.0], (30, 2)),
+    )
+    crossed = 0
+    for i, j, b in rng.integers(0, 30, (400, 3)):
+        rx, ry = tuple(outlines[b, :, 0].tolist()), tuple(outlines[b, :, 1].tolist())
+        mask = _corner_lines_crossed(outlines, i, j, b)
+        for u in range(4):
+            for w in range(4):
+                one = _crosses(*outlines[i, u], *outlines[j, w], rx, ry)
+                assert bool(mask >> (4 * u + w) & 1) == one
+                crossed += one
+    assert 0 < crossed < 400 * 16
