@@ -921,8 +921,8 @@ def _search(
     scratch: tuple[np.ndarray, np.ndarray, np.ndarray],
     pq: np.ndarray,
 ) -> float:
-    """The shortest segment from outline ``ia`` to ``ib`` crossing none of ``blockers``,
-    its nearest segment being crossed: its length (inf if none), its ends into ``pq``.
+    """The shortest segment from outline ``ia`` to ``ib`` (apart) crossing none of
+    ``blockers``: its length (inf if none), its ends into ``pq``.
     ``kk``: room for the corners a line may graze; ``scratch``: room for candidate
     lengths and segments and for the corners' order, reused from pair to pair (grown
     here when short), as allocating them per search cost a twentieth of the time."""
