@@ -698,6 +698,34 @@ class PreparedPolygons:
     rooms: dict[tuple[float, bool], Array] = field(default_factory=dict, compare=False, repr=False)
     """:func:`inner_room` by margin, remembered: one all-pairs map asks for it thrice."""
 
+    def subset(self, keep: NDArray[np.intp]) -> PreparedPolygons:
+        """:func:`prepare_polygons` of the outlines ``keep`` (in that order), taken from
+        these tables: each outline's rows are its own, so they are the same floats (for
+        views of one table that see different outlines)."""
+        counts = self.counts[keep]
+        p_n = len(keep)
+        nv = int(counts.max()) if p_n else 1
+        w8 = -(-nv // 8) * 8
+        starts = np.zeros(p_n, np.intp)
+        np.cumsum(counts[:-1], out=starts[1:])
+        which = (
+            np.concatenate(
+                [np.arange(s, s + c) for s, c in zip(self.starts[keep], counts, strict=True)]
+            )
+            if p_n
+            else np.zeros(0, np.intp)
+        )
+        rows = tuple(r[keep, :w8] for r in self.rows)
+        return PreparedPolygons(
+            tuple(self.polys[k] for k in keep), counts, starts, self.verts[which],
+            self.ends[which], self.cx[keep, :nv], self.cy[keep, :nv], self.ex[keep, :nv],
+            self.ey[keep, :nv], self.etol[keep, :nv], self.lo[keep], self.hi[keep],
+            self.centre[keep], self.radius[keep], rows,  # type: ignore[arg-type]
+            self.inner[keep], self.convex[keep],
+            tuple(h[keep, :w8] for h in self.halfplanes),  # type: ignore[arg-type]
+            self.cxT[: nv + 1, keep], self.cyT[: nv + 1, keep],
+        )  # fmt: skip
+
 
 def prepare_polygons(polygons: Sequence[ArrayLike] | PreparedPolygons) -> PreparedPolygons:
     """Lay out outlines for :func:`segment_contacts` and :func:`points_polygons`.

@@ -137,11 +137,13 @@ class MapTable:
     """Each piece's position doubt."""
     distance: NDArray[np.float64]
     """``(n, n)`` inches, measured as the ruleset's ``range_measure`` says."""
+    known_bearings: Bearings | None = None
+    """:attr:`bearings`, when the centre distances were taken from them."""
 
     @functools.cached_property
     def bearings(self) -> Bearings:
         """Every centre's bearing bin and squared distance to every other."""
-        return Bearings.of(self.xy)
+        return Bearings.of(self.xy) if self.known_bearings is None else self.known_bearings
 
     @functools.cached_property
     def corners(self) -> NDArray[np.float64]:
@@ -610,14 +612,19 @@ class TableRuleset(Ruleset):
         """
         return self.visibility_of(scene, None)
 
-    def map_table(self, scene: Scene) -> MapTable:
+    def map_table(self, scene: Scene, bearings: bool = False) -> MapTable:
         """The table as the all-pairs map reads it: centres, doubts and the distances
-        measured as ``range_measure`` says (:class:`MapTable`)."""
+        measured as ``range_measure`` says (:class:`MapTable`). ``bearings``: the map
+        will read them (it has obstacles), so centre distances come from their squared
+        lengths (the same floats as :func:`pairwise_centre_distances`)."""
         pieces = tuple(scene.pieces)
         n = len(pieces)
         xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
         unc = np.array([p.uncertainty for p in pieces], float)
         measure = self.settings.range_measure
+        if measure == "centre" and bearings:
+            known = Bearings.of(xy)
+            return MapTable(pieces, xy, unc, np.sqrt(known.length2), known)
         if measure == "centre":
             dist = pairwise_centre_distances(xy)
         elif measure == "edge" or n < 2:
@@ -637,16 +644,22 @@ class TableRuleset(Ruleset):
         return MapTable(pieces, xy, unc, dist)
 
     def visibility_of(
-        self, scene: Scene, rows: NDArray[np.bool_] | None, table: MapTable | None = None
+        self,
+        scene: Scene,
+        rows: NDArray[np.bool_] | None,
+        table: MapTable | None = None,
+        seen: tuple[Sequence[Obstacle], PreparedPolygons] | None = None,
     ) -> Visibility:
         """:meth:`visibility` with LOS worked out only for the lines of the pieces
         ``rows`` marks (all if None); the other lines are left clear. ``table``: the
-        scene's :meth:`map_table`, when several views of one table share it."""
+        scene's :meth:`map_table`, when several views of one table share it; ``seen``:
+        this view's :meth:`los_obstacles` and their outlines outside forests prepared
+        (:func:`prepare_polygons`, terrain first), when taken from a shared set."""
         table = self.map_table(scene) if table is None else table
         pieces, xy, unc, dist = table.pieces, table.xy, table.unc, table.distance
         n = len(pieces)
         los = np.zeros((n, n), np.int8)
-        obstacles = self.los_obstacles(scene, table)
+        obstacles, prep = (self.los_obstacles(scene, table), None) if seen is None else seen
         single = [o for o in obstacles if o.forest < 0]
         multi = [o for o in obstacles if o.forest >= 0]
         row = {p.id: k for k, p in enumerate(pieces)}
@@ -659,7 +672,7 @@ class TableRuleset(Ruleset):
         u = unc[i] + unc[j]
         code = np.zeros(len(i), np.int8)
         if single:
-            code = self._visibility_codes(table.bearings, i, j, u, single, row)
+            code = self._visibility_codes(table.bearings, i, j, u, single, row, prep)
         if multi:
             self._forest_codes(xy, i, j, u, multi, code)
         flat = los.ravel()  # a view: flat writes are cheaper than 2-d ones
@@ -675,6 +688,7 @@ class TableRuleset(Ruleset):
         u: np.ndarray,
         obstacles: list[Obstacle],
         row: Mapping[str, int],
+        prep: PreparedPolygons | None = None,
     ) -> NDArray[np.int8]:
         terrain = [o for o in obstacles if o.see_into]
         bases = [o for o in obstacles if not o.see_into]
@@ -682,7 +696,7 @@ class TableRuleset(Ruleset):
         owners = np.asarray([row[o.piece] for o in bases if o.piece is not None], np.intp)
         polys = [o.polygon for o in terrain] + [o.polygon for o in bases]
         u_max = float(u.max(initial=0.0))
-        prep = prepare_polygons(polys)
+        prep = prepare_polygons(polys) if prep is None else prep
         nt = len(terrain)
         # Centres farther than the doubt from an outline only matter as 'outside'.
         inside, edge = points_near_polygons(xy, prep, u_max + 1e-6)

@@ -62,15 +62,18 @@ from numpy.typing import NDArray
 from referee.errors import SceneError, at
 from referee.geometry import (
     Pose,
+    PreparedPolygons,
     base_corners,
     boundary_distance,
     centre_distance,
     point_in_polygon,
     polygon_distance,
+    prepare_polygons,
 )
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
     MapTable,
+    Obstacle,
     TableRuleset,
     Visibility,
     fmt,
@@ -412,12 +415,22 @@ class Pz8Divisional(DivisionalBase):
         sides = sorted({p.side for p in pieces})
         if not self.settings.enemy_units_block or len(sides) < 2:
             return super().visibility(scene)
-        table = self.map_table(scene)  # distances and bearings: the same for every side
+        # Distances, bearings and every obstacle (all sides' bases) laid out once; each
+        # side's pass sees all but its own units.
+        table = self.map_table(scene, bearings=True)
+        shared = _SideView(self.settings, None).los_obstacles(scene, table)
+        single = [o for o in shared if o.forest < 0]
+        prep = prepare_polygons([o.polygon for o in single])  # terrain first, as each pass
         los = np.zeros((len(pieces), len(pieces)), np.int8)
         for side in sides:
+            own = {p.id for p in pieces if p.side == side}
+            sees = [o.kind != "unit" or o.piece not in own for o in shared]
+            seen = [o for o, ok in zip(shared, sees, strict=True) if ok]
+            keep = np.flatnonzero([ok for o, ok in zip(shared, sees, strict=True) if o.forest < 0])
             view = _SideView(self.settings, side)
             rows = np.array([p.side == side for p in pieces])
-            part = view.visibility_of(scene, rows, table)  # only the lines this side fires along
+            # Only the lines this side fires along.
+            part = view.visibility_of(scene, rows, table, (seen, prep.subset(keep)))
             los[rows] = part.los[rows]
         return Visibility(tuple(p.id for p in pieces), table.distance, los)
 
@@ -1006,9 +1019,10 @@ class Pz8Divisional(DivisionalBase):
 
 
 class _SideView(Pz8Divisional):
-    """The map as one side sees it: only the other sides' bases block."""
+    """The map as one side sees it: only the other sides' bases block (every side's, for
+    side None)."""
 
-    def __init__(self, settings: Any, side: str) -> None:
+    def __init__(self, settings: Any, side: str | None) -> None:
         super().__init__(settings)
         self.side = side
 
@@ -1019,9 +1033,13 @@ class _SideView(Pz8Divisional):
         return TableRuleset.visibility(self, scene)
 
     def visibility_of(
-        self, scene: Scene, rows: NDArray[np.bool_] | None, table: MapTable | None = None
+        self,
+        scene: Scene,
+        rows: NDArray[np.bool_] | None,
+        table: MapTable | None = None,
+        seen: tuple[Sequence[Obstacle], PreparedPolygons] | None = None,
     ) -> Visibility:
-        return TableRuleset.visibility_of(self, scene, rows, table)
+        return TableRuleset.visibility_of(self, scene, rows, table, seen)
 
 
 # -- WW1 Divisional: a game on squares -----------------------------------------------------

@@ -382,3 +382,22 @@ def test_bearing_index_is_a_stable_sort_of_each_row_by_bin() -> None:
         assert np.array_equal(got.length2, bearings.length2[li, lj][order])
         want = np.max(bearings.length2, axis=1, where=bins < _BINS, initial=0.0)
         assert np.array_equal(got.longest2, want)
+
+
+def test_a_subset_of_prepared_outlines_is_those_outlines_prepared() -> None:
+    """Divisional's passes take their sides' outlines from one shared layout: every table
+    must be the very one :func:`prepare_polygons` lays out for those outlines alone."""
+    from dataclasses import fields
+
+    polys = [_star(RNG) + RNG.uniform(0, 20, 2) for _ in range(30)]
+    polys += [np.array([(0, 0), (1, 0), (1, 1), (0, 1)], float)] * 4
+    full = prepare_polygons(polys)
+    for keep in ([3, 1, 30, 31], range(30, 34), range(34), RNG.permutation(34)[:12], []):
+        keep = np.array(keep, np.intp)
+        got, want = full.subset(keep), prepare_polygons([polys[k] for k in keep])
+        for f in fields(PreparedPolygons):
+            a, b = getattr(got, f.name), getattr(want, f.name)
+            if f.name == "rooms":
+                continue
+            for x, y in zip(*((a, b) if isinstance(a, tuple) else ((a,), (b,))), strict=True):
+                assert x.dtype == y.dtype and np.array_equal(x, y), f.name
