@@ -586,35 +586,60 @@ def _leaves(ex: Ends, ey: Ends, v: int, dx: float, dy: float) -> bool:
 
 
 @njit(cache=True, error_model="numpy")
-def _turning_point(h1: float, h2: float, phi: float, delta: float) -> tuple[float, float]:
+def _turning_direction(
+    h1: float, h2: float, n1x: float, n1y: float, c: float, s: float
+) -> tuple[float, float]:
     """The direction (unit vector) through a corner at heights ``h1``, ``h2`` above two
-    edges' lines (outward normals at ``phi`` and ``phi + delta``) along which the gap
-    between the lines is shortest: :func:`referee.rules.clearance._grazing_lines`."""
-    lo = max(min(0.0, delta), max(0.0, delta) - math.pi / 2 + 1e-9)
-    hi = min(max(0.0, delta), min(0.0, delta) + math.pi / 2 - 1e-9)
-    total = h1 + h2
-    alpha = delta * h2 / total if total > 0 else 0.0
-    if not (alpha >= lo and alpha <= hi):
-        alpha = (lo + hi) / 2
-    if h1 == 0 or h2 == 0:
-        alpha = min(max(0.0 if h2 == 0 else delta, lo), hi)
+    edges' lines along which the gap between the lines is shortest. ``n1``: the first
+    line's outward unit normal; ``c``, ``s``: the cosine and sine of the turn from it to
+    the second's.
+
+    With ``t`` the tangent of the turn from ``n1``, the gap is ``sqrt(1 + t^2) (h1 + h2 /
+    (c + t s))``, convex between the two normals (within a quarter turn of each), and
+    least where the cubic ``h1 s^2 t^3 + 2 h1 c s t^2 + (h1 c^2 + h2 c) t - h2 s``
+    (its slope, times a positive factor) is 0: a safeguarded Newton search for that root,
+    without trigonometry (which cost more than the rest of the search)."""
+    # Between the normals, and a hair (1e-9 of a turn) within a quarter turn of each,
+    # where a secant is infinite.
+    big = 1e9
+    if s > 0:
+        edge = -c / s + 1e-9 * (1 + (c / s) ** 2)
+        lo, hi = (0.0 if c >= 0 else edge), (min(s / c, big) if c > 0 else big)
+    elif s < 0:
+        edge = -c / s - 1e-9 * (1 + (c / s) ** 2)
+        lo, hi = (max(s / c, -big) if c > 0 else -big), (0.0 if c >= 0 else edge)
     else:
-        for _ in range(60):
-            al = alpha
-            s1, s2 = 1 / math.cos(al), 1 / math.cos(al - delta)
-            t1, t2 = math.tan(al), math.tan(al - delta)
-            slope = h1 * s1 * t1 + h2 * s2 * t2
-            bend = h1 * s1 * (t1 * t1 + s1 * s1) + h2 * s2 * (t2 * t2 + s2 * s2)
-            if slope < 0:
-                lo = al
-            if slope > 0:
-                hi = al
-            step = al - slope / (bend if bend > 0 else 1.0)
-            inside = (step >= lo and step <= hi) or slope == 0
-            alpha = step if inside else (lo + hi) / 2
-            if not (abs(alpha - al) > 1e-14 and hi - lo > 1e-14 and slope != 0):
+        lo = hi = 0.0
+    if h2 == 0:
+        t = min(max(0.0, lo), hi)
+    elif h1 == 0:
+        t = hi if s > 0 else lo
+    else:
+        a3, a2, a1, a0 = h1 * s * s, 2 * h1 * c * s, h1 * c * c + h2 * c, -h2 * s
+        # Start along the normals' mean weighted by the heights (the turn h2 / (h1 + h2)
+        # of the way, roughly).
+        mx, my = h1 + h2 * c, h2 * s  # in the frame of n1
+        t = my / mx if mx > 0 else (lo + hi) / 2
+        if not (t >= lo and t <= hi):
+            t = (lo + hi) / 2
+        for _ in range(100):
+            g = ((a3 * t + a2) * t + a1) * t + a0
+            if g < 0:
+                lo = t
+            elif g > 0:
+                hi = t
+            else:
                 break
-    return math.cos(phi + alpha), math.sin(phi + alpha)
+            slope = (3 * a3 * t + 2 * a2) * t + a1
+            step = t - g / slope if slope > 0 else (lo + hi) / 2
+            if not (step > lo and step < hi):
+                step = (lo + hi) / 2
+            if not abs(step - t) > 1e-15 * (1 + abs(t)):
+                t = step
+                break
+            t = step
+    norm = math.sqrt(1 + t * t)
+    return (n1x - t * n1y) / norm, (n1y + t * n1x) / norm
 
 
 @njit(cache=True, error_model="numpy")
@@ -876,7 +901,7 @@ def _second_kind(
             h_a = planes_a[3 * ea + 2] - (planes_a[3 * ea] * cx + planes_a[3 * ea + 1] * cy)
             if not h_a >= -1e-12:
                 continue
-            phi = math.atan2(-planes_a[3 * ea + 1], -planes_a[3 * ea])
+            n1x, n1y = -planes_a[3 * ea], -planes_a[3 * ea + 1]  # A's edge's outward normal
             for eb in range(4):
                 h_b = planes_b[3 * eb + 2] - (planes_b[3 * eb] * cx + planes_b[3 * eb + 1] * cy)
                 if not h_b >= -1e-12:
@@ -895,12 +920,11 @@ def _second_kind(
                     (bx[eb] - cx, by[eb] - cy, bx[fb_] - cx, by[fb_] - cy),
                 ):
                     continue
-                delta = (math.atan2(planes_b[3 * eb + 1], planes_b[3 * eb]) - phi + math.pi) % (
-                    2 * math.pi
-                ) - math.pi
-                if not abs(delta) < math.pi - 1e-6:
+                n2x, n2y = planes_b[3 * eb], planes_b[3 * eb + 1]
+                c, s = n1x * n2x + n1y * n2y, _cross(n1x, n1y, n2x, n2y)
+                if c < 0 and abs(s) < 1e-6:  # the normals a half turn apart, give or take
                     continue
-                ux, uy = _turning_point(h1, h2, phi, delta)
+                ux, uy = _turning_direction(h1, h2, n1x, n1y, c, s)
                 tx, ty = cx + ux, cy + uy
                 if _one_side(cg, tx - cx, ty - cy):
                     d, px, py, qx, qy = _candidate(cx, cy, tx, ty, cx, cy, cx, cy, fa, fb, best)

@@ -334,3 +334,28 @@ def test_the_corner_lines_each_base_crosses_are_the_crossing_tests_answers() -> 
                 assert bool(mask >> (4 * u + w) & 1) == one
                 crossed += one
     assert 0 < crossed < 400 * 16
+
+
+def test_the_turning_direction_is_where_the_gap_between_two_edge_lines_is_least() -> None:
+    """Through a corner at heights h1, h2 above two edges' lines, the direction found
+    without trigonometry gives a gap no longer than the least on a fine grid of turns
+    between the normals, for normals from parallel to nearly opposite."""
+    from referee.rules.clear_search import _turning_direction
+
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        h1, h2 = rng.uniform(0.0, 3.0, 2) * (rng.random(2) > 0.1)
+        phi, delta = rng.uniform(-math.pi, math.pi), rng.uniform(-3.1, 3.1)
+        n1 = np.array([math.cos(phi), math.sin(phi)])
+        n2 = np.array([math.cos(phi + delta), math.sin(phi + delta)])
+        c, s = float(n1 @ n2), float(n1[0] * n2[1] - n1[1] * n2[0])
+        u = np.array(_turning_direction(h1, h2, n1[0], n1[1], c, s))
+        assert math.hypot(*u) == pytest.approx(1.0, abs=1e-12)
+        # Turns between the normals, within a quarter turn of each.
+        lo = max(min(0.0, delta), max(0.0, delta) - math.pi / 2 + 1e-6)
+        hi = min(max(0.0, delta), min(0.0, delta) + math.pi / 2 - 1e-6)
+        turns = np.linspace(lo, hi, 4001)
+        grid = h1 / np.cos(turns) + h2 / np.cos(turns - delta)
+        gap = h1 / (u @ n1) + h2 / (u @ n2) if h2 else h1 / (u @ n1)
+        assert u @ n1 > 0 and (u @ n2 > 0 or h2 == 0)
+        assert gap <= grid.min() * (1 + 1e-9) + 1e-12
