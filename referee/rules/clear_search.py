@@ -21,7 +21,8 @@ costs a pair of atomic reference counts, which cost more than the tests themselv
 
 Only the mid-sized helpers of the inner loops are inlined by numba; the small ones are
 left to LLVM. numba's own inlining retypes a function at every call site, and the first
-map after installing compiled for 40 s with everything inlined (27 s now, then cached).
+map after installing compiled for 40 s with everything inlined (under half a minute
+now, then cached).
 
 The tests and tolerances are those of the numpy search this replaced. Whether a corner
 may be grazed is now judged without angles (cross products: the trigonometry cost more
