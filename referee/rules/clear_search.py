@@ -160,48 +160,6 @@ def _chord(
     return t0, t1
 
 
-@njit(cache=True, inline="always", error_model="numpy")
-def _gap(
-    sx: float,
-    sy: float,
-    tx: float,
-    ty: float,
-    a1x: float,
-    a1y: float,
-    a2x: float,
-    a2y: float,
-    frame_a: Frame,
-    frame_b: Frame,
-) -> tuple[bool, float, float, float, float]:
-    """On the line from ``s`` through ``t``: the gap between outline A's chord and B's
-    (rectangles of ``frame_a``, ``frame_b``), as ``(candidate, p on A, q on B)``; a candidate
-    when the line meets both outlines apart and the anchors ``a1``, ``a2`` (NaN: none)
-    lie on the gap."""
-    vx, vy = tx - sx, ty - sy
-    vv = vx * vx + vy * vy
-    if not vv > 1e-24:
-        return False, sx, sy, sx, sy
-    speed = math.sqrt(vv)
-    a0, a1 = _chord(sx, sy, vx, vy, speed, frame_a)
-    if not (a0 <= a1 + _TOL and math.isfinite(a0) and math.isfinite(a1)):
-        return False, sx, sy, sx, sy
-    b0, b1 = _chord(sx, sy, vx, vy, speed, frame_b)
-    if not (b0 <= b1 + _TOL and math.isfinite(b0) and math.isfinite(b1)):
-        return False, sx, sy, sx, sy
-    a_first = a1 <= b0 + _TOL
-    if not (a_first or b1 <= a0 + _TOL):  # the chords overlap
-        return False, sx, sy, sx, sy
-    ta = a1 if a_first else a0
-    tb = b0 if a_first else b1
-    lo, hi = min(ta, tb) - _TOL, max(ta, tb) + _TOL
-    for ax, ay in ((a1x, a1y), (a2x, a2y)):
-        if ax == ax:  # not NaN: an anchor
-            t = ((ax - sx) * vx + (ay - sy) * vy) / vv
-            if not (t >= lo and t <= hi):
-                return False, sx, sy, sx, sy
-    return True, sx + ta * vx, sy + ta * vy, sx + tb * vx, sy + tb * vy
-
-
 @njit(cache=True, error_model="numpy")
 def _cross(ux: float, uy: float, vx: float, vy: float) -> float:
     return ux * vy - uy * vx
@@ -692,13 +650,37 @@ def _candidate(
     frame_b: Frame,
     limit: float,
 ) -> tuple[float, float, float, float, float]:
-    """The gap on the line from ``s`` through ``t`` as ``(length, p, q)`` if it is a
-    candidate (the line meets both outlines apart, past the anchors) shorter than
-    ``limit``; else a length of inf. Scalars only: the callers write the candidates, as
-    a helper passed the arrays would count references on every one."""
-    good, px, py, qx, qy = _gap(sx, sy, tx, ty, a1x, a1y, a2x, a2y, frame_a, frame_b)
+    """On the line from ``s`` through ``t``: the gap between outline A's chord and B's
+    (rectangles of ``frame_a``, ``frame_b``) as ``(length, p on A, q on B)`` if it is a
+    candidate shorter than ``limit``, else a length of inf. A candidate when the line
+    meets both outlines apart and the anchors ``a1``, ``a2`` (NaN: none) lie on the gap.
+    Scalars only: the callers write the candidates, as a helper passed the arrays would
+    count references on every one."""
+    vx, vy = tx - sx, ty - sy
+    vv = vx * vx + vy * vy
+    if not vv > 1e-24:
+        return np.inf, sx, sy, sx, sy
+    speed = math.sqrt(vv)
+    a0, a1 = _chord(sx, sy, vx, vy, speed, frame_a)
+    if not (a0 <= a1 + _TOL and math.isfinite(a0) and math.isfinite(a1)):
+        return np.inf, sx, sy, sx, sy
+    b0, b1 = _chord(sx, sy, vx, vy, speed, frame_b)
+    if not (b0 <= b1 + _TOL and math.isfinite(b0) and math.isfinite(b1)):
+        return np.inf, sx, sy, sx, sy
+    a_first = a1 <= b0 + _TOL
+    if not (a_first or b1 <= a0 + _TOL):  # the chords overlap
+        return np.inf, sx, sy, sx, sy
+    ta = a1 if a_first else a0
+    tb = b0 if a_first else b1
+    lo, hi = min(ta, tb) - _TOL, max(ta, tb) + _TOL
+    for ax, ay in ((a1x, a1y), (a2x, a2y)):
+        if ax == ax:  # not NaN: an anchor
+            t = ((ax - sx) * vx + (ay - sy) * vy) / vv
+            if not (t >= lo and t <= hi):
+                return np.inf, sx, sy, sx, sy
+    px, py, qx, qy = sx + ta * vx, sy + ta * vy, sx + tb * vx, sy + tb * vy
     d = math.sqrt((qx - px) ** 2 + (qy - py) ** 2)
-    if not (good and d < limit):
+    if not d < limit:
         return np.inf, px, py, qx, qy
     return d, px, py, qx, qy
 
