@@ -332,7 +332,7 @@ def _beyond(px: float, py: float, planes: Planes) -> float:
     return far
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _quad_at(corners: np.ndarray, k: int) -> tuple[Quad, Quad]:
     """Outline ``k``'s corners as tuples of x and of y (no view of the array)."""
     return (
