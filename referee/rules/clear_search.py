@@ -772,25 +772,16 @@ def _through_grazed(
     pq: np.ndarray,
     length: np.ndarray,
     seg: np.ndarray,
-    order: np.ndarray,
 ) -> float:
     """The rest of the first kind, through grazed corners (an end's corner through one,
-    through two), the nearest corners to A and B first: the shortest clear one shorter
-    than ``best`` (else ``best``), its ends into ``pq``. A gap through a corner is no
-    shorter than its distances to A and B, so the corners farther than the best found
-    so far, and the lines through them, are left out. ``order``: room for ``nc``
-    indices."""
+    through two), corner by corner: the shortest clear one shorter than ``best`` (else
+    ``best``), its ends into ``pq``. A gap through a corner is no shorter than its
+    distances to A and B, so the corners farther than the best found so far, and the
+    lines through them, are left out."""
     end_x, end_y, fa, fb = pair[4], pair[5], pair[8], pair[9]
-    for g in range(nc):  # insertion sort by that distance (a few dozen corners)
-        at = g
-        while at > 0 and kk[order[at - 1], 7] > kk[g, 7]:
-            order[at] = order[at - 1]
-            at -= 1
-        order[at] = g
-    for rank in range(nc):
-        g = order[rank]
+    for g in range(nc):
         if not kk[g, 7] * (1 - 1e-9) - 1e-9 < best:
-            break
+            continue
         cx, cy = kk[g, 0], kk[g, 1]
         cg = (cx, cy, kk[g, 2], kk[g, 3], kk[g, 4], kk[g, 5], kk[g, 6])
         n = 0
@@ -802,8 +793,7 @@ def _through_grazed(
                 if d < best:
                     length[n], seg[n, 0], seg[n, 1], seg[n, 2], seg[n, 3] = d, px, py, qx, qy
                     n += 1
-        for earlier in range(rank):  # each pair once, with the nearer corner
-            h = order[earlier]
+        for h in range(g):  # each pair once
             dx, dy = kk[h, 0] - cx, kk[h, 1] - cy
             ch = (kk[h, 0], kk[h, 1], kk[h, 2], kk[h, 3], kk[h, 4], kk[h, 5], kk[h, 6])
             if _one_side(cg, dx, dy) and _one_side(ch, dx, dy):
@@ -925,14 +915,14 @@ def _search(
     corners: np.ndarray,
     frames: np.ndarray,
     kk: np.ndarray,
-    scratch: tuple[np.ndarray, np.ndarray, np.ndarray],
+    scratch: tuple[np.ndarray, np.ndarray],
     pq: np.ndarray,
 ) -> float:
     """The shortest segment from outline ``ia`` to ``ib`` (apart) crossing none of
-    ``blockers``: its length (inf if none), its ends into ``pq``.
-    ``kk``: room for the corners a line may graze; ``scratch``: room for candidate
-    lengths and segments and for the corners' order, reused from pair to pair (grown
-    here when short), as allocating them per search cost a twentieth of the time."""
+    ``blockers``: its length (inf if none), its ends into ``pq``. ``kk``: room for the
+    corners a line may graze; ``scratch``: room for candidate lengths and segments,
+    reused from pair to pair (grown here when short): allocating them per search cost a
+    few percent."""
     (ax, ay), (bx, by) = _quad_at(corners, ia), _quad_at(corners, ib)
     end_x = (ax[0], ax[1], ax[2], ax[3], bx[0], bx[1], bx[2], bx[3])
     end_y = (ay[0], ay[1], ay[2], ay[3], by[0], by[1], by[2], by[3])
@@ -952,13 +942,13 @@ def _search(
     nc = _grazed(pair, blockers, corners, kk)
     # Room for any kind's lines.
     size = max(16 + 10 * nc + nc * (nc - 1) // 2, 32 + 16 * nc)
-    length, seg, order = scratch
+    length, seg = scratch
     if size > len(length):
         length, seg = np.empty(size), np.empty((size, 4))
     # The lines free of grazed corners first: their best rules out the corners farther.
     n = _free_lines(pair, kk, nc, length, seg)
     best = _shortest_clear(length, seg, n, corners, blockers, np.inf, pq)
-    best = _through_grazed(pair, kk, nc, corners, blockers, best, pq, length, seg, order)
+    best = _through_grazed(pair, kk, nc, corners, blockers, best, pq, length, seg)
     if best == np.inf:
         return best
     n = _second_kind(pair, kk, nc, best, length, seg)
@@ -1011,7 +1001,7 @@ def clear_pairs(
     mask = np.empty(count, np.int64)
     kk = np.empty((20 * count, 8))  # a base's 4 corners, and 8 crossings with each outline
     room = 1024
-    scratch = (np.empty(room), np.empty((room, 4)), np.empty(20 * count, np.intp))
+    scratch = (np.empty(room), np.empty((room, 4)))
     for k in range(m):
         i, j = first[k], second[k]
         pa, pb = corners[i], corners[j]
