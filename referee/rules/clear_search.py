@@ -402,31 +402,6 @@ def _edge_crossing(rx: Quad, ry: Quad, e: int, ox: Quad, oy: Quad, o: int) -> fl
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _in_hull(px: float, py: float, end_x: Ends, end_y: Ends) -> bool:
-    """Whether the point lies in (or on, or within a hair of) the hull of A's and B's
-    corners: no direction to a corner has every other within the half turn counter-
-    clockwise of it (where a line through the point would have them all on one side).
-    The corners come as tuples: choosing between two arrays in the loop cost a pair of
-    reference counts each time, more than the test."""
-    for i in range(8):
-        dx, dy = end_x[i] - px, end_y[i] - py
-        size = abs(dx) + abs(dy)
-        if size <= 2e-12:  # on a corner
-            return True
-        clear_of_all = True
-        for j in range(8):
-            ex, ey = end_x[j] - px, end_y[j] - py
-            side = _cross(dx, dy, ex, ey)
-            tol = 1e-9 * size * (abs(ex) + abs(ey))
-            if not (side > tol or (side >= -tol and dx * ex + dy * ey > 0)):
-                clear_of_all = False
-                break
-        if clear_of_all:
-            return False
-    return True
-
-
-@njit(cache=True, inline="always", error_model="numpy")
 def _cone(xs: Quad, ys: Quad, cx: float, cy: float, sign: float) -> Quad:
     """The clockwise-most and counter-clockwise-most of the directions ``sign (corner -
     c)`` to the four corners ``xs``, ``ys`` (c outside them: they lie within less than
@@ -447,6 +422,35 @@ def _within(ux: float, uy: float, lox: float, loy: float, hix: float, hiy: float
     """Whether direction ``u`` lies in the cone from ``lo`` counter-clockwise to ``hi``
     (less than a half turn), edges included."""
     return _cross(lox, loy, ux, uy) >= 0 and _cross(ux, uy, hix, hiy) >= 0
+
+
+@njit(cache=True, error_model="numpy")
+def _cones_meet(first: Quad, second: Quad) -> bool:
+    """Whether two cones of directions, each spanned by two (``(x, y, x, y)``) less than a
+    half turn apart, share a direction; true when in doubt (a cone of a half turn or
+    more, or within a hair of meeting)."""
+    lox, loy, hix, hiy = first
+    if _cross(lox, loy, hix, hiy) < 0:
+        lox, loy, hix, hiy = hix, hiy, lox, loy
+    mox, moy, nix, niy = second
+    if _cross(mox, moy, nix, niy) < 0:
+        mox, moy, nix, niy = nix, niy, mox, moy
+    for ux, uy, vx, vy in ((lox, loy, hix, hiy), (mox, moy, nix, niy)):
+        size = math.sqrt(ux * ux + uy * uy) * math.sqrt(vx * vx + vy * vy)
+        if not _cross(ux, uy, vx, vy) > 1e-9 * size:
+            return True  # too wide (or too thin) to judge
+    return _within_roughly(mox, moy, lox, loy, hix, hiy) or _within_roughly(
+        lox, loy, mox, moy, nix, niy
+    )
+
+
+@njit(cache=True, error_model="numpy")
+def _within_roughly(ux: float, uy: float, lox: float, loy: float, hix: float, hiy: float) -> bool:
+    """:func:`_within` with a margin of 1e-9 of the lengths: in doubt, within."""
+    size = math.sqrt(ux * ux + uy * uy)
+    tol_lo = 1e-9 * size * math.sqrt(lox * lox + loy * loy)
+    tol_hi = 1e-9 * size * math.sqrt(hix * hix + hiy * hiy)
+    return _cross(lox, loy, ux, uy) >= -tol_lo and _cross(ux, uy, hix, hiy) >= -tol_hi
 
 
 @njit(cache=True, error_model="numpy")
@@ -472,19 +476,16 @@ def _may_graze(
     ry: Quad,
     k: int,
     ends: tuple[Quad, Quad, Quad, Quad],
-    end_x: Ends,
-    end_y: Ends,
     planes_a: Planes,
     planes_b: Planes,
 ) -> bool:
     """Whether a segment from A to B (``ends``: A's x, y, B's x, y) can pass corner ``k``
     of base ``rx``, ``ry`` with the base on one side, or start at it: the corner lies
-    between the two, and the directions from A through it to B (a cone) are not all
-    inside the corner's angle or its opposite, where the line would enter the base.
+    between the two (some direction from it to B is opposite one to A: it is in their
+    hull), and the directions from A through it to B (a cone) are not all inside the
+    corner's angle or its opposite, where the line would enter the base.
     Where in doubt it may: a corner too many only adds candidate lines."""
     cx, cy = rx[k], ry[k]
-    if not _in_hull(cx, cy, end_x, end_y):
-        return False
     if _holds(cx, cy, planes_a) or _holds(cx, cy, planes_b):
         return True  # a line may start there
     # c outside both convex outlines: the directions to B's corners, and from A's, each
@@ -496,7 +497,9 @@ def _may_graze(
     elif _within(a_lox, a_loy, b_lox, b_loy, b_hix, b_hiy):
         lox, loy = a_lox, a_loy
     else:
-        return True  # no such line, or the cones are too wide to judge
+        # The cones share no direction: no segment from A to B passes c (c is off
+        # their hull), unless they are within a hair of one or too wide to judge.
+        return _cones_meet((a_lox, a_loy, a_hix, a_hiy), (b_lox, b_loy, b_hix, b_hiy))
     if _within(b_hix, b_hiy, a_lox, a_loy, a_hix, a_hiy):
         hix, hiy = b_hix, b_hiy
     elif _within(a_hix, a_hiy, b_lox, b_loy, b_hix, b_hiy):
@@ -696,13 +699,14 @@ def _grazed(pair: Outline, blockers: np.ndarray, corners: np.ndarray, kk: np.nda
     previous corner's x, y, the next one's, whether a line may start there, and a lower
     bound of its distances to A and B summed, so of any gap through it): the bases' own,
     then where their edges cross A's or B's. Their count."""
-    ax, ay, bx, by, end_x, end_y, planes_a, planes_b = pair[:8]
+    ax, ay, bx, by = pair[:4]
+    planes_a, planes_b = pair[6], pair[7]
     ends = (ax, ay, bx, by)
     nc = 0
     for r in range(len(blockers)):
         rx, ry = _quad_at(corners, blockers[r])
         for c in range(4):
-            if _may_graze(rx, ry, c, ends, end_x, end_y, planes_a, planes_b):
+            if _may_graze(rx, ry, c, ends, planes_a, planes_b):
                 prev, nxt = (c + 3) % 4, (c + 1) % 4
                 kk[nc, 0], kk[nc, 1] = rx[c], ry[c]
                 kk[nc, 2], kk[nc, 3] = rx[prev], ry[prev]
@@ -804,35 +808,6 @@ def _through_grazed(
                     n += 1
         best = _shortest_clear(length, seg, n, corners, blockers, best, pq)
     return best
-
-
-@njit(cache=True, error_model="numpy")
-def _cones_meet(first: Quad, second: Quad) -> bool:
-    """Whether two cones of directions, each spanned by two (``(x, y, x, y)``) less than a
-    half turn apart, share a direction; true when in doubt (a cone of a half turn or
-    more, or within a hair of meeting)."""
-    lox, loy, hix, hiy = first
-    if _cross(lox, loy, hix, hiy) < 0:
-        lox, loy, hix, hiy = hix, hiy, lox, loy
-    mox, moy, nix, niy = second
-    if _cross(mox, moy, nix, niy) < 0:
-        mox, moy, nix, niy = nix, niy, mox, moy
-    for ux, uy, vx, vy in ((lox, loy, hix, hiy), (mox, moy, nix, niy)):
-        size = math.sqrt(ux * ux + uy * uy) * math.sqrt(vx * vx + vy * vy)
-        if not _cross(ux, uy, vx, vy) > 1e-9 * size:
-            return True  # too wide (or too thin) to judge
-    return _within_roughly(mox, moy, lox, loy, hix, hiy) or _within_roughly(
-        lox, loy, mox, moy, nix, niy
-    )
-
-
-@njit(cache=True, error_model="numpy")
-def _within_roughly(ux: float, uy: float, lox: float, loy: float, hix: float, hiy: float) -> bool:
-    """:func:`_within` with a margin of 1e-9 of the lengths: in doubt, within."""
-    size = math.sqrt(ux * ux + uy * uy)
-    tol_lo = 1e-9 * size * math.sqrt(lox * lox + loy * loy)
-    tol_hi = 1e-9 * size * math.sqrt(hix * hix + hiy * hiy)
-    return _cross(lox, loy, ux, uy) >= -tol_lo and _cross(ux, uy, hix, hiy) >= -tol_hi
 
 
 @njit(cache=True, error_model="numpy")
