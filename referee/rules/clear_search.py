@@ -1031,13 +1031,15 @@ def clear_pairs(
         # blocks every line (the bases are convex, so a line between two crossed ones
         # crosses too); where some line is crossed by none, a clear line exists.
         full = (1 << 16) - 1
-        union, walled = 0, False
-        for r in range(len(blockers)):
+        union, walled, counted = 0, False, 0
+        for r in range(len(blockers)):  # nearest the centres' line first
             m = _corner_lines_crossed(corners, i, j, blockers[r])
             mask[r] = m
             union |= m
+            counted += 1
             if m == full:
                 walled = True
+            if union == full:  # enough for a cover (the rest could only wall it off)
                 break
         if walled:
             continue
@@ -1052,7 +1054,7 @@ def clear_pairs(
             covered = 0
             while covered != full:
                 top, pick = -1, -1
-                for r in range(len(blockers)):
+                for r in range(counted):
                     gain = _bits(mask[r] & ~covered)
                     if gain > top:
                         top, pick = gain, r
