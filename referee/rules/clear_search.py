@@ -323,10 +323,11 @@ def _holds(px: float, py: float, planes: Planes) -> bool:
 
 
 @njit(cache=True, error_model="numpy")
-def _beyond(px: float, py: float, planes: Planes) -> float:
-    """How far the point lies outside the farthest of the outline's edge lines (0 inside):
-    at most its distance to the outline, and cheaper (no roots)."""
-    far = 0.0
+def _outside(px: float, py: float, planes: Planes) -> float:
+    """How far the point lies beyond the farthest of the outline's edge lines (at most 0
+    inside): at most its distance to the outline, and cheaper (no roots). Within a hair
+    of 0 or below it, :func:`_holds` (the same floats, the other way round)."""
+    far = -np.inf
     for v in range(4):
         far = max(far, planes[3 * v + 2] - (planes[3 * v] * px + planes[3 * v + 1] * py))
     return far
@@ -476,18 +477,14 @@ def _may_graze(
     ry: Quad,
     k: int,
     ends: tuple[Quad, Quad, Quad, Quad],
-    planes_a: Planes,
-    planes_b: Planes,
 ) -> bool:
     """Whether a segment from A to B (``ends``: A's x, y, B's x, y) can pass corner ``k``
-    of base ``rx``, ``ry`` with the base on one side, or start at it: the corner lies
+    of base ``rx``, ``ry``, outside both, with the base on one side: the corner lies
     between the two (some direction from it to B is opposite one to A: it is in their
     hull), and the directions from A through it to B (a cone) are not all inside the
     corner's angle or its opposite, where the line would enter the base.
     Where in doubt it may: a corner too many only adds candidate lines."""
     cx, cy = rx[k], ry[k]
-    if _holds(cx, cy, planes_a) or _holds(cx, cy, planes_b):
-        return True  # a line may start there
     # c outside both convex outlines: the directions to B's corners, and from A's, each
     # span less than a half turn; a line through c runs along both cones.
     b_lox, b_loy, b_hix, b_hiy = _cone(ends[2], ends[3], cx, cy, 1.0)
@@ -706,12 +703,16 @@ def _grazed(pair: Outline, blockers: np.ndarray, corners: np.ndarray, kk: np.nda
     for r in range(len(blockers)):
         rx, ry = _quad_at(corners, blockers[r])
         for c in range(4):
-            if _may_graze(rx, ry, c, ends, planes_a, planes_b):
+            far_a, far_b = _outside(rx[c], ry[c], planes_a), _outside(rx[c], ry[c], planes_b)
+            starts = far_a <= 1e-9 or far_b <= 1e-9  # in or on A or B: a line may start there
+            if starts or _may_graze(rx, ry, c, ends):
                 prev, nxt = (c + 3) % 4, (c + 1) % 4
                 kk[nc, 0], kk[nc, 1] = rx[c], ry[c]
                 kk[nc, 2], kk[nc, 3] = rx[prev], ry[prev]
                 kk[nc, 4], kk[nc, 5] = rx[nxt], ry[nxt]
-                kk[nc, 6] = 0.0
+                kk[nc, 6] = 1.0 if starts else 0.0
+                # A gap through c is at least c's distances to the two outlines.
+                kk[nc, 7] = max(far_a, 0.0) + max(far_b, 0.0)
                 nc += 1
     for side in range(2):
         ox, oy = (ax, ay) if side == 0 else (bx, by)
@@ -728,13 +729,10 @@ def _grazed(pair: Outline, blockers: np.ndarray, corners: np.ndarray, kk: np.nda
                         kk[nc, 0], kk[nc, 1] = ex + t * (fx - ex), ey + t * (fy - ey)
                         kk[nc, 2], kk[nc, 3], kk[nc, 4], kk[nc, 5] = ex, ey, fx, fy
                         kk[nc, 6] = 1.0
+                        cx, cy = kk[nc, 0], kk[nc, 1]
+                        far_a, far_b = _outside(cx, cy, planes_a), _outside(cx, cy, planes_b)
+                        kk[nc, 7] = max(far_a, 0.0) + max(far_b, 0.0)
                         nc += 1
-    for g in range(nc):
-        cx, cy = kk[g, 0], kk[g, 1]
-        if _holds(cx, cy, planes_a) or _holds(cx, cy, planes_b):
-            kk[g, 6] = 1.0
-        # A gap through c is at least c's distances to the two outlines.
-        kk[g, 7] = _beyond(cx, cy, planes_a) + _beyond(cx, cy, planes_b)
     return nc
 
 
