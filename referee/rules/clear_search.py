@@ -938,6 +938,63 @@ def _bits(m: int) -> int:
     return n
 
 
+_CELLS = 64
+"""Cells along each axis of the index of bases' boxes (:func:`_box_index`)."""
+_DE_BRUIJN = 0x03F79D71B4CB0A89
+_LOW_BIT = np.zeros(64, np.intp)
+for _k in range(64):
+    _LOW_BIT[(((1 << _k) * _DE_BRUIJN) % (1 << 64)) >> 58] = _k
+_LOW_BIT.setflags(write=False)
+
+
+@njit(cache=True, error_model="numpy")
+def _low_bit(word: int) -> int:
+    """The index of the lowest set bit of ``word`` (not 0): its de Bruijn product's top
+    six bits name it (numba has no count of trailing zeros)."""
+    low = word & -word
+    return _LOW_BIT[((low * _DE_BRUIJN) >> 58) & 63]
+
+
+@njit(cache=True, error_model="numpy")
+def _cell(x: float, origin: float, scale: float) -> int:
+    """The index cell of coordinate ``x``: monotone in ``x``, so a box's cells bound it."""
+    return min(max(int((x - origin) * scale), 0), _CELLS - 1)
+
+
+@njit(cache=True, error_model="numpy")
+def _box_index(
+    lo: np.ndarray, hi: np.ndarray, live: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Bitsets of the live bases (bit ``b % 64`` of word ``b // 64``) by the cells their
+    boxes span along each axis: ``(started, unended, origin, scale)``, where
+    ``started[a, c]`` holds the bases whose box starts in cell ``c`` or before along
+    axis ``a``, and ``unended[a, c]`` those whose box ends in cell ``c`` or after. The
+    bases whose boxes meet a box spanning cells ``c0`` to ``c1`` are among
+    ``started[a, c1] & unended[a, c0]`` on both axes: four words ANDed instead of a
+    test of every base."""
+    count = len(lo)
+    words = (count + 63) // 64
+    started = np.zeros((2, _CELLS, words), np.int64)
+    unended = np.zeros((2, _CELLS, words), np.int64)
+    origin, scale = np.zeros(2), np.ones(2)
+    for a in range(2):
+        first, last = np.inf, -np.inf
+        for b in range(count):
+            first, last = min(first, lo[b, a]), max(last, hi[b, a])
+        if last > first:
+            origin[a], scale[a] = first, _CELLS / (last - first)
+        for b in range(count):
+            if live[b]:
+                bit = np.int64(1) << (b % 64)
+                started[a, _cell(lo[b, a], origin[a], scale[a]), b // 64] |= bit
+                unended[a, _cell(hi[b, a], origin[a], scale[a]), b // 64] |= bit
+        for c in range(1, _CELLS):
+            for w in range(words):
+                started[a, c, w] |= started[a, c - 1, w]
+                unended[a, _CELLS - 1 - c, w] |= unended[a, _CELLS - c, w]
+    return started, unended, origin, scale
+
+
 @njit(cache=True, error_model="numpy")
 def _boxes_meet(lo: np.ndarray, hi: np.ndarray, i: int, j: int) -> bool:
     """Whether the bounding boxes of outlines ``i`` and ``j`` meet (else the outlines are
@@ -972,6 +1029,8 @@ def clear_pairs(
     pq = np.empty(4)
     chosen = np.empty(count, np.intp)
     mask = np.empty(count, np.int64)
+    started, unended, origin, scale = _box_index(lo, hi, live)
+    words = started.shape[2]
     kk = np.empty((20 * count, 8))  # a base's 4 corners, and 8 crossings with each outline
     room = 1024
     scratch = (np.empty(room), np.empty((room, 4)))
@@ -991,24 +1050,31 @@ def clear_pairs(
         x_lo, y_lo = min(lo[i, 0], lo[j, 0]), min(lo[i, 1], lo[j, 1])
         x_hi, y_hi = max(hi[i, 0], hi[j, 0]), max(hi[i, 1], hi[j, 1])
         nb = 0
-        for b in range(count):
-            if not live[b] or b in (i, j):
-                continue
-            if hi[b, 0] < x_lo or hi[b, 1] < y_lo or lo[b, 0] > x_hi or lo[b, 1] > y_hi:
-                continue
-            s_lo, s_hi = np.inf, -np.inf
-            for v in range(4):
-                s = corners[b, v, 0] * nx + corners[b, v, 1] * ny
-                s_lo, s_hi = min(s_lo, s), max(s_hi, s)
-            if s_hi > b_lo and s_lo < b_hi:
-                # Nearest the line through the centres first: the likeliest to cut.
-                d = abs((mid[b, 0] - mid[i, 0]) * nx + (mid[b, 1] - mid[i, 1]) * ny)
-                at = nb
-                while at > 0 and key[at - 1] > d:
-                    pool[at], key[at] = pool[at - 1], key[at - 1]
-                    at -= 1
-                pool[at], key[at] = b, d
-                nb += 1
+        cx0, cx1 = _cell(x_lo, origin[0], scale[0]), _cell(x_hi, origin[0], scale[0])
+        cy0, cy1 = _cell(y_lo, origin[1], scale[1]), _cell(y_hi, origin[1], scale[1])
+        for w in range(words):  # the live bases whose boxes may meet the pair's box
+            near = started[0, cx1, w] & unended[0, cx0, w]
+            near &= started[1, cy1, w] & unended[1, cy0, w]
+            while near != 0:
+                b = 64 * w + _low_bit(near)
+                near &= near - 1
+                if b in (i, j):
+                    continue
+                if hi[b, 0] < x_lo or hi[b, 1] < y_lo or lo[b, 0] > x_hi or lo[b, 1] > y_hi:
+                    continue
+                s_lo, s_hi = np.inf, -np.inf
+                for v in range(4):
+                    s = corners[b, v, 0] * nx + corners[b, v, 1] * ny
+                    s_lo, s_hi = min(s_lo, s), max(s_hi, s)
+                if s_hi > b_lo and s_lo < b_hi:
+                    # Nearest the line through the centres first: the likeliest to cut.
+                    d = abs((mid[b, 0] - mid[i, 0]) * nx + (mid[b, 1] - mid[i, 1]) * ny)
+                    at = nb
+                    while at > 0 and key[at - 1] > d:
+                        pool[at], key[at] = pool[at - 1], key[at - 1]
+                        at -= 1
+                    pool[at], key[at] = b, d
+                    nb += 1
         blockers = pool[:nb]
         nearest = _nearest_points(pa, pb, pq)
         crossed = False

@@ -359,3 +359,36 @@ def test_the_turning_direction_is_where_the_gap_between_two_edge_lines_is_least(
         gap = h1 / (u @ n1) + h2 / (u @ n2) if h2 else h1 / (u @ n1)
         assert u @ n1 > 0 and (u @ n2 > 0 or h2 == 0)
         assert gap <= grid.min() * (1 + 1e-9) + 1e-12
+
+
+def test_the_box_index_holds_every_live_base_whose_box_meets_a_query_box() -> None:
+    """Each pair's bases come from bitsets of the cells the boxes span: for query boxes
+    of every size, including ones beyond the table and boxes touching at one
+    coordinate, the bits hold every live base whose box meets the query, and no dead
+    one (the loop then tests the boxes exactly)."""
+    from referee.rules.clear_search import _box_index, _cell, _low_bit
+
+    assert [_low_bit(1 << k) for k in range(63)] == list(range(63))
+    assert _low_bit(np.int64(-(2**63))) == 63 and _low_bit(0b101000) == 3
+    rng = np.random.default_rng(3)
+    count = 150  # three words
+    lo = rng.integers(0, 60, (count, 2)).astype(float)
+    hi = lo + rng.choice([0.0, 1.0, 2.5, 6.0], (count, 2))
+    live = rng.random(count) > 0.2
+    started, unended, origin, scale = _box_index(lo, hi, live)
+    for _ in range(300):
+        q_lo = rng.integers(-5, 70, 2).astype(float)
+        q_hi = q_lo + rng.choice([0.0, 0.5, 3.0, 40.0], 2)
+        cells = [
+            (_cell(q_lo[a], origin[a], scale[a]), _cell(q_hi[a], origin[a], scale[a]))
+            for a in range(2)
+        ]
+        bits = [
+            int(started[0, cells[0][1], w] & unended[0, cells[0][0], w])
+            & int(started[1, cells[1][1], w] & unended[1, cells[1][0], w])
+            for w in range(started.shape[2])
+        ]
+        held = {64 * w + k for w, word in enumerate(bits) for k in range(64) if word >> k & 1}
+        meets = np.all((hi >= q_lo) & (lo <= q_hi), axis=1)
+        assert set(np.flatnonzero(meets & live).tolist()) <= held
+        assert not held & set(np.flatnonzero(~live).tolist())
