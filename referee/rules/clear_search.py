@@ -1003,38 +1003,56 @@ def _boxes_meet(lo: np.ndarray, hi: np.ndarray, i: int, j: int) -> bool:
     return x and lo[i, 1] <= hi[j, 1] and lo[j, 1] <= hi[i, 1]
 
 
+Layout = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""What every pair's search reads of the table, worked out once (:func:`pair_layout`)."""
+
+
 @njit(cache=True, error_model="numpy")
-def clear_pairs(
-    corners: np.ndarray,
-    live: np.ndarray,
-    first: np.ndarray,
-    second: np.ndarray,
-    frames: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`referee.rules.clearance._clear_pair_segments`: for each pair
-    ``corners[first[k]]``, ``corners[second[k]]`` the shortest segment between them
-    that crosses none of the ``live`` bases but their own, as ``(lengths, p, q)``
-    (inf and NaN where every one crosses). ``frames``: each outline's
-    :func:`referee.rules.clearance._frames` as rows."""
-    m, count = len(first), len(corners)
-    out = np.full(m, np.inf)
-    p, q = np.full((m, 2), np.nan), np.full((m, 2), np.nan)
+def pair_layout(corners: np.ndarray, live: np.ndarray) -> Layout:
+    """The outlines' bounding boxes (``lo``, ``hi``), centres (``mid``) and
+    :func:`_box_index`, as :func:`clear_pairs_into` reads them."""
+    count = len(corners)
     lo, hi, mid = np.empty((count, 2)), np.empty((count, 2)), np.empty((count, 2))
     for k in range(count):
         for a in range(2):
             lo[k, a], hi[k, a] = corners[k, :, a].min(), corners[k, :, a].max()
             c = corners[k, :, a]
             mid[k, a] = (((c[0] + c[1]) + c[2]) + c[3]) / 4
+    started, unended, origin, scale = _box_index(lo, hi, live)
+    return lo, hi, mid, started, unended, origin, scale
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def clear_pairs_into(
+    start: int,
+    step: int,
+    corners: np.ndarray,
+    first: np.ndarray,
+    second: np.ndarray,
+    frames: np.ndarray,
+    layout: Layout,
+    out: np.ndarray,
+    p: np.ndarray,
+    q: np.ndarray,
+) -> None:
+    """:func:`referee.rules.clearance._clear_pair_segments` of the pairs ``start``,
+    ``start + step``, ...: for pair ``k``, ``corners[first[k]]`` and
+    ``corners[second[k]]``, the shortest segment between them that crosses none of the
+    live bases (``layout``: :func:`pair_layout`) but their own, into ``out[k]`` (its
+    length, left inf where every one crosses), ``p[k]`` and ``q[k]`` (its ends, left
+    NaN). ``frames``: each outline's :func:`referee.rules.clearance._frames` as rows.
+    Without the GIL: threads may each take every ``step``-th pair of one map."""
+    lo, hi, mid, started, unended, origin, scale = layout
+    m, count = len(first), len(corners)
     pool, key = np.empty(count, np.intp), np.empty(count)
     pq = np.empty(4)
     chosen = np.empty(count, np.intp)
     mask = np.empty(count, np.int64)
-    started, unended, origin, scale = _box_index(lo, hi, live)
     words = started.shape[2]
     kk = np.empty((20 * count, 8))  # a base's 4 corners, and 8 crossings with each outline
     room = 1024
     scratch = (np.empty(room), np.empty((room, 4)))
-    for k in range(m):
+    for k in range(start, m, step):
         i, j = first[k], second[k]
         pa, pb = corners[i], corners[j]
         # The bases that can cut a line between the two: in the box around both, and
@@ -1149,4 +1167,3 @@ def clear_pairs(
         out[k] = length
         if out[k] < np.inf:
             p[k, 0], p[k, 1], q[k, 0], q[k, 1] = pq[0], pq[1], pq[2], pq[3]
-    return out, p, q

@@ -20,6 +20,9 @@ The search runs pair by pair in :mod:`referee.rules.clear_search`, compiled.
 
 from __future__ import annotations
 
+import concurrent.futures
+import functools
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -110,19 +113,45 @@ def _clear_pair_segments(
     corners: np.ndarray, live: np.ndarray, first: np.ndarray, second: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`clear_segment` of each pair ``corners[first[k]]``, ``corners[second[k]]``
-    past the ``live`` bases but the pair's own: ``(lengths, p, q)``."""
+    past the ``live`` bases but the pair's own: ``(lengths, p, q)``. A map's pairs are
+    shared among the cores, every ``n``-th pair to each (neighbouring pairs cost alike);
+    the compiled search runs without the GIL."""
     # Imported here: numba costs a third of a second, which only Papercraft's maps need.
-    from referee.rules.clear_search import clear_pairs
+    from referee.rules.clear_search import clear_pairs_into, pair_layout
 
     corners = np.ascontiguousarray(corners, float)
+    live = np.ascontiguousarray(live, np.bool_)
+    first, second = np.asarray(first, np.intp), np.asarray(second, np.intp)
     frames = np.ascontiguousarray(np.stack(_frames(corners)))
-    return clear_pairs(
-        corners,
-        np.ascontiguousarray(live, np.bool_),
-        np.asarray(first, np.intp),
-        np.asarray(second, np.intp),
-        frames,
-    )
+    layout = pair_layout(corners, live)
+    m = len(first)
+    out, p, q = np.full(m, np.inf), np.full((m, 2), np.nan), np.full((m, 2), np.nan)
+    shares = min(len(_POOL_CORES), m // _PAIRS_PER_SHARE) if m else 0
+    args = (corners, first, second, frames, layout, out, p, q)
+    if shares < 2:
+        clear_pairs_into(0, 1, *args)
+        return out, p, q
+    others = [_pool().submit(clear_pairs_into, k, shares, *args) for k in range(1, shares)]
+    clear_pairs_into(0, shares, *args)  # this thread takes a share too
+    for job in others:
+        job.result()
+    return out, p, q
+
+
+_POOL_CORES = (
+    os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
+)
+"""The cores this process may run on: one share of a map's pairs each."""
+_PAIRS_PER_SHARE = 200
+"""Fewer pairs than this per core run in the calling thread alone: handing a share to
+another thread costs tens of microseconds."""
+
+
+@functools.cache
+def _pool() -> concurrent.futures.ThreadPoolExecutor:
+    """The threads that take the other shares of a map (made on first use)."""
+    workers = max(len(_POOL_CORES) - 1, 1)
+    return concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="clear-search")
 
 
 def _segment_crosses_rectangle(p: np.ndarray, q: np.ndarray, rects: np.ndarray) -> np.ndarray:

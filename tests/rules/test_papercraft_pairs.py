@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from referee.geometry import base_corners_many, boundary_distance, point_in_polygon
+from referee.geometry import base_corners_many, boundary_distance, point_in_polygon, upper_pairs
 from referee.rules import find_ruleset
 from referee.rules.clearance import (
     clear_distance,
@@ -19,6 +19,7 @@ from referee.rules.clearance import (
     segments_cross_rectangles,
 )
 from referee.scene import Piece, Scene, Table
+from referee.sim.tables import random_table
 
 
 def per_pair(corners: np.ndarray, live: np.ndarray) -> np.ndarray:
@@ -392,3 +393,23 @@ def test_the_box_index_holds_every_live_base_whose_box_meets_a_query_box() -> No
         meets = np.all((hi >= q_lo) & (lo <= q_hi), axis=1)
         assert set(np.flatnonzero(meets & live).tolist()) <= held
         assert not held & set(np.flatnonzero(~live).tolist())
+
+
+def test_a_map_shared_among_threads_is_the_one_thread_map(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every n-th pair to each of several threads: the very floats and ends one thread
+    finds (on a table with dead bases, so the threads share the live ones)."""
+    import referee.rules.clearance as clearance
+
+    scene = random_table(90, 0, 0.02, ruleset="papercraft", seed=4)
+    corners = np.array([p.corners() for p in scene.pieces], float)
+    live = np.arange(len(corners)) % 7 != 0
+    first, second = upper_pairs(len(corners))
+    monkeypatch.setattr(clearance, "_POOL_CORES", range(3))
+    shared = clearance._clear_pair_segments(corners, live, first, second)
+    monkeypatch.setattr(clearance, "_POOL_CORES", range(1))
+    alone = clearance._clear_pair_segments(corners, live, first, second)
+    assert np.isinf(alone[0]).any() and np.isfinite(alone[0]).any()
+    for a, b in zip(shared, alone, strict=True):
+        np.testing.assert_array_equal(a, b)
