@@ -545,6 +545,15 @@ def _leaves(ex: Ends, ey: Ends, v: int, dx: float, dy: float) -> bool:
 
 
 @njit(cache=True, error_model="numpy")
+def _mid_turn(lo: float, hi: float) -> float:
+    """The tangent of the turn halfway between the turns whose tangents are ``lo`` and
+    ``hi`` (each within a quarter turn): bisecting the angle, where halving the span of
+    the tangents took some sixty steps from a bound near a quarter turn."""
+    a, b = math.sqrt(1 + lo * lo), math.sqrt(1 + hi * hi)
+    return (lo * b + hi * a) / (a + b)
+
+
+@njit(cache=True, error_model="numpy")
 def _turning_direction(
     h1: float, h2: float, n1x: float, n1y: float, c: float, s: float
 ) -> tuple[float, float]:
@@ -556,8 +565,9 @@ def _turning_direction(
     With ``t`` the tangent of the turn from ``n1``, the gap is ``sqrt(1 + t^2) (h1 + h2 /
     (c + t s))``, convex between the two normals (within a quarter turn of each), and
     least where the cubic ``h1 s^2 t^3 + 2 h1 c s t^2 + (h1 c^2 + h2 c) t - h2 s``
-    (its slope, times a positive factor) is 0: a safeguarded Newton search for that root,
-    without trigonometry (which cost more than the rest of the search)."""
+    (its slope, times a positive factor) is 0: a safeguarded Newton search for that root
+    (falling back on bisecting the angle), without trigonometry (which cost more than
+    the rest of the search)."""
     # Between the normals, and a hair (1e-9 of a turn) within a quarter turn of each,
     # where a secant is infinite.
     big = 1e9
@@ -576,12 +586,19 @@ def _turning_direction(
     else:
         a3, a2, a1, a0 = h1 * s * s, 2 * h1 * c * s, h1 * c * c + h2 * c, -h2 * s
         # Start along the normals' mean weighted by the heights (the turn h2 / (h1 + h2)
-        # of the way, roughly).
+        # of the way, roughly), or halfway where that mean is past a quarter turn.
         mx, my = h1 + h2 * c, h2 * s  # in the frame of n1
-        t = my / mx if mx > 0 else (lo + hi) / 2
+        t = my / mx if mx > 0 else s / (1 + c)
         if not (t >= lo and t <= hi):
-            t = (lo + hi) / 2
-        for _ in range(100):
+            t = _mid_turn(lo, hi)
+        # The slope changes sign once: least at a bound where it does not change there
+        # (a height of a hair: Newton's steps would creep up on the bound).
+        if not ((a3 * hi + a2) * hi + a1) * hi + a0 > 0:
+            lo = t = hi
+        elif not ((a3 * lo + a2) * lo + a1) * lo + a0 < 0:
+            hi = t = lo
+        moved = before = hi - lo  # the last two steps' sizes
+        for _ in range(100 if lo < hi else 0):
             g = ((a3 * t + a2) * t + a1) * t + a0
             if g < 0:
                 lo = t
@@ -590,10 +607,16 @@ def _turning_direction(
             else:
                 break
             slope = (3 * a3 * t + 2 * a2) * t + a1
-            step = t - g / slope if slope > 0 else (lo + hi) / 2
-            if not (step > lo and step < hi):
-                step = (lo + hi) / 2
-            if not abs(step - t) > 1e-15 * (1 + abs(t)):
+            step = t - g / slope if slope > 0 else np.nan
+            if abs(step - t) <= 1e-15 * (1 + abs(t)):  # settled (perhaps a hair past a bound)
+                t = step if step >= lo and step <= hi else t
+                break
+            # Bisect where Newton leaves the bracket or the steps shrink slower than
+            # bisection would (near a double root by a quarter turn: a height of a hair).
+            if not (step > lo and step < hi and 2 * abs(step - t) <= abs(before)):
+                step = _mid_turn(lo, hi)
+            before, moved = moved, step - t
+            if not abs(moved) > 1e-15 * (1 + abs(t)):
                 t = step
                 break
             t = step
