@@ -140,21 +140,23 @@ def _frame(frames: np.ndarray, k: int) -> Frame:
 
 @njit(cache=True, inline="always", error_model="numpy")
 def _chord(
-    sx: float, sy: float, vx: float, vy: float, speed: float, frame: Frame
+    sx: float, sy: float, vx: float, vy: float, vv: float, frame: Frame
 ) -> tuple[float, float]:
-    """``(t0, t1)`` where line ``s + t v`` (``speed``: the length of ``v``) enters and
-    leaves the rectangle of ``frame`` (:func:`_frame`); ``t0 > t1`` when it misses."""
+    """``(t0, t1)`` where line ``s + t v`` (``vv``: the square of the length of ``v``)
+    enters and leaves the rectangle of ``frame`` (:func:`_frame`); ``t0 > t1`` when it
+    misses."""
     t0, t1 = -np.inf, np.inf
     rx, ry = sx - frame[0], sy - frame[1]
     for a in range(2):
         ux, uy, half = frame[2 + 3 * a], frame[3 + 3 * a], frame[4 + 3 * a]
         s = rx * ux + ry * uy
         w = vx * ux + vy * uy
-        if abs(w) <= 1e-12 * speed:  # along the slab: all of the line or none of it
+        if w * w <= 1e-24 * vv:  # along the slab: all of the line or none of it
             if abs(s) > half + 1e-9:
                 return np.inf, -np.inf
         else:
-            lo, hi = (-half - s) / w, (half - s) / w
+            per = 1 / w  # one division, not two
+            lo, hi = (-half - s) * per, (half - s) * per
             t0 = max(t0, min(lo, hi))
             t1 = min(t1, max(lo, hi))
     return t0, t1
@@ -683,11 +685,10 @@ def _candidate(
     vv = vx * vx + vy * vy
     if not vv > 1e-24:
         return np.inf, sx, sy, sx, sy
-    speed = math.sqrt(vv)
-    a0, a1 = _chord(sx, sy, vx, vy, speed, frame_a)
+    a0, a1 = _chord(sx, sy, vx, vy, vv, frame_a)
     if not (a0 <= a1 + _TOL and math.isfinite(a0) and math.isfinite(a1)):
         return np.inf, sx, sy, sx, sy
-    b0, b1 = _chord(sx, sy, vx, vy, speed, frame_b)
+    b0, b1 = _chord(sx, sy, vx, vy, vv, frame_b)
     if not (b0 <= b1 + _TOL and math.isfinite(b0) and math.isfinite(b1)):
         return np.inf, sx, sy, sx, sy
     a_first = a1 <= b0 + _TOL
@@ -713,7 +714,7 @@ Outline = tuple[Quad, Quad, Quad, Quad, Ends, Ends, Planes, Planes, Frame, Frame
 and y, B's, both's x and both's y (:data:`Ends`), A's and B's half-planes and frames."""
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def _grazed(pair: Outline, blockers: np.ndarray, corners: np.ndarray, kk: np.ndarray) -> int:
     """Into the rows of ``kk``, the corners a line from A to B may graze (x, y, the
     previous corner's x, y, the next one's, whether a line may start there, and a lower
@@ -759,7 +760,7 @@ def _grazed(pair: Outline, blockers: np.ndarray, corners: np.ndarray, kk: np.nda
     return nc
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def _free_lines(pair: Outline, kk: np.ndarray, nc: int, length: np.ndarray, seg: np.ndarray) -> int:
     """Into ``length`` and ``seg`` (p's x, y, q's x, y), the lines of the first kind (two
     constraints) that need not pass a grazed corner: corner to corner of A and B, and
@@ -786,7 +787,7 @@ def _free_lines(pair: Outline, kk: np.ndarray, nc: int, length: np.ndarray, seg:
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def _through_grazed(
     pair: Outline,
     kk: np.ndarray,
@@ -831,7 +832,7 @@ def _through_grazed(
     return best
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def _second_kind(
     pair: Outline, kk: np.ndarray, nc: int, best: float, length: np.ndarray, seg: np.ndarray
 ) -> int:

@@ -61,12 +61,12 @@ def clear_segment(
 ) -> tuple[float, np.ndarray, np.ndarray]:
     """``(length, p, q)``: the shortest segment from outline ``pa`` to outline ``pb`` that
     enters none of ``bases`` (``(m, 4, 2)`` corners), ``p`` on ``pa`` and ``q`` on
-    ``pb``; ``(inf, nan, nan)`` when every one does.
+    ``pb``; ``(inf, nan, nan)`` when every one does. Here, over the post's top:
 
     >>> sq = np.array([[0, 0], [2, 0], [2, 2], [0, 2]], float)
     >>> post = np.array([[[4, -1], [5, -1], [5, 1.5], [4, 1.5]]])
     >>> length, p, q = clear_segment(sq, sq + [7, 0], post)
-    >>> round(length, 9), float(p[0]), float(q[0]), bool(p[1] >= 1.5)   # over the post's top
+    >>> round(length, 9), round(float(p[0]), 9), round(float(q[0]), 9), bool(p[1] >= 1.5)
     (5.0, 2.0, 7.0, True)
     """
     bases = np.asarray(bases, float).reshape(-1, 4, 2)
