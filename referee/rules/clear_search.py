@@ -260,31 +260,32 @@ def _distance(pa: np.ndarray, pb: np.ndarray) -> float:
 
 
 @njit(cache=True, error_model="numpy")
-def _nearest_points(pa: np.ndarray, pb: np.ndarray, pq: np.ndarray) -> float:
-    """A point of each outline nearest the other, into ``pq`` (p's x, y, q's x, y): a
-    corner of one and its foot on an edge of the other (the first such, corner by
-    corner, from ``pa``'s first); their distance, the outlines' if they do not meet."""
-    best = np.inf
+def _nearest_points(
+    ax: Quad, ay: Quad, bx: Quad, by: Quad
+) -> tuple[float, float, float, float, float]:
+    """``(distance, p's x, y, q's x, y)``: a point of each outline (corners ``ax``,
+    ``ay`` and ``bx``, ``by``) nearest the other, a corner of one and its foot on an
+    edge of the other (the first such, corner by corner, from A's first); their
+    distance, the outlines' if they do not meet."""
+    best, px, py, qx, qy = np.inf, 0.0, 0.0, 0.0, 0.0
     for side in range(2):
-        src, dst = (pa, pb) if side == 0 else (pb, pa)
+        src_x, src_y, dst_x, dst_y = (ax, ay, bx, by) if side == 0 else (bx, by, ax, ay)
         gap, vx, vy, fx, fy = np.inf, 0.0, 0.0, 0.0, 0.0
         for i in range(4):
             for e in range(4):
-                sx, sy = dst[e, 0], dst[e, 1]
-                tx, ty = dst[(e + 1) % 4, 0] - sx, dst[(e + 1) % 4, 1] - sy
-                rx, ry = src[i, 0] - sx, src[i, 1] - sy
+                sx, sy = dst_x[e], dst_y[e]
+                tx, ty = dst_x[(e + 1) % 4] - sx, dst_y[(e + 1) % 4] - sy
+                rx, ry = src_x[i] - sx, src_y[i] - sy
                 t = min(max((rx * tx + ry * ty) / max(tx * tx + ty * ty, 1e-300), 0.0), 1.0)
                 footx, footy = sx + t * tx, sy + t * ty
-                g = math.sqrt((src[i, 0] - footx) ** 2 + (src[i, 1] - footy) ** 2)
+                g = math.sqrt((src_x[i] - footx) ** 2 + (src_y[i] - footy) ** 2)
                 if g < gap:
-                    gap, vx, vy, fx, fy = g, src[i, 0], src[i, 1], footx, footy
+                    gap, vx, vy, fx, fy = g, src_x[i], src_y[i], footx, footy
         if side == 0:
-            best = gap
-            pq[0], pq[1], pq[2], pq[3] = vx, vy, fx, fy
+            best, px, py, qx, qy = gap, vx, vy, fx, fy
         elif gap < best:
-            best = gap
-            pq[0], pq[1], pq[2], pq[3] = fx, fy, vx, vy
-    return best
+            best, px, py, qx, qy = gap, fx, fy, vx, vy
+    return best, px, py, qx, qy
 
 
 Planes = tuple[float, float, float, float, float, float, float, float, float, float, float, float]
@@ -761,14 +762,22 @@ def _grazed(pair: Outline, blockers: np.ndarray, corners: np.ndarray, kk: np.nda
 
 
 @njit(cache=True, inline="always", error_model="numpy")
-def _free_lines(pair: Outline, kk: np.ndarray, nc: int, length: np.ndarray, seg: np.ndarray) -> int:
+def _free_lines(
+    pair: Outline,
+    kk: np.ndarray,
+    nc: int,
+    length: np.ndarray,
+    seg: np.ndarray,
+    corner_lines_crossed: bool,
+) -> int:
     """Into ``length`` and ``seg`` (p's x, y, q's x, y), the lines of the first kind (two
-    constraints) that need not pass a grazed corner: corner to corner of A and B, and
+    constraints) that need not pass a grazed corner: corner to corner of A and B (unless
+    ``corner_lines_crossed``: the bases searched past are known to cross every one), and
     along the edges of the grazed corners (``kk[:nc]``). Their count."""
     end_x, end_y, fa, fb = pair[4], pair[5], pair[8], pair[9]
     nan, inf = np.nan, np.inf
     n = 0
-    for i in range(4):
+    for i in range(0 if corner_lines_crossed else 4):
         for j in range(4, 8):
             dx, dy = end_x[j] - end_x[i], end_y[j] - end_y[i]
             if _leaves(end_x, end_y, i, dx, dy) and _leaves(end_x, end_y, j, -dx, -dy):
@@ -914,9 +923,12 @@ def _search(
     kk: np.ndarray,
     scratch: tuple[np.ndarray, np.ndarray],
     pq: np.ndarray,
+    corner_lines_crossed: bool,
 ) -> float:
     """The shortest segment from outline ``ia`` to ``ib`` (apart) crossing none of
-    ``blockers``: its length (inf if none), its ends into ``pq``. ``kk``: room for the
+    ``blockers`` (which, if ``corner_lines_crossed``, cross every corner-to-corner line
+    between the two, so those lines are left out): its length (inf if none), its ends
+    into ``pq``. ``kk``: room for the
     corners a line may graze; ``scratch``: room for candidate lengths and segments,
     reused from pair to pair (grown here when short): allocating them per search cost a
     few percent."""
@@ -943,7 +955,7 @@ def _search(
     if size > len(length):
         length, seg = np.empty(size), np.empty((size, 4))
     # The lines free of grazed corners first: their best rules out the corners farther.
-    n = _free_lines(pair, kk, nc, length, seg)
+    n = _free_lines(pair, kk, nc, length, seg, corner_lines_crossed)
     best = _shortest_clear(length, seg, n, corners, blockers, np.inf, pq)
     best = _through_grazed(pair, kk, nc, corners, blockers, best, pq, length, seg)
     if best == np.inf:
@@ -1078,7 +1090,6 @@ def clear_pairs_into(
     scratch = (np.empty(room), np.empty((room, 4)))
     for k in range(start, m, step):
         i, j = first[k], second[k]
-        pa, pb = corners[i], corners[j]
         # The bases that can cut a line between the two: in the box around both, and
         # across the band they span along the normal of the line joining their centres.
         nx, ny = -(mid[j, 1] - mid[i, 1]), mid[j, 0] - mid[i, 0]
@@ -1118,7 +1129,8 @@ def clear_pairs_into(
                     pool[at], key[at] = b, d
                     nb += 1
         blockers = pool[:nb]
-        nearest = _nearest_points(pa, pb, pq)
+        (ax, ay), (bx, by) = _quad_at(corners, i), _quad_at(corners, j)
+        nearest, pq[0], pq[1], pq[2], pq[3] = _nearest_points(ax, ay, bx, by)
         crossed = False
         for r in range(len(blockers)):
             b = blockers[r]
@@ -1126,7 +1138,8 @@ def clear_pairs_into(
             if _crosses(pq[0], pq[1], pq[2], pq[3], rx, ry):
                 crossed = True
                 break
-        nearest = _distance(pa, pb) if _boxes_meet(lo, hi, i, j) else nearest
+        if _boxes_meet(lo, hi, i, j):
+            nearest = _distance(corners[i], corners[j])
         if not crossed or nearest == 0:  # overlapping outlines are 0 apart, whatever lies about
             out[k] = nearest
             if nearest == 0:
@@ -1175,7 +1188,9 @@ def clear_pairs_into(
                     chosen[ns] = b
                     ns += 1
         while True:
-            length = _search(i, j, chosen[:ns], corners, frames, kk, scratch, pq)
+            # A cover crosses every corner-to-corner line: the search need not test them.
+            cover = union == full
+            length = _search(i, j, chosen[:ns], corners, frames, kk, scratch, pq, cover)
             if length == np.inf:
                 break
             added = ns
