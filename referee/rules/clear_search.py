@@ -768,17 +768,20 @@ def _free_lines(
     nc: int,
     length: np.ndarray,
     seg: np.ndarray,
-    corner_lines_crossed: bool,
+    crossed: int,
 ) -> int:
     """Into ``length`` and ``seg`` (p's x, y, q's x, y), the lines of the first kind (two
-    constraints) that need not pass a grazed corner: corner to corner of A and B (unless
-    ``corner_lines_crossed``: the bases searched past are known to cross every one), and
-    along the edges of the grazed corners (``kk[:nc]``). Their count."""
+    constraints) that need not pass a grazed corner: corner to corner of A and B (but
+    those ``crossed`` already names as crossed by the bases searched past: bit ``4 u +
+    w`` for corner ``u`` of A to corner ``w`` of B), and along the edges of the grazed
+    corners (``kk[:nc]``). Their count."""
     end_x, end_y, fa, fb = pair[4], pair[5], pair[8], pair[9]
     nan, inf = np.nan, np.inf
     n = 0
-    for i in range(0 if corner_lines_crossed else 4):
+    for i in range(4):
         for j in range(4, 8):
+            if crossed >> (4 * i + j - 4) & 1:
+                continue
             dx, dy = end_x[j] - end_x[i], end_y[j] - end_y[i]
             if _leaves(end_x, end_y, i, dx, dy) and _leaves(end_x, end_y, j, -dx, -dy):
                 sx, sy, tx, ty = end_x[i], end_y[i], end_x[j], end_y[j]
@@ -923,11 +926,11 @@ def _search(
     kk: np.ndarray,
     scratch: tuple[np.ndarray, np.ndarray],
     pq: np.ndarray,
-    corner_lines_crossed: bool,
+    crossed: int,
 ) -> float:
     """The shortest segment from outline ``ia`` to ``ib`` (apart) crossing none of
-    ``blockers`` (which, if ``corner_lines_crossed``, cross every corner-to-corner line
-    between the two, so those lines are left out): its length (inf if none), its ends
+    ``blockers`` (``crossed``: the corner-to-corner lines they are known to cross, left
+    out, as :func:`_corner_lines_crossed`'s bits): its length (inf if none), its ends
     into ``pq``. ``kk``: room for the
     corners a line may graze; ``scratch``: room for candidate lengths and segments,
     reused from pair to pair (grown here when short): allocating them per search cost a
@@ -955,7 +958,7 @@ def _search(
     if size > len(length):
         length, seg = np.empty(size), np.empty((size, 4))
     # The lines free of grazed corners first: their best rules out the corners farther.
-    n = _free_lines(pair, kk, nc, length, seg, corner_lines_crossed)
+    n = _free_lines(pair, kk, nc, length, seg, crossed)
     best = _shortest_clear(length, seg, n, corners, blockers, np.inf, pq)
     best = _through_grazed(pair, kk, nc, corners, blockers, best, pq, length, seg)
     if best == np.inf:
@@ -1166,7 +1169,7 @@ def clear_pairs_into(
         # answer before running again: fewer bases only shorten the answer or clear a
         # line, so an answer no other base crosses is the answer, and a pair blocked by
         # some of the bases is blocked. Most pairs settle at the first run.
-        ns = 0
+        ns, known = 0, 0  # the corner-to-corner lines the chosen bases cross
         if union == full:
             # Perhaps blocked: the few bases that between them cross every corner-to-
             # corner line (greedily, the most lines first), most often a blocking set.
@@ -1180,6 +1183,7 @@ def clear_pairs_into(
                 chosen[ns] = blockers[pick]
                 ns += 1
                 covered |= mask[pick]
+            known = full
         else:  # not blocked: the bases that cross the nearest segment
             for r in range(len(blockers)):
                 b = blockers[r]
@@ -1187,10 +1191,9 @@ def clear_pairs_into(
                 if _crosses(pq[0], pq[1], pq[2], pq[3], rx, ry):
                     chosen[ns] = b
                     ns += 1
+                    known |= mask[r]  # every base has its mask here (no cover)
         while True:
-            # A cover crosses every corner-to-corner line: the search need not test them.
-            cover = union == full
-            length = _search(i, j, chosen[:ns], corners, frames, kk, scratch, pq, cover)
+            length = _search(i, j, chosen[:ns], corners, frames, kk, scratch, pq, known)
             if length == np.inf:
                 break
             added = ns
@@ -1200,6 +1203,7 @@ def clear_pairs_into(
                 if _crosses(pq[0], pq[1], pq[2], pq[3], rx, ry):
                     chosen[ns] = b
                     ns += 1
+                    known |= mask[r] if r < counted else 0
                     break
             if ns == added:
                 break
