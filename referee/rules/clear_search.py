@@ -715,6 +715,63 @@ Outline = tuple[Quad, Quad, Quad, Quad, Ends, Ends, Planes, Planes, Frame, Frame
 and y, B's, both's x and both's y (:data:`Ends`), A's and B's half-planes and frames."""
 
 
+@njit(cache=True, error_model="numpy")
+def _hidden(
+    cx: float,
+    cy: float,
+    ends: tuple[Quad, Quad, Quad, Quad],
+    blockers: np.ndarray,
+    corners: np.ndarray,
+) -> bool:
+    """Whether one of ``blockers`` crosses each segment from ``c`` to a corner of A, or
+    each to a corner of B (``ends``: A's x, y, B's x, y). Then it crosses every segment
+    from ``c`` to that outline (the base is convex: it crosses a segment between two of
+    its crossings, nearer ``c`` than the outline), so every gap through ``c``, which
+    runs from A to ``c`` to B. Only for a corner off both outlines: from one on A, a
+    gap may start at ``c``. :func:`_crosses`' test and arithmetic, sharing the
+    projections of the base and of ``c``."""
+    for r in range(len(blockers)):
+        rx, ry = _quad_at(corners, blockers[r])
+        ex0, ey0, ex1, ey1 = rx[1] - rx[0], ry[1] - ry[0], rx[2] - rx[1], ry[2] - ry[1]
+        lo0, hi0, lo1, hi1 = np.inf, -np.inf, np.inf, -np.inf
+        for k in range(4):
+            t = rx[k] * ex0 + ry[k] * ey0
+            lo0, hi0 = min(lo0, t), max(hi0, t)
+            t = rx[k] * ex1 + ry[k] * ey1
+            lo1, hi1 = min(lo1, t), max(hi1, t)
+        lo0, hi0 = lo0 + _EPS * (1 + abs(lo0)), hi0 - _EPS * (1 + abs(hi0))
+        lo1, hi1 = lo1 + _EPS * (1 + abs(lo1)), hi1 - _EPS * (1 + abs(hi1))
+        sc0, sc1 = cx * ex0 + cy * ey0, cx * ex1 + cy * ey1
+        for side in range(2):
+            ox, oy = ends[2 * side], ends[2 * side + 1]
+            every = True
+            for v in range(4):
+                qx, qy = ox[v], oy[v]
+                sq0, sq1 = qx * ex0 + qy * ey0, qx * ex1 + qy * ey1
+                if not (max(sc0, sq0) > lo0 and min(sc0, sq0) < hi0):
+                    every = False
+                    break
+                if not (max(sc1, sq1) > lo1 and min(sc1, sq1) < hi1):
+                    every = False
+                    break
+                nx, ny = cy - qy, qx - cx
+                s0 = cx * nx + cy * ny
+                tol = _EPS * (1 + abs(s0))
+                rr0 = nx * rx[0] + ny * ry[0]
+                rr1 = nx * rx[1] + ny * ry[1]
+                rr2 = nx * rx[2] + ny * ry[2]
+                rr3 = nx * rx[3] + ny * ry[3]
+                if not (
+                    max(max(rr0, rr1), max(rr2, rr3)) > s0 + tol
+                    and min(min(rr0, rr1), min(rr2, rr3)) < s0 - tol
+                ):
+                    every = False
+                    break
+            if every:
+                return True
+    return False
+
+
 @njit(cache=True, inline="always", error_model="numpy")
 def _grazed(pair: Outline, blockers: np.ndarray, corners: np.ndarray, kk: np.ndarray) -> int:
     """Into the rows of ``kk``, the corners a line from A to B may graze (x, y, the
@@ -815,12 +872,17 @@ def _through_grazed(
     through two), corner by corner: the shortest clear one shorter than ``best`` (else
     ``best``), its ends into ``pq``. A gap through a corner is no shorter than its
     distances to A and B, so the corners farther than the best found so far, and the
-    lines through them, are left out."""
+    lines through them, are left out; so are the corners a base hides from A or B,
+    marked so (a bound of inf) for the search's later steps."""
     end_x, end_y, fa, fb = pair[4], pair[5], pair[8], pair[9]
+    ends = pair[:4]
     for g in range(nc):
         if not kk[g, 7] * (1 - 1e-9) - 1e-9 < best:
             continue
         cx, cy = kk[g, 0], kk[g, 1]
+        if kk[g, 6] == 0 and _hidden(cx, cy, ends, blockers, corners):
+            kk[g, 7] = np.inf
+            continue
         cg = (cx, cy, kk[g, 2], kk[g, 3], kk[g, 4], kk[g, 5], kk[g, 6])
         n = 0
         for v in range(8):
@@ -832,6 +894,8 @@ def _through_grazed(
                     length[n], seg[n, 0], seg[n, 1], seg[n, 2], seg[n, 3] = d, px, py, qx, qy
                     n += 1
         for h in range(g):  # each pair once
+            if kk[h, 7] == np.inf:  # hidden: no gap passes it
+                continue
             dx, dy = kk[h, 0] - cx, kk[h, 1] - cy
             ch = (kk[h, 0], kk[h, 1], kk[h, 2], kk[h, 3], kk[h, 4], kk[h, 5], kk[h, 6])
             if _one_side(cg, dx, dy) and _one_side(ch, dx, dy):

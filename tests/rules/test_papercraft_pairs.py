@@ -413,3 +413,33 @@ def test_a_map_shared_among_threads_is_the_one_thread_map(
     assert np.isinf(alone[0]).any() and np.isfinite(alone[0]).any()
     for a, b in zip(shared, alone, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_corner_hidden_from_an_outline_sees_none_of_it() -> None:
+    """A corner the search leaves out as hidden by a base from A (or B): every segment
+    from it to a point of that outline's edges crosses the base, as the numpy test
+    finds; and corners it keeps include ones with a clear segment to both."""
+    from referee.rules.clear_search import _hidden
+
+    rng = np.random.default_rng(21)
+    hidden = kept_open = 0
+    for _ in range(300):
+        outlines = base_corners_many(
+            rng.uniform(0, 12, (3, 2)), rng.uniform(0, 180, 3), rng.uniform(0.5, 4, (3, 2))
+        )
+        a, b, base = outlines
+        c = rng.uniform(0, 12, 2)
+        ends = tuple(tuple(o[:, k].tolist()) for o in (a, b) for k in range(2))
+        # Points all round each outline: corners and along every edge.
+        t = np.linspace(0, 1, 41)[:, None, None]
+        rims = [(o + t * (np.roll(o, -1, axis=0) - o)).reshape(-1, 2) for o in (a, b)]
+        crossed = [
+            segments_cross_rectangles(np.repeat(c[None], len(r), 0), r, base[None])[:, 0]
+            for r in rims
+        ]
+        if _hidden(c[0], c[1], ends, np.array([0]), base[None]):
+            hidden += 1
+            assert crossed[0].all() or crossed[1].all()
+        elif not crossed[0].all() and not crossed[1].all():
+            kept_open += 1
+    assert hidden > 10 and kept_open > 10
