@@ -867,13 +867,16 @@ def _through_grazed(
     pq: np.ndarray,
     length: np.ndarray,
     seg: np.ndarray,
+    hidden_ends: int,
 ) -> float:
     """The rest of the first kind, through grazed corners (an end's corner through one,
     through two), corner by corner: the shortest clear one shorter than ``best`` (else
     ``best``), its ends into ``pq``. A gap through a corner is no shorter than its
     distances to A and B, so the corners farther than the best found so far, and the
     lines through them, are left out; so are the corners a base hides from A or B,
-    marked so (a bound of inf) for the search's later steps."""
+    marked so (a bound of inf) for the search's later steps, and the lines from the
+    corners of A and B that ``hidden_ends`` names (bit ``v``: corner ``v`` of A's and
+    B's, a base crossing each line from it to the other outline's corners)."""
     end_x, end_y, fa, fb = pair[4], pair[5], pair[8], pair[9]
     ends = pair[:4]
     for g in range(nc):
@@ -886,6 +889,8 @@ def _through_grazed(
         cg = (cx, cy, kk[g, 2], kk[g, 3], kk[g, 4], kk[g, 5], kk[g, 6])
         n = 0
         for v in range(8):
+            if hidden_ends >> v & 1:  # the gap would start there: crossed
+                continue
             dx, dy = cx - end_x[v], cy - end_y[v]
             if _leaves(end_x, end_y, v, dx, dy) and _one_side(cg, dx, dy):
                 sx, sy = end_x[v], end_y[v]
@@ -991,10 +996,13 @@ def _search(
     scratch: tuple[np.ndarray, np.ndarray],
     pq: np.ndarray,
     crossed: int,
+    hidden_ends: int,
 ) -> float:
     """The shortest segment from outline ``ia`` to ``ib`` (apart) crossing none of
     ``blockers`` (``crossed``: the corner-to-corner lines they are known to cross, left
-    out, as :func:`_corner_lines_crossed`'s bits): its length (inf if none), its ends
+    out, as :func:`_corner_lines_crossed`'s bits; ``hidden_ends``: the corners of A and
+    B one of them hides from the other outline, as :func:`_hidden_ends`' bits): its
+    length (inf if none), its ends
     into ``pq``. ``kk``: room for the
     corners a line may graze; ``scratch``: room for candidate lengths and segments,
     reused from pair to pair (grown here when short): allocating them per search cost a
@@ -1024,11 +1032,25 @@ def _search(
     # The lines free of grazed corners first: their best rules out the corners farther.
     n = _free_lines(pair, kk, nc, length, seg, crossed)
     best = _shortest_clear(length, seg, n, corners, blockers, np.inf, pq)
-    best = _through_grazed(pair, kk, nc, corners, blockers, best, pq, length, seg)
+    best = _through_grazed(pair, kk, nc, corners, blockers, best, pq, length, seg, hidden_ends)
     if best == np.inf:
         return best
     n = _second_kind(pair, kk, nc, best, length, seg)
     return _shortest_clear(length, seg, n, corners, blockers, best, pq)
+
+
+@njit(cache=True, error_model="numpy")
+def _hidden_ends(mask: int) -> int:
+    """The corners of A (bits 0-3) and of B (bits 4-7) from which one base crosses every
+    corner-to-corner line (``mask``: that base's :func:`_corner_lines_crossed`), so
+    every segment to the other outline (:func:`_hidden`'s reasoning)."""
+    ends = 0
+    for u in range(4):
+        if mask >> (4 * u) & 15 == 15:  # corner u of A to each of B's
+            ends |= 1 << u
+        if mask >> u & 0x1111 == 0x1111:  # each of A's to corner u of B
+            ends |= 1 << (4 + u)
+    return ends
 
 
 @njit(cache=True, error_model="numpy")
@@ -1233,7 +1255,8 @@ def clear_pairs_into(
         # answer before running again: fewer bases only shorten the answer or clear a
         # line, so an answer no other base crosses is the answer, and a pair blocked by
         # some of the bases is blocked. Most pairs settle at the first run.
-        ns, known = 0, 0  # the corner-to-corner lines the chosen bases cross
+        ns, known, hidden = 0, 0, 0  # the corner-to-corner lines the chosen bases cross,
+        # and the corners of A and B one of them hides from the other outline
         if union == full:
             # Perhaps blocked: the few bases that between them cross every corner-to-
             # corner line (greedily, the most lines first), most often a blocking set.
@@ -1247,6 +1270,7 @@ def clear_pairs_into(
                 chosen[ns] = blockers[pick]
                 ns += 1
                 covered |= mask[pick]
+                hidden |= _hidden_ends(mask[pick])
             known = full
         else:  # not blocked: the bases that cross the nearest segment
             for r in range(len(blockers)):
@@ -1256,8 +1280,9 @@ def clear_pairs_into(
                     chosen[ns] = b
                     ns += 1
                     known |= mask[r]  # every base has its mask here (no cover)
+                    hidden |= _hidden_ends(mask[r])
         while True:
-            length = _search(i, j, chosen[:ns], corners, frames, kk, scratch, pq, known)
+            length = _search(i, j, chosen[:ns], corners, frames, kk, scratch, pq, known, hidden)
             if length == np.inf:
                 break
             added = ns
@@ -1268,6 +1293,7 @@ def clear_pairs_into(
                     chosen[ns] = b
                     ns += 1
                     known |= mask[r] if r < counted else 0
+                    hidden |= _hidden_ends(mask[r]) if r < counted else 0
                     break
             if ns == added:
                 break

@@ -443,3 +443,27 @@ def test_a_corner_hidden_from_an_outline_sees_none_of_it() -> None:
         elif not crossed[0].all() and not crossed[1].all():
             kept_open += 1
     assert hidden > 10 and kept_open > 10
+
+
+def test_a_corner_of_a_or_b_hidden_by_one_base_sees_none_of_the_other() -> None:
+    """The corners of A and B whose four corner-to-corner lines one base crosses: every
+    segment from such a corner to a point of the other outline crosses the base."""
+    from referee.rules.clear_search import _corner_lines_crossed, _hidden_ends
+
+    assert _hidden_ends(0xF0F0) == 0b1010 and _hidden_ends(0x2222) == 1 << 5
+    rng = np.random.default_rng(8)
+    hidden = 0
+    t = np.linspace(0, 1, 41)[:, None, None]
+    for _ in range(300):
+        outlines = base_corners_many(
+            rng.uniform(0, 12, (3, 2)), rng.uniform(0, 180, 3), rng.uniform(0.5, 4, (3, 2))
+        )
+        ends = _hidden_ends(_corner_lines_crossed(outlines, 0, 1, 2))
+        for side, (src, dst) in enumerate(((outlines[0], outlines[1]), (outlines[1], outlines[0]))):
+            rim = (dst + t * (np.roll(dst, -1, axis=0) - dst)).reshape(-1, 2)
+            for u in range(4):
+                if ends >> (4 * side + u) & 1:
+                    hidden += 1
+                    start = np.repeat(src[u][None], len(rim), 0)
+                    assert segments_cross_rectangles(start, rim, outlines[2:])[:, 0].all()
+    assert hidden > 20
