@@ -931,13 +931,14 @@ def _second_kind(
                 tx, ty = dst_x[(e + 1) % 4] - sx, dst_y[(e + 1) % 4] - sy
                 wx, wy = src_x[i] - sx, src_y[i] - sy
                 t = (wx * tx + wy * ty) / max(tx * tx + ty * ty, 1e-300)
-                fx, fy = sx + t * tx, sy + t * ty
-                cx, cy = src_x[i], src_y[i]
                 # Such a line is a candidate of its own only where the gap is the corner
                 # to its foot inside the edge (one at an end is a corner-to-corner line),
                 # so only where the corner is that close.
-                far = math.sqrt((fx - cx) ** 2 + (fy - cy) ** 2) * (1 - 1e-9) >= best
-                if far or not (t > 0 and t < 1):
+                if not (t > 0 and t < 1):
+                    continue
+                fx, fy = sx + t * tx, sy + t * ty
+                cx, cy = src_x[i], src_y[i]
+                if math.sqrt((fx - cx) ** 2 + (fy - cy) ** 2) * (1 - 1e-9) >= best:
                     continue
                 d, px, py, qx, qy = _candidate(cx, cy, fx, fy, nan, nan, nan, nan, fa, fb, best)
                 if d < inf:
@@ -1128,23 +1129,31 @@ def _boxes_meet(lo: np.ndarray, hi: np.ndarray, i: int, j: int) -> bool:
     return x and lo[i, 1] <= hi[j, 1] and lo[j, 1] <= hi[i, 1]
 
 
-Layout = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+Layout = tuple[
+    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
+]
 """What every pair's search reads of the table, worked out once (:func:`pair_layout`)."""
 
 
 @njit(cache=True, error_model="numpy")
 def pair_layout(corners: np.ndarray, live: np.ndarray) -> Layout:
-    """The outlines' bounding boxes (``lo``, ``hi``), centres (``mid``) and
-    :func:`_box_index`, as :func:`clear_pairs_into` reads them."""
+    """The outlines' bounding boxes (``lo``, ``hi``), centres (``mid``), their corners'
+    greatest distance from the centre (``reach``) and :func:`_box_index`, as
+    :func:`clear_pairs_into` reads them."""
     count = len(corners)
     lo, hi, mid = np.empty((count, 2)), np.empty((count, 2)), np.empty((count, 2))
+    reach = np.empty(count)
     for k in range(count):
         for a in range(2):
             lo[k, a], hi[k, a] = corners[k, :, a].min(), corners[k, :, a].max()
             c = corners[k, :, a]
             mid[k, a] = (((c[0] + c[1]) + c[2]) + c[3]) / 4
+        reach[k] = 0.0
+        for v in range(4):
+            dx, dy = corners[k, v, 0] - mid[k, 0], corners[k, v, 1] - mid[k, 1]
+            reach[k] = max(reach[k], math.sqrt(dx * dx + dy * dy))
     started, unended, origin, scale = _box_index(lo, hi, live)
-    return lo, hi, mid, started, unended, origin, scale
+    return lo, hi, mid, reach, started, unended, origin, scale
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -1167,7 +1176,7 @@ def clear_pairs_into(
     length, left inf where every one crosses), ``p[k]`` and ``q[k]`` (its ends, left
     NaN). ``frames``: each outline's :func:`referee.rules.clearance._frames` as rows.
     Without the GIL: threads may each take every ``step``-th pair of one map."""
-    lo, hi, mid, started, unended, origin, scale = layout
+    lo, hi, mid, reach, started, unended, origin, scale = layout
     m, count = len(first), len(corners)
     pool, key = np.empty(count, np.intp), np.empty(count)
     pq = np.empty(4)
@@ -1189,6 +1198,7 @@ def clear_pairs_into(
                 b_lo, b_hi, big = min(b_lo, s), max(b_hi, s), max(big, abs(s))
         slack = 1e-9 * (1.0 + big)
         b_lo, b_hi = b_lo - slack, b_hi + slack
+        size = math.sqrt(nx * nx + ny * ny) * (1 + 1e-9)
         x_lo, y_lo = min(lo[i, 0], lo[j, 0]), min(lo[i, 1], lo[j, 1])
         x_hi, y_hi = max(hi[i, 0], hi[j, 0]), max(hi[i, 1], hi[j, 1])
         nb = 0
@@ -1203,6 +1213,11 @@ def clear_pairs_into(
                 if b in (i, j):
                     continue
                 if hi[b, 0] < x_lo or hi[b, 1] < y_lo or lo[b, 0] > x_hi or lo[b, 1] > y_hi:
+                    continue
+                # Off the band by its centre and reach, before its corners' projections.
+                centre = mid[b, 0] * nx + mid[b, 1] * ny
+                spread = reach[b] * size + 1e-9 * (1.0 + abs(centre))
+                if centre + spread <= b_lo or centre - spread >= b_hi:
                     continue
                 s_lo, s_hi = np.inf, -np.inf
                 for v in range(4):
