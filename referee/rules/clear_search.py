@@ -261,30 +261,32 @@ def _distance(pa: np.ndarray, pb: np.ndarray) -> float:
 
 @njit(cache=True, error_model="numpy")
 def _nearest_points(
-    ax: Quad, ay: Quad, bx: Quad, by: Quad
+    ax: Quad, ay: Quad, bx: Quad, by: Quad, frame_a: Frame, frame_b: Frame
 ) -> tuple[float, float, float, float, float]:
-    """``(distance, p's x, y, q's x, y)``: a point of each outline (corners ``ax``,
-    ``ay`` and ``bx``, ``by``) nearest the other, a corner of one and its foot on an
-    edge of the other (the first such, corner by corner, from A's first); their
-    distance, the outlines' if they do not meet."""
+    """``(distance, p's x, y, q's x, y)``: a point of each of two rectangles apart
+    (corners ``ax``, ``ay`` and ``bx``, ``by``; frames ``frame_a``, ``frame_b``)
+    nearest the other, a corner of one and the nearest point of the other to it (the
+    first such, corner by corner, from A's first). A corner's nearest point of a
+    rectangle is the corner clamped to it in the rectangle's own frame: one clamp per
+    corner, not a foot on each of four edges."""
     best, px, py, qx, qy = np.inf, 0.0, 0.0, 0.0, 0.0
     for side in range(2):
-        src_x, src_y, dst_x, dst_y = (ax, ay, bx, by) if side == 0 else (bx, by, ax, ay)
-        gap, vx, vy, fx, fy = np.inf, 0.0, 0.0, 0.0, 0.0
+        src_x, src_y, frame = (ax, ay, frame_b) if side == 0 else (bx, by, frame_a)
+        mx, my, ux, uy, hu, vx, vy, hv = frame
+        gap, cx, cy, fx, fy = np.inf, 0.0, 0.0, 0.0, 0.0
         for i in range(4):
-            for e in range(4):
-                sx, sy = dst_x[e], dst_y[e]
-                tx, ty = dst_x[(e + 1) % 4] - sx, dst_y[(e + 1) % 4] - sy
-                rx, ry = src_x[i] - sx, src_y[i] - sy
-                t = min(max((rx * tx + ry * ty) / max(tx * tx + ty * ty, 1e-300), 0.0), 1.0)
-                footx, footy = sx + t * tx, sy + t * ty
-                g = math.sqrt((src_x[i] - footx) ** 2 + (src_y[i] - footy) ** 2)
-                if g < gap:
-                    gap, vx, vy, fx, fy = g, src_x[i], src_y[i], footx, footy
+            rx, ry = src_x[i] - mx, src_y[i] - my
+            su, sv = rx * ux + ry * uy, rx * vx + ry * vy
+            tu, tv = min(max(su, -hu), hu), min(max(sv, -hv), hv)
+            g = (su - tu) ** 2 + (sv - tv) ** 2  # squared, to choose the nearest
+            if g < gap:
+                gap, cx, cy = g, src_x[i], src_y[i]
+                fx, fy = mx + tu * ux + tv * vx, my + tu * uy + tv * vy
+        gap = math.sqrt((fx - cx) ** 2 + (fy - cy) ** 2)  # the distance of the very ends
         if side == 0:
-            best, px, py, qx, qy = gap, vx, vy, fx, fy
+            best, px, py, qx, qy = gap, cx, cy, fx, fy
         elif gap < best:
-            best, px, py, qx, qy = gap, fx, fy, vx, vy
+            best, px, py, qx, qy = gap, fx, fy, cx, cy
     return best, px, py, qx, qy
 
 
@@ -1234,7 +1236,8 @@ def clear_pairs_into(
                     nb += 1
         blockers = pool[:nb]
         (ax, ay), (bx, by) = _quad_at(corners, i), _quad_at(corners, j)
-        nearest, pq[0], pq[1], pq[2], pq[3] = _nearest_points(ax, ay, bx, by)
+        fa, fb = _frame(frames, i), _frame(frames, j)
+        nearest, pq[0], pq[1], pq[2], pq[3] = _nearest_points(ax, ay, bx, by, fa, fb)
         crossed = False
         for r in range(len(blockers)):
             b = blockers[r]
