@@ -77,12 +77,16 @@ def _crosses(px: float, py: float, qx: float, qy: float, rx: Quad, ry: Quad) -> 
     return bool(min(min(rr0, rr1), min(rr2, rr3)) < s0 - tol)
 
 
+Slabs = tuple[float, float, float, float, float, float, float, float]
+"""A base's first two edge vectors (x, y each), then the extent of its corners along each,
+shrunk by the crossing test's tolerance (low, high): what :func:`_crosses` works out
+from the base alone, for many segments at once."""
+
+
 @njit(cache=True, error_model="numpy")
-def _corner_lines_crossed(corners: np.ndarray, i: int, j: int, b: int) -> int:
-    """Which of the 16 segments from a corner of outline ``i`` to one of ``j`` (bit ``4 u
-    + w``: corner ``u`` to corner ``w``) enter base ``b``: :func:`_crosses` of each, with
-    its arithmetic, sharing the projections of the base and of the 8 corners."""
-    rx, ry = _quad_at(corners, b)
+def _slabs(rx: Quad, ry: Quad) -> Slabs:
+    """The base with corners ``rx``, ``ry`` as :data:`Slabs`, with :func:`_crosses`'
+    arithmetic."""
     ex0, ey0, ex1, ey1 = rx[1] - rx[0], ry[1] - ry[0], rx[2] - rx[1], ry[2] - ry[1]
     lo0, hi0, lo1, hi1 = np.inf, -np.inf, np.inf, -np.inf
     for c in range(4):
@@ -92,27 +96,44 @@ def _corner_lines_crossed(corners: np.ndarray, i: int, j: int, b: int) -> int:
         lo1, hi1 = min(lo1, r), max(hi1, r)
     lo0, hi0 = lo0 + _EPS * (1 + abs(lo0)), hi0 - _EPS * (1 + abs(hi0))
     lo1, hi1 = lo1 + _EPS * (1 + abs(lo1)), hi1 - _EPS * (1 + abs(hi1))
+    return ex0, ey0, ex1, ey1, lo0, hi0, lo1, hi1
+
+
+@njit(cache=True, error_model="numpy")
+def _enters(px: float, py: float, qx: float, qy: float, rx: Quad, ry: Quad, slabs: Slabs) -> bool:
+    """:func:`_crosses` of segment ``p``-``q`` and the base with corners ``rx``, ``ry``
+    (its :data:`Slabs` worked out once), with its arithmetic."""
+    ex0, ey0, ex1, ey1, lo0, hi0, lo1, hi1 = slabs
+    sp0, sq0 = px * ex0 + py * ey0, qx * ex0 + qy * ey0
+    if not (max(sp0, sq0) > lo0 and min(sp0, sq0) < hi0):
+        return False
+    sp1, sq1 = px * ex1 + py * ey1, qx * ex1 + qy * ey1
+    if not (max(sp1, sq1) > lo1 and min(sp1, sq1) < hi1):
+        return False
+    nx, ny = py - qy, qx - px
+    s0 = px * nx + py * ny
+    tol = _EPS * (1 + abs(s0))
+    rr0 = nx * rx[0] + ny * ry[0]
+    rr1 = nx * rx[1] + ny * ry[1]
+    rr2 = nx * rx[2] + ny * ry[2]
+    rr3 = nx * rx[3] + ny * ry[3]
+    if not max(max(rr0, rr1), max(rr2, rr3)) > s0 + tol:
+        return False
+    return bool(min(min(rr0, rr1), min(rr2, rr3)) < s0 - tol)
+
+
+@njit(cache=True, error_model="numpy")
+def _corner_lines_crossed(corners: np.ndarray, i: int, j: int, b: int) -> int:
+    """Which of the 16 segments from a corner of outline ``i`` to one of ``j`` (bit ``4 u
+    + w``: corner ``u`` to corner ``w``) enter base ``b``: :func:`_crosses` of each, with
+    its arithmetic, sharing the base's :data:`Slabs`."""
+    rx, ry = _quad_at(corners, b)
+    slabs = _slabs(rx, ry)
     mask = 0
     for u in range(4):
         px, py = corners[i, u, 0], corners[i, u, 1]
-        sp0, sp1 = px * ex0 + py * ey0, px * ex1 + py * ey1
         for w in range(4):
-            qx, qy = corners[j, w, 0], corners[j, w, 1]
-            sq0, sq1 = qx * ex0 + qy * ey0, qx * ex1 + qy * ey1
-            if not (max(sp0, sq0) > lo0 and min(sp0, sq0) < hi0):
-                continue
-            if not (max(sp1, sq1) > lo1 and min(sp1, sq1) < hi1):
-                continue
-            nx, ny = py - qy, qx - px
-            s0 = px * nx + py * ny
-            tol = _EPS * (1 + abs(s0))
-            rr0 = nx * rx[0] + ny * ry[0]
-            rr1 = nx * rx[1] + ny * ry[1]
-            rr2 = nx * rx[2] + ny * ry[2]
-            rr3 = nx * rx[3] + ny * ry[3]
-            if max(max(rr0, rr1), max(rr2, rr3)) > s0 + tol and (
-                min(min(rr0, rr1), min(rr2, rr3)) < s0 - tol
-            ):
+            if _enters(px, py, corners[j, w, 0], corners[j, w, 1], rx, ry, slabs):
                 mask |= 1 << (4 * u + w)
     return mask
 
@@ -730,43 +751,16 @@ def _hidden(
     from ``c`` to that outline (the base is convex: it crosses a segment between two of
     its crossings, nearer ``c`` than the outline), so every gap through ``c``, which
     runs from A to ``c`` to B. Only for a corner off both outlines: from one on A, a
-    gap may start at ``c``. :func:`_crosses`' test and arithmetic, sharing the
-    projections of the base and of ``c``."""
+    gap may start at ``c``. :func:`_crosses`' test and arithmetic, sharing the base's
+    :data:`Slabs`."""
     for r in range(len(blockers)):
         rx, ry = _quad_at(corners, blockers[r])
-        ex0, ey0, ex1, ey1 = rx[1] - rx[0], ry[1] - ry[0], rx[2] - rx[1], ry[2] - ry[1]
-        lo0, hi0, lo1, hi1 = np.inf, -np.inf, np.inf, -np.inf
-        for k in range(4):
-            t = rx[k] * ex0 + ry[k] * ey0
-            lo0, hi0 = min(lo0, t), max(hi0, t)
-            t = rx[k] * ex1 + ry[k] * ey1
-            lo1, hi1 = min(lo1, t), max(hi1, t)
-        lo0, hi0 = lo0 + _EPS * (1 + abs(lo0)), hi0 - _EPS * (1 + abs(hi0))
-        lo1, hi1 = lo1 + _EPS * (1 + abs(lo1)), hi1 - _EPS * (1 + abs(hi1))
-        sc0, sc1 = cx * ex0 + cy * ey0, cx * ex1 + cy * ey1
+        slabs = _slabs(rx, ry)
         for side in range(2):
             ox, oy = ends[2 * side], ends[2 * side + 1]
             every = True
             for v in range(4):
-                qx, qy = ox[v], oy[v]
-                sq0, sq1 = qx * ex0 + qy * ey0, qx * ex1 + qy * ey1
-                if not (max(sc0, sq0) > lo0 and min(sc0, sq0) < hi0):
-                    every = False
-                    break
-                if not (max(sc1, sq1) > lo1 and min(sc1, sq1) < hi1):
-                    every = False
-                    break
-                nx, ny = cy - qy, qx - cx
-                s0 = cx * nx + cy * ny
-                tol = _EPS * (1 + abs(s0))
-                rr0 = nx * rx[0] + ny * ry[0]
-                rr1 = nx * rx[1] + ny * ry[1]
-                rr2 = nx * rx[2] + ny * ry[2]
-                rr3 = nx * rx[3] + ny * ry[3]
-                if not (
-                    max(max(rr0, rr1), max(rr2, rr3)) > s0 + tol
-                    and min(min(rr0, rr1), min(rr2, rr3)) < s0 - tol
-                ):
+                if not _enters(cx, cy, ox[v], oy[v], rx, ry, slabs):
                     every = False
                     break
             if every:
