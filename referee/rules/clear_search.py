@@ -51,30 +51,7 @@ def _crosses(px: float, py: float, qx: float, qy: float, rx: Quad, ry: Quad) -> 
     """Whether segment ``p``-``q`` enters the open interior of the rectangle with corners
     ``rx``, ``ry`` (in order): :func:`referee.rules.clearance.segments_cross_rectangles`'
     test (separating axes; touching does not count), with its arithmetic."""
-    for a in range(2):
-        ex = rx[a + 1] - rx[a]
-        ey = ry[a + 1] - ry[a]
-        r0 = rx[0] * ex + ry[0] * ey
-        r1 = rx[1] * ex + ry[1] * ey
-        r2 = rx[2] * ex + ry[2] * ey
-        r3 = rx[3] * ex + ry[3] * ey
-        r_lo = min(min(r0, r1), min(r2, r3))
-        r_hi = max(max(r0, r1), max(r2, r3))
-        sp, sq = px * ex + py * ey, qx * ex + qy * ey
-        if not max(sp, sq) > r_lo + _EPS * (1 + abs(r_lo)):
-            return False
-        if not min(sp, sq) < r_hi - _EPS * (1 + abs(r_hi)):
-            return False
-    nx, ny = py - qy, qx - px
-    s0 = px * nx + py * ny
-    tol = _EPS * (1 + abs(s0))
-    rr0 = nx * rx[0] + ny * ry[0]
-    rr1 = nx * rx[1] + ny * ry[1]
-    rr2 = nx * rx[2] + ny * ry[2]
-    rr3 = nx * rx[3] + ny * ry[3]
-    if not max(max(rr0, rr1), max(rr2, rr3)) > s0 + tol:
-        return False
-    return bool(min(min(rr0, rr1), min(rr2, rr3)) < s0 - tol)
+    return _enters(px, py, qx, qy, rx, ry, _slabs(rx, ry))
 
 
 Slabs = tuple[float, float, float, float, float, float, float, float]
@@ -97,6 +74,34 @@ def _slabs(rx: Quad, ry: Quad) -> Slabs:
     lo0, hi0 = lo0 + _EPS * (1 + abs(lo0)), hi0 - _EPS * (1 + abs(hi0))
     lo1, hi1 = lo1 + _EPS * (1 + abs(lo1)), hi1 - _EPS * (1 + abs(hi1))
     return ex0, ey0, ex1, ey1, lo0, hi0, lo1, hi1
+
+
+@njit(cache=True, error_model="numpy")
+def base_slabs(corners: np.ndarray) -> np.ndarray:
+    """Every base's :data:`Slabs` as a row (``(k, 8)``), for a whole map at once: they
+    depend on the base alone, and every crossing test of a pair reads them."""
+    slabs = np.empty((len(corners), 8))
+    for k in range(len(corners)):
+        rx, ry = _quad_at(corners, k)
+        row = _slabs(rx, ry)
+        for c in range(8):
+            slabs[k, c] = row[c]
+    return slabs
+
+
+@njit(cache=True, error_model="numpy")
+def _slab_at(slabs: np.ndarray, k: int) -> Slabs:
+    """Row ``k`` of :func:`base_slabs` as a tuple (no view of the array)."""
+    return (
+        slabs[k, 0],
+        slabs[k, 1],
+        slabs[k, 2],
+        slabs[k, 3],
+        slabs[k, 4],
+        slabs[k, 5],
+        slabs[k, 6],
+        slabs[k, 7],
+    )
 
 
 @njit(cache=True, error_model="numpy")
@@ -123,17 +128,17 @@ def _enters(px: float, py: float, qx: float, qy: float, rx: Quad, ry: Quad, slab
 
 
 @njit(cache=True, error_model="numpy")
-def _corner_lines_crossed(corners: np.ndarray, i: int, j: int, b: int) -> int:
+def _corner_lines_crossed(corners: np.ndarray, slabs: np.ndarray, i: int, j: int, b: int) -> int:
     """Which of the 16 segments from a corner of outline ``i`` to one of ``j`` (bit ``4 u
     + w``: corner ``u`` to corner ``w``) enter base ``b``: :func:`_crosses` of each, with
-    its arithmetic, sharing the base's :data:`Slabs`."""
+    its arithmetic, from the base's :data:`Slabs` (``slabs``: :func:`base_slabs`)."""
     rx, ry = _quad_at(corners, b)
-    slabs = _slabs(rx, ry)
+    slab = _slab_at(slabs, b)
     mask = 0
     for u in range(4):
         px, py = corners[i, u, 0], corners[i, u, 1]
         for w in range(4):
-            if _enters(px, py, corners[j, w, 0], corners[j, w, 1], rx, ry, slabs):
+            if _enters(px, py, corners[j, w, 0], corners[j, w, 1], rx, ry, slab):
                 mask |= 1 << (4 * u + w)
     return mask
 
@@ -656,12 +661,14 @@ def _shortest_clear(
     seg: np.ndarray,
     count: int,
     corners: np.ndarray,
+    slabs: np.ndarray,
     blockers: np.ndarray,
     best: float,
     pq: np.ndarray,
 ) -> float:
     """The shortest of the first ``count`` candidate segments (``length``; ``seg``: p's
-    x, y, q's x, y) shorter than ``best`` that crosses none of ``corners[blockers]``, the
+    x, y, q's x, y) shorter than ``best`` that crosses none of ``corners[blockers]``
+    (``slabs``: :func:`base_slabs`), the
     earliest of equal ones, into ``pq``; ``best`` when every one crosses. One pass,
     testing only candidates shorter than the best clear one so far: no sort (a blocked
     pair tests them all)."""
@@ -671,12 +678,12 @@ def _shortest_clear(
             continue
         px, py, qx, qy = seg[k, 0], seg[k, 1], seg[k, 2], seg[k, 3]
         rx, ry = _quad_at(corners, last)
-        clear = not _crosses(px, py, qx, qy, rx, ry)
+        clear = not _enters(px, py, qx, qy, rx, ry, _slab_at(slabs, last))
         if clear:
             for r in range(len(blockers)):  # by index: an array's iterator costs reference counts
                 b = blockers[r]
                 rx, ry = _quad_at(corners, b)
-                if b != last and _crosses(px, py, qx, qy, rx, ry):
+                if b != last and _enters(px, py, qx, qy, rx, ry, _slab_at(slabs, b)):
                     clear, last = False, b
                     break
         if clear:
@@ -745,22 +752,23 @@ def _hidden(
     ends: tuple[Quad, Quad, Quad, Quad],
     blockers: np.ndarray,
     corners: np.ndarray,
+    slabs: np.ndarray,
 ) -> bool:
     """Whether one of ``blockers`` crosses each segment from ``c`` to a corner of A, or
     each to a corner of B (``ends``: A's x, y, B's x, y). Then it crosses every segment
     from ``c`` to that outline (the base is convex: it crosses a segment between two of
     its crossings, nearer ``c`` than the outline), so every gap through ``c``, which
     runs from A to ``c`` to B. Only for a corner off both outlines: from one on A, a
-    gap may start at ``c``. :func:`_crosses`' test and arithmetic, sharing the base's
-    :data:`Slabs`."""
+    gap may start at ``c``. :func:`_crosses`' test and arithmetic, from the bases'
+    :data:`Slabs` (``slabs``: :func:`base_slabs`)."""
     for r in range(len(blockers)):
         rx, ry = _quad_at(corners, blockers[r])
-        slabs = _slabs(rx, ry)
+        slab = _slab_at(slabs, blockers[r])
         for side in range(2):
             ox, oy = ends[2 * side], ends[2 * side + 1]
             every = True
             for v in range(4):
-                if not _enters(cx, cy, ox[v], oy[v], rx, ry, slabs):
+                if not _enters(cx, cy, ox[v], oy[v], rx, ry, slab):
                     every = False
                     break
             if every:
@@ -858,6 +866,7 @@ def _through_grazed(
     kk: np.ndarray,
     nc: int,
     corners: np.ndarray,
+    slabs: np.ndarray,
     blockers: np.ndarray,
     best: float,
     pq: np.ndarray,
@@ -879,7 +888,7 @@ def _through_grazed(
         if not kk[g, 7] * (1 - 1e-9) - 1e-9 < best:
             continue
         cx, cy = kk[g, 0], kk[g, 1]
-        if kk[g, 6] == 0 and _hidden(cx, cy, ends, blockers, corners):
+        if kk[g, 6] == 0 and _hidden(cx, cy, ends, blockers, corners, slabs):
             kk[g, 7] = np.inf
             continue
         cg = (cx, cy, kk[g, 2], kk[g, 3], kk[g, 4], kk[g, 5], kk[g, 6])
@@ -905,7 +914,7 @@ def _through_grazed(
                 if d < best:
                     length[n], seg[n, 0], seg[n, 1], seg[n, 2], seg[n, 3] = d, px, py, qx, qy
                     n += 1
-        best = _shortest_clear(length, seg, n, corners, blockers, best, pq)
+        best = _shortest_clear(length, seg, n, corners, slabs, blockers, best, pq)
     return best
 
 
@@ -988,6 +997,7 @@ def _search(
     ib: int,
     blockers: np.ndarray,
     corners: np.ndarray,
+    slabs: np.ndarray,
     frames: np.ndarray,
     kk: np.ndarray,
     scratch: tuple[np.ndarray, np.ndarray],
@@ -1028,12 +1038,14 @@ def _search(
         length, seg = np.empty(size), np.empty((size, 4))
     # The lines free of grazed corners first: their best rules out the corners farther.
     n = _free_lines(pair, kk, nc, length, seg, crossed)
-    best = _shortest_clear(length, seg, n, corners, blockers, np.inf, pq)
-    best = _through_grazed(pair, kk, nc, corners, blockers, best, pq, length, seg, hidden_ends)
+    best = _shortest_clear(length, seg, n, corners, slabs, blockers, np.inf, pq)
+    best = _through_grazed(
+        pair, kk, nc, corners, slabs, blockers, best, pq, length, seg, hidden_ends
+    )
     if best == np.inf:
         return best
     n = _second_kind(pair, kk, nc, best, length, seg)
-    return _shortest_clear(length, seg, n, corners, blockers, best, pq)
+    return _shortest_clear(length, seg, n, corners, slabs, blockers, best, pq)
 
 
 @njit(cache=True, error_model="numpy")
@@ -1126,7 +1138,15 @@ def _boxes_meet(lo: np.ndarray, hi: np.ndarray, i: int, j: int) -> bool:
 
 
 Layout = tuple[
-    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
 ]
 """What every pair's search reads of the table, worked out once (:func:`pair_layout`)."""
 
@@ -1134,7 +1154,7 @@ Layout = tuple[
 @njit(cache=True, error_model="numpy")
 def pair_layout(corners: np.ndarray, live: np.ndarray) -> Layout:
     """The outlines' bounding boxes (``lo``, ``hi``), centres (``mid``), their corners'
-    greatest distance from the centre (``reach``) and :func:`_box_index`, as
+    greatest distance from the centre (``reach``), :func:`base_slabs` and :func:`_box_index`, as
     :func:`clear_pairs_into` reads them."""
     count = len(corners)
     lo, hi, mid = np.empty((count, 2)), np.empty((count, 2)), np.empty((count, 2))
@@ -1149,7 +1169,7 @@ def pair_layout(corners: np.ndarray, live: np.ndarray) -> Layout:
             dx, dy = corners[k, v, 0] - mid[k, 0], corners[k, v, 1] - mid[k, 1]
             reach[k] = max(reach[k], math.sqrt(dx * dx + dy * dy))
     started, unended, origin, scale = _box_index(lo, hi, live)
-    return lo, hi, mid, reach, started, unended, origin, scale
+    return lo, hi, mid, reach, base_slabs(corners), started, unended, origin, scale
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -1172,7 +1192,7 @@ def clear_pairs_into(
     length, left inf where every one crosses), ``p[k]`` and ``q[k]`` (its ends, left
     NaN). ``frames``: each outline's :func:`referee.rules.clearance._frames` as rows.
     Without the GIL: threads may each take every ``step``-th pair of one map."""
-    lo, hi, mid, reach, started, unended, origin, scale = layout
+    lo, hi, mid, reach, slabs, started, unended, origin, scale = layout
     m, count = len(first), len(corners)
     pool, key = np.empty(count, np.intp), np.empty(count)
     pq = np.empty(4)
@@ -1236,7 +1256,7 @@ def clear_pairs_into(
         for r in range(len(blockers)):
             b = blockers[r]
             rx, ry = _quad_at(corners, b)
-            if _crosses(pq[0], pq[1], pq[2], pq[3], rx, ry):
+            if _enters(pq[0], pq[1], pq[2], pq[3], rx, ry, _slab_at(slabs, b)):
                 crossed = True
                 break
         if _boxes_meet(lo, hi, i, j):
@@ -1253,7 +1273,7 @@ def clear_pairs_into(
         full = (1 << 16) - 1
         union, walled, counted = 0, False, 0
         for r in range(len(blockers)):  # nearest the centres' line first
-            m = _corner_lines_crossed(corners, i, j, blockers[r])
+            m = _corner_lines_crossed(corners, slabs, i, j, blockers[r])
             mask[r] = m
             union |= m
             counted += 1
@@ -1288,20 +1308,22 @@ def clear_pairs_into(
             for r in range(len(blockers)):
                 b = blockers[r]
                 rx, ry = _quad_at(corners, b)
-                if _crosses(pq[0], pq[1], pq[2], pq[3], rx, ry):
+                if _enters(pq[0], pq[1], pq[2], pq[3], rx, ry, _slab_at(slabs, b)):
                     chosen[ns] = b
                     ns += 1
                     known |= mask[r]  # every base has its mask here (no cover)
                     hidden |= _hidden_ends(mask[r])
         while True:
-            length = _search(i, j, chosen[:ns], corners, frames, kk, scratch, pq, known, hidden)
+            length = _search(
+                i, j, chosen[:ns], corners, slabs, frames, kk, scratch, pq, known, hidden
+            )
             if length == np.inf:
                 break
             added = ns
             for r in range(len(blockers)):  # the first base that crosses the answer
                 b = blockers[r]
                 rx, ry = _quad_at(corners, b)
-                if _crosses(pq[0], pq[1], pq[2], pq[3], rx, ry):
+                if _enters(pq[0], pq[1], pq[2], pq[3], rx, ry, _slab_at(slabs, b)):
                     chosen[ns] = b
                     ns += 1
                     known |= mask[r] if r < counted else 0

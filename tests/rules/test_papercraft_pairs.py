@@ -317,7 +317,7 @@ def test_the_corner_lines_each_base_crosses_are_the_crossing_tests_answers() -> 
     """The 16 corner-to-corner lines of a pair tested against a base at once (sharing
     projections) give the one-line test's very answers, on a grid where lines run along
     edges and through corners."""
-    from referee.rules.clear_search import _corner_lines_crossed, _crosses
+    from referee.rules.clear_search import _corner_lines_crossed, _crosses, base_slabs
 
     rng = np.random.default_rng(5)
     outlines = base_corners_many(
@@ -328,7 +328,7 @@ def test_the_corner_lines_each_base_crosses_are_the_crossing_tests_answers() -> 
     crossed = 0
     for i, j, b in rng.integers(0, 30, (400, 3)):
         rx, ry = tuple(outlines[b, :, 0].tolist()), tuple(outlines[b, :, 1].tolist())
-        mask = _corner_lines_crossed(outlines, i, j, b)
+        mask = _corner_lines_crossed(outlines, base_slabs(outlines), i, j, b)
         for u in range(4):
             for w in range(4):
                 one = _crosses(*outlines[i, u], *outlines[j, w], rx, ry)
@@ -419,7 +419,7 @@ def test_a_corner_hidden_from_an_outline_sees_none_of_it() -> None:
     """A corner the search leaves out as hidden by a base from A (or B): every segment
     from it to a point of that outline's edges crosses the base, as the numpy test
     finds; and corners it keeps include ones with a clear segment to both."""
-    from referee.rules.clear_search import _hidden
+    from referee.rules.clear_search import _hidden, base_slabs
 
     rng = np.random.default_rng(21)
     hidden = kept_open = 0
@@ -437,7 +437,7 @@ def test_a_corner_hidden_from_an_outline_sees_none_of_it() -> None:
             segments_cross_rectangles(np.repeat(c[None], len(r), 0), r, base[None])[:, 0]
             for r in rims
         ]
-        if _hidden(c[0], c[1], ends, np.array([0]), base[None]):
+        if _hidden(c[0], c[1], ends, np.array([0]), base[None], base_slabs(base[None])):
             hidden += 1
             assert crossed[0].all() or crossed[1].all()
         elif not crossed[0].all() and not crossed[1].all():
@@ -448,7 +448,7 @@ def test_a_corner_hidden_from_an_outline_sees_none_of_it() -> None:
 def test_a_corner_of_a_or_b_hidden_by_one_base_sees_none_of_the_other() -> None:
     """The corners of A and B whose four corner-to-corner lines one base crosses: every
     segment from such a corner to a point of the other outline crosses the base."""
-    from referee.rules.clear_search import _corner_lines_crossed, _hidden_ends
+    from referee.rules.clear_search import _corner_lines_crossed, _hidden_ends, base_slabs
 
     assert _hidden_ends(0xF0F0) == 0b1010 and _hidden_ends(0x2222) == 1 << 5
     rng = np.random.default_rng(8)
@@ -458,7 +458,7 @@ def test_a_corner_of_a_or_b_hidden_by_one_base_sees_none_of_the_other() -> None:
         outlines = base_corners_many(
             rng.uniform(0, 12, (3, 2)), rng.uniform(0, 180, 3), rng.uniform(0.5, 4, (3, 2))
         )
-        ends = _hidden_ends(_corner_lines_crossed(outlines, 0, 1, 2))
+        ends = _hidden_ends(_corner_lines_crossed(outlines, base_slabs(outlines), 0, 1, 2))
         for side, (src, dst) in enumerate(((outlines[0], outlines[1]), (outlines[1], outlines[0]))):
             rim = (dst + t * (np.roll(dst, -1, axis=0) - dst)).reshape(-1, 2)
             for u in range(4):
