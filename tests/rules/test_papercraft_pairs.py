@@ -3,6 +3,7 @@ exact (not a sampled line), the same pair by pair and all pairs at once."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import math
 
@@ -413,6 +414,16 @@ def test_a_map_shared_among_threads_is_the_one_thread_map(
     assert np.isinf(alone[0]).any() and np.isfinite(alone[0]).any()
     for a, b in zip(shared, alone, strict=True):
         np.testing.assert_array_equal(a, b)
+    # Maps asked for at once (the dashboard's threads, the session's): each its own.
+    monkeypatch.setattr(clearance, "_POOL_CORES", range(2))
+    with concurrent.futures.ThreadPoolExecutor(3) as callers:
+        jobs = [
+            callers.submit(clearance._clear_pair_segments, corners, live, first, second)
+            for _ in range(6)
+        ]
+        for job in jobs:
+            for a, b in zip(job.result(), alone, strict=True):
+                np.testing.assert_array_equal(a, b)
 
 
 def test_a_corner_hidden_from_an_outline_sees_none_of_it() -> None:
