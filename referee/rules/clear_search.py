@@ -656,6 +656,44 @@ def _turning_direction(
 
 
 @njit(cache=True, error_model="numpy")
+def _least_elsewhere(
+    h1: float, h2: float, n1x: float, n1y: float, c: float, s: float, cone_a: Quad, cone_b: Quad
+) -> bool:
+    """Whether :func:`_turning_direction`'s direction (same arguments) lies beyond doubt
+    outside the directions that leave A through its edge and meet B at its edge
+    (``cone_a``: from the edge's ends to the corner, ``cone_b``: from the corner to the
+    other edge's ends, each ``(x, y, x, y)``). There the line is no candidate of this
+    kind, and the best along these two edges is a corner line: so the root need not be
+    found. The slope's cubic changes sign once, so its signs at the ends of the
+    directions shared by both cones say on which side the root lies."""
+    if not (h1 > 0 and h2 > 0 and s != 0):
+        return False
+    lo, hi = -np.inf, np.inf  # the shared directions, as tangents of the turn from n1
+    for d1x, d1y, d2x, d2y in (cone_a, cone_b):
+        dot1, dot2 = n1x * d1x + n1y * d1y, n1x * d2x + n1y * d2y
+        z1, z2 = n1x * d1y - n1y * d1x, n1x * d2y - n1y * d2x
+        if dot1 > 0 and dot2 > 0:
+            t1, t2 = z1 / dot1, z2 / dot2
+            lo, hi = max(lo, min(t1, t2)), min(hi, max(t1, t2))
+        elif dot1 > 0 or dot2 > 0:  # past a quarter turn of n1 at one end
+            inside = z1 / dot1 if dot1 > 0 else z2 / dot2
+            ccw = _cross(d1x, d1y, d2x, d2y) > 0  # the cone turns from its first to second
+            if ccw == (dot1 > 0):
+                lo = max(lo, inside)
+            else:
+                hi = min(hi, inside)
+        else:
+            return False  # in doubt (the cones' own test rules this out)
+    lo, hi = lo - 1e-9 * (1 + abs(lo)), hi + 1e-9 * (1 + abs(hi))
+    if not lo <= hi:
+        return True
+    a3, a2, a1, a0 = h1 * s * s, 2 * h1 * c * s, h1 * c * c + h2 * c, -h2 * s
+    if math.isfinite(hi) and ((a3 * hi + a2) * hi + a1) * hi + a0 < 0:
+        return True  # still falling at the last shared direction
+    return math.isfinite(lo) and ((a3 * lo + a2) * lo + a1) * lo + a0 > 0
+
+
+@njit(cache=True, error_model="numpy")
 def _shortest_clear(
     length: np.ndarray,
     seg: np.ndarray,
@@ -980,6 +1018,17 @@ def _second_kind(
                 n2x, n2y = planes_b[3 * eb], planes_b[3 * eb + 1]
                 c, s = n1x * n2x + n1y * n2y, _cross(n1x, n1y, n2x, n2y)
                 if c < 0 and abs(s) < 1e-6:  # the normals a half turn apart, give or take
+                    continue
+                if _least_elsewhere(
+                    h1,
+                    h2,
+                    n1x,
+                    n1y,
+                    c,
+                    s,
+                    (cx - ax[ea], cy - ay[ea], cx - ax[fa_], cy - ay[fa_]),
+                    (bx[eb] - cx, by[eb] - cy, bx[fb_] - cx, by[fb_] - cy),
+                ):
                     continue
                 ux, uy = _turning_direction(h1, h2, n1x, n1y, c, s)
                 tx, ty = cx + ux, cy + uy

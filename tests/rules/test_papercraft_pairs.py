@@ -478,3 +478,46 @@ def test_a_corner_of_a_or_b_hidden_by_one_base_sees_none_of_the_other() -> None:
                     start = np.repeat(src[u][None], len(rim), 0)
                     assert segments_cross_rectangles(start, rim, outlines[2:])[:, 0].all()
     assert hidden > 20
+
+
+def test_a_grazing_turn_left_out_would_not_leave_and_meet_through_its_edges() -> None:
+    """Where the search skips finding the least gap's direction through a corner between
+    an edge of A and one of B, that direction misses one of the two edges; and where it
+    does find it, the direction often passes through both."""
+    from referee.rules.clear_search import _least_elsewhere, _turning_direction
+
+    def cross(u: np.ndarray, v: np.ndarray) -> float:
+        return float(u[0] * v[1] - u[1] * v[0])
+
+    def within(u: np.ndarray, d1: np.ndarray, d2: np.ndarray) -> bool:
+        if cross(d1, d2) < 0:
+            d1, d2 = d2, d1
+        return cross(d1, u) >= 0 and cross(u, d2) >= 0
+
+    rng = np.random.default_rng(17)
+    skipped = through_both = 0
+    for _ in range(3000):
+        c = np.zeros(2)
+        # A's edge below-left of the corner, B's above-right, at random turns.
+        phi_a, phi_b = rng.uniform(0, 2 * math.pi, 2)
+        n1 = np.array([math.cos(phi_a), math.sin(phi_a)])  # A's outward normal
+        n2 = np.array([math.cos(phi_b), math.sin(phi_b)])  # B's inward normal
+        h1, h2 = rng.uniform(0.2, 5.0, 2)
+        foot_a, foot_b = c - h1 * n1, c + h2 * n2
+        along_a, along_b = np.array([-n1[1], n1[0]]), np.array([-n2[1], n2[0]])
+        a_ends = foot_a + along_a * rng.uniform(-4, 4, 2)[:, None]
+        b_ends = foot_b + along_b * rng.uniform(-4, 4, 2)[:, None]
+        cos_t, sin_t = float(n1 @ n2), cross(n1, n2)
+        if cos_t < 0 and abs(sin_t) < 1e-6:
+            continue
+        cone_a = (*(c - a_ends[0]), *(c - a_ends[1]))
+        cone_b = (*(b_ends[0] - c), *(b_ends[1] - c))
+        args = (h1, h2, n1[0], n1[1], cos_t, sin_t)
+        u = np.array(_turning_direction(*args))
+        both = within(u, c - a_ends[0], c - a_ends[1]) and within(u, *(b_ends - c))
+        if _least_elsewhere(*args, cone_a, cone_b):
+            skipped += 1
+            assert not both
+        else:
+            through_both += both
+    assert skipped > 300 and through_both > 300
