@@ -12,7 +12,14 @@ crosses the answer (rarely more than one or two: a blocked pair is most often bl
 by two bases together), and lines are left out wherever a bound shows they cannot
 better the best so far: through a grazed corner, a gap is at least the corner's
 distances to the two outlines; a line of the second kind is one only where it leaves
-and meets the edges it was drawn for.
+and meets the edges it was drawn for. What a pair's earlier steps found is not found
+again: the corner-to-corner lines the masks show crossed are left out, and so are the
+lines from a corner of A or B that one base hides from the other outline, and those
+through a grazed corner a base hides.
+
+The table is laid out once per map (:func:`pair_layout`: boxes, a bitset index of them,
+every base's slabs for the crossing test), and threads may each take every n-th pair
+(:func:`clear_pairs_into` runs without the GIL).
 
 Small fixed-size values (an outline's corners, its half-planes, a corner's neighbours)
 travel as tuples, and the loops that write candidates do so themselves: a view of an
