@@ -1065,11 +1065,9 @@ def _search(
     ``blockers`` (``crossed``: the corner-to-corner lines they are known to cross, left
     out, as :func:`_corner_lines_crossed`'s bits; ``hidden_ends``: the corners of A and
     B one of them hides from the other outline, as :func:`_hidden_ends`' bits): its
-    length (inf if none), its ends
-    into ``pq``. ``kk``: room for the
-    corners a line may graze; ``scratch``: room for candidate lengths and segments,
-    reused from pair to pair (grown here when short): allocating them per search cost a
-    few percent."""
+    length (inf if none), its ends into ``pq``. ``kk``: room for the corners a line may
+    graze; ``scratch``: room for candidate lengths and segments, reused from pair to pair
+    (grown here when short): allocating them per search cost a few percent."""
     (ax, ay), (bx, by) = _quad_at(corners, ia), _quad_at(corners, ib)
     end_x = (ax[0], ax[1], ax[2], ax[3], bx[0], bx[1], bx[2], bx[3])
     end_y = (ay[0], ay[1], ay[2], ay[3], by[0], by[1], by[2], by[3])
@@ -1382,8 +1380,9 @@ def clear_pairs_into(
                 if _enters(pq[0], pq[1], pq[2], pq[3], rx, ry, _slab_at(slabs, b)):
                     chosen[ns] = b
                     ns += 1
-                    known |= mask[r] if r < counted else 0
-                    hidden |= _hidden_ends(mask[r]) if r < counted else 0
+                    if r < counted:  # its mask is known
+                        known |= mask[r]
+                        hidden |= _hidden_ends(mask[r])
                     break
             if ns == added:
                 break
