@@ -1127,7 +1127,7 @@ def _bits(m: int) -> int:
 
 
 _CELLS = 64
-"""Cells along each axis of the index of bases' boxes (:func:`_box_index`)."""
+"""Cells along each axis of the index of bases' boxes (:func:`_strip_index`)."""
 _DE_BRUIJN = 0x03F79D71B4CB0A89
 _LOW_BIT = np.zeros(64, np.intp)
 for _k in range(64):
@@ -1150,20 +1150,22 @@ def _cell(x: float, origin: float, scale: float) -> int:
 
 
 @njit(cache=True, error_model="numpy")
-def _box_index(
+def _strip_index(
     lo: np.ndarray, hi: np.ndarray, live: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Bitsets of the live bases (bit ``b % 64`` of word ``b // 64``) by the cells their
-    boxes span along each axis: ``(started, unended, origin, scale)``, where
-    ``started[a, c]`` holds the bases whose box starts in cell ``c`` or before along
-    axis ``a``, and ``unended[a, c]`` those whose box ends in cell ``c`` or after. The
-    bases whose boxes meet a box spanning cells ``c0`` to ``c1`` are among
-    ``started[a, c1] & unended[a, c0]`` on both axes: four words ANDed instead of a
-    test of every base."""
+    boxes span, strip by strip: ``(started, unended, origin, scale)``, where
+    ``started[a, r, c]`` holds the bases whose box meets strip ``r`` across axis ``a``
+    (cell ``r`` along the other axis) and starts in cell ``c`` or before along axis
+    ``a``, and ``unended[a, r, c]`` those meeting it that end in cell ``c`` or after.
+    The bases whose boxes meet cells ``c0`` to ``c1`` of strip ``r`` are among
+    ``started[a, r, c1] & unended[a, r, c0]``: a long diagonal pair reads the few cells
+    of each strip its corridor crosses, not the whole box around it, which at 400 pieces
+    held ten times the bases the corridor does."""
     count = len(lo)
     words = (count + 63) // 64
-    started = np.zeros((2, _CELLS, words), np.int64)
-    unended = np.zeros((2, _CELLS, words), np.int64)
+    started = np.zeros((2, _CELLS, _CELLS, words), np.int64)
+    unended = np.zeros((2, _CELLS, _CELLS, words), np.int64)
     origin, scale = np.zeros(2), np.ones(2)
     for a in range(2):
         first, last = np.inf, -np.inf
@@ -1171,16 +1173,72 @@ def _box_index(
             first, last = min(first, lo[b, a]), max(last, hi[b, a])
         if last > first:
             origin[a], scale[a] = first, _CELLS / (last - first)
+    for a in range(2):
+        across = 1 - a
         for b in range(count):
             if live[b]:
                 bit = np.int64(1) << (b % 64)
-                started[a, _cell(lo[b, a], origin[a], scale[a]), b // 64] |= bit
-                unended[a, _cell(hi[b, a], origin[a], scale[a]), b // 64] |= bit
-        for c in range(1, _CELLS):
-            for w in range(words):
-                started[a, c, w] |= started[a, c - 1, w]
-                unended[a, _CELLS - 1 - c, w] |= unended[a, _CELLS - c, w]
+                c0, c1 = _cell(lo[b, a], origin[a], scale[a]), _cell(hi[b, a], origin[a], scale[a])
+                r0 = _cell(lo[b, across], origin[across], scale[across])
+                r1 = _cell(hi[b, across], origin[across], scale[across])
+                for r in range(r0, r1 + 1):
+                    started[a, r, c0, b // 64] |= bit
+                    unended[a, r, c1, b // 64] |= bit
+        for r in range(_CELLS):
+            for c in range(1, _CELLS):
+                for w in range(words):
+                    started[a, r, c, w] |= started[a, r, c - 1, w]
+                    unended[a, r, _CELLS - 1 - c, w] |= unended[a, r, _CELLS - c, w]
     return started, unended, origin, scale
+
+
+@njit(cache=True, error_model="numpy")
+def _corridor(
+    near: np.ndarray,
+    band: tuple[float, float, float, float],
+    box: tuple[float, float, float, float],
+    started: np.ndarray,
+    unended: np.ndarray,
+    origin: np.ndarray,
+    scale: np.ndarray,
+) -> None:
+    """Into the words ``near``: the live bases (:func:`_strip_index`) whose boxes meet
+    the part of the band ``band`` (``nx, ny, low, high``: the points whose projection
+    on ``(nx, ny)`` lies between) inside the box ``box`` (``x_lo, y_lo, x_hi, y_hi``),
+    among others: a base with a point there is held. Strips run across the band's
+    longer extent, and each strip's cells span where the band crosses it, widened by a
+    margin far above rounding."""
+    nx, ny, b_lo, b_hi = band
+    # u along the strips, v across them: strips across the longer way (|n_v| >= |n_u|).
+    a = 0 if abs(ny) >= abs(nx) else 1
+    n_u, n_v = (nx, ny) if a == 0 else (ny, nx)
+    u_lo, u_hi = (box[0], box[2]) if a == 0 else (box[1], box[3])
+    v_lo, v_hi = (box[1], box[3]) if a == 0 else (box[0], box[2])
+    v = 1 - a
+    for w in range(len(near)):
+        near[w] = 0
+    r0, r1 = _cell(v_lo, origin[v], scale[v]), _cell(v_hi, origin[v], scale[v])
+    # Where the band's edges cross the line at v: u = edge + slope * v.
+    slope = -n_v / n_u if n_u != 0 else 0.0
+    edge_lo, edge_hi = (b_lo / n_u, b_hi / n_u) if n_u != 0 else (-np.inf, np.inf)
+    if edge_lo > edge_hi:
+        edge_lo, edge_hi = edge_hi, edge_lo
+    size = max(abs(edge_lo), abs(edge_hi))
+    step = 1 / scale[v]
+    for r in range(r0, r1 + 1):
+        s0 = v_lo if r == r0 else origin[v] + r * step
+        s1 = v_hi if r == r1 else origin[v] + (r + 1) * step
+        s0, s1 = s0 - 1e-9 * (1 + abs(s0)), s1 + 1e-9 * (1 + abs(s1))
+        w0, w1 = slope * s0, slope * s1
+        if w0 > w1:
+            w0, w1 = w1, w0
+        pad = 1e-9 * (1 + abs(w0) + abs(w1) + size)  # above rounding in the sums
+        w0, w1 = max(u_lo, w0 + edge_lo - pad), min(u_hi, w1 + edge_hi + pad)
+        if w0 > w1:
+            continue
+        c0, c1 = _cell(w0, origin[a], scale[a]), _cell(w1, origin[a], scale[a])
+        for w in range(len(near)):
+            near[w] |= started[a, r, c1, w] & unended[a, r, c0, w]
 
 
 @njit(cache=True, error_model="numpy")
@@ -1208,7 +1266,7 @@ Layout = tuple[
 @njit(cache=True, error_model="numpy")
 def pair_layout(corners: np.ndarray, live: np.ndarray) -> Layout:
     """The outlines' bounding boxes (``lo``, ``hi``), centres (``mid``), their corners'
-    greatest distance from the centre (``reach``), :func:`base_slabs` and :func:`_box_index`, as
+    greatest distance from the centre (``reach``), :func:`base_slabs` and :func:`_strip_index`, as
     :func:`clear_pairs_into` reads them."""
     count = len(corners)
     lo, hi, mid = np.empty((count, 2)), np.empty((count, 2)), np.empty((count, 2))
@@ -1222,7 +1280,7 @@ def pair_layout(corners: np.ndarray, live: np.ndarray) -> Layout:
         for v in range(4):
             dx, dy = corners[k, v, 0] - mid[k, 0], corners[k, v, 1] - mid[k, 1]
             reach[k] = max(reach[k], math.sqrt(dx * dx + dy * dy))
-    started, unended, origin, scale = _box_index(lo, hi, live)
+    started, unended, origin, scale = _strip_index(lo, hi, live)
     return lo, hi, mid, reach, base_slabs(corners), started, unended, origin, scale
 
 
@@ -1252,7 +1310,8 @@ def clear_pairs_into(
     pq = np.empty(4)
     chosen = np.empty(count, np.intp)
     mask = np.empty(count, np.int64)
-    words = started.shape[2]
+    words = started.shape[3]
+    near = np.empty(words, np.int64)
     kk = np.empty((20 * count, 8))  # a base's 4 corners, and 8 crossings with each outline
     room = 1024
     scratch = (np.empty(room), np.empty((room, 4)))
@@ -1272,14 +1331,14 @@ def clear_pairs_into(
         x_lo, y_lo = min(lo[i, 0], lo[j, 0]), min(lo[i, 1], lo[j, 1])
         x_hi, y_hi = max(hi[i, 0], hi[j, 0]), max(hi[i, 1], hi[j, 1])
         nb = 0
-        cx0, cx1 = _cell(x_lo, origin[0], scale[0]), _cell(x_hi, origin[0], scale[0])
-        cy0, cy1 = _cell(y_lo, origin[1], scale[1]), _cell(y_hi, origin[1], scale[1])
-        for w in range(words):  # the live bases whose boxes may meet the pair's box
-            near = started[0, cx1, w] & unended[0, cx0, w]
-            near &= started[1, cy1, w] & unended[1, cy0, w]
-            while near != 0:
-                b = 64 * w + _low_bit(near)
-                near &= near - 1
+        _corridor(
+            near, (nx, ny, b_lo, b_hi), (x_lo, y_lo, x_hi, y_hi), started, unended, origin, scale
+        )
+        for w in range(words):  # the live bases whose boxes may meet the corridor
+            bits = near[w]
+            while bits != 0:
+                b = 64 * w + _low_bit(bits)
+                bits &= bits - 1
                 if b in (i, j):
                     continue
                 if hi[b, 0] < x_lo or hi[b, 1] < y_lo or lo[b, 0] > x_hi or lo[b, 1] > y_hi:

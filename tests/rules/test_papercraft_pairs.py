@@ -363,12 +363,14 @@ def test_the_turning_direction_is_where_the_gap_between_two_edge_lines_is_least(
         assert gap <= grid.min() * (1 + 1e-9) + 1e-12
 
 
-def test_the_box_index_holds_every_live_base_whose_box_meets_a_query_box() -> None:
-    """Each pair's bases come from bitsets of the cells the boxes span: for query boxes
-    of every size, including ones beyond the table and boxes touching at one
-    coordinate, the bits hold every live base whose box meets the query, and no dead
-    one (the loop then tests the boxes exactly)."""
-    from referee.rules.clear_search import _box_index, _cell, _low_bit
+def test_the_strip_index_holds_every_live_base_with_a_point_in_the_corridor() -> None:
+    """Each pair's bases come from bitsets of the cells of each strip its corridor (the
+    band between two parallel lines, within a box) crosses: for bands of every slope and
+    width and boxes of every size, including ones beyond the table and boxes touching
+    at one coordinate, the bits hold every live base whose box has a point in the
+    corridor, and no dead one (the loop then tests the bases exactly); a thin diagonal
+    corridor holds far fewer than the box around it."""
+    from referee.rules.clear_search import _corridor, _low_bit, _strip_index
 
     assert [_low_bit(1 << k) for k in range(63)] == list(range(63))
     assert _low_bit(np.int64(-(2**63))) == 63 and _low_bit(0b101000) == 3
@@ -377,23 +379,31 @@ def test_the_box_index_holds_every_live_base_whose_box_meets_a_query_box() -> No
     lo = rng.integers(0, 60, (count, 2)).astype(float)
     hi = lo + rng.choice([0.0, 1.0, 2.5, 6.0], (count, 2))
     live = rng.random(count) > 0.2
-    started, unended, origin, scale = _box_index(lo, hi, live)
-    for _ in range(300):
+    started, unended, origin, scale = _strip_index(lo, hi, live)
+    near = np.empty(started.shape[3], np.int64)
+    for trial in range(600):
         q_lo = rng.integers(-5, 70, 2).astype(float)
-        q_hi = q_lo + rng.choice([0.0, 0.5, 3.0, 40.0], 2)
-        cells = [
-            (_cell(q_lo[a], origin[a], scale[a]), _cell(q_hi[a], origin[a], scale[a]))
-            for a in range(2)
-        ]
-        bits = [
-            int(started[0, cells[0][1], w] & unended[0, cells[0][0], w])
-            & int(started[1, cells[1][1], w] & unended[1, cells[1][0], w])
-            for w in range(started.shape[2])
-        ]
-        held = {64 * w + k for w, word in enumerate(bits) for k in range(64) if word >> k & 1}
-        meets = np.all((hi >= q_lo) & (lo <= q_hi), axis=1)
-        assert set(np.flatnonzero(meets & live).tolist()) <= held
+        q_hi = q_lo + rng.choice([0.0, 0.5, 3.0, 40.0, 70.0], 2)
+        turn = rng.choice([0.0, math.pi / 2, math.pi / 4, rng.uniform(0, 2 * math.pi)])
+        n = np.array([math.cos(turn), math.sin(turn)]) * rng.choice([0.5, 1.0, 30.0])
+        mid = float(n @ (q_lo + q_hi) / 2 + rng.normal(0, 10))
+        half = float(rng.choice([0.0, 0.5, 2.0, 20.0])) * float(np.hypot(*n))
+        band = (float(n[0]), float(n[1]), mid - half, mid + half)
+        _corridor(near, band, (*q_lo, *q_hi), started, unended, origin, scale)
+        held = {64 * w + k for w, word in enumerate(near) for k in range(64) if word >> k & 1}
+        # A box's part inside the query box, and that part's extent across the band.
+        a, b = np.maximum(lo, q_lo), np.minimum(hi, q_hi)
+        boxed = np.all(a <= b, axis=1)
+        mixed = [a[:, 0] * n[0] + b[:, 1] * n[1], b[:, 0] * n[0] + a[:, 1] * n[1]]
+        ends = np.stack([a @ n, b @ n, *mixed])
+        in_band = boxed & (ends.max(axis=0) >= band[2]) & (ends.min(axis=0) <= band[3])
+        assert set(np.flatnonzero(in_band & live).tolist()) <= held, trial
         assert not held & set(np.flatnonzero(~live).tolist())
+    # Corner to corner of the whole table, one inch wide: a long diagonal pair.
+    diagonal = (-1.0, 1.0, -0.5, 0.5)
+    _corridor(near, diagonal, (0.0, 0.0, 66.0, 66.0), started, unended, origin, scale)
+    held = sum(bin(int(word) & (2**64 - 1)).count("1") for word in near)
+    assert held < live.sum() / 3
 
 
 def test_a_map_shared_among_threads_is_the_one_thread_map(
