@@ -3,7 +3,8 @@
 Run: .venv/bin/python benchmarks/bench_rules.py [--quick]
 Goal: <= 10 ms median for the whole matrix in every system, and < 40 ms for 400 pieces.
 Every system runs on one core but Papercraft, whose map shares its pairs among the
-cores: its wall time is what a player waits, its CPU time the sum over the cores.
+cores, and Pz8 Divisional, whose map's sides are seen side by side on them: their wall
+time is what a player waits, their CPU time the sum over the cores.
 The single questions take turns with the matrix: the `move` one, scalar geometry the
 matrix never runs, also shows how fast the shared machine was running at the time.
 """

@@ -24,7 +24,7 @@ from numba import njit
 EPS = 1e-9  # referee.geometry.EPS; not imported, so this module stands below geometry
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def contacts(
     A: np.ndarray,
     B: np.ndarray,
@@ -164,7 +164,7 @@ def contacts(
     )
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def bin_lines(
     bins: np.ndarray, length2: np.ndarray, li: np.ndarray, lj: np.ndarray, n_bins: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -203,7 +203,7 @@ def bin_lines(
     return order, sorted2, table, longest2
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def through_lines(
     dist: np.ndarray,
     centre: np.ndarray,
@@ -266,7 +266,7 @@ def through_lines(
     return out
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def near_gaps(
     dist: np.ndarray,
     radius: np.ndarray,
@@ -301,7 +301,7 @@ def near_gaps(
     return qv[:got].copy(), qk[:got].copy(), gap2[:got].copy(), ratio[:got].copy()
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def near_lines(
     qv: np.ndarray,
     qk: np.ndarray,
@@ -368,7 +368,7 @@ def near_lines(
     return line[:out].copy(), disc[:out].copy()
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def open_candidates(
     cs: np.ndarray,
     cp: np.ndarray,
@@ -465,7 +465,7 @@ def open_candidates(
     return done, lines, outlines
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def in_contact(
     hit: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     ru: np.ndarray,
@@ -509,7 +509,7 @@ def in_contact(
     return which[:got].copy(), excluded[:got].copy(), block[:got].copy()
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", nogil=True, error_model="numpy")
 def _signed_distance(px: float, py: float, p: int, rows: tuple) -> float:
     """Distance from a point to outline ``p`` (:attr:`PreparedPolygons.rows`), positive
     inside by crossing number: ``referee.geometry._dist_parity``'s arithmetic."""
@@ -535,7 +535,7 @@ def _signed_distance(px: float, py: float, p: int, rows: tuple) -> float:
     return dist if inside else -dist
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", nogil=True, error_model="numpy")
 def _middle_depth(
     A: np.ndarray,
     B: np.ndarray,
@@ -564,7 +564,7 @@ def _middle_depth(
     return inside if inside > 0 else 0.0
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def middle_depths(
     A: np.ndarray,
     B: np.ndarray,
@@ -584,7 +584,7 @@ def middle_depths(
     return out
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def deep_crossings(
     A: np.ndarray,
     B: np.ndarray,
@@ -671,7 +671,7 @@ def deep_crossings(
     return deep, got, search[:n_search].copy()
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def golden_search(
     A: np.ndarray,
     B: np.ndarray,
@@ -720,7 +720,7 @@ def golden_search(
     return out
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def convex_max_depths(
     A: np.ndarray,
     B: np.ndarray,

@@ -11,6 +11,7 @@ up to a bounded amount, removes it.
 
 from __future__ import annotations
 
+import concurrent.futures
 import ctypes
 import functools
 import os
@@ -26,6 +27,19 @@ MMAP_THRESHOLD = 32 << 20
 """Blocks below this come from the reusable heap (glibc's largest allowed value)."""
 TRIM_THRESHOLD = 256 << 20
 """Free heap kept for reuse before any is returned to the kernel."""
+
+
+CORES = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
+"""The cores this process may run on: compiled stages that release the GIL share their
+work among them (Papercraft's clear lines, the sides of a map seen side by side)."""
+
+
+@functools.cache
+def worker_pool() -> concurrent.futures.ThreadPoolExecutor:
+    """The threads that take the other shares of such work, made on first use: the
+    calling thread always takes a share itself, so one fewer than the cores."""
+    workers = max(len(CORES) - 1, 1)
+    return concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="referee-share")
 
 
 @functools.cache

@@ -20,14 +20,12 @@ The search runs pair by pair in :mod:`referee.rules.clear_search`, compiled.
 
 from __future__ import annotations
 
-import concurrent.futures
-import functools
-import os
 from collections.abc import Sequence
 
 import numpy as np
 
 from referee.geometry import upper_pairs
+from referee.runtime import CORES, worker_pool
 from referee.scene import Piece
 
 
@@ -131,27 +129,18 @@ def _clear_pair_segments(
     if shares < 2:
         clear_pairs_into(0, 1, *args)
         return out, p, q
-    others = [_pool().submit(clear_pairs_into, k, shares, *args) for k in range(1, shares)]
+    others = [worker_pool().submit(clear_pairs_into, k, shares, *args) for k in range(1, shares)]
     clear_pairs_into(0, shares, *args)  # this thread takes a share too
     for job in others:
         job.result()
     return out, p, q
 
 
-_POOL_CORES = (
-    os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
-)
+_POOL_CORES = CORES
 """The cores this process may run on: one share of a map's pairs each."""
 _PAIRS_PER_SHARE = 200
 """Fewer pairs than this per core run in the calling thread alone: handing a share to
 another thread and back costs about a tenth of a millisecond."""
-
-
-@functools.cache
-def _pool() -> concurrent.futures.ThreadPoolExecutor:
-    """The threads that take the other shares of a map (made on first use)."""
-    workers = max(len(_POOL_CORES) - 1, 1)
-    return concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="clear-search")
 
 
 def _segment_crosses_rectangle(p: np.ndarray, q: np.ndarray, rects: np.ndarray) -> np.ndarray:

@@ -87,9 +87,13 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.pz8 import ROUGH
+from referee.runtime import CORES, worker_pool
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 QUALITIES = ("elite", "average", "green")
+_SIDE_BY_SIDE = 60
+"""Pieces from which the all-pairs map's sides are seen side by side on the cores (a
+share handed to another thread and back costs about a tenth of a millisecond)."""
 WORD = {True: "within", False: "beyond", None: "too close to call at"}
 
 
@@ -421,17 +425,29 @@ class Pz8Divisional(DivisionalBase):
         shared = _SideView(self.settings, None).los_obstacles(scene, table)
         single = [o for o in shared if o.forest < 0]
         prep = prepare_polygons([o.polygon for o in single])  # terrain first, as each pass
-        los = np.zeros((len(pieces), len(pieces)), np.int8)
+        table.bearings, table.corners  # noqa: B018 (worked out here, not in two threads)
+        passes = []
         for side in sides:
             own = {p.id for p in pieces if p.side == side}
             sees = [o.kind != "unit" or o.piece not in own for o in shared]
-            seen = [o for o, ok in zip(shared, sees, strict=True) if ok]
+            kept = [o for o, ok in zip(shared, sees, strict=True) if ok]
             keep = np.flatnonzero([ok for o, ok in zip(shared, sees, strict=True) if o.forest < 0])
-            view = _SideView(self.settings, side)
             rows = np.array([p.side == side for p in pieces])
-            # Only the lines this side fires along.
-            part = view.visibility_of(scene, rows, table, (seen, prep.subset(keep)))
-            los[rows] = part.los[rows]
+            passes.append((_SideView(self.settings, side), rows, (kept, prep.subset(keep))))
+
+        def one_side(
+            view: _SideView, rows: NDArray[np.bool_], seen: tuple[list[Obstacle], PreparedPolygons]
+        ) -> NDArray[np.int8]:
+            """This side's rows of the map: only the lines it fires along."""
+            return view.visibility_of(scene, rows, table, seen).los[rows]
+
+        # The sides' passes are independent and their compiled stages release the GIL:
+        # side by side on the cores once a map is big enough to repay the handing over.
+        shared_out = len(CORES) > 1 and len(pieces) >= _SIDE_BY_SIDE
+        others = [worker_pool().submit(one_side, *a) for a in passes[1:]] if shared_out else []
+        los = np.zeros((len(pieces), len(pieces)), np.int8)
+        for k, side_pass in enumerate(passes):
+            los[side_pass[1]] = others[k - 1].result() if k and shared_out else one_side(*side_pass)
         return Visibility(tuple(p.id for p in pieces), table.distance, los)
 
     # -- contact and engagement -----------------------------------------------------------

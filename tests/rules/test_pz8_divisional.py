@@ -174,6 +174,46 @@ def test_the_all_pairs_map_is_seen_from_each_side() -> None:
     assert vis.los_of("a", "b") == "blocked" and vis.los_of("b", "a") == "clear"
 
 
+def test_a_big_map_seen_side_by_side_on_two_cores_is_the_one_core_map(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """From 60 pieces the sides' passes run on the cores at once (the other side's on a
+    worker thread); the map is the one a single core makes, line for line, also for
+    three sides and with several callers at once."""
+    import concurrent.futures
+
+    from referee.rules import pz8_divisional
+    from referee.sim.tables import random_table
+
+    rules = find_ruleset("pz8-divisional")
+    two = random_table(120, 30, 0.02, seed=4, ruleset="pz8-divisional")
+    three = dataclasses.replace(
+        two,
+        pieces=tuple(dataclasses.replace(p, side="xyz"[k % 3]) for k, p in enumerate(two.pieces)),
+    )
+    monkeypatch.setattr(pz8_divisional, "CORES", range(1))
+    alone = [rules.visibility(s) for s in (two, three)]
+    handed: list[Any] = []
+    pool = pz8_divisional.worker_pool()
+
+    def counted(fn: Any, *args: Any) -> concurrent.futures.Future[Any]:
+        handed.append(args[1])  # the side's rows
+        return pool.submit(fn, *args)
+
+    monkeypatch.setattr(pz8_divisional, "CORES", range(2))
+    monkeypatch.setattr(
+        pz8_divisional, "worker_pool", lambda: type("P", (), {"submit": staticmethod(counted)})
+    )
+    for scene, want in zip((two, three), alone, strict=True):
+        got = rules.visibility(scene)
+        assert (got.los == want.los).all() and (got.distance == want.distance).all()
+        assert (got.los != got.los.T).any()  # seen from each side: not symmetric
+    assert len(handed) == 1 + 2  # one other side, then two
+    with concurrent.futures.ThreadPoolExecutor(3) as callers:
+        maps = list(callers.map(rules.visibility, [two, three, two]))
+    assert all((m.los == w.los).all() for m, w in zip(maps, [*alone, alone[0]], strict=True))
+
+
 def test_sections_are_measured_on_their_long_side() -> None:
     assert min_rectangle([[0, 0], [1, 0], [1, 3], [0, 3]]) == (3.0, 1.0, 90.0)  # type: ignore[arg-type]
     scene = Scene(
