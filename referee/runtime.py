@@ -18,8 +18,12 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import FrameType
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
@@ -31,7 +35,7 @@ TRIM_THRESHOLD = 256 << 20
 
 CORES = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)
 """The cores this process may run on: compiled stages that release the GIL share their
-work among them (Papercraft's clear lines, the sides of a map seen side by side)."""
+work among them (:func:`in_shares`)."""
 
 
 @functools.cache
@@ -40,6 +44,19 @@ def worker_pool() -> concurrent.futures.ThreadPoolExecutor:
     calling thread always takes a share itself, so one fewer than the cores."""
     workers = max(len(CORES) - 1, 1)
     return concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="referee-share")
+
+
+def in_shares(shares: Sequence[Callable[[], T]]) -> list[T]:
+    """Each of ``shares`` run, the first in this thread and the others on the
+    :func:`worker_pool`, their results in order. A share the pool has not started by
+    the time this thread is done with its own runs here too, so a share may share out
+    its own work (a map of each side, each map's lines) without waiting on a queue that
+    only it could empty."""
+    jobs = [worker_pool().submit(share) for share in shares[1:]]
+    results = [shares[0]()] if shares else []
+    for job, share in zip(jobs, shares[1:], strict=True):
+        results.append(share() if job.cancel() else job.result())
+    return results
 
 
 @functools.cache

@@ -127,3 +127,32 @@ def test_no_relay_off_the_main_thread_or_where_ctrl_c_is_ignored() -> None:
         signal.set_wakeup_fd(previous)
         os.close(read)
         os.close(write)
+
+
+def test_shares_run_on_the_pool_in_order_and_may_share_out_their_own_work() -> None:
+    """Results come back in the shares' order; a share that itself shares out work runs
+    to the end even with every worker busy (it takes back what no worker started);
+    a share's error reaches the caller."""
+    import threading
+
+    from referee.runtime import in_shares
+
+    seen: set[str] = set()
+
+    def leaf(k: int) -> int:
+        seen.add(threading.current_thread().name)
+        return k * k
+
+    def branch(k: int) -> list[int]:
+        return in_shares([lambda m=m: leaf(10 * k + m) for m in range(3)])
+
+    got = in_shares([lambda k=k: branch(k) for k in range(4)])
+    assert got == [[(10 * k + m) ** 2 for m in range(3)] for k in range(4)]
+    assert threading.current_thread().name in seen
+    assert in_shares([]) == [] and in_shares([lambda: 7]) == [7]
+
+    def fails() -> int:
+        raise ValueError("bad share")
+
+    with pytest.raises(ValueError, match="bad share"):
+        in_shares([lambda: 1, fails])

@@ -20,12 +20,13 @@ The search runs pair by pair in :mod:`referee.rules.clear_search`, compiled.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 
 from referee.geometry import upper_pairs
-from referee.runtime import CORES, worker_pool
+from referee.runtime import CORES, in_shares
 from referee.scene import Piece
 
 
@@ -129,10 +130,7 @@ def _clear_pair_segments(
     if shares < 2:
         clear_pairs_into(0, 1, *args)
         return out, p, q
-    others = [worker_pool().submit(clear_pairs_into, k, shares, *args) for k in range(1, shares)]
-    clear_pairs_into(0, shares, *args)  # this thread takes a share too
-    for job in others:
-        job.result()
+    in_shares([functools.partial(clear_pairs_into, k, shares, *args) for k in range(shares)])
     return out, p, q
 
 

@@ -50,6 +50,7 @@ the attacker). Grid answers count squares: ``distance``, ``uncertainty`` and
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -87,7 +88,7 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.pz8 import ROUGH
-from referee.runtime import CORES, worker_pool
+from referee.runtime import CORES, in_shares
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 QUALITIES = ("elite", "average", "green")
@@ -443,11 +444,14 @@ class Pz8Divisional(DivisionalBase):
 
         # The sides' passes are independent and their compiled stages release the GIL:
         # side by side on the cores once a map is big enough to repay the handing over.
-        shared_out = len(CORES) > 1 and len(pieces) >= _SIDE_BY_SIDE
-        others = [worker_pool().submit(one_side, *a) for a in passes[1:]] if shared_out else []
+        shares = [functools.partial(one_side, *side_pass) for side_pass in passes]
+        if len(CORES) > 1 and len(pieces) >= _SIDE_BY_SIDE:
+            parts = in_shares(shares)
+        else:
+            parts = [share() for share in shares]
         los = np.zeros((len(pieces), len(pieces)), np.int8)
-        for k, side_pass in enumerate(passes):
-            los[side_pass[1]] = others[k - 1].result() if k and shared_out else one_side(*side_pass)
+        for side_pass, part in zip(passes, parts, strict=True):
+            los[side_pass[1]] = part
         return Visibility(tuple(p.id for p in pieces), table.distance, los)
 
     # -- contact and engagement -----------------------------------------------------------

@@ -177,9 +177,9 @@ def test_the_all_pairs_map_is_seen_from_each_side() -> None:
 def test_a_big_map_seen_side_by_side_on_two_cores_is_the_one_core_map(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """From 60 pieces the sides' passes run on the cores at once (the other side's on a
-    worker thread); the map is the one a single core makes, line for line, also for
-    three sides and with several callers at once."""
+    """From 60 pieces the sides' passes run on the cores at once; the map is the one a
+    single core makes, line for line, also for three sides and with several callers at
+    once."""
     import concurrent.futures
 
     from referee.rules import pz8_divisional
@@ -193,22 +193,20 @@ def test_a_big_map_seen_side_by_side_on_two_cores_is_the_one_core_map(
     )
     monkeypatch.setattr(pz8_divisional, "CORES", range(1))
     alone = [rules.visibility(s) for s in (two, three)]
-    handed: list[Any] = []
-    pool = pz8_divisional.worker_pool()
+    handed: list[int] = []
+    real = pz8_divisional.in_shares
 
-    def counted(fn: Any, *args: Any) -> concurrent.futures.Future[Any]:
-        handed.append(args[1])  # the side's rows
-        return pool.submit(fn, *args)
+    def counted(shares: list[Any]) -> list[Any]:
+        handed.append(len(shares))
+        return real(shares)
 
     monkeypatch.setattr(pz8_divisional, "CORES", range(2))
-    monkeypatch.setattr(
-        pz8_divisional, "worker_pool", lambda: type("P", (), {"submit": staticmethod(counted)})
-    )
+    monkeypatch.setattr(pz8_divisional, "in_shares", counted)
     for scene, want in zip((two, three), alone, strict=True):
         got = rules.visibility(scene)
         assert (got.los == want.los).all() and (got.distance == want.distance).all()
         assert (got.los != got.los.T).any()  # seen from each side: not symmetric
-    assert len(handed) == 1 + 2  # one other side, then two
+    assert handed == [2, 3]
     with concurrent.futures.ThreadPoolExecutor(3) as callers:
         maps = list(callers.map(rules.visibility, [two, three, two]))
     assert all((m.los == w.los).all() for m, w in zip(maps, [*alone, alone[0]], strict=True))
