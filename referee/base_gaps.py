@@ -94,7 +94,7 @@ def _separated(corners: np.ndarray, i: int, j: int) -> bool:
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def base_gaps(
     corners: np.ndarray,
     cols: np.ndarray,
@@ -102,9 +102,12 @@ def base_gaps(
     tol_sat: float,
     tol: float,
     out: np.ndarray,
+    start: int = 0,
+    step: int = 1,
 ) -> None:
-    """Fill ``out`` (``(n, n)``, zeros) with every pair's gap; 0 for bases that touch or
-    overlap.
+    """Fill ``out`` (``(n, n)``, zeros) with the gap of every pair ``i < j`` for rows
+    ``i = start, start + step, ...`` (and its mirror ``out[j, i]``); 0 for bases that
+    touch or overlap. Without the GIL: threads may each take every ``step``-th row.
 
     ``corners`` ``(n, 4, 2)``; ``cols`` ``(7, n)``: each base as a parallelogram ``mid
     +- fwd +- rgt`` (mid x, y, fwd x, y, rgt x, y) and the reach from mid to any corner
@@ -136,7 +139,7 @@ def base_gaps(
     es = np.empty(32, np.int64)
     behind = np.empty((2, 4))  # corners of i, of j: how far behind their base's front
     behind_edge = np.empty((2, 4))  # edges (their nearer end)
-    for i in range(n):
+    for i in range(start, n, step):
         for j in range(i + 1, n):
             dx, dy = mx[j] - mx[i], my[j] - my[i]
             dist = math.sqrt(dx * dx + dy * dy)

@@ -129,6 +129,23 @@ def test_same_floats_as_dense(kind: str, seed: int) -> None:
     assert not len(diff), [(i, j, got[i, j], want[i, j]) for i, j in diff[:5]]
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_rows_shared_among_cores_give_the_same_floats(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big table's rows are measured on several cores, every n-th row to each: the
+    very floats of the dense form, in both halves of the matrix."""
+    from referee import geometry
+
+    monkeypatch.setattr(geometry, "CORES", range(3))
+    monkeypatch.setattr(geometry, "_GAPS_PER_SHARE", 100)
+    rng = np.random.default_rng(11)
+    xy, heading, base = table(kind, 60, rng)
+    got = pairwise_base_distances(xy, heading, base)
+    want = dense_base_distances(xy, heading, base)
+    assert np.array_equal(got.view(np.int64), want.view(np.int64))
+
+
 @pytest.mark.parametrize("n", [0, 1, 2, 3])
 def test_small_tables(n: int) -> None:
     rng = np.random.default_rng(n)
