@@ -1,5 +1,5 @@
 """Process settings every ``referee`` command runs with: freed memory kept for reuse,
-and a Ctrl-C that always stops the command.
+a Ctrl-C that always stops the command, and the cores compiled work is shared among.
 
 The rules and vision stages work in numpy temporaries of a few megabytes. glibc's
 allocator hands such blocks back to the kernel when they are freed (``mmap`` above a
@@ -7,6 +7,10 @@ threshold, heap trimming above another), so the next call takes every page afres
 page fault and a zeroed page each time. On a 400-piece table that was a third of the
 all-pairs LOS time (``benchmarks/README.md``, "rules"). Keeping freed memory for reuse,
 up to a bounded amount, removes it.
+
+The all-pairs maps' compiled loops release the GIL, so their biggest stages share their
+work among the cores in threads (:func:`in_shares`): Papercraft's pairs, Divisional's
+sides, the base-edge distance table's rows.
 """
 
 from __future__ import annotations
@@ -50,8 +54,8 @@ def in_shares(shares: Sequence[Callable[[], T]]) -> list[T]:
     """Each of ``shares`` run, the first in this thread and the others on the
     :func:`worker_pool`, their results in order. A share the pool has not started by
     the time this thread is done with its own runs here too, so a share may share out
-    its own work (a map of each side, each map's lines) without waiting on a queue that
-    only it could empty."""
+    its own work in turn (a side's map, that map's distance table) without waiting on a
+    queue that only it could empty."""
     jobs = [worker_pool().submit(share) for share in shares[1:]]
     results = [shares[0]()] if shares else []
     for job, share in zip(jobs, shares[1:], strict=True):
