@@ -17,8 +17,9 @@ again: the corner-to-corner lines the masks show crossed are left out, and so ar
 lines from a corner of A or B that one base hides from the other outline, and those
 through a grazed corner a base hides.
 
-The table is laid out once per map (:func:`pair_layout`: boxes, a bitset index of them,
-every base's slabs for the crossing test), and threads may each take every n-th pair
+The table is laid out once per map (:func:`pair_layout`: boxes, a bitset index of them
+strip by strip, from which each pair reads the cells its corridor crosses, every base's
+slabs for the crossing test), and threads may each take every n-th pair
 (:func:`clear_pairs_into` runs without the GIL).
 
 Small fixed-size values (an outline's corners, its half-planes, a corner's neighbours)
