@@ -1307,7 +1307,7 @@ def clear_pairs_into(
     Without the GIL: threads may each take every ``step``-th pair of one map."""
     lo, hi, mid, reach, slabs, started, unended, origin, scale = layout
     m, count = len(first), len(corners)
-    pool, key = np.empty(count, np.intp), np.empty(count)
+    pool, key, found = np.empty(count, np.intp), np.empty(count), np.empty(count, np.intp)
     pq = np.empty(4)
     chosen = np.empty(count, np.intp)
     mask = np.empty(count, np.int64)
@@ -1354,14 +1354,17 @@ def clear_pairs_into(
                     s = corners[b, v, 0] * nx + corners[b, v, 1] * ny
                     s_lo, s_hi = min(s_lo, s), max(s_hi, s)
                 if s_hi > b_lo and s_lo < b_hi:
-                    # Nearest the line through the centres first: the likeliest to cut.
+                    # Off the line through the centres: the nearest are likeliest to cut.
                     d = abs((mid[b, 0] - mid[i, 0]) * nx + (mid[b, 1] - mid[i, 1]) * ny)
-                    at = nb
-                    while at > 0 and key[at - 1] > d:
-                        pool[at], key[at] = pool[at - 1], key[at - 1]
-                        at -= 1
-                    pool[at], key[at] = b, d
+                    found[nb], key[nb] = b, d
                     nb += 1
+        # The nearest that line first, equals in the order found: each base's place
+        # counted, without branches (sorting by insertion mispredicted its shifts).
+        for x in range(nb):
+            dx, rank = key[x], 0
+            for y in range(nb):
+                rank += (key[y] < dx) | ((key[y] == dx) & (y < x))
+            pool[rank] = found[x]
         blockers = pool[:nb]
         (ax, ay), (bx, by) = _quad_at(corners, i), _quad_at(corners, j)
         fa, fb = _frame(frames, i), _frame(frames, j)
