@@ -1259,30 +1259,23 @@ Layout = tuple[
     np.ndarray,
     np.ndarray,
     np.ndarray,
-    np.ndarray,
 ]
 """What every pair's search reads of the table, worked out once (:func:`pair_layout`)."""
 
 
 @njit(cache=True, error_model="numpy")
 def pair_layout(corners: np.ndarray, live: np.ndarray) -> Layout:
-    """The outlines' bounding boxes (``lo``, ``hi``), centres (``mid``), their corners'
-    greatest distance from the centre (``reach``), :func:`base_slabs` and :func:`_strip_index`, as
-    :func:`clear_pairs_into` reads them."""
+    """The outlines' bounding boxes (``lo``, ``hi``), centres (``mid``),
+    :func:`base_slabs` and :func:`_strip_index`, as :func:`clear_pairs_into` reads them."""
     count = len(corners)
     lo, hi, mid = np.empty((count, 2)), np.empty((count, 2)), np.empty((count, 2))
-    reach = np.empty(count)
     for k in range(count):
         for a in range(2):
             lo[k, a], hi[k, a] = corners[k, :, a].min(), corners[k, :, a].max()
             c = corners[k, :, a]
             mid[k, a] = (((c[0] + c[1]) + c[2]) + c[3]) / 4
-        reach[k] = 0.0
-        for v in range(4):
-            dx, dy = corners[k, v, 0] - mid[k, 0], corners[k, v, 1] - mid[k, 1]
-            reach[k] = max(reach[k], math.sqrt(dx * dx + dy * dy))
     started, unended, origin, scale = _strip_index(lo, hi, live)
-    return lo, hi, mid, reach, base_slabs(corners), started, unended, origin, scale
+    return lo, hi, mid, base_slabs(corners), started, unended, origin, scale
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -1305,7 +1298,7 @@ def clear_pairs_into(
     length, left inf where every one crosses), ``p[k]`` and ``q[k]`` (its ends, left
     NaN). ``frames``: each outline's :func:`referee.rules.clearance._frames` as rows.
     Without the GIL: threads may each take every ``step``-th pair of one map."""
-    lo, hi, mid, reach, slabs, started, unended, origin, scale = layout
+    lo, hi, mid, slabs, started, unended, origin, scale = layout
     m, count = len(first), len(corners)
     pool, key, found = np.empty(count, np.intp), np.empty(count), np.empty(count, np.intp)
     pq = np.empty(4)
@@ -1328,7 +1321,6 @@ def clear_pairs_into(
                 b_lo, b_hi, big = min(b_lo, s), max(b_hi, s), max(big, abs(s))
         slack = 1e-9 * (1.0 + big)
         b_lo, b_hi = b_lo - slack, b_hi + slack
-        size = math.sqrt(nx * nx + ny * ny) * (1 + 1e-9)
         x_lo, y_lo = min(lo[i, 0], lo[j, 0]), min(lo[i, 1], lo[j, 1])
         x_hi, y_hi = max(hi[i, 0], hi[j, 0]), max(hi[i, 1], hi[j, 1])
         nb = 0
@@ -1340,24 +1332,20 @@ def clear_pairs_into(
             while bits != 0:
                 b = 64 * w + _low_bit(bits)
                 bits &= bits - 1
-                if b in (i, j):
-                    continue
-                if hi[b, 0] < x_lo or hi[b, 1] < y_lo or lo[b, 0] > x_hi or lo[b, 1] > y_hi:
-                    continue
-                # Off the band by its centre and reach, before its corners' projections.
-                centre = mid[b, 0] * nx + mid[b, 1] * ny
-                spread = reach[b] * size + 1e-9 * (1.0 + abs(centre))
-                if centre + spread <= b_lo or centre - spread >= b_hi:
-                    continue
+                # In the box, and across the band by its corners' projections: kept or
+                # not without a branch (the tests' outcomes are a coin toss).
+                ok = (b != i) & (b != j)
+                ok &= (hi[b, 0] >= x_lo) & (hi[b, 1] >= y_lo) & (lo[b, 0] <= x_hi)
+                ok &= lo[b, 1] <= y_hi
                 s_lo, s_hi = np.inf, -np.inf
                 for v in range(4):
                     s = corners[b, v, 0] * nx + corners[b, v, 1] * ny
                     s_lo, s_hi = min(s_lo, s), max(s_hi, s)
-                if s_hi > b_lo and s_lo < b_hi:
-                    # Off the line through the centres: the nearest are likeliest to cut.
-                    d = abs((mid[b, 0] - mid[i, 0]) * nx + (mid[b, 1] - mid[i, 1]) * ny)
-                    found[nb], key[nb] = b, d
-                    nb += 1
+                ok &= (s_hi > b_lo) & (s_lo < b_hi)
+                # Off the line through the centres: the nearest are likeliest to cut.
+                d = abs((mid[b, 0] - mid[i, 0]) * nx + (mid[b, 1] - mid[i, 1]) * ny)
+                found[nb], key[nb] = b, d
+                nb += ok
         # The nearest that line first, equals in the order found: each base's place
         # counted, without branches (sorting by insertion mispredicted its shifts).
         for x in range(nb):
