@@ -117,12 +117,12 @@ def _enters(px: float, py: float, qx: float, qy: float, rx: Quad, ry: Quad, slab
     """:func:`_crosses` of segment ``p``-``q`` and the base with corners ``rx``, ``ry``
     (its :data:`Slabs` worked out once), with its arithmetic."""
     ex0, ey0, ex1, ey1, lo0, hi0, lo1, hi1 = slabs
+    # Every test taken and combined, not returned from one by one: where a test fails is
+    # a coin toss, and the branches mispredicted more than the tests cost.
     sp0, sq0 = px * ex0 + py * ey0, qx * ex0 + qy * ey0
-    if not (max(sp0, sq0) > lo0 and min(sp0, sq0) < hi0):
-        return False
     sp1, sq1 = px * ex1 + py * ey1, qx * ex1 + qy * ey1
-    if not (max(sp1, sq1) > lo1 and min(sp1, sq1) < hi1):
-        return False
+    ok = (max(sp0, sq0) > lo0) & (min(sp0, sq0) < hi0)
+    ok &= (max(sp1, sq1) > lo1) & (min(sp1, sq1) < hi1)
     nx, ny = py - qy, qx - px
     s0 = px * nx + py * ny
     tol = _EPS * (1 + abs(s0))
@@ -130,9 +130,9 @@ def _enters(px: float, py: float, qx: float, qy: float, rx: Quad, ry: Quad, slab
     rr1 = nx * rx[1] + ny * ry[1]
     rr2 = nx * rx[2] + ny * ry[2]
     rr3 = nx * rx[3] + ny * ry[3]
-    if not max(max(rr0, rr1), max(rr2, rr3)) > s0 + tol:
-        return False
-    return bool(min(min(rr0, rr1), min(rr2, rr3)) < s0 - tol)
+    ok &= max(max(rr0, rr1), max(rr2, rr3)) > s0 + tol
+    ok &= min(min(rr0, rr1), min(rr2, rr3)) < s0 - tol
+    return bool(ok)
 
 
 @njit(cache=True, error_model="numpy")
@@ -146,8 +146,8 @@ def _corner_lines_crossed(corners: np.ndarray, slabs: np.ndarray, i: int, j: int
     for u in range(4):
         px, py = corners[i, u, 0], corners[i, u, 1]
         for w in range(4):
-            if _enters(px, py, corners[j, w, 0], corners[j, w, 1], rx, ry, slab):
-                mask |= 1 << (4 * u + w)
+            crossed = _enters(px, py, corners[j, w, 0], corners[j, w, 1], rx, ry, slab)
+            mask |= np.int64(crossed) << (4 * u + w)
     return mask
 
 
