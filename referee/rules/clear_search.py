@@ -147,7 +147,7 @@ def _corner_lines_crossed(corners: np.ndarray, slabs: np.ndarray, i: int, j: int
         px, py = corners[i, u, 0], corners[i, u, 1]
         for w in range(4):
             crossed = _enters(px, py, corners[j, w, 0], corners[j, w, 1], rx, ry, slab)
-            mask |= np.int64(crossed) << (4 * u + w)
+            mask |= int(crossed) << (4 * u + w)
     return mask
 
 
