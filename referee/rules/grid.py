@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.geometry import boundary_distance, point_in_polygon
+from referee.geometry import polygon_depths
 
 Cell = tuple[int, int]
 """Hexes: axial ``(q, r)``; squares: ``(column, row)``; zones: ``(zone index, 0)``."""
@@ -210,9 +210,15 @@ class Grid:
         return math.inf
 
     def _gap(self, local: NDArray[np.float64], cell: Cell) -> float:
-        """Inches from a point (mat frame) to ``cell`` (0 inside it)."""
-        poly = self._local_outline(cell)
-        return 0.0 if point_in_polygon(local, poly) else boundary_distance(tuple(local), poly)
+        """Inches from a point (mat frame) to ``cell`` (0 inside it or on its outline):
+        the parity and the edge distances worked out once, not once for each."""
+        depth, held, _ = polygon_depths(local[None], self._local_outline(cell))
+        return 0.0 if held[0] else float(-depth[0])
+
+
+_CORNER_COS = np.cos(np.radians(30.0 + 60.0 * np.arange(6)))
+_CORNER_SIN = np.sin(np.radians(30.0 + 60.0 * np.arange(6)))
+"""A hex's corners from its centre, per inch of radius (pointed tops)."""
 
 
 @dataclass(frozen=True)
@@ -241,8 +247,7 @@ class HexGrid(Grid):
 
     def _local_outline(self, cell: Cell) -> NDArray[np.float64]:
         cx, cy = self._local_centre(cell)
-        a = np.radians(30.0 + 60.0 * np.arange(6))
-        return np.stack([cx + self.radius * np.cos(a), cy + self.radius * np.sin(a)], axis=1)
+        return np.stack([cx + self.radius * _CORNER_COS, cy + self.radius * _CORNER_SIN], axis=1)
 
     def _margins(self, local: NDArray[np.float64], cells: NDArray[np.int64]) -> NDArray[np.float64]:
         d = local - self.local_centres(cells)
