@@ -125,7 +125,7 @@ def _clear_pair_segments(
     layout = pair_layout(corners, live)
     m = len(first)
     out, p, q = np.full(m, np.inf), np.full((m, 2), np.nan), np.full((m, 2), np.nan)
-    shares = min(len(_POOL_CORES), m // _PAIRS_PER_SHARE) if m else 0
+    shares = min(len(CORES), m // _PAIRS_PER_SHARE) if m else 0
     args = (corners, first, second, frames, layout, out, p, q)
     if shares < 2:
         clear_pairs_into(0, 1, *args)
@@ -134,8 +134,6 @@ def _clear_pair_segments(
     return out, p, q
 
 
-_POOL_CORES = CORES
-"""The cores this process may run on: one share of a map's pairs each."""
 _PAIRS_PER_SHARE = 200
 """Fewer pairs than this per core run in the calling thread alone: handing a share to
 another thread and back costs about a tenth of a millisecond."""

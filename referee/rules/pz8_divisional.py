@@ -426,7 +426,7 @@ class Pz8Divisional(DivisionalBase):
         shared = _SideView(self.settings, None).los_obstacles(scene, table)
         single = [o for o in shared if o.forest < 0]
         prep = prepare_polygons([o.polygon for o in single])  # terrain first, as each pass
-        table.bearings, table.corners  # noqa: B018 (worked out here, not in two threads)
+        table.bearings  # noqa: B018 (cached here, before both threads read it)
         passes = []
         for side in sides:
             own = {p.id for p in pieces if p.side == side}

@@ -417,15 +417,15 @@ def test_a_map_shared_among_threads_is_the_one_thread_map(
     corners = np.array([p.corners() for p in scene.pieces], float)
     live = np.arange(len(corners)) % 7 != 0
     first, second = upper_pairs(len(corners))
-    monkeypatch.setattr(clearance, "_POOL_CORES", range(3))
+    monkeypatch.setattr(clearance, "CORES", range(3))
     shared = clearance._clear_pair_segments(corners, live, first, second)
-    monkeypatch.setattr(clearance, "_POOL_CORES", range(1))
+    monkeypatch.setattr(clearance, "CORES", range(1))
     alone = clearance._clear_pair_segments(corners, live, first, second)
     assert np.isinf(alone[0]).any() and np.isfinite(alone[0]).any()
     for a, b in zip(shared, alone, strict=True):
         np.testing.assert_array_equal(a, b)
     # Maps asked for at once (the dashboard's threads, the session's): each its own.
-    monkeypatch.setattr(clearance, "_POOL_CORES", range(2))
+    monkeypatch.setattr(clearance, "CORES", range(2))
     with concurrent.futures.ThreadPoolExecutor(3) as callers:
         jobs = [
             callers.submit(clearance._clear_pair_segments, corners, live, first, second)
