@@ -43,7 +43,7 @@ work among them (:func:`in_shares`)."""
 
 
 @functools.cache
-def worker_pool() -> concurrent.futures.ThreadPoolExecutor:
+def _worker_pool() -> concurrent.futures.ThreadPoolExecutor:
     """The threads that take the other shares of such work, made on first use: the
     calling thread always takes a share itself, so one fewer than the cores."""
     workers = max(len(CORES) - 1, 1)
@@ -52,11 +52,11 @@ def worker_pool() -> concurrent.futures.ThreadPoolExecutor:
 
 def in_shares(shares: Sequence[Callable[[], T]]) -> list[T]:
     """Each of ``shares`` run, the first in this thread and the others on the
-    :func:`worker_pool`, their results in order. A share the pool has not started by
+    :func:`_worker_pool`, their results in order. A share the pool has not started by
     the time this thread is done with its own runs here too, so a share may share out
     its own work in turn (a side's map, that map's distance table) without waiting on a
     queue that only it could empty."""
-    jobs = [worker_pool().submit(share) for share in shares[1:]]
+    jobs = [_worker_pool().submit(share) for share in shares[1:]]
     results = [shares[0]()] if shares else []
     for job, share in zip(jobs, shares[1:], strict=True):
         results.append(share() if job.cancel() else job.result())
