@@ -15,7 +15,9 @@ two outlines' chords. The answer is the shortest candidate that crosses no base;
 every line of the first kind is crossed, no line is clear (the clear segments, if any,
 would form a region whose boundary has such a line at each end).
 
-The search runs pair by pair in :mod:`referee.rules.clear_search`, compiled.
+The search runs pair by pair in :mod:`referee.rules.clear_search`, compiled. On a crowded
+table most pairs never reach it: :mod:`referee.rules.clear_shields` proves them walled off
+by the bases round their ends first, for the whole map at once.
 """
 
 from __future__ import annotations
@@ -126,13 +128,39 @@ def _clear_pair_segments(
     m = len(first)
     out, p, q = np.full(m, np.inf), np.full((m, 2), np.nan), np.full((m, 2), np.nan)
     shares = min(len(CORES), m // _PAIRS_PER_SHARE) if m else 0
-    args = (corners, first, second, frames, layout, out, p, q)
+    shields = _shields(frames, live, shares, m)
+    args = (corners, first, second, frames, layout, shields, out, p, q)
     if shares < 2:
         clear_pairs_into(0, 1, *args)
         return out, p, q
     in_shares([functools.partial(clear_pairs_into, k, shares, *args) for k in range(shares)])
     return out, p, q
 
+
+def _shields(
+    frames: np.ndarray, live: np.ndarray, shares: int, pairs: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:mod:`referee.rules.clear_shields`' bands and every base's shield, its rows shared
+    among ``shares`` cores; the shields with no rows where they would not pay: too few
+    ``pairs`` for the bases, or too sparse a table."""
+    from referee.rules.clear_shields import BINS, band_extents, shield_reach, shields_into
+
+    reach = shield_reach(frames, live) if pairs >= _PAIRS_PER_SHIELD * len(live) else 0.0
+    if reach == 0:
+        return np.empty(0), np.empty(0), np.empty((0, BINS)), np.empty((0, BINS))
+    cos, sin, half = band_extents(frames)
+    shield = np.empty((len(live), BINS))
+    args = (frames, live, reach, cos, sin, half, shield)
+    if shares < 2:
+        shields_into(0, 1, *args)
+    else:
+        in_shares([functools.partial(shields_into, k, shares, *args) for k in range(shares)])
+    return cos, sin, half, shield
+
+
+_PAIRS_PER_SHIELD = 16
+"""Fewer pairs than this per base go without shields: a base's shield costs about ten
+searches of a pair, and most pairs need no search with it."""
 
 _PAIRS_PER_SHARE = 200
 """Fewer pairs than this per core run in the calling thread alone: handing a share to

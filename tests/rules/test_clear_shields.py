@@ -1,0 +1,134 @@
+"""Papercraft's shields: on a crowded table they prove most pairs walled off before any
+search, and never one that a clear line joins."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import referee.rules.clearance as clearance
+from referee.geometry import base_corners_many, upper_pairs
+from referee.rules.clear_shields import (
+    BINS,
+    band_extents,
+    shield_reach,
+    shields_into,
+    walled_off,
+)
+from referee.rules.clearance import segments_cross_rectangles
+from referee.sim.tables import random_table
+
+
+def crowd(seed: int, n: int, grid: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` bases on a 40 x 30 in table: at random, or axis-aligned on a 1" grid (edges
+    touch, overlap and line up exactly); about one in seven dead."""
+    rng = np.random.default_rng(seed)
+    if grid:
+        xy = rng.integers(0, 40, (n, 2)) * [1.0, 0.75]
+        heading = rng.choice([0.0, 90.0], n)
+        base = rng.choice([1.0, 1.5, 2.0], (n, 2))
+    else:
+        xy = rng.uniform(0, 1, (n, 2)) * [40, 30]
+        heading = rng.uniform(0, 360, n)
+        base = rng.uniform(0.6, 2.5, (n, 2))
+    return base_corners_many(xy, heading, base), rng.random(n) > 0.15
+
+
+def shields_of(
+    corners: np.ndarray, live: np.ndarray, reach: float | None = None
+) -> tuple[np.ndarray, ...]:
+    frames = np.ascontiguousarray(np.stack(clearance._frames(corners)))
+    cos, sin, half = band_extents(frames)
+    shield = np.empty((len(corners), BINS))
+    reach = shield_reach(frames, live) if reach is None else reach
+    assert reach > 0
+    shields_into(0, 1, frames, live, reach, cos, sin, half, shield)
+    return frames, cos, sin, half, shield
+
+
+def maps(
+    corners: np.ndarray, live: np.ndarray, monkeypatch: pytest.MonkeyPatch, pairs_per_shield: int
+) -> tuple[np.ndarray, ...]:
+    monkeypatch.setattr(clearance, "_PAIRS_PER_SHIELD", pairs_per_shield)
+    first, second = upper_pairs(len(corners))
+    return clearance._clear_pair_segments(corners, live, first, second)
+
+
+@pytest.mark.parametrize(("seed", "n", "grid"), [(1, 260, False), (2, 200, True), (3, 320, True)])
+def test_a_map_with_shields_is_the_map_without(
+    seed: int, n: int, grid: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The very floats and ends, with and without shields, on crowded tables: at random,
+    and on a grid where bases touch, overlap and line up."""
+    corners, live = crowd(seed, n, grid)
+    shielded = maps(corners, live, monkeypatch, 16)
+    searched = maps(corners, live, monkeypatch, 10**9)
+    assert np.isinf(searched[0]).mean() > 0.5 and np.isfinite(searched[0]).any()
+    for a, b in zip(shielded, searched, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(("seed", "grid"), [(4, False), (5, True)])
+def test_most_walled_off_pairs_are_proved_so_and_every_one_is(seed: int, grid: bool) -> None:
+    """Every pair the shields wall off has no clear line (the exact search finds none,
+    and no segment between points spread over the two outlines is clear), and they
+    prove most of the blocked pairs of a crowded table."""
+    corners, live = crowd(seed, 300, grid)
+    frames, cos, sin, half, shield = shields_of(corners, live)
+    first, second = upper_pairs(len(corners))
+    pairs = zip(first, second, strict=True)
+    walled = np.array([walled_off(i, j, frames, cos, sin, half, shield) for i, j in pairs])
+    exact = clearance._clear_pair_segments(corners, live, first, second)[0]
+    blocked = np.isinf(exact)
+    assert not (walled & ~blocked).any()
+    assert walled.sum() > 0.6 * blocked.sum()
+    t = np.linspace(0, 1, 6)[:-1]
+    rng = np.random.default_rng(seed)
+    for k in rng.choice(np.flatnonzero(walled), 40, replace=False):
+        i, j = first[k], second[k]
+        sample = [
+            (c[:, None] + t[None, :, None] * (np.roll(c, -1, 0) - c)[:, None]).reshape(-1, 2)
+            for c in (corners[i], corners[j])
+        ]
+        sample[0] = np.vstack([sample[0], corners[i].mean(axis=0)])
+        p = np.repeat(sample[0], len(sample[1]), axis=0)
+        q = np.tile(sample[1], (len(sample[0]), 1))
+        others = live.copy()
+        others[[i, j]] = False
+        assert segments_cross_rectangles(p, q, corners[others]).any(axis=1).all()
+
+
+def test_a_ring_of_bases_walls_off_the_base_inside_from_everything_outside() -> None:
+    """A base inside a closed ring of overlapping bases sees nothing beyond the ring;
+    with one base of the ring dead, the shields prove nothing through the gap."""
+    angle = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+    ring = np.c_[10 + 4 * np.cos(angle), 10 + 4 * np.sin(angle)]
+    outside = np.array([[30.0, 10], [10, 30], [-12, -5], [25, 28]])
+    xy = np.vstack([[[10.0, 10]], ring, outside])
+    heading = np.r_[0, np.degrees(angle), np.zeros(4)]  # long sides along the ring
+    base = np.tile([2.0, 1.0], (len(xy), 1))
+    base[0] = [1.0, 1.0]
+    corners = base_corners_many(xy, heading, base)
+    live = np.ones(len(xy), bool)
+    frames, cos, sin, half, shield = shields_of(corners, live, 50.0)
+    beyond = range(17, 21)
+    assert all(walled_off(0, j, frames, cos, sin, half, shield) for j in beyond)
+    assert all(walled_off(j, 0, frames, cos, sin, half, shield) for j in beyond)
+    live[1] = False  # the ring base on the line to (30, 10)
+    frames, cos, sin, half, shield = shields_of(corners, live, 50.0)
+    assert not walled_off(0, 17, frames, cos, sin, half, shield)
+    assert np.isfinite(clearance.clear_edge_distance(corners[0], corners[17], corners[2:17]))
+
+
+def test_shields_are_left_out_where_they_would_not_pay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sparse table (100 pieces on 72 x 48 in) gets no shields, a crowded one does, and
+    a map of few pairs per base gets none either."""
+    for n, crowded in ((100, False), (400, True)):
+        scene = random_table(n, 0, 0.02, ruleset="papercraft")
+        corners = np.array([p.corners() for p in scene.pieces], float)
+        live = np.array([p.state != "destroyed" for p in scene.pieces])
+        frames = np.stack(clearance._frames(corners))
+        assert (shield_reach(frames, live) > 0) == crowded
+        pairs = len(corners) * (len(corners) - 1) // 2
+        assert (len(clearance._shields(frames, live, 1, pairs)[3]) > 0) == crowded
+        assert len(clearance._shields(frames, live, 1, len(corners))[3]) == 0
