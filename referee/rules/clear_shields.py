@@ -121,7 +121,7 @@ def shields_into(
         row = shield[i]
         row[:] = np.inf
         cx, cy = frames[0, i], frames[1, i]
-        ra = math.hypot(frames[4, i], frames[7, i])
+        ra, least = math.hypot(frames[4, i], frames[7, i]), min(frames[4, i], frames[7, i])
         m = 0
         for c in range(n):
             d2 = (frames[0, c] - cx) ** 2 + (frames[1, c] - cy) ** 2
@@ -133,12 +133,16 @@ def shields_into(
             c = near[r]
             dx, dy = frames[0, c] - cx, frames[1, c] - cy
             d, rc = math.sqrt(gap[r]), math.hypot(frames[4, c], frames[7, c])
-            if d <= ra + rc:
-                lo_band, hi_band = 0, BINS - 1
-            else:
-                mid, spread = math.atan2(dy, dx), math.asin((ra + rc) / d)
-                lo_band = math.floor((mid - spread) / _WIDTH)
-                hi_band = math.floor((mid + spread) / _WIDTH)
+            # The bands where C may be ahead of A (its centre at least A's least half
+            # size ahead) and across A's span (its circle meets A's).
+            if d <= least:
+                continue
+            spread = math.acos(least / d)
+            if d > ra + rc:
+                spread = min(spread, math.asin((ra + rc) / d))
+            mid = math.atan2(dy, dx)
+            lo_band = math.floor((mid - spread) / _WIDTH)
+            hi_band = math.floor((mid + spread) / _WIDTH)
             h0, h1 = frames[4, c], frames[7, c]
             for band in range(lo_band, hi_band + 1):
                 b = band & _WRAP
