@@ -45,8 +45,6 @@ import math
 import numpy as np
 from numba import njit
 
-from referee.rules.clear_shields import walled_off
-
 _EPS = 1e-9  # referee.geometry.EPS: touching, for the overlap test of the distance
 _TOL = 1e-9  # slack on line parameters (fractions of a candidate line's defining span)
 
@@ -1264,10 +1262,6 @@ Layout = tuple[
 ]
 """What every pair's search reads of the table, worked out once (:func:`pair_layout`)."""
 
-Shields = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-"""Each band's middle direction (cos, sin), every base's half extent along it and its
-shield (:mod:`referee.rules.clear_shields`)."""
-
 
 @njit(cache=True, error_model="numpy")
 def pair_layout(corners: np.ndarray, live: np.ndarray) -> Layout:
@@ -1293,7 +1287,7 @@ def clear_pairs_into(
     second: np.ndarray,
     frames: np.ndarray,
     layout: Layout,
-    shields: Shields,
+    proved: np.ndarray,
     out: np.ndarray,
     p: np.ndarray,
     q: np.ndarray,
@@ -1304,9 +1298,9 @@ def clear_pairs_into(
     live bases (``layout``: :func:`pair_layout`) but their own, into ``out[k]`` (its
     length, left inf where every one crosses), ``p[k]`` and ``q[k]`` (its ends, left
     NaN). ``frames``: each outline's :func:`referee.rules.clearance._frames` as rows;
-    ``shields``: :mod:`referee.rules.clear_shields`' bands and shields (no rows: none),
-    which rule out most walled-off pairs before any search. Without the GIL: threads
-    may each take every ``step``-th pair of one map."""
+    the pairs ``proved`` walled off beforehand (:mod:`referee.rules.clear_shields`) are
+    left as they are, unsearched. Without the GIL: threads may each take every
+    ``step``-th pair of one map."""
     lo, hi, mid, slabs, started, unended, origin, scale = layout
     m, count = len(first), len(corners)
     pool, key, found = np.empty(count, np.intp), np.empty(count), np.empty(count, np.intp)
@@ -1318,12 +1312,10 @@ def clear_pairs_into(
     kk = np.empty((20 * count, 8))  # a base's 4 corners, and 8 crossings with each outline
     room = 1024
     scratch = (np.empty(room), np.empty((room, 4)))
-    cos, sin, half, shield = shields
-    shielded = len(shield) > 0
     for k in range(start, m, step):
-        i, j = first[k], second[k]
-        if shielded and walled_off(i, j, frames, cos, sin, half, shield):
+        if proved[k]:
             continue  # out[k] stays inf, p[k] and q[k] NaN
+        i, j = first[k], second[k]
         # The bases that can cut a line between the two: in the box around both, and
         # across the band they span along the normal of the line joining their centres.
         nx, ny = -(mid[j, 1] - mid[i, 1]), mid[j, 0] - mid[i, 0]

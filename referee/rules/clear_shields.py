@@ -232,3 +232,23 @@ def walled_off(
                 return False
             band += way
     return True
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def walled_into(
+    start: int,
+    step: int,
+    first: np.ndarray,
+    second: np.ndarray,
+    frames: np.ndarray,
+    cos: np.ndarray,
+    sin: np.ndarray,
+    half: np.ndarray,
+    shield: np.ndarray,
+    walled: np.ndarray,
+) -> None:
+    """:func:`walled_off` of pairs ``start``, ``start + step``, ... (``first[k]``,
+    ``second[k]``) into ``walled``. Without the GIL: threads may each take every
+    ``step``-th pair."""
+    for k in range(start, len(first), step):
+        walled[k] = walled_off(first[k], second[k], frames, cos, sin, half, shield)

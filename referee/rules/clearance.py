@@ -23,7 +23,7 @@ by the bases round their ends first, for the whole map at once.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -128,34 +128,46 @@ def _clear_pair_segments(
     m = len(first)
     out, p, q = np.full(m, np.inf), np.full((m, 2), np.nan), np.full((m, 2), np.nan)
     shares = min(len(CORES), m // _PAIRS_PER_SHARE) if m else 0
-    shields = _shields(frames, live, shares, m)
-    args = (corners, first, second, frames, layout, shields, out, p, q)
-    if shares < 2:
-        clear_pairs_into(0, 1, *args)
-        return out, p, q
-    in_shares([functools.partial(clear_pairs_into, k, shares, *args) for k in range(shares)])
+    walled = _walled_off(frames, live, first, second, shares)
+    args = (corners, first, second, frames, layout, walled, out, p, q)
+    _shared(clear_pairs_into, shares, *args)
     return out, p, q
 
 
-def _shields(
-    frames: np.ndarray, live: np.ndarray, shares: int, pairs: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:mod:`referee.rules.clear_shields`' bands and every base's shield, its rows shared
-    among ``shares`` cores; the shields with no rows where they would not pay: too few
-    ``pairs`` for the bases, or too sparse a table."""
-    from referee.rules.clear_shields import BINS, band_extents, shield_reach, shields_into
+def _walled_off(
+    frames: np.ndarray, live: np.ndarray, first: np.ndarray, second: np.ndarray, shares: int
+) -> np.ndarray:
+    """Which pairs :mod:`referee.rules.clear_shields` proves walled off (so left out of
+    the search), the shields and then the pairs shared among ``shares`` cores; none
+    where shields would not pay: too few pairs for the bases, or too sparse a table."""
+    from referee.rules.clear_shields import (
+        BINS,
+        band_extents,
+        shield_reach,
+        shields_into,
+        walled_into,
+    )
 
-    reach = shield_reach(frames, live) if pairs >= _PAIRS_PER_SHIELD * len(live) else 0.0
+    walled = np.zeros(len(first), np.bool_)
+    if len(first) < _PAIRS_PER_SHIELD * len(live):
+        return walled
+    reach = shield_reach(frames, live)
     if reach == 0:
-        return np.empty(0), np.empty(0), np.empty((0, BINS)), np.empty((0, BINS))
+        return walled
     cos, sin, half = band_extents(frames)
     shield = np.empty((len(live), BINS))
-    args = (frames, live, reach, cos, sin, half, shield)
+    _shared(shields_into, shares, frames, live, reach, cos, sin, half, shield)
+    _shared(walled_into, shares, first, second, frames, cos, sin, half, shield, walled)
+    return walled
+
+
+def _shared(into: Callable[..., None], shares: int, *args: object) -> None:
+    """``into(k, shares, *args)`` for each share ``k``, side by side (in this thread
+    alone for one share)."""
     if shares < 2:
-        shields_into(0, 1, *args)
+        into(0, 1, *args)
     else:
-        in_shares([functools.partial(shields_into, k, shares, *args) for k in range(shares)])
-    return cos, sin, half, shield
+        in_shares([functools.partial(into, k, shares, *args) for k in range(shares)])
 
 
 _PAIRS_PER_SHIELD = 16

@@ -129,6 +129,6 @@ def test_shields_are_left_out_where_they_would_not_pay(monkeypatch: pytest.Monke
         live = np.array([p.state != "destroyed" for p in scene.pieces])
         frames = np.stack(clearance._frames(corners))
         assert (shield_reach(frames, live) > 0) == crowded
-        pairs = len(corners) * (len(corners) - 1) // 2
-        assert (len(clearance._shields(frames, live, 1, pairs)[3]) > 0) == crowded
-        assert len(clearance._shields(frames, live, 1, len(corners))[3]) == 0
+        assert clearance._walled_off(frames, live, *upper_pairs(n), 1).any() == crowded
+        chain = (np.arange(n - 1), np.arange(1, n))  # one pair a base
+        assert not clearance._walled_off(frames, live, *chain, 1).any()
