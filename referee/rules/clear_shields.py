@@ -144,6 +144,7 @@ def shields_into(
             lo_band = math.floor((mid - spread) / _WIDTH)
             hi_band = math.floor((mid + spread) / _WIDTH)
             h0, h1 = frames[4, c], frames[7, c]
+            a0x, a0y, a1x, a1y = frames[2, c], frames[3, c], frames[5, c], frames[6, c]
             for band in range(lo_band, hi_band + 1):
                 b = band & _WRAP
                 if row[b] < np.inf:
@@ -152,7 +153,6 @@ def shields_into(
                 front, side = half[i, b], half[i, (b + quarter) & _WRAP]
                 du, ds = dx * ex + dy * ey, dy * ex - dx * ey
                 # C's edge directions along the band (p) and across it (q).
-                a0x, a0y, a1x, a1y = frames[2, c], frames[3, c], frames[5, c], frames[6, c]
                 p0, q0 = a0x * ex + a0y * ey, a0y * ex - a0x * ey
                 p1, q1 = a1x * ex + a1y * ey, a1y * ex - a1x * ey
                 shrink = (du + h0 * abs(p0) + h1 * abs(p1) + front) * (_WIDTH * 0.50001) + _MARGIN
@@ -211,26 +211,21 @@ def walled_off(
         return False
     d = math.sqrt(d2)
     sine = rr / d
-    # A band may hold such a segment when its middle is within asin(sine) + width / 2 of
-    # the centres' line: it then reaches at least this far along that line.
-    least = d * (math.sqrt(1 - sine * sine) * math.cos(_WIDTH / 2) - sine * math.sin(_WIDTH / 2))
-    least -= 1e-9 * (1 + d)
-    centre = math.floor(math.atan2(dy, dx) / _WIDTH)
+    # The bands the segments' directions meet, by index (a walk outwards that stopped at
+    # the first band out of reach cost a fifth more: its two exits mispredicted).
+    heading, spread = math.atan2(dy, dx), math.asin(sine) + 1e-9
+    first = math.floor((heading - spread) / _WIDTH)
+    last = math.floor((heading + spread) / _WIDTH)
     across = BINS // 2
-    for way in (1, -1):  # out from the centres' line, each way, while bands may hold one
-        band = centre if way == 1 else centre - 1
-        while True:
-            b = band & _WRAP
-            du = dx * cos[b] + dy * sin[b]
-            if du < least:
-                break
-            slack = 1e-9 * (1 + abs(du))
-            if not (
-                du - half[j, b] > shield[i, b] + slack
-                or du - half[i, b] > shield[j, (b + across) & _WRAP] + slack
-            ):
-                return False
-            band += way
+    for band in range(first, last + 1):
+        b = band & _WRAP
+        du = dx * cos[b] + dy * sin[b]
+        slack = 1e-9 * (1 + abs(du))
+        if not (
+            du - half[j, b] > shield[i, b] + slack
+            or du - half[i, b] > shield[j, (b + across) & _WRAP] + slack
+        ):
+            return False
     return True
 
 
