@@ -140,6 +140,9 @@ def _walled_off(
     """Which pairs :mod:`referee.rules.clear_shields` proves walled off (so left out of
     the search), the shields and then the pairs shared among ``shares`` cores; none
     where shields would not pay: too few pairs for the bases, or too sparse a table."""
+    walled = np.zeros(len(first), np.bool_)
+    if len(first) < _PAIRS_PER_SHIELD * len(live):
+        return walled
     from referee.rules.clear_shields import (
         BINS,
         band_extents,
@@ -148,9 +151,6 @@ def _walled_off(
         walled_into,
     )
 
-    walled = np.zeros(len(first), np.bool_)
-    if len(first) < _PAIRS_PER_SHIELD * len(live):
-        return walled
     reach = shield_reach(frames, live)
     if reach == 0:
         return walled
