@@ -59,13 +59,16 @@ def test_a_map_with_shields_is_the_map_without(
     seed: int, n: int, grid: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The very floats and ends, with and without shields, on crowded tables: at random,
-    and on a grid where bases touch, overlap and line up."""
+    and on a grid where bases touch, overlap and line up; with the shields and pairs on
+    one thread or shared among three."""
     corners, live = crowd(seed, n, grid)
-    shielded = maps(corners, live, monkeypatch, 16)
     searched = maps(corners, live, monkeypatch, 10**9)
     assert np.isinf(searched[0]).mean() > 0.5 and np.isfinite(searched[0]).any()
-    for a, b in zip(shielded, searched, strict=True):
-        np.testing.assert_array_equal(a, b)
+    for cores in (1, 3):
+        monkeypatch.setattr(clearance, "CORES", range(cores))
+        shielded = maps(corners, live, monkeypatch, 16)
+        for a, b in zip(shielded, searched, strict=True):
+            np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize(("seed", "grid"), [(4, False), (5, True)])
