@@ -20,8 +20,8 @@ from referee.sim.tables import random_table
 
 
 def crowd(seed: int, n: int, grid: bool) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` bases on a 40 x 30 in table: at random, or axis-aligned on a 1" grid (edges
-    touch, overlap and line up exactly); about one in seven dead."""
+    """``n`` bases on a 40 x 30 in table: at random, or axis-aligned on a 1 x 0.75 in grid
+    (edges touch, overlap and line up exactly); about one in seven dead."""
     rng = np.random.default_rng(seed)
     if grid:
         xy = rng.integers(0, 40, (n, 2)) * [1.0, 0.75]
@@ -123,7 +123,7 @@ def test_a_ring_of_bases_walls_off_the_base_inside_from_everything_outside() -> 
     assert np.isfinite(clearance.clear_edge_distance(corners[0], corners[17], corners[2:17]))
 
 
-def test_shields_are_left_out_where_they_would_not_pay(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_shields_are_left_out_where_they_would_not_pay() -> None:
     """A sparse table (100 pieces on 72 x 48 in) gets no shields, a crowded one does, and
     a map of few pairs per base gets none either."""
     for n, crowded in ((100, False), (400, True)):
