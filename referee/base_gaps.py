@@ -96,14 +96,14 @@ def _separated(corners: np.ndarray, i: int, j: int) -> bool:
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def base_gaps(
+    start: int,
+    step: int,
     corners: np.ndarray,
     cols: np.ndarray,
     axes: np.ndarray,
     tol_sat: float,
     tol: float,
     out: np.ndarray,
-    start: int = 0,
-    step: int = 1,
 ) -> None:
     """Fill ``out`` (``(n, n)``, zeros) with the gap of every pair ``i < j`` for rows
     ``i = start, start + step, ...`` (and its mirror ``out[j, i]``); 0 for bases that

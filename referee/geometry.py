@@ -31,7 +31,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from referee.runtime import CORES, in_shares
+from referee.runtime import CORES, in_strides
 
 EPS = 1e-9
 """Inches below which two lengths are the same (contact, not a gap)."""
@@ -639,11 +639,7 @@ def pairwise_base_distances(xy: ArrayLike, heading: ArrayLike, base: ArrayLike) 
     args = (np.ascontiguousarray(corners), cols, axes, tol_sat, tol, out)
     # Rows shared among the cores, every n-th to each (a row's pairs shrink down the
     # table, so neighbouring rows cost alike); each pair's two entries are its own.
-    shares = min(len(CORES), n * (n - 1) // 2 // _GAPS_PER_SHARE)
-    if shares < 2:
-        base_gaps(*args)
-    else:
-        in_shares([functools.partial(base_gaps, *args, k, shares) for k in range(shares)])
+    in_strides(base_gaps, min(len(CORES), n * (n - 1) // 2 // _GAPS_PER_SHARE), *args)
     return out
 
 

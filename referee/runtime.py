@@ -9,8 +9,8 @@ all-pairs LOS time (``benchmarks/README.md``, "rules"). Keeping freed memory for
 up to a bounded amount, removes it.
 
 The all-pairs maps' compiled loops release the GIL, so their biggest stages share their
-work among the cores in threads (:func:`in_shares`): Papercraft's pairs, Divisional's
-sides, the base-edge distance table's rows.
+work among the cores in threads (:func:`in_shares`): Papercraft's shields and pairs,
+Divisional's sides, the base-edge distance table's rows.
 """
 
 from __future__ import annotations
@@ -61,6 +61,16 @@ def in_shares(shares: Sequence[Callable[[], T]]) -> list[T]:
     for job, share in zip(jobs, shares[1:], strict=True):
         results.append(share() if job.cancel() else job.result())
     return results
+
+
+def in_strides(into: Callable[..., object], shares: int, *args: object) -> None:
+    """``into(k, shares, *args)`` for each share ``k`` (a compiled loop taking every
+    ``shares``-th item from item ``k``), side by side by :func:`in_shares`; in this
+    thread alone for one share."""
+    if shares < 2:
+        into(0, 1, *args)
+    else:
+        in_shares([functools.partial(into, k, shares, *args) for k in range(shares)])
 
 
 @functools.cache

@@ -156,3 +156,19 @@ def test_shares_run_on_the_pool_in_order_and_may_share_out_their_own_work() -> N
 
     with pytest.raises(ValueError, match="bad share"):
         in_shares([lambda: 1, fails])
+
+
+def test_strides_take_every_item_once() -> None:
+    """``in_strides`` hands share ``k`` of ``n`` the items ``k, k + n, ...``: together
+    they take every item once, on one share or several."""
+    from referee.runtime import in_strides
+
+    for shares in (1, 3):
+        taken = [0] * 10
+
+        def into(start: int, step: int, items: list[int]) -> None:
+            for k in range(start, len(items), step):
+                items[k] += 1
+
+        in_strides(into, shares, taken)
+        assert taken == [1] * 10

@@ -22,13 +22,12 @@ by the bases round their ends first, for the whole map at once.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from referee.geometry import upper_pairs
-from referee.runtime import CORES, in_shares
+from referee.runtime import CORES, in_strides
 from referee.scene import Piece
 
 
@@ -130,7 +129,7 @@ def _clear_pair_segments(
     shares = min(len(CORES), m // _PAIRS_PER_SHARE) if m else 0
     walled = _walled_off(frames, live, first, second, shares)
     args = (corners, first, second, frames, layout, walled, out, p, q)
-    _shared(clear_pairs_into, shares, *args)
+    in_strides(clear_pairs_into, shares, *args)
     return out, p, q
 
 
@@ -156,18 +155,9 @@ def _walled_off(
         return walled
     cos, sin, half = band_extents(frames)
     shield = np.empty((len(live), BINS))
-    _shared(shields_into, shares, frames, live, reach, cos, sin, half, shield)
-    _shared(walled_into, shares, first, second, frames, cos, sin, half, shield, walled)
+    in_strides(shields_into, shares, frames, live, reach, cos, sin, half, shield)
+    in_strides(walled_into, shares, first, second, frames, cos, sin, half, shield, walled)
     return walled
-
-
-def _shared(into: Callable[..., None], shares: int, *args: object) -> None:
-    """``into(k, shares, *args)`` for each share ``k``, side by side (in this thread
-    alone for one share)."""
-    if shares < 2:
-        into(0, 1, *args)
-    else:
-        in_shares([functools.partial(into, k, shares, *args) for k in range(shares)])
 
 
 _PAIRS_PER_SHIELD = 16
