@@ -16,6 +16,10 @@ import math
 import numpy as np
 from numba import njit
 
+from referee.runtime import compiled_loops
+
+compiled_loops(__name__, "the base-edge range table")
+
 EPS = 1e-9  # referee.geometry.EPS; not imported, so this module stands below geometry
 KAPPA = math.sqrt((1 - 1e-3) / 2)
 """Along one of two unit axes at most 1e-3 from square, any vector reaches at least

@@ -16,7 +16,7 @@ import click
 
 from referee import __version__
 from referee.errors import RefereeError
-from referee.runtime import keep_freed_memory, relay_interrupts
+from referee.runtime import keep_freed_memory, relay_interrupts, tell_when_compiling
 
 #: command name -> "module:attribute" of its click command.
 COMMANDS: dict[str, str] = {
@@ -103,4 +103,5 @@ def cli() -> None:
 def main(argv: list[str] | None = None) -> None:
     keep_freed_memory()
     relay_interrupts()
+    tell_when_compiling()
     cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="referee")

@@ -21,6 +21,10 @@ import math
 import numpy as np
 from numba import njit
 
+from referee.runtime import compiled_loops
+
+compiled_loops(__name__, "the LOS map")
+
 EPS = 1e-9  # referee.geometry.EPS; not imported, so this module stands below geometry
 
 

@@ -1,5 +1,6 @@
 """Process settings every ``referee`` command runs with: freed memory kept for reuse,
-a Ctrl-C that always stops the command, and the cores compiled work is shared among.
+a Ctrl-C that always stops the command, the cores compiled work is shared among, and a
+word on stderr while compiled loops compile.
 
 The rules and vision stages work in numpy temporaries of a few megabytes. glibc's
 allocator hands such blocks back to the kernel when they are freed (``mmap`` above a
@@ -20,10 +21,11 @@ import ctypes
 import functools
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FrameType
 from typing import TypeVar
 
@@ -71,6 +73,67 @@ def in_strides(into: Callable[..., object], shares: int, *args: object) -> None:
         into(0, 1, *args)
     else:
         in_shares([functools.partial(into, k, shares, *args) for k in range(shares)])
+
+
+@dataclass
+class _Compiling:
+    """What the user is told of compiled loops being compiled: whether to say so (the
+    command line's choice, not a library's), each module's loops by name, and the
+    modules already announced in this process."""
+
+    tell: bool = False
+    names: dict[str, str] = field(default_factory=dict)
+    told: set[str] = field(default_factory=set)
+    depth: int = 0
+
+
+_COMPILING = _Compiling()
+
+
+def compiled_loops(module: str, what: str) -> None:
+    """Called by each module of compiled loops (numba) as it loads: ``what`` names its
+    loops to the user when they compile (:func:`tell_when_compiling`)."""
+    _COMPILING.names[module] = what
+    if _COMPILING.tell:
+        _listen_for_compiling()
+
+
+def tell_when_compiling() -> None:
+    """Say on stderr when a module's loops start compiling: the first use after
+    installing compiles them for this machine, up to half a minute of silence otherwise
+    (then they load from numba's cache in under a second, and nothing is said)."""
+    _COMPILING.tell = True
+    if _COMPILING.names:
+        _listen_for_compiling()
+
+
+@functools.cache
+def _listen_for_compiling() -> None:
+    # numba is imported only once a module of compiled loops has loaded it.
+    from numba.core import event
+
+    class Notice(event.Listener):
+        """numba's compile events, nested as a loop compiles the helpers it calls: the
+        outermost of a named module's first is announced."""
+
+        def on_start(self, ev: event.Event) -> None:
+            _COMPILING.depth += 1
+            module = ev.data["dispatcher"].py_func.__module__
+            what = _COMPILING.names.get(module)
+            first = what is not None and module not in _COMPILING.told
+            if _COMPILING.tell and _COMPILING.depth == 1 and first:
+                _COMPILING.told.add(module)
+                print(
+                    f"referee: compiling {what} for this machine, once after installing"
+                    " (up to half a minute)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+        def on_end(self, ev: event.Event) -> None:
+            _COMPILING.depth -= 1
+
+    event.register("numba:compile", Notice())
 
 
 @functools.cache

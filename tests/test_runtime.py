@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes.util
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -51,9 +52,39 @@ def test_main_applies_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     called = []
     monkeypatch.setattr(cli, "keep_freed_memory", lambda: called.append("memory"))
     monkeypatch.setattr(cli, "relay_interrupts", lambda: called.append("ctrl-c"))
+    monkeypatch.setattr(cli, "tell_when_compiling", lambda: called.append("compiling"))
     with pytest.raises(SystemExit) as exit_:
         cli.main(["--version"])
-    assert exit_.value.code == 0 and called == ["memory", "ctrl-c"]
+    assert exit_.value.code == 0 and called == ["memory", "ctrl-c", "compiling"]
+
+
+def test_compiling_loops_is_said_once_per_module(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from numba import njit
+
+    from referee import runtime
+
+    monkeypatch.setattr(runtime, "_COMPILING", runtime._Compiling())
+    named: dict[str, Any] = {"__name__": "loops_under_test"}
+    unnamed: dict[str, Any] = {"__name__": "other_loops"}
+    source = "def double(x):\n    return 2 * x\ndef triple(x):\n    return 3 * x\n"
+    exec(source, named)
+    exec(source, unnamed)
+    runtime.compiled_loops("loops_under_test", "the test's loops")
+    double, triple = njit(named["double"]), njit(named["triple"])
+    assert double(2) == 4
+    assert capsys.readouterr().err == ""  # a library's use: silent
+    runtime.tell_when_compiling()  # as every command does
+    assert njit(unnamed["double"])(2) == 4
+    assert capsys.readouterr().err == ""  # not a module of named loops
+    assert triple(2) == 6
+    assert capsys.readouterr().err == (
+        "referee: compiling the test's loops for this machine, once after installing"
+        " (up to half a minute)\n"
+    )
+    assert double(2.5) == 5.0  # compiled again, for floats: said once is enough
+    assert capsys.readouterr().err == ""
 
 
 # A module whose loading is interrupted: it sends this process SIGINT, then goes on

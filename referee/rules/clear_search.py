@@ -45,6 +45,10 @@ import math
 import numpy as np
 from numba import njit
 
+from referee.runtime import compiled_loops
+
+compiled_loops(__name__, "Papercraft's line search")
+
 _EPS = 1e-9  # referee.geometry.EPS: touching, for the overlap test of the distance
 _TOL = 1e-9  # slack on line parameters (fractions of a candidate line's defining span)
 

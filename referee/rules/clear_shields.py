@@ -41,6 +41,10 @@ import math
 import numpy as np
 from numba import njit
 
+from referee.runtime import compiled_loops
+
+compiled_loops(__name__, "Papercraft's shields")
+
 BINS = 256
 """Bands of direction round each base (a power of two, so a band's index wraps with a
 mask, and a multiple of four, so the band across is a quarter turn away). Finer bands

@@ -19,6 +19,10 @@ import math
 import numpy as np
 from numba import njit
 
+from referee.runtime import compiled_loops
+
+compiled_loops(__name__, "the hex games' lines")
+
 HALF_TURN = np.pi
 
 
