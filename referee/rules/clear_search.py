@@ -25,7 +25,9 @@ slabs for the crossing test), and threads may each take every n-th pair
 Small fixed-size values (an outline's corners, its half-planes, a corner's neighbours)
 travel as tuples, and the loops that write candidates do so themselves: a view of an
 array, choosing between two arrays in a loop, or passing one to a helper each time
-costs a pair of atomic reference counts, which cost more than the tests themselves.
+cost a pair of atomic reference counts, which cost more than the tests themselves. The
+search now runs without reference counts at all (:func:`clear_pairs_into` says why), so
+it allocates nothing: its work arrays come from outside it.
 
 Only the mid-sized helpers of the inner loops are inlined by numba; the small ones are
 left to LLVM. numba's own inlining retypes a function at every call site, and the first
@@ -41,6 +43,7 @@ too many only adds candidate lines, each a real segment tested like the others.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -48,6 +51,10 @@ from numba import njit
 from referee.runtime import compiled_loops
 
 compiled_loops(__name__, "Papercraft's line search")
+
+_UNCOUNTED: dict[str, Any] = {"_nrt": False}
+"""numba's option (private, but there since its runtime was) to compile a function
+without reference counts, so without allocating: see :func:`clear_pairs_into`."""
 
 _EPS = 1e-9  # referee.geometry.EPS: touching, for the overlap test of the distance
 _TOL = 1e-9  # slack on line parameters (fractions of a candidate line's defining span)
@@ -58,7 +65,7 @@ Ends = tuple[float, float, float, float, float, float, float, float]
 """The x (or y) of A's four corners, then B's."""
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy", **_UNCOUNTED)
 def _crosses(px: float, py: float, qx: float, qy: float, rx: Quad, ry: Quad) -> bool:
     """Whether segment ``p``-``q`` enters the open interior of the rectangle with corners
     ``rx``, ``ry`` (in order): :func:`referee.rules.clearance.segments_cross_rectangles`'
@@ -72,7 +79,7 @@ shrunk by the crossing test's tolerance (low, high): what :func:`_crosses` works
 from the base alone, for many segments at once."""
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _slabs(rx: Quad, ry: Quad) -> Slabs:
     """The base with corners ``rx``, ``ry`` as :data:`Slabs`, with :func:`_crosses`'
     arithmetic."""
@@ -101,7 +108,7 @@ def base_slabs(corners: np.ndarray) -> np.ndarray:
     return slabs
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _slab_at(slabs: np.ndarray, k: int) -> Slabs:
     """Row ``k`` of :func:`base_slabs` as a tuple (no view of the array)."""
     return (
@@ -116,7 +123,7 @@ def _slab_at(slabs: np.ndarray, k: int) -> Slabs:
     )
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _enters(px: float, py: float, qx: float, qy: float, rx: Quad, ry: Quad, slabs: Slabs) -> bool:
     """:func:`_crosses` of segment ``p``-``q`` and the base with corners ``rx``, ``ry``
     (its :data:`Slabs` worked out once), with its arithmetic."""
@@ -139,7 +146,7 @@ def _enters(px: float, py: float, qx: float, qy: float, rx: Quad, ry: Quad, slab
     return bool(ok)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _corner_lines_crossed(corners: np.ndarray, slabs: np.ndarray, i: int, j: int, b: int) -> int:
     """Which of the 16 segments from a corner of outline ``i`` to one of ``j`` (bit ``4 u
     + w``: corner ``u`` to corner ``w``) enter base ``b``: :func:`_crosses` of each, with
@@ -161,7 +168,7 @@ its centre's x and y, then for each of its first two edges its unit direction's 
 and half the rectangle's size along it."""
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _frame(frames: np.ndarray, k: int) -> Frame:
     """Column ``k`` of :func:`referee.rules.clearance._frames`' columns as rows."""
     return (
@@ -176,7 +183,7 @@ def _frame(frames: np.ndarray, k: int) -> Frame:
     )
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy", **_UNCOUNTED)
 def _chord(
     sx: float, sy: float, vx: float, vy: float, vv: float, frame: Frame
 ) -> tuple[float, float]:
@@ -200,12 +207,12 @@ def _chord(
     return t0, t1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _cross(ux: float, uy: float, vx: float, vy: float) -> float:
     return ux * vy - uy * vx
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _point_seg(px: float, py: float, ax: float, ay: float, bx: float, by: float) -> float:
     """:func:`referee.geometry._point_seg_dist` of one point and segment."""
     abx, aby = bx - ax, by - ay
@@ -217,13 +224,13 @@ def _point_seg(px: float, py: float, ax: float, ay: float, bx: float, by: float)
     return math.sqrt((apx - t * abx) ** 2 + (apy - t * aby) ** 2)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _orient(ox: float, oy: float, ax: float, ay: float, bx: float, by: float) -> float:
     """z of (a - o) x (b - o): :func:`referee.geometry._cross`."""
     return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _on_box(ax: float, ay: float, bx: float, by: float, px: float, py: float) -> bool:
     return (
         min(ax, bx) - _EPS <= px <= max(ax, bx) + _EPS
@@ -231,7 +238,7 @@ def _on_box(ax: float, ay: float, bx: float, by: float, px: float, py: float) ->
     )
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _seg_seg(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> float:
     """:func:`referee.geometry._seg_seg_dist` of two segments: 0 when they meet."""
     o1 = _orient(a[0], a[1], b[0], b[1], c[0], c[1])
@@ -259,7 +266,7 @@ def _seg_seg(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> floa
     )
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _in_or_on(px: float, py: float, poly: np.ndarray) -> bool:
     """:func:`referee.geometry.points_in_polygon`'s even-odd rule and on-edge test."""
     inside = False
@@ -273,7 +280,7 @@ def _in_or_on(px: float, py: float, poly: np.ndarray) -> bool:
     return inside or near <= _EPS
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _distance(pa: np.ndarray, pb: np.ndarray) -> float:
     """:func:`referee.geometry.polygon_distance` of two outlines of four corners."""
     if _in_or_on(pa[0, 0], pa[0, 1], pb) or _in_or_on(pb[0, 0], pb[0, 1], pa):
@@ -297,7 +304,7 @@ def _distance(pa: np.ndarray, pb: np.ndarray) -> float:
     return d
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _nearest_points(
     ax: Quad, ay: Quad, bx: Quad, by: Quad, frame_a: Frame, frame_b: Frame
 ) -> tuple[float, float, float, float, float]:
@@ -333,7 +340,7 @@ Planes = tuple[float, float, float, float, float, float, float, float, float, fl
 normal's x and y and its offset, inside where ``n . x >= o`` for all four."""
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _plane(ax: float, ay: float, bx: float, by: float, sign: float) -> tuple[float, float, float]:
     nx, ny = sign * -(by - ay), sign * (bx - ax)
     size = max(math.sqrt(nx * nx + ny * ny), 1e-300)
@@ -341,7 +348,7 @@ def _plane(ax: float, ay: float, bx: float, by: float, sign: float) -> tuple[flo
     return nx, ny, nx * ax + ny * ay
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _halfplanes(xs: Quad, ys: Quad) -> Planes:
     """The outline with corners ``xs``, ``ys`` (either winding) as :data:`Planes`."""
     area = 0.0
@@ -355,7 +362,7 @@ def _halfplanes(xs: Quad, ys: Quad) -> Planes:
     return (n0x, n0y, o0, n1x, n1y, o1, n2x, n2y, o2, n3x, n3y, o3)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _holds(px: float, py: float, planes: Planes) -> bool:
     """Whether the point lies in or within a hair of the outline of ``planes``."""
     inside = True
@@ -365,7 +372,7 @@ def _holds(px: float, py: float, planes: Planes) -> bool:
     return inside
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _outside(px: float, py: float, planes: Planes) -> float:
     """How far the point lies beyond the farthest of the outline's edge lines (at most 0
     inside): at most its distance to the outline, and cheaper (no roots). Within a hair
@@ -376,7 +383,7 @@ def _outside(px: float, py: float, planes: Planes) -> float:
     return far
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _quad_at(corners: np.ndarray, k: int) -> tuple[Quad, Quad]:
     """Outline ``k``'s corners as tuples of x and of y (no view of the array)."""
     return (
@@ -385,7 +392,7 @@ def _quad_at(corners: np.ndarray, k: int) -> tuple[Quad, Quad]:
     )
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _common_point(corners: np.ndarray, i: int, j: int, pq: np.ndarray) -> None:
     """A point of touching or overlapping outlines ``i`` and ``j`` into ``pq`` (both
     ends): a corner of one in or on the other, else where two edges cross (NaN if
@@ -411,7 +418,7 @@ def _common_point(corners: np.ndarray, i: int, j: int, pq: np.ndarray) -> None:
     pq[:] = np.nan
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy", **_UNCOUNTED)
 def _boxes_apart(px: Quad, py: Quad, qx: Quad, qy: Quad) -> bool:
     """Whether the bounding boxes of two outlines are apart: no edges meet."""
     for xs, ys in ((px, qx), (py, qy)):
@@ -428,7 +435,7 @@ def _boxes_apart(px: Quad, py: Quad, qx: Quad, qy: Quad) -> bool:
     return False
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy", **_UNCOUNTED)
 def _edge_crossing(rx: Quad, ry: Quad, e: int, ox: Quad, oy: Quad, o: int) -> float:
     """Where edge ``e`` of outline ``rx``, ``ry`` properly crosses edge ``o`` of outline
     ``ox``, ``oy``, as the fraction along the first; NaN where they do not."""
@@ -445,7 +452,7 @@ def _edge_crossing(rx: Quad, ry: Quad, e: int, ox: Quad, oy: Quad, o: int) -> fl
     return np.nan
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy", **_UNCOUNTED)
 def _cone(xs: Quad, ys: Quad, cx: float, cy: float, sign: float) -> Quad:
     """The clockwise-most and counter-clockwise-most of the directions ``sign (corner -
     c)`` to the four corners ``xs``, ``ys`` (c outside them: they lie within less than
@@ -461,14 +468,14 @@ def _cone(xs: Quad, ys: Quad, cx: float, cy: float, sign: float) -> Quad:
     return lox, loy, hix, hiy
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _within(ux: float, uy: float, lox: float, loy: float, hix: float, hiy: float) -> bool:
     """Whether direction ``u`` lies in the cone from ``lo`` counter-clockwise to ``hi``
     (less than a half turn), edges included."""
     return _cross(lox, loy, ux, uy) >= 0 and _cross(ux, uy, hix, hiy) >= 0
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _cones_meet(first: Quad, second: Quad) -> bool:
     """Whether two cones of directions, each spanned by two (``(x, y, x, y)``) less than a
     half turn apart, share a direction; true when in doubt (a cone of a half turn or
@@ -488,7 +495,7 @@ def _cones_meet(first: Quad, second: Quad) -> bool:
     )
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _within_roughly(ux: float, uy: float, lox: float, loy: float, hix: float, hiy: float) -> bool:
     """:func:`_within` with a margin of 1e-9 of the lengths: in doubt, within."""
     size = math.sqrt(ux * ux + uy * uy)
@@ -497,7 +504,7 @@ def _within_roughly(ux: float, uy: float, lox: float, loy: float, hix: float, hi
     return _cross(lox, loy, ux, uy) >= -tol_lo and _cross(ux, uy, hix, hiy) >= -tol_hi
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _strictly_inside(
     ux: float, uy: float, e1x: float, e1y: float, e2x: float, e2y: float, turn: float
 ) -> int:
@@ -514,7 +521,7 @@ def _strictly_inside(
     return 0
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy", **_UNCOUNTED)
 def _may_graze(
     rx: Quad,
     ry: Quad,
@@ -560,7 +567,7 @@ Corner = tuple[float, float, float, float, float, float, float]
 whether a line may start there (1.0) as it touches A or B."""
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy", **_UNCOUNTED)
 def _one_side(c: Corner, dx: float, dy: float) -> bool:
     """Whether a line along ``d`` may pass grazed corner ``c``: it starts there, or has
     both neighbouring corners on one side (or on it), touching the convex base there
@@ -574,7 +581,7 @@ def _one_side(c: Corner, dx: float, dy: float) -> bool:
     return (s1 >= -tol and s2 >= -tol) or (s1 <= tol and s2 <= tol)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy", **_UNCOUNTED)
 def _leaves(ex: Ends, ey: Ends, v: int, dx: float, dy: float) -> bool:
     """Whether direction ``d`` from corner ``v`` of A and B's corners (``ex``, ``ey``)
     points out of its outline or along an edge: not strictly inside the corner's
@@ -587,7 +594,7 @@ def _leaves(ex: Ends, ey: Ends, v: int, dx: float, dy: float) -> bool:
     return not (_cross(e1x, e1y, dx, dy) * w > 0 and _cross(dx, dy, e2x, e2y) * w > 0)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _mid_turn(lo: float, hi: float) -> float:
     """The tangent of the turn halfway between the turns whose tangents are ``lo`` and
     ``hi`` (each within a quarter turn): bisecting the angle, where halving the span of
@@ -596,7 +603,7 @@ def _mid_turn(lo: float, hi: float) -> float:
     return (lo * b + hi * a) / (a + b)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _turning_direction(
     h1: float, h2: float, n1x: float, n1y: float, c: float, s: float
 ) -> tuple[float, float]:
@@ -667,7 +674,7 @@ def _turning_direction(
     return (n1x - t * n1y) / norm, (n1y + t * n1x) / norm
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _least_elsewhere(
     h1: float, h2: float, n1x: float, n1y: float, c: float, s: float, cone_a: Quad, cone_b: Quad
 ) -> bool:
@@ -705,7 +712,7 @@ def _least_elsewhere(
     return math.isfinite(lo) and ((a3 * lo + a2) * lo + a1) * lo + a0 > 0
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _shortest_clear(
     length: np.ndarray,
     seg: np.ndarray,
@@ -742,7 +749,7 @@ def _shortest_clear(
     return best
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _candidate(
     sx: float,
     sy: float,
@@ -795,7 +802,7 @@ Outline = tuple[Quad, Quad, Quad, Quad, Ends, Ends, Planes, Planes, Frame, Frame
 and y, B's, both's x and both's y (:data:`Ends`), A's and B's half-planes and frames."""
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _hidden(
     cx: float,
     cy: float,
@@ -826,7 +833,7 @@ def _hidden(
     return False
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy", **_UNCOUNTED)
 def _grazed(pair: Outline, blockers: np.ndarray, corners: np.ndarray, kk: np.ndarray) -> int:
     """Into the rows of ``kk``, the corners a line from A to B may graze (x, y, the
     previous corner's x, y, the next one's, whether a line may start there, and a lower
@@ -872,7 +879,7 @@ def _grazed(pair: Outline, blockers: np.ndarray, corners: np.ndarray, kk: np.nda
     return nc
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy", **_UNCOUNTED)
 def _free_lines(
     pair: Outline,
     kk: np.ndarray,
@@ -910,7 +917,7 @@ def _free_lines(
     return n
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy", **_UNCOUNTED)
 def _through_grazed(
     pair: Outline,
     kk: np.ndarray,
@@ -968,7 +975,7 @@ def _through_grazed(
     return best
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy", **_UNCOUNTED)
 def _second_kind(
     pair: Outline, kk: np.ndarray, nc: int, best: float, length: np.ndarray, seg: np.ndarray
 ) -> int:
@@ -1052,7 +1059,7 @@ def _second_kind(
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _search(
     ia: int,
     ib: int,
@@ -1072,7 +1079,8 @@ def _search(
     B one of them hides from the other outline, as :func:`_hidden_ends`' bits): its
     length (inf if none), its ends into ``pq``. ``kk``: room for the corners a line may
     graze; ``scratch``: room for candidate lengths and segments, reused from pair to pair
-    (grown here when short): allocating them per search cost a few percent."""
+    (allocating them per search cost a few percent); minus the room needed where it is
+    too short."""
     (ax, ay), (bx, by) = _quad_at(corners, ia), _quad_at(corners, ib)
     end_x = (ax[0], ax[1], ax[2], ax[3], bx[0], bx[1], bx[2], bx[3])
     end_y = (ay[0], ay[1], ay[2], ay[3], by[0], by[1], by[2], by[3])
@@ -1094,7 +1102,7 @@ def _search(
     size = max(16 + 10 * nc + nc * (nc - 1) // 2, 32 + 16 * nc)
     length, seg = scratch
     if size > len(length):
-        length, seg = np.empty(size), np.empty((size, 4))
+        return -float(size)
     # The lines free of grazed corners first: their best rules out the corners farther.
     n = _free_lines(pair, kk, nc, length, seg, crossed)
     best = _shortest_clear(length, seg, n, corners, slabs, blockers, np.inf, pq)
@@ -1107,7 +1115,7 @@ def _search(
     return _shortest_clear(length, seg, n, corners, slabs, blockers, best, pq)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _hidden_ends(mask: int) -> int:
     """The corners of A (bits 0-3) and of B (bits 4-7) from which one base crosses every
     corner-to-corner line (``mask``: that base's :func:`_corner_lines_crossed`), so
@@ -1121,7 +1129,7 @@ def _hidden_ends(mask: int) -> int:
     return ends
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _bits(m: int) -> int:
     """How many bits of ``m`` are set."""
     n = 0
@@ -1140,7 +1148,7 @@ for _k in range(64):
 _LOW_BIT.setflags(write=False)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _low_bit(word: int) -> int:
     """The index of the lowest set bit of ``word`` (not 0): its de Bruijn product's top
     six bits name it (numba has no count of trailing zeros)."""
@@ -1148,7 +1156,7 @@ def _low_bit(word: int) -> int:
     return _LOW_BIT[((low * _DE_BRUIJN) >> 58) & 63]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _cell(x: float, origin: float, scale: float) -> int:
     """The index cell of coordinate ``x``: monotone in ``x``, so a box's cells bound it."""
     return min(max(int((x - origin) * scale), 0), _CELLS - 1)
@@ -1197,7 +1205,7 @@ def _strip_index(
     return started, unended, origin, scale
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _corridor(
     near: np.ndarray,
     band: tuple[float, float, float, float],
@@ -1246,7 +1254,7 @@ def _corridor(
             near[w] |= started[a, r, c1, w] & unended[a, r, c0, w]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _boxes_meet(lo: np.ndarray, hi: np.ndarray, i: int, j: int) -> bool:
     """Whether the bounding boxes of outlines ``i`` and ``j`` meet (else the outlines are
     apart, and a corner and its foot are their nearest points)."""
@@ -1304,18 +1312,64 @@ def clear_pairs_into(
     NaN). ``frames``: each outline's :func:`referee.rules.clearance._frames` as rows;
     the pairs ``proved`` walled off beforehand (:mod:`referee.rules.clear_shields`) are
     left as they are, unsearched. Without the GIL: threads may each take every
-    ``step``-th pair of one map."""
+    ``step``-th pair of one map.
+
+    The search itself runs without numba's reference counts (:data:`_UNCOUNTED`: it may
+    not allocate), as do its helpers: on two threads each count of a shared array (the
+    corners, the index, passed to a helper) bounced that array's counter between the
+    cores, 5% of the map's time. Its work arrays are made here, and the room for
+    candidate lines grown here when a pair needs more."""
+    count = len(corners)
+    work = (
+        np.empty(count, np.intp),  # the bases near a pair, nearest the centres' line first
+        np.empty(count),  # their distances from that line
+        np.empty(count, np.intp),  # as found
+        np.empty(count, np.intp),  # the bases a search runs past
+        np.empty(count, np.int64),  # the corner-to-corner lines each crosses
+        np.empty(layout[4].shape[3], np.int64),  # a corridor's bitset
+        np.empty(4),  # a segment's ends
+        np.empty((20 * count, 8)),  # a base's 4 corners, and 8 crossings with each outline
+    )
+    k, room = start, 1024
+    while k < len(first):
+        scratch = (np.empty(room), np.empty((room, 4)))
+        k, room = _pairs_from(
+            k, step, corners, first, second, frames, layout, proved, out, p, q, work, scratch
+        )
+
+
+@njit(cache=True, nogil=True, error_model="numpy", **_UNCOUNTED)
+def _pairs_from(
+    start: int,
+    step: int,
+    corners: np.ndarray,
+    first: np.ndarray,
+    second: np.ndarray,
+    frames: np.ndarray,
+    layout: Layout,
+    proved: np.ndarray,
+    out: np.ndarray,
+    p: np.ndarray,
+    q: np.ndarray,
+    work: tuple[
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+        np.ndarray,
+    ],
+    scratch: tuple[np.ndarray, np.ndarray],
+) -> tuple[int, int]:
+    """:func:`clear_pairs_into`'s loop, with its work arrays: ``(len(first), room)`` when
+    done, or the pair it stopped at for lack of room in ``scratch`` and the room it needs
+    (at least twice as much): that pair is taken again from the start."""
     lo, hi, mid, slabs, started, unended, origin, scale = layout
-    m, count = len(first), len(corners)
-    pool, key, found = np.empty(count, np.intp), np.empty(count), np.empty(count, np.intp)
-    pq = np.empty(4)
-    chosen = np.empty(count, np.intp)
-    mask = np.empty(count, np.int64)
-    words = started.shape[3]
-    near = np.empty(words, np.int64)
-    kk = np.empty((20 * count, 8))  # a base's 4 corners, and 8 crossings with each outline
-    room = 1024
-    scratch = (np.empty(room), np.empty((room, 4)))
+    m = len(first)
+    pool, key, found, chosen, mask, near, pq, kk = work
+    words = len(near)
     for k in range(start, m, step):
         if proved[k]:
             continue  # out[k] stays inf, p[k] and q[k] NaN
@@ -1431,6 +1485,8 @@ def clear_pairs_into(
             length = _search(
                 i, j, chosen[:ns], corners, slabs, frames, kk, scratch, pq, known, hidden
             )
+            if length < 0:  # no room for its candidates
+                return k, max(int(-length), 2 * len(scratch[0]))
             if length == np.inf:
                 break
             added = ns
@@ -1449,3 +1505,4 @@ def clear_pairs_into(
         out[k] = length
         if out[k] < np.inf:
             p[k, 0], p[k, 1], q[k, 0], q[k, 1] = pq[0], pq[1], pq[2], pq[3]
+    return len(first), len(scratch[0])

@@ -259,6 +259,21 @@ def test_staggered_posts_wall_off_a_pair_that_neither_does() -> None:
     assert exact < math.inf and exact <= dense_search(a, b, apart, 64) + 1e-9
 
 
+def test_a_line_over_a_row_of_thirty_posts() -> None:
+    # Every post crosses the nearest segment, so the search runs past all thirty at once:
+    # more corners than its first room for candidate lines holds, so it makes more room
+    # and takes the pair again. The line rises from A's corner over the first post's.
+    a = base_corners_many([(0.0, 0.0)], [0.0], [(0.2, 0.2)])[0]  # x, y within 0.1
+    b = base_corners_many([(40.0, 0.0)], [0.0], [(6.0, 1.0)])[0]  # x from 39.5, y within 3
+    posts = base_corners_many([(2.0 + k, 0.0) for k in range(30)], [0.0] * 30, [(0.4, 0.6)] * 30)
+    exact = clear_edge_distance(a, b, posts)
+    # From (0.1, 0.1) past (1.7, 0.2), the first post's corner, to x = 39.5.
+    assert exact == pytest.approx(39.4 * math.hypot(1.0, 0.1 / 1.6), abs=1e-9)
+    assert exact <= dense_search(a, b, posts, 64) + 1e-9
+    table = clear_edge_distances(np.concatenate([a[None], b[None], posts]), np.ones(32, bool))
+    assert table[0, 1] == exact
+
+
 def test_posts_in_contact_with_the_firer_still_wall_it_off() -> None:
     """A unit touching (or overlapping) the firer's base blocks by its part between the
     two: with the second post, no line gets out."""
