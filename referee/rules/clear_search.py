@@ -1317,7 +1317,7 @@ def clear_pairs_into(
     The search itself runs without numba's reference counts (:data:`_UNCOUNTED`: it may
     not allocate), as do its helpers: on two threads each count of a shared array (the
     corners, the index, passed to a helper) bounced that array's counter between the
-    cores, 5% of the map's time. Its work arrays are made here, and the room for
+    cores, 3-5% of the map's time. Its work arrays are made here, and the room for
     candidate lines grown here when a pair needs more."""
     count = len(corners)
     work = (
