@@ -15,8 +15,13 @@ middle ``e``; ``u`` is the distance along ``e`` from A's centre and ``s`` across
 Shrink a base C by ``m = T delta / 2 + margin`` on every side, where ``T`` is how far
 along ``e`` C's far side lies beyond A's near side. Suppose the line along ``e`` through
 any point ``a`` of A whose ``s`` lies strictly within the shrunk C's span crosses the
-shrunk C's interior at some point ``y`` not behind ``a`` (A lies before C's far side
-across the whole span: the test below). ``y`` is at most ``T`` from ``a``, so the line
+shrunk C's interior at some point ``y`` not behind ``a``: A lies before C's far side
+across the whole span, or, where it does not (C beside A, or over it), only that part
+of the span where C's far side lies beyond A's on every line counts. Both far sides are
+concave across, so on a piece of the span C's is nearest at an end and A's farthest at
+an end or at A's farthest corner: a few pieces, each tested exactly, give that part (at
+400 pieces this walls off 3% more pairs, more than paying for itself where bases
+overlap). ``y`` is at most ``T`` from ``a``, so the line
 through ``a`` at ``theta`` passes within ``T |theta - e| <= m - margin`` of ``y``: inside
 C, by the margin. It gets there before going farther along ``e`` than ``y`` does, that
 is, before the shrunk C's far side. So if the shrunk bases' open spans together cover
@@ -148,7 +153,6 @@ def shields_into(
             lo_band = math.floor((mid - spread) / _WIDTH)
             hi_band = math.floor((mid + spread) / _WIDTH)
             h0, h1 = frames[4, c], frames[7, c]
-            a0x, a0y, a1x, a1y = frames[2, c], frames[3, c], frames[5, c], frames[6, c]
             for band in range(lo_band, hi_band + 1):
                 b = band & _WRAP
                 if row[b] < np.inf:
@@ -156,22 +160,27 @@ def shields_into(
                 ex, ey = cos[b], sin[b]
                 front, side = half[i, b], half[i, (b + quarter) & _WRAP]
                 du, ds = dx * ex + dy * ey, dy * ex - dx * ey
-                # C's edge directions along the band (p) and across it (q).
-                p0, q0 = a0x * ex + a0y * ey, a0y * ex - a0x * ey
-                p1, q1 = a1x * ex + a1y * ey, a1y * ex - a1x * ey
+                p0, q0, p1, q1 = _in_band(frames, c, ex, ey)
                 shrink = (du + h0 * abs(p0) + h1 * abs(p1) + front) * (_WIDTH * 0.50001) + _MARGIN
                 k0, k1 = h0 - shrink, h1 - shrink
                 if k0 <= 0 or k1 <= 0:
-                    continue
-                # A lies before the shrunk C's far side across its span: the far side is
-                # nearest at the span's ends, its two corners farthest across.
-                end = abs(k0 * p0 * math.copysign(1.0, q0) + k1 * p1 * math.copysign(1.0, q1))
-                if du - end <= front + 1e-9 * (1 + abs(du)):
                     continue
                 wide = k0 * abs(q0) + k1 * abs(q1)
                 lo, hi, far = ds - wide, ds + wide, du + k0 * abs(p0) + k1 * abs(p1)
                 if hi <= -side or lo >= side:
                     continue
+                # A lies before the shrunk C's far side across its span: the far side is
+                # nearest at the span's ends, its two corners farthest across. Where it
+                # does not (C beside A, or over it), the part of the span where C's far
+                # side lies beyond A's still covers.
+                end = abs(k0 * p0 * math.copysign(1.0, q0) + k1 * p1 * math.copysign(1.0, q1))
+                if du - end <= front + 1e-9 * (1 + abs(du)):
+                    a0, b0, a1, b1 = _in_band(frames, i, ex, ey)
+                    mine = (0.0, 0.0, frames[4, i], frames[7, i], a0, b0, a1, b1)
+                    theirs = (du, ds, k0, k1, p0, q0, p1, q1)
+                    lo, hi = _reaching_past(mine, theirs, lo, hi, side)
+                    if lo >= hi:
+                        continue
                 # Merge with the stretches it overlaps (open spans: touching is no cover).
                 kept = 0
                 for t in range(stretches[b]):
@@ -192,6 +201,80 @@ def shields_into(
                 stretches[b] = kept
             if uncovered == 0:
                 break
+
+
+@njit(cache=True, error_model="numpy")
+def _in_band(frames: np.ndarray, k: int, ex: float, ey: float) -> tuple[float, float, float, float]:
+    """Base ``k``'s two edge directions in the terms of the band along ``(ex, ey)``: along
+    it and across it, each."""
+    a0x, a0y, a1x, a1y = frames[2, k], frames[3, k], frames[5, k], frames[6, k]
+    return a0x * ex + a0y * ey, a0y * ex - a0x * ey, a1x * ex + a1y * ey, a1y * ex - a1x * ey
+
+
+Box = tuple[float, float, float, float, float, float, float, float]
+"""A rectangle in a band's terms: its centre (along the band, across it), its two half
+sizes, and its two edge directions (along, across each)."""
+
+_PIECES = 8
+"""Pieces of a base's span tested one by one where it does not lie wholly beyond A."""
+
+
+@njit(cache=True, error_model="numpy")
+def _far_side(box: Box, s: float) -> float:
+    """How far along the band the rectangle ``box`` reaches on the line across at ``s``
+    (within its span): the nearer of its two far edges' lines there."""
+    cu, cs, k0, k1, p0, q0, p1, q1 = box
+    far = np.inf
+    if abs(p0) > 1e-12:  # an edge along the band bounds the span, not the reach
+        far = cu + k0 / abs(p0) - q0 / p0 * (s - cs)
+    if abs(p1) > 1e-12:
+        far = min(far, cu + k1 / abs(p1) - q1 / p1 * (s - cs))
+    return far
+
+
+@njit(cache=True, error_model="numpy")
+def _reaching_past(
+    mine: Box, theirs: Box, lo: float, hi: float, side: float
+) -> tuple[float, float]:
+    """Of the span ``lo``-``hi`` of rectangle ``theirs`` across a band, the longest
+    stretch within the span of ``mine`` (``-side``-``side`` about its centre, at 0)
+    where ``theirs`` reaches farther along the band than ``mine`` on every line across:
+    tested in :data:`_PIECES` pieces. Both far sides are concave across, so on a piece
+    ``theirs`` reaches least at an end and ``mine`` most at an end or its farthest
+    corner. A stretch reaching an end of ``mine``'s span keeps ``theirs``' end there (no
+    line beyond needs cover). Empty where ``hi <= lo``."""
+    _, _, h0, h1, a0, b0, a1, b1 = mine
+    # The farthest corner of mine: the far ends of its two edge directions.
+    peak_u = h0 * abs(a0) + h1 * abs(a1)
+    peak_s = h0 * math.copysign(1.0, a0) * b0 + h1 * math.copysign(1.0, a1) * b1
+    r0, r1 = max(lo, -side), min(hi, side)
+    # Mine reaches least at its span's ends (concave): a far side no farther cannot pass.
+    if theirs[0] + theirs[2] * abs(theirs[4]) + theirs[3] * abs(theirs[6]) <= min(
+        _far_side(mine, -side), _far_side(mine, side)
+    ):
+        return 0.0, 0.0
+    step = (r1 - r0) / _PIECES
+    best_lo, best_hi, run_lo = 0.0, 0.0, np.nan
+    s0 = r0
+    t0, m0 = _far_side(theirs, s0), _far_side(mine, s0)
+    for piece in range(_PIECES):
+        s1 = r1 if piece == _PIECES - 1 else r0 + step * (piece + 1)
+        t1, m1 = _far_side(theirs, s1), _far_side(mine, s1)
+        reach = max(m0, m1)
+        if s0 < peak_s < s1:
+            reach = max(reach, peak_u)
+        if min(t0, t1) > reach + 1e-9 * (1 + abs(theirs[0]) + abs(reach)):
+            if run_lo != run_lo:  # NaN: a stretch starts here
+                run_lo = s0
+            if s1 - run_lo > best_hi - best_lo:
+                best_lo, best_hi = run_lo, s1
+        else:
+            run_lo = np.nan
+        s0, t0, m0 = s1, t1, m1
+    if best_hi > best_lo:
+        best_lo = lo if best_lo == r0 and r0 == -side else best_lo
+        best_hi = hi if best_hi == r1 and r1 == side else best_hi
+    return best_lo, best_hi
 
 
 @njit(cache=True, error_model="numpy")
