@@ -224,10 +224,14 @@ def _far_side(box: Box, s: float) -> float:
     """How far along the band the rectangle ``box`` reaches on the line across at ``s``
     (within its span): the nearer of its two far edges' lines there."""
     cu, cs, k0, k1, p0, q0, p1, q1 = box
+    # An edge within 1e-9 of the band's direction bounds the span, not the reach: its
+    # line is left out. Kept, its slope would carry rounding of 1e-16 / |p|; left out, the
+    # far side is overstated only within |p| times a side's length of the span's ends.
+    # Both stay far below the shields' margin (1e-5 in).
     far = np.inf
-    if abs(p0) > 1e-12:  # an edge along the band bounds the span, not the reach
+    if abs(p0) > 1e-9:
         far = cu + k0 / abs(p0) - q0 / p0 * (s - cs)
-    if abs(p1) > 1e-12:
+    if abs(p1) > 1e-9:
         far = min(far, cu + k1 / abs(p1) - q1 / p1 * (s - cs))
     return far
 
