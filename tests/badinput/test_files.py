@@ -11,196 +11,44 @@ tests below the properties.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 import os
-import re
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from badinput.harness import (
+    FUZZ,
+    ROOT,
+    SAMPLE,
+    SCENARIO,
+    assert_clean,
+    assert_message,
+    examples,
+    invoke,
+    mutated_text,
+    read_json,
+    set_at,
+    snapshot,
+)
 from referee.calibration.profile import CalibrationProfile, load_profile
-from referee.cli import cli
 from referee.errors import ProfileError, RefereeError, RosterError
 from referee.markers.roster import Roster, load_roster
 from referee.sim.scenario import ScenarioError, load_scenario, parse_scenario
-
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "sample_footage" / "skirmish"
-SCENARIO = ROOT / "sample_footage" / "skirmish.scenario.json"
-
-#: Values a hostile or careless user puts where something else belongs.
-WEIRD: list[Any] = [
-    None,
-    True,
-    False,
-    0,
-    -1,
-    2.5,
-    1e308,
-    -1e308,
-    float("nan"),
-    float("inf"),
-    float("-inf"),
-    10**30,
-    "",
-    "t34a",
-    "x" * 100_000,
-    [],
-    [1],
-    [1, 2],
-    [[0, 0], [1, 1]],
-    ["t34a"],
-    {},
-    {"x": 1},
-]
-
-VALUES = st.one_of(
-    st.sampled_from(WEIRD),
-    st.sampled_from(WEIRD),
-    st.sampled_from(WEIRD),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.text(max_size=12),
-)
-
-#: Hang guard per example (ms): a normal example takes well under a second.
-DEADLINE_MS = 20_000
-
-FUZZ = settings(
-    max_examples=40,
-    deadline=DEADLINE_MS,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    derandomize=True,
-)
-
-
-def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    yield prefix
-    if isinstance(doc, dict):
-        for key, value in doc.items():
-            yield from _paths(value, (*prefix, key))
-    elif isinstance(doc, list):
-        for index, value in enumerate(doc):
-            yield from _paths(value, (*prefix, index))
-
-
-def _get(doc: Any, path: tuple[Any, ...]) -> Any:
-    for key in path:
-        doc = doc[key]
-    return doc
-
-
-def _set(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
-    if not path:
-        return value
-    parent = doc
-    for key in path[:-1]:
-        parent = parent[key]
-    parent[path[-1]] = value
-    return doc
-
-
-def _delete(doc: Any, path: tuple[Any, ...]) -> Any:
-    if not path:
-        return doc
-    parent = doc
-    for key in path[:-1]:
-        parent = parent[key]
-    del parent[path[-1]]
-    return doc
-
-
-@st.composite
-def mutated_text(draw: st.DrawFn, doc: Any) -> str:
-    """``doc`` with 1-3 random changes (a value replaced, a field dropped or added), as JSON
-    text; sometimes cut short, so the file is not JSON at all."""
-    doc = copy.deepcopy(doc)
-    for _ in range(draw(st.integers(1, 3))):
-        paths = list(_paths(doc))
-        leaves = [p for p in paths if not isinstance(_get(doc, p), (dict, list))] or paths
-        # Mostly one value (where the classes of bug hide), sometimes a whole object or list.
-        path = draw(st.sampled_from(leaves if draw(st.integers(0, 3)) else paths))
-        action = draw(st.sampled_from(["replace", "replace", "delete", "add"]))
-        if action == "replace":
-            doc = _set(doc, path, copy.deepcopy(draw(VALUES)))
-        elif action == "delete":
-            doc = _delete(doc, path)
-        else:
-            target = _get(doc, path)
-            if isinstance(target, dict):
-                target[draw(st.sampled_from(["zz", "id", "x", "tag"]))] = copy.deepcopy(
-                    draw(VALUES)
-                )
-            elif isinstance(target, list):
-                target.append(copy.deepcopy(draw(VALUES)))
-    text = json.dumps(doc)
-    if draw(st.integers(0, 9)) == 0:
-        text = text[: draw(st.integers(0, len(text)))]
-    return text
-
-
-def invoke(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
-
-
-#: Python's own wording: a message with it was an exception nobody translated for the user.
-PYTHON_TEXT = re.compile(
-    r"NoneType|object is not|subscriptable|invalid literal|unhashable|could not convert|"
-    r"not iterable|takes \d+ positional|unexpected keyword|Errno"
-)
-
-
-def assert_message(message: str, source: Path) -> None:
-    """One line, starting with the file it is about, in the referee's words, readable length."""
-    assert "\n" not in message and message.startswith(str(source)), message
-    assert not PYTHON_TEXT.search(message), message
-    assert len(message) < 2000
-
-
-def assert_clean(result: Result) -> None:
-    """Success, or one ``referee: error:`` line and exit code 2; never a traceback."""
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise AssertionError(f"uncaught {result.exception!r}\n{result.output}") from (
-            result.exception
-        )
-    assert result.exit_code in (0, 2), result.output
-    assert "Traceback" not in result.output
-    if result.exit_code == 2:
-        lines = [line for line in result.stderr.splitlines() if line.strip()]
-        errors = [line for line in lines if line.startswith("referee: error: ")]
-        assert len(errors) == 1 and lines[-1] == errors[0], result.stderr
-        assert len(errors[0]) < 2000, "an error line must stay readable"
-        assert not PYTHON_TEXT.search(errors[0]), errors[0]
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {
-        str(path.relative_to(folder)): path.read_bytes()
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    }
-
-
-def _json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
 
 # -- properties: loaders ---------------------------------------------------------------------
 
 
 @FUZZ
-@given(text=mutated_text(_json(SAMPLE / "camera.json")))
+@given(text=mutated_text(read_json(SAMPLE / "camera.json")))
 def test_any_profile_loads_cleanly_or_is_one_profile_error(tmp_path_factory, text):
     path = tmp_path_factory.mktemp("profile") / "camera.json"
     path.write_text(text, encoding="utf-8")
@@ -210,15 +58,15 @@ def test_any_profile_loads_cleanly_or_is_one_profile_error(tmp_path_factory, tex
         assert_message(str(error), path)
         return
     # A profile that loads is usable: strict JSON out, and it reads back as itself.
-    out = json.dumps(profile.to_json(), allow_nan=False)
-    assert CalibrationProfile.from_json(json.loads(out)).to_json() == profile.to_json()
+    out = json.dumps(profile.toread_json(), allow_nan=False)
+    assert CalibrationProfile.fromread_json(json.loads(out)).toread_json() == profile.toread_json()
     intr = profile.intrinsics
     assert intr.fx > 0 and intr.fy > 0
     assert all(math.isfinite(x) for x in intr.undistort_normalized([[intr.cx, intr.cy]]).ravel())
 
 
 @FUZZ
-@given(text=mutated_text(_json(SAMPLE / "roster.json")))
+@given(text=mutated_text(read_json(SAMPLE / "roster.json")))
 def test_any_roster_loads_cleanly_or_is_one_roster_error(tmp_path_factory, text):
     path = tmp_path_factory.mktemp("roster") / "roster.json"
     path.write_text(text, encoding="utf-8")
@@ -227,13 +75,13 @@ def test_any_roster_loads_cleanly_or_is_one_roster_error(tmp_path_factory, text)
     except RosterError as error:
         assert_message(str(error), path)
         return
-    out = json.dumps(roster.to_json(), allow_nan=False)
-    assert Roster.from_json(json.loads(out)) == roster
+    out = json.dumps(roster.toread_json(), allow_nan=False)
+    assert Roster.fromread_json(json.loads(out)) == roster
 
 
 def _small_scenario() -> dict[str, Any]:
     """The sample scenario, cut to a few frames so a run with --no-video takes a moment."""
-    data = _json(SCENARIO)
+    data = read_json(SCENARIO)
     data.update(duration=2, fps=4)
     return data
 
@@ -249,13 +97,13 @@ def test_any_scenario_parses_cleanly_or_is_one_scenario_error(tmp_path_factory, 
         assert_message(str(error), path)
         return
     assert scenario.frame_count <= 200_000
-    json.dumps(scenario.profile().to_json(), allow_nan=False)
+    json.dumps(scenario.profile().toread_json(), allow_nan=False)
 
 
 # -- properties: commands --------------------------------------------------------------------
 
 
-@settings(FUZZ, max_examples=25)
+@settings(FUZZ, max_examples=examples(25))
 @given(text=mutated_text(_small_scenario()))
 def test_simulate_never_changes_an_earlier_output_on_failure(tmp_path_factory, text):
     work = tmp_path_factory.mktemp("simulate")
@@ -273,7 +121,7 @@ def test_simulate_never_changes_an_earlier_output_on_failure(tmp_path_factory, t
         assert sorted(p.name for p in out.iterdir()) == sorted(before)
     else:
         assert (out / "notes.txt").read_bytes() == before["notes.txt"]
-        _json(out / "camera.json")  # strict JSON: no NaN or Infinity crept in
+        read_json(out / "camera.json")  # strict JSON: no NaN or Infinity crept in
         json.loads((out / "truth-moves.json").read_text(), parse_constant=_refuse_constant)
 
 
@@ -283,7 +131,8 @@ def _refuse_constant(name: str) -> None:
 
 @FUZZ
 @given(
-    text=mutated_text(_json(SAMPLE / "roster.json")), command=st.sampled_from(["markers", "cards"])
+    text=mutated_text(read_json(SAMPLE / "roster.json")),
+    command=st.sampled_from(["markers", "cards"]),
 )
 def test_printables_from_any_roster_never_crash_or_hang(tmp_path_factory, text, command):
     work = tmp_path_factory.mktemp("printables")
@@ -298,10 +147,10 @@ def test_printables_from_any_roster_never_crash_or_hang(tmp_path_factory, text, 
         assert out.read_bytes().startswith(b"%PDF")
 
 
-@settings(FUZZ, max_examples=12)
+@settings(FUZZ, max_examples=examples(12))
 @given(
-    profile=mutated_text(_json(SAMPLE / "camera.json")),
-    roster=mutated_text(_json(SAMPLE / "roster.json")),
+    profile=mutated_text(read_json(SAMPLE / "camera.json")),
+    roster=mutated_text(read_json(SAMPLE / "roster.json")),
     which=st.sampled_from(["profile", "roster", "both"]),
 )
 def test_track_with_any_profile_or_roster_keeps_earlier_tracks(
@@ -373,7 +222,7 @@ PIECE_WORDS = st.one_of(
 )
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=examples(40))
 @given(
     words=st.lists(PIECE_WORDS, min_size=0, max_size=7),
     first=st.sampled_from(["0", "95", "96", "100", "99999999999"]),
@@ -427,7 +276,7 @@ OPTION_TEXT = st.one_of(
 )
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=examples(60))
 @given(
     option=st.sampled_from(
         [
@@ -475,7 +324,7 @@ def test_any_option_value_is_accepted_or_one_line(tmp_path_factory, option, valu
         assert out.read_bytes() == b"earlier"
 
 
-@settings(FUZZ, max_examples=30)
+@settings(FUZZ, max_examples=examples(30))
 @given(text=mutated_text(json.loads((ROOT / "referee/data/examples/skirmish.json").read_text())))
 def test_check_of_any_scene_is_answers_or_one_line(tmp_path_factory, text):
     path = tmp_path_factory.mktemp("scene") / "game.json"
@@ -490,7 +339,7 @@ def test_check_of_any_scene_is_answers_or_one_line(tmp_path_factory, text):
 
 
 def _profile_with(tmp_path: Path, path: tuple[Any, ...], value: Any) -> Path:
-    data = _set(_json(SAMPLE / "camera.json"), path, value)
+    data = set_at(read_json(SAMPLE / "camera.json"), path, value)
     file = tmp_path / "camera.json"
     file.write_text(json.dumps(data), encoding="utf-8")
     return file
@@ -526,7 +375,7 @@ def test_profile_problems_name_the_json_path_and_the_fix(tmp_path, path, value, 
 
 
 def test_roster_names_a_label_cannot_hold_are_refused_at_once(tmp_path):
-    data = _json(SAMPLE / "roster.json")
+    data = read_json(SAMPLE / "roster.json")
     data["pieces"][0]["name"] = "x" * 1_000_000
     file = tmp_path / "roster.json"
     file.write_text(json.dumps(data), encoding="utf-8")
@@ -598,7 +447,7 @@ def test_simulate_replaces_an_earlier_run_whole(tmp_path):
     changed = _small_scenario()
     changed["pieces"][0]["x"] = 11
     video.simulate(load_scenario(_write(tmp_path, changed)), out, video=False)
-    scene = _json(out / "scene.json")
+    scene = read_json(out / "scene.json")
     assert scene["pieces"][0]["x"] == 11
     assert not [p for p in out.iterdir() if p.name.startswith(".")]
 

@@ -1,0 +1,1 @@
+"""The generated bad-input suite: one generator module per surface, one shared harness."""
