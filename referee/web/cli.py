@@ -116,14 +116,15 @@ def serve(
     sources = [s for s in (camera, video, stream) if s is not None]
     if len(sources) > 1:
         raise SourceError("give at most one of --camera, --video and --stream")
+    # Every option is checked before the log is opened: a refused serve changes no byte of it.
+    if not sources and (calibration or roster):
+        raise RefereeError("-c and -r go with --camera, --video or --stream")
+    if not sources and (scene or ruleset):
+        raise RefereeError("--scene and --ruleset go with --camera, --video or --stream")
     log = open_log(db, no_log)
     name = game or game_name("serve")
     if not sources:
-        if calibration or roster:
-            raise RefereeError("-c and -r go with --camera, --video or --stream")
         live = sample_live(speed, log, name if log is not None else None)
-        if scene or ruleset:
-            raise RefereeError("--scene and --ruleset go with --camera, --video or --stream")
     else:
         live = _live_from_options(
             str(sources[0]),
