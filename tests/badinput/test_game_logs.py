@@ -18,6 +18,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -433,43 +434,46 @@ print(result.exit_code, result.stderr.strip(), repr(result.exception)[:200])
 """
 
 
-def test_a_healthy_log_in_a_read_only_folder_is_read_and_not_called_damaged(
-    tmp_path_factory, healthy, one_frame
-):
+def test_a_healthy_log_in_a_read_only_folder_is_read_and_not_called_damaged(healthy, one_frame):
     """Readers read it; a writer says the folder is read-only (not "restore from a backup")."""
-    folder = Path(tmp_path_factory.getbasetemp()) / "read-only-log"
+    # Outside pytest's own temporary folder: other pytest runs of the same user reset its
+    # permissions, and an unprivileged user must reach this one.
+    base = Path(tempfile.mkdtemp(prefix="referee-read-only-"))
+    try:
+        _check_read_only_folder(base, healthy, one_frame)
+    finally:
+        if (base / "log").exists():
+            (base / "log").chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _check_read_only_folder(base: Path, healthy: bytes, one_frame: Path) -> None:
+    folder = base / "log"
     folder.mkdir()
     path = folder / "games.sqlite"
     path.write_bytes(healthy)
-    frames = folder / "frames"
+    frames = base / "frames"
     shutil.copytree(one_frame, frames)
     before = path.read_bytes()
-    # root may write anywhere: the check runs as an unprivileged user when the tests are root.
     command = [sys.executable, "-c", READ_ONLY_CHECK, str(path), str(frames), str(SAMPLE)]
     if os.geteuid() == 0:
+        # root may write anywhere: the check runs as an unprivileged user.
         if shutil.which("setpriv") is None:
             pytest.skip("running as root without setpriv: no user for whom a folder is read-only")
         command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
-        for parent in [folder, *folder.parents]:
-            if parent == Path("/"):
-                break
-            parent.chmod(parent.stat().st_mode | 0o005)
-        path.chmod(0o644)
-        for item in [frames, *frames.iterdir()]:
+        for item in [base, path, frames, *frames.iterdir()]:
             item.chmod(item.stat().st_mode | 0o005)
     folder.chmod(0o555)
-    try:
-        done = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            cwd=str(ROOT / "tests"),
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            timeout=120,
-        )
-    finally:
-        folder.chmod(0o755)
-    assert done.returncode == 0, done.stderr
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT / "tests"),
+        env={**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(base)},
+        timeout=120,
+    )
+    folder.chmod(0o755)
+    assert done.returncode == 0 and not done.stderr, done.stderr
     code, _, message = done.stdout.strip().partition(" ")
     assert code == "2", done.stdout
     assert "is read-only" in message and "writable folder" in message, message
