@@ -180,6 +180,55 @@ def _object(value: Any, column: str) -> dict[str, Any]:
     return data
 
 
+def _is_num(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_pose(value: Any) -> bool:
+    return isinstance(value, dict) and all(_is_num(value.get(k)) for k in ("x", "y", "heading"))
+
+
+def _is_vector(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 3 and all(_is_num(v) for v in value)
+
+
+#: What each key of an event's data holds when present (README, "Export format"): what the
+#: session and the timeline index into, so a row that decodes as JSON yet holds, say, a
+#: number where a pose belongs is damage named by its event, never a crash on resume.
+DATA_SHAPES: dict[str, tuple[str, Any]] = {
+    "from": ("a pose {x, y, heading}", _is_pose),
+    "to": ("a pose {x, y, heading}", _is_pose),
+    "via": ("a list of poses", lambda v: isinstance(v, list) and all(map(_is_pose, v))),
+    "distance": ("a number", lambda v: v is None or _is_num(v)),
+    "uncertainty": ("a number", _is_num),
+    "start_t": ("a number", lambda v: v is None or _is_num(v)),
+    "end_t": ("a number", lambda v: v is None or _is_num(v)),
+    "verdict": ("a verdict object", lambda v: isinstance(v, dict)),
+    "declare": ("a question object", lambda v: isinstance(v, dict)),
+    "terrain": ("a terrain object or id", lambda v: isinstance(v, (dict, str))),
+    "table_pose": (
+        "a table pose {rvec, tvec}",
+        lambda v: isinstance(v, dict) and _is_vector(v.get("rvec")) and _is_vector(v.get("tvec")),
+    ),
+    "about": ("an event number", lambda v: v is None or _is_whole(v)),
+    "question": ("a question number", lambda v: v is None or _is_whole(v)),
+    "supersedes": ("an event number", lambda v: v is None or _is_whole(v)),
+    "notes": ("a list", lambda v: isinstance(v, list)),
+    "pieces": ("a list", lambda v: isinstance(v, list)),
+}
+
+
+def _check_shapes(data: dict[str, Any]) -> None:
+    for key, value in data.items():
+        shape = DATA_SHAPES.get(key)
+        if shape is not None and not shape[1](value):
+            raise _Damaged(f"its {key!r} holds {_shown(value)} where {shape[0]} belongs")
+
+
 def _shown(value: Any) -> str:
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
@@ -771,12 +820,10 @@ class GameLog:
         except _Damaged as damage:
             raise self._damaged(f"game {game.name!r}, an event", damage) from None
         try:
+            content = _object(data, "data")
+            _check_shapes(content)
             return GameEvent(
-                number,
-                _real(t, "time"),
-                _text(kind, "type"),
-                _object(data, "data"),
-                _opt_whole(frame, "frame"),
+                number, _real(t, "time"), _text(kind, "type"), content, _opt_whole(frame, "frame")
             )
         except _Damaged as damage:
             raise self._damaged(f"game {game.name!r}, event #{number}", damage) from None
