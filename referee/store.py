@@ -180,16 +180,31 @@ def _object(value: Any, column: str) -> dict[str, Any]:
     return data
 
 
+_NUMBERS = (int, float)
+
+
 def _is_num(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return type(value) in _NUMBERS and math.isfinite(value)
 
 
 def _is_whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return type(value) is int
 
 
 def _is_pose(value: Any) -> bool:
-    return isinstance(value, dict) and all(_is_num(value.get(k)) for k in ("x", "y", "heading"))
+    # Every move carries two and its path a few more: kept cheap, it runs on every read.
+    if type(value) is not dict:
+        return False
+    x: Any = value.get("x")
+    y: Any = value.get("y")
+    heading: Any = value.get("heading")
+    numbers = _NUMBERS
+    return (
+        type(x) in numbers
+        and type(y) in numbers
+        and type(heading) in numbers
+        and math.isfinite(x + y + heading)
+    )
 
 
 def _is_vector(value: Any) -> bool:
@@ -202,7 +217,7 @@ def _is_vector(value: Any) -> bool:
 DATA_SHAPES: dict[str, tuple[str, Any]] = {
     "from": ("a pose {x, y, heading}", _is_pose),
     "to": ("a pose {x, y, heading}", _is_pose),
-    "via": ("a list of poses", lambda v: isinstance(v, list) and all(map(_is_pose, v))),
+    "via": ("a list of poses", lambda v: type(v) is list and all(map(_is_pose, v))),
     "distance": ("a number", lambda v: v is None or _is_num(v)),
     "uncertainty": ("a number", _is_num),
     "start_t": ("a number", lambda v: v is None or _is_num(v)),
