@@ -23,7 +23,9 @@ from __future__ import annotations
 import json
 import math
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -155,7 +157,8 @@ class Session:
     """One game: pipeline + ruleset (+ game log), publishing one stream of events.
 
     Build it with :meth:`start`. Methods are thread-safe: the frame loop and a
-    dashboard's requests may call them at once.
+    dashboard's requests may call them at once. Subscribers hear every update in
+    sequence order, with no session lock held, possibly on another caller's thread.
     """
 
     def __init__(
@@ -174,7 +177,17 @@ class Session:
         self.log = log
         self.game = game
         self._lock = threading.RLock()
+        """Guards the session's state. Lock order (DESIGN.md, "Threads"): this lock may be
+        held while the session calls the components it owns (pipeline, ruleset and flow, the
+        game log, whose lock is taken inside it and calls nothing back); it is never held
+        while a subscriber is called (:meth:`_deliver`), so a subscriber's own lock (the
+        live table's) is never taken inside it, and a subscriber may call the session."""
         self._subscribers: list[Subscriber] = []
+        self._outbox: deque[SessionUpdate] = deque()
+        """Updates logged but not yet handed to the subscribers, oldest first."""
+        self._delivering = False
+        self._depth = 0
+        """How deep this thread is in :meth:`_changing` (the lock is re-entrant)."""
         self._seq = 0
         self._frame = -1
         self._t = 0.0
@@ -461,14 +474,54 @@ class Session:
         return update
 
     def _publish(self, update: SessionUpdate) -> None:
-        for subscriber in list(self._subscribers):
-            subscriber(update)
+        """Queue ``update`` for the subscribers (with the lock held; see :meth:`_deliver`)."""
+        self._outbox.append(update)
+
+    @contextmanager
+    def _changing(self) -> Iterator[None]:
+        """Hold the session lock for a change, then hand its updates to the subscribers with
+        the lock released (a subscriber may take its own lock or call back into the session)."""
+        with self._lock:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            outermost = self._depth == 0
+        if outermost:
+            self._deliver()
+
+    def _deliver(self) -> None:
+        """Call the subscribers with every queued update, in sequence order, holding no lock.
+
+        One thread delivers at a time (whichever finds the queue unattended); another
+        thread's updates queued meanwhile are delivered by it, so order is kept without
+        holding the session lock across a subscriber.
+        """
+        with self._lock:
+            if self._delivering:
+                return
+            self._delivering = True
+        try:
+            while True:
+                with self._lock:
+                    if not self._outbox:
+                        self._delivering = False
+                        return
+                    update = self._outbox.popleft()
+                    subscribers = tuple(self._subscribers)
+                for subscriber in subscribers:
+                    subscriber(update)
+        except BaseException:
+            with self._lock:
+                self._delivering = False
+            raise
 
     # -- frames --------------------------------------------------------------------------------
 
     def process(self, frame: Frame) -> SessionUpdate:
         """Run one frame through the pipeline, judge what settled, log it, then publish it."""
-        with self._lock:
+        with self._changing():
             frame = replace(
                 frame, index=frame.index + self._frame_offset, t=frame.t + self._t_offset
             )
@@ -562,7 +615,7 @@ class Session:
 
     def camera_event(self, kind: str, message: str) -> None:
         """A camera lost or reopened (from the frame source); logged and published at once."""
-        with self._lock:
+        with self._changing():
             self._emit([self._event("camera", {"kind": kind, "message": message})])
 
     def _changed_positions(self, result: FrameResult) -> list[Position]:
@@ -636,14 +689,14 @@ class Session:
 
     def ask(self, query: Mapping[str, Any]) -> Verdict:
         """Answer a question on the live table and log the verdict (a dispute settled)."""
-        with self._lock:
+        with self._changing():
             verdict = self.ruleset.answer(self.scene, query)
             self._emit([self._verdict(verdict)])
             return verdict
 
     def declare(self, query: Mapping[str, Any]) -> SessionUpdate:
         """A declaration (cards, dice, a Follow Me, an allowance): kept for the next moves."""
-        with self._lock:
+        with self._changing():
             self._check_declaration(query)
             return self._emit(self._declare(query, asked=True))
 
@@ -658,7 +711,7 @@ class Session:
 
     def edit_terrain(self, action: str, terrain: Mapping[str, Any] | str) -> SessionUpdate:
         """Add, replace or remove a terrain piece (validated as a scene file would be)."""
-        with self._lock:
+        with self._changing():
             data = _edit_data("terrain", action, terrain)
             terrain_now = apply_edit(self._terrain, data)
             candidate = replace(self.scene, terrain=terrain_now).to_json()
@@ -674,7 +727,7 @@ class Session:
         The camera follows the edited roster from the next frame; a removed
         piece leaves the table.
         """
-        with self._lock:
+        with self._changing():
             data = _edit_data("roster", action, entry)
             roster = apply_roster_edit(self.roster, data)
             self.pipeline.use_roster(roster)
@@ -689,7 +742,7 @@ class Session:
 
     def correct(self, seq: int, reason: str, **fields: Any) -> GameEvent:
         """A correction of event ``seq`` (e.g. ``void=True`` for a move that did not happen)."""
-        with self._lock:
+        with self._changing():
             if not 1 <= seq <= self._seq:
                 raise RefereeError(f"no event #{seq} to correct (the log has 1 to {self._seq})")
             event = self._event("correction", {"supersedes": seq, "reason": reason, **fields})

@@ -120,6 +120,7 @@ class LiveTable:
         self._frame_times: list[float] = []
         self._cache: dict[str, tuple[FrameResult, Any]] = {}
         self._unsubscribe: Callable[[], None] = lambda: None
+        self.session: Session
         self._stepper: Iterator[SessionUpdate] | None = None
         self._camera: tuple[float, int, bytes] | None = None
         self.error: str | None = None
@@ -134,18 +135,24 @@ class LiveTable:
     # -- the session ---------------------------------------------------------------------------
 
     def _open_session(self, scene: Scene | None, game: str | None) -> Session:
+        """Start a game and make it the one shown. Nothing is called with ``_cond`` held:
+        the session is subscribed and its history read first, then the switch is one
+        assignment under the lock (DESIGN.md, "Threads")."""
         session = Session.start(
             self.pipeline, scene, self.ruleset_name, log=self.log, game=game, source=self.source_key
         )
+        unsubscribe = session.subscribe(lambda update: self._on_update(session, update))
+        history = [e.to_json() for e in self._history(session)]
         with self._cond:
-            self._unsubscribe()
+            old = self._unsubscribe
             self.session = session
             self.game_name = session.game.name if session.game is not None else game
-            self._events = [e.to_json() for e in self._history(session)]
-            self._unsubscribe = session.subscribe(self._on_update)
+            self._events = history
+            self._unsubscribe = unsubscribe
             self.generation += 1
             self._version += 1
             self._cond.notify_all()
+        old()
         return session
 
     def _history(self, session: Session) -> list[Any]:
@@ -153,11 +160,17 @@ class LiveTable:
             return self.log.events(self.log.game(session.game.name))
         return list(session.opening)
 
-    def _on_update(self, update: SessionUpdate) -> None:
-        """The session's subscriber (frame thread or a request): record, bump, wake browsers."""
+    def _on_update(self, session: Session, update: SessionUpdate) -> None:
+        """The session's subscriber (frame thread or a request): record, bump, wake browsers.
+
+        Called with no session lock held. An update of a game no longer shown (a request
+        that reached the previous pass) is dropped, and an event already in the history
+        read at the switch is not added twice."""
         with self._cond:
-            if update.events:
-                self._events.extend(e.to_json() for e in update.events)
+            if session is not self.session:
+                return
+            last = self._events[-1]["seq"] if self._events else 0
+            self._events.extend(e.to_json() for e in update.events if e.seq > last)
             if update.result is not None:
                 now = time.monotonic()
                 self._frame_times.append(now)
