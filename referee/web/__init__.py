@@ -11,7 +11,9 @@ Configuration keys: ``TOKEN`` (when set, every request needs it: the
 ``Origin`` header naming this server), ``MAX_CONTENT_LENGTH`` (request
 bodies, bytes), ``SSE_KEEPALIVE`` (seconds between keep-alive comments on
 an idle event stream), ``SSE_FRAME_RATE`` (most frame messages a second to one
-browser: a pipeline faster than a screen needs costs no more than that).
+browser: a pipeline faster than a screen needs costs no more than that),
+``SSE_MAX_STREAMS`` (open streams at once; more get 503 with ``Retry-After``) and
+``SSE_MAX_AGE`` (seconds before a stream ends and the browser reconnects).
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from referee.web.live import LiveTable
 
 MAX_BODY = 64 * 1024
 """Largest request body accepted, bytes (a terrain polygon or a question is far smaller)."""
+MAX_STREAMS = 32
+"""Open event streams (one per browser tab) served at once; 'referee serve' runs more
+server threads than this, so requests always find one."""
 
 
 def create_app(
@@ -38,6 +43,8 @@ def create_app(
         MAX_CONTENT_LENGTH=MAX_BODY,
         SSE_KEEPALIVE=15.0,
         SSE_FRAME_RATE=20.0,
+        SSE_MAX_STREAMS=MAX_STREAMS,
+        SSE_MAX_AGE=300.0,
         SAMPLE_PACE=1.0,
     )
     if test_config is not None:

@@ -12,8 +12,9 @@ import click
 from referee.errors import RefereeError, SourceError
 from referee.web.live import Footage, LiveTable, sample_footage
 
-THREADS = 32
-"""Waitress worker threads: each open event stream holds one."""
+THREADS = 48
+"""Waitress worker threads: each open event stream holds one, and at most
+``SSE_MAX_STREAMS`` (32) are open, so 16 are always left for requests."""
 
 
 def sample_live(pace: float = 1.0, log: Any = None, game: str | None = None) -> LiveTable:
@@ -43,6 +44,9 @@ def make_server(app: Any, host: str, port: int) -> Any:
     """The waitress server ``serve`` runs (also started in a thread by tests and benchmarks)."""
     from waitress.server import create_server
 
+    streams = int(app.config["SSE_MAX_STREAMS"])
+    if streams >= THREADS:
+        raise RefereeError(f"SSE_MAX_STREAMS ({streams}) must leave some of {THREADS} threads")
     return create_server(app, host=host, port=port, threads=THREADS, channel_timeout=60)
 
 

@@ -9,16 +9,21 @@ those game changes frequent. Every call must return: a call still running after
 
 from __future__ import annotations
 
+import http.client
 import threading
 import time
+import urllib.error
+import urllib.request
 from contextlib import suppress
 from dataclasses import replace
+from urllib.parse import urlsplit
 
 from referee.errors import RefereeError
 from referee.store import GameLog
 from referee.web.cli import sample_live
 
-from .test_live import First
+from .browser import dashboard
+from .test_live import First, _until
 
 HANG = 20.0
 """Seconds after which a call that has not returned is taken for a deadlock."""
@@ -66,3 +71,43 @@ def test_questions_while_the_sample_starts_new_games_never_deadlock(tmp_path):
     assert live.error is None
     assert passes >= 3 and min(answered) > 0
     log.close()
+
+
+def _open_stream(url: str) -> tuple[http.client.HTTPConnection, int]:
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=HANG)
+    connection.request("GET", "/api/stream")
+    response = connection.getresponse()
+    if response.status != 200:
+        response.read()
+    return connection, response.status
+
+
+def _get(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=HANG) as response:
+            response.read()
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
+
+
+def test_many_open_streams_leave_threads_for_requests():
+    """40 browsers' event streams (more than the server has threads): the streams beyond the
+    limit are told to come back later, and the dashboard's requests are still answered."""
+    live = sample_live(pace=0)
+    live.step(3)
+    with dashboard(live) as running:
+        opened = [_open_stream(running.url) for _ in range(40)]
+        try:
+            statuses = [status for _, status in opened]
+            limit = running.app.config["SSE_MAX_STREAMS"]
+            assert statuses.count(200) == limit and statuses.count(503) == 40 - limit
+            assert _get(running.url + "api/health") == 200
+            assert _get(running.url + "api/info") == 200
+        finally:
+            for connection, _ in opened:
+                connection.close()
+        # Closed streams give their places back.
+        _until(lambda: _open_stream(running.url)[1] == 200)
+    live.stop()
