@@ -21,8 +21,9 @@ from referee.calibration.profile import CalibrationProfile, load_profile
 from referee.errors import RefereeError, read_json_file
 from referee.geometry import front_point
 from referee.markers.roster import Roster, load_roster
+from referee.outputs import VIDEO_SUFFIXES, output_file
 from referee.session import SessionUpdate
-from referee.session_cli import annotate_frame, drive, log_options, open_log
+from referee.session_cli import annotate_frame, check_log_path, drive, log_options, open_log
 
 FOOTAGE = Path("sample_footage") / "skirmish"
 
@@ -120,6 +121,10 @@ def demo(
     from referee.vision.pipeline import Pipeline
     from referee.vision.sources import VideoFileSource
 
+    # The outputs and the log's path are checked before anything is read or opened.
+    if annotate:
+        output_file(annotate, "--annotate", VIDEO_SUFFIXES, "demo.mp4")
+    check_log_path(db, no_log)
     folder = footage or repo_footage()
     video = folder / "video.mp4"
     if not video.is_file():
@@ -191,13 +196,15 @@ def demo(
                 flags += 1
                 click.echo(f"  ! {event.data.get('message')}", err=True)
 
+    complete = False
     try:
         drive(session, source, progress=False, on_update=show)
+        complete = True
     finally:
         source.close()
         session.close()
         if annotator is not None:
-            annotator.close()
+            annotator.close(complete)
         if log is not None:
             log.close()
     click.echo(f"{len(moves)} moves, {flags} warnings, in {time.monotonic() - started:.1f}s")

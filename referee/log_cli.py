@@ -12,12 +12,15 @@ import click
 
 from referee.errors import RefereeError
 from referee.events import GameEvent
+from referee.outputs import output_file, usable_path
 from referee.store import GameLog, default_db_path
 
 DB_HELP = f"Game log file (default: {default_db_path()})."
 
 
 def _open(db: str | None) -> GameLog:
+    if db is not None:
+        usable_path(db, "--db")  # "File name too long" is one line naming the option
     return GameLog(db or default_db_path(), readonly=True)
 
 
@@ -92,6 +95,8 @@ def export_text(events: Sequence[GameEvent], fmt: str) -> str:
 @click.option("--out", "-o", metavar="FILE", help="Write here instead of standard output.")
 def export(game: str, db: str | None, fmt: str, out: str | None) -> None:
     """GAME's events, one per line (JSONL, the README's export format) or as CSV."""
+    if out:
+        output_file(out, "--out")
     with _open(db) as game_log:
         events = game_log.events(game_log.game(game))
     text = export_text(events, fmt)
@@ -136,6 +141,8 @@ def replay(game: str, at: str, db: str | None, out: str | None) -> None:
     from referee.session import scene_at
 
     seq, seconds = parse_moment(at)
+    if out:
+        output_file(out, "--out")
     with _open(db) as game_log:
         info = game_log.game(game)
         if seq is not None and not 0 <= seq <= info.last_seq:

@@ -21,36 +21,85 @@ from referee.calibration.profile import CalibrationProfile, load_profile
 from referee.errors import RefereeError, SourceError
 from referee.events import GameEvent, finite_json
 from referee.markers.roster import Roster, load_roster
+from referee.media import MAX_CAMERA_INDEX
+from referee.outputs import VIDEO_SUFFIXES, output_file
 from referee.session import Session, SessionUpdate, game_name
 from referee.store import GameLog, default_db_path
-from referee.vision.pipeline import Pipeline
+from referee.vision.pipeline import Pipeline, check_profile_fits
 from referee.vision.sources import FrameSource, open_source
 
 
 class JsonLinesWriter:
     """Writes one JSON object per line to ``PATH.partial``, flushed, so a crash loses nothing;
     :meth:`close` renames it to ``PATH`` when complete, so a failed run never replaces an
-    earlier file."""
+    earlier file.
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
+    The path is checked when the writer is made (before any input is read at length), and
+    the partial file is opened only at the first line, so a run that fails its checks on
+    the first frame leaves nothing behind.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], option: str = "--out") -> None:
+        self.path = output_file(path, option)
+        self.option = option
         self.partial = self.path.with_name(self.path.name + ".partial")
+        self._handle: IO[str] | None = None
+
+    def _open(self) -> IO[str]:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle: IO[str] = self.partial.open("w", encoding="utf-8")
+            return self.partial.open("w", encoding="utf-8")
         except OSError as error:
-            raise RefereeError(f"{path}: cannot write ({error.strerror})") from None
+            raise RefereeError(
+                f"{self.option} {self.path}: cannot write ({error.strerror}); choose another path"
+            ) from None
 
     def write(self, data: dict[str, Any]) -> None:
+        if self._handle is None:
+            self._handle = self._open()
         text = json.dumps(finite_json(data), separators=(",", ":"), allow_nan=False)
         self._handle.write(text + "\n")
         self._handle.flush()
 
     def close(self, complete: bool = True) -> None:
-        """Close; ``complete`` puts the file in place, otherwise ``PATH.partial`` stays."""
+        """Close; ``complete`` puts the file in place, otherwise ``PATH.partial`` stays
+        (when anything was written)."""
+        if complete and self._handle is None:
+            self._handle = self._open()  # a complete run with no frames: an empty file
+        if self._handle is None:
+            return
         self._handle.close()
         if complete:
-            os.replace(self.partial, self.path)
+            try:
+                os.replace(self.partial, self.path)
+            except OSError as error:
+                raise RefereeError(
+                    f"{self.option} {self.path}: cannot write ({error.strerror}); what was "
+                    f"written is in {self.partial}"
+                ) from None
+
+
+def distinct_outputs(paths: dict[str, str | None]) -> None:
+    """No two output options name the same file (each would overwrite the other)."""
+    seen: dict[str, str] = {}
+    for option, path in paths.items():
+        if not path:
+            continue
+        key = os.path.abspath(path)
+        if key in seen:
+            raise RefereeError(f"{seen[key]} and {option} both name {path}; give two files")
+        seen[key] = option
+
+
+def check_source_fits(profile: CalibrationProfile, frames: FrameSource, name: str) -> None:
+    """A source whose frame size is known up front must match the profile, before any output
+    or game log is opened (the pipeline checks every frame again)."""
+    if frames.frame_size is not None:
+        try:
+            check_profile_fits(profile, frames.frame_size, name)
+        except RefereeError:
+            frames.close()
+            raise
 
 
 def load_inputs(calibration: str, roster_path: str) -> tuple[CalibrationProfile, Roster]:
@@ -87,11 +136,20 @@ def log_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
-def open_log(db: str | None, no_log: bool) -> GameLog | None:
-    """The game log a command writes to (None with ``--no-log``)."""
+def check_log_path(db: str | None, no_log: bool) -> None:
+    """``--db`` and ``--no-log`` as given can be used, checked before anything is opened."""
     if no_log:
         if db:
             raise RefereeError("--db and --no-log: give one or the other")
+        return
+    if db is not None:
+        output_file(db, "--db")
+
+
+def open_log(db: str | None, no_log: bool) -> GameLog | None:
+    """The game log a command writes to (None with ``--no-log``)."""
+    check_log_path(db, no_log)
+    if no_log:
         return None
     return GameLog(db or default_db_path())
 
@@ -212,14 +270,17 @@ def track(
     warnings) go to EVENTS.jsonl. Files are written as NAME.partial and put in
     place when complete, so a failed run leaves an earlier file as it was.
     """
+    # Every check before any output is opened (the writers open at the first frame).
+    distinct_outputs({"--out": out, "--events": events})
+    tracks = JsonLinesWriter(out, "--out")
+    event_log = JsonLinesWriter(events, "--events") if events else None
+    writers = [w for w in (tracks, event_log) if w is not None]
     profile, roster_value = load_inputs(calibration, roster)
     holder: list[Session] = []
     frames, _ = open_camera_source(source, holder, width=width, height=height, fps=fps)
+    check_source_fits(profile, frames, source)
     session = Session.start(Pipeline(profile, roster_value, source_name=source))
     holder.append(session)
-    tracks = JsonLinesWriter(out)
-    event_log = JsonLinesWriter(events) if events else None
-    writers = [w for w in (tracks, event_log) if w is not None]
     moves = 0
 
     def write(update: SessionUpdate) -> None:
@@ -240,7 +301,11 @@ def track(
         raise SystemExit(130) from None
     except RefereeError as error:
         _close(writers, False, frames)
-        raise RefereeError(f"{error} (the frames tracked so far are in {tracks.partial})") from None
+        if tracks.partial.exists():
+            raise RefereeError(
+                f"{error} (the frames tracked so far are in {tracks.partial})"
+            ) from None
+        raise
     _close(writers, True, frames)
     click.echo(f"tracked {count} frames, {moves} moves -> {out}", err=True)
 
@@ -252,7 +317,11 @@ def _close(writers: list[JsonLinesWriter], complete: bool, source: FrameSource) 
 
 
 @click.command()
-@click.option("--camera", type=click.IntRange(min=0), help="Camera index (0 is the first).")
+@click.option(
+    "--camera",
+    type=click.IntRange(0, MAX_CAMERA_INDEX),
+    help="Camera index (0 is the first).",
+)
 @click.option("--video", metavar="FILE", help="A recorded video (or image folder, or stream URL).")
 @inputs_options
 @click.option("--scene", metavar="SCENE.json", help="Terrain, sides, cards and questions.")
@@ -295,11 +364,24 @@ def run(
     from referee.scene import load_scene
 
     spec = _source_option(camera, video)
+    # Every check before any output or the game log is opened: a refused run changes nothing.
+    distinct_outputs({"--tracks": tracks, "--events": events, "--annotate": annotate})
+    if annotate:
+        output_file(annotate, "--annotate", VIDEO_SUFFIXES, "seen.mp4")
+    tracks_log = JsonLinesWriter(tracks, "--tracks") if tracks else None
+    event_log = JsonLinesWriter(events, "--events") if events else None
+    writers = [w for w in (tracks_log, event_log) if w is not None]
+    check_log_path(db, no_log)
     profile, roster_value = load_inputs(calibration, roster)
     scene_value = load_scene(scene) if scene else None
     holder: list[Session] = []
     frames, _ = open_camera_source(spec, holder, width=width, height=height)
-    log = open_log(db, no_log)
+    check_source_fits(profile, frames, spec)
+    try:
+        log = open_log(db, no_log)
+    except BaseException:
+        frames.close()
+        raise
     name = game or game_name()
     pipeline = Pipeline(profile, roster_value, source_name=spec)
     session = Session.start(
@@ -309,10 +391,6 @@ def run(
     if log is not None:
         verb = "resuming" if session.resumed else "logging"
         click.echo(f"{verb} game {name!r} in {log.path} (event #{session.last_seq})", err=True)
-    writers: list[JsonLinesWriter] = []
-    tracks_log = JsonLinesWriter(tracks) if tracks else None
-    event_log = JsonLinesWriter(events) if events else None
-    writers = [w for w in (tracks_log, event_log) if w is not None]
     annotator = None
     if annotate:
         from referee.vision.annotate import Annotator
@@ -349,17 +427,21 @@ def run(
             click.echo(describe_answer(logged))
     progress = not quiet and frames.frame_count is not None
     interrupted = False
+    # Outputs go in place only when the run ended well (or the user stopped it: what was
+    # seen up to then is whole); a failure keeps the earlier files.
+    complete = False
     try:
         drive(session, frames, progress=progress, on_update=show)
+        complete = True
     except KeyboardInterrupt:
-        interrupted = True
+        interrupted = complete = True
     finally:
         frames.close()
         session.close()
         if annotator is not None:
-            annotator.close()
+            annotator.close(complete)
         for writer in writers:
-            writer.close()
+            writer.close(complete)
         if log is not None:
             log.close()
     for line in session.unanswered():
@@ -391,6 +473,9 @@ def describe_answer(event: GameEvent) -> str:
 
 __all__ = [
     "JsonLinesWriter",
+    "check_log_path",
+    "check_source_fits",
+    "distinct_outputs",
     "drive",
     "inputs_options",
     "load_inputs",

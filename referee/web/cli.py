@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from referee.errors import RefereeError, SourceError
+from referee.media import MAX_CAMERA_INDEX
 from referee.web.live import Footage, LiveTable, sample_footage
 
 THREADS = 48
@@ -71,7 +72,11 @@ def terminal_qr(text: str) -> str:
 
 
 @click.command()
-@click.option("--camera", type=click.IntRange(min=0), help="Camera index (0 is the first).")
+@click.option(
+    "--camera",
+    type=click.IntRange(0, MAX_CAMERA_INDEX),
+    help="Camera index (0 is the first).",
+)
 @click.option("--video", metavar="FILE", help="A recorded video or a folder of images.")
 @click.option("--stream", metavar="URL", help="A network camera (rtsp://, http://...).")
 @click.option("--calibration", "-c", metavar="PROFILE.json", help="Calibration profile.")
