@@ -1,9 +1,10 @@
 """The dashboard: a Flask app (factory + blueprints, as Flask's flaskr tutorial) over a live table.
 
-``create_app(test_config=None, live=None)`` builds the app; the live table
-(session, frame thread, browser fan-out) is reached with :func:`get_live`,
-the game log's read side with :func:`get_reader`. There is no module-level
-app: ``referee serve`` builds one and hands it to waitress.
+``create_app(live, test_config=None)`` builds the app over a ready live
+table (:class:`referee.game.LiveTable`: session, frame thread, what browsers
+wait on), reached with :func:`get_live`; the game log's read side with
+:func:`get_reader`. There is no module-level app: ``referee serve`` builds
+the live table and the app and hands the app to waitress.
 
 Configuration keys: ``TOKEN`` (when set, every request needs it: the
 ``token`` query parameter once, after which a cookie carries it, or the
@@ -23,8 +24,8 @@ from typing import Any
 
 from flask import Flask, current_app, g
 
+from referee.game import LiveTable
 from referee.store import GameLog
-from referee.web.live import LiveTable
 
 MAX_BODY = 64 * 1024
 """Largest request body accepted, bytes (a terrain polygon or a question is far smaller)."""
@@ -33,10 +34,8 @@ MAX_STREAMS = 32
 server threads than this, so requests always find one."""
 
 
-def create_app(
-    test_config: Mapping[str, Any] | None = None, live: LiveTable | None = None
-) -> Flask:
-    """The dashboard app over ``live`` (the bundled sample footage when None, not started)."""
+def create_app(live: LiveTable, test_config: Mapping[str, Any] | None = None) -> Flask:
+    """The dashboard app over ``live`` (started or not: the app only reads and waits on it)."""
     app = Flask(__name__)
     app.config.from_mapping(
         TOKEN=None,
@@ -45,14 +44,9 @@ def create_app(
         SSE_FRAME_RATE=20.0,
         SSE_MAX_STREAMS=MAX_STREAMS,
         SSE_MAX_AGE=300.0,
-        SAMPLE_PACE=1.0,
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
-    if live is None:
-        from referee.web.cli import sample_live
-
-        live = sample_live(pace=float(app.config["SAMPLE_PACE"]))
     app.extensions["referee.live"] = live
 
     from referee.web import api, pages, security

@@ -18,10 +18,12 @@ from werkzeug.exceptions import HTTPException
 
 from referee.errors import RefereeError, at
 from referee.events import finite_json
+from referee.game import scene_at
 from referee.markers.roster import Roster
 from referee.picture import PALETTE, RINGS, draw, side_colours, to_png, to_svg
 from referee.rules import QueryError, Ruleset
 from referee.scene import Piece, Scene, Table
+from referee.store import export_text
 from referee.web import get_live, get_reader
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -290,7 +292,7 @@ def health() -> Response:
     live = get_live()
     session = live.session
     latest = session.latest
-    profile = latest.profile if latest is not None else session.pipeline.initial_profile
+    profile = latest.profile if latest is not None else live.calibration
     seen: list[str] = []
     hidden: list[str] = []
     if latest is not None:
@@ -298,14 +300,16 @@ def health() -> Response:
             (seen if tracked.pose.seen else hidden).append(tracked.pose.id)
     missing = [e.id for e in session.roster if e.id not in seen and e.id not in hidden]
     events, _ = live.events_since(0)
-    camera = [e for e in events if e.get("type") == "camera"]
+    camera = [e.to_json() for e in events if e.type == "camera"]
     flags: dict[str, int] = {}
     unknown: set[int] = set(latest.unknown_tags) if latest is not None else set()
     for event in events:
-        if event.get("type") == "flag":
-            flags[str(event.get("kind"))] = flags.get(str(event.get("kind")), 0) + 1
-            if event.get("kind") == "unknown_tag" and isinstance(event.get("tag"), int):
-                unknown.add(event["tag"])
+        if event.type == "flag":
+            kind = str(event.data.get("kind"))
+            flags[kind] = flags.get(kind, 0) + 1
+            tag = event.data.get("tag")
+            if kind == "unknown_tag" and isinstance(tag, int):
+                unknown.add(tag)
     return _json(
         {
             "calibration": {
@@ -314,7 +318,7 @@ def health() -> Response:
                 "views_used": profile.views_used,
                 "created": profile.created,
                 "image_size": list(profile.intrinsics.image_size),
-                "re_registered": profile is not session.pipeline.initial_profile,
+                "re_registered": profile is not live.calibration,
             },
             "fps": round(live.fps, 1),
             "frames": live.frames,
@@ -337,7 +341,7 @@ def health() -> Response:
 @bp.get("/events")
 def events() -> Response:
     """This game's events after ``?after=SEQ`` (all by default), as the JSONL export writes them."""
-    after = _int_arg("after", 0)
+    after = _int_arg("after", 0) or 0
     live = get_live()
     lines, _ = live.events_since(0)
     return _json(
@@ -345,7 +349,7 @@ def events() -> Response:
             "game": live.game_name,
             "last_seq": live.session.last_seq,
             "t": round(live.session.t, 3),
-            "events": [e for e in lines if e["seq"] > after],
+            "events": [e.to_json() for e in lines if e.seq > after],
         }
     )
 
@@ -381,8 +385,6 @@ def _not_logged(error: _NotLogged) -> tuple[Response, int]:
 @bp.get("/replay")
 def replay() -> Response:
     """The table at event ``?seq=N`` (or ``?t=SECONDS``), rebuilt from the log, as a scene file."""
-    from referee.session import scene_at
-
     seq = _int_arg("seq", None)
     raw_t = request.args.get("t")
     t: float | None = None
@@ -403,8 +405,6 @@ def replay() -> Response:
 @bp.get("/export")
 def export() -> Response:
     """This game's events as a file: ``?format=jsonl`` (default) or ``csv``."""
-    from referee.log_cli import export_text
-
     fmt = request.args.get("format", "jsonl")
     if fmt not in ("jsonl", "csv"):
         raise BadRequest(f"format: jsonl or csv, not {fmt!r}")
@@ -502,7 +502,7 @@ def stream() -> Response:
                     )
                 fresh, index = live.events_since(index)
                 if fresh:
-                    yield _sse("events", fresh)
+                    yield _sse("events", [e.to_json() for e in fresh])
                 frame = live.frame_text()
                 if frame is not None and frame is not last_frame:
                     wait = sent + interval - time.monotonic()

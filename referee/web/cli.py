@@ -4,41 +4,17 @@ from __future__ import annotations
 
 import secrets
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
 from referee.errors import RefereeError, SourceError
+from referee.game import LiveTable, game_name, load_inputs, open_log, sample_live, source_live
 from referee.media import MAX_CAMERA_INDEX
-from referee.web.live import Footage, LiveTable, sample_footage
 
 THREADS = 48
 """Waitress worker threads: each open event stream holds one, and at most
 ``SSE_MAX_STREAMS`` (32) are open, so 16 are always left for requests."""
-
-
-def sample_live(pace: float = 1.0, log: Any = None, game: str | None = None) -> LiveTable:
-    """A live table on the bundled sample footage with its camera, roster and scene."""
-    from referee.calibration.profile import load_profile
-    from referee.demo import repo_footage
-    from referee.markers.roster import load_roster
-    from referee.scene import load_scene
-    from referee.vision.pipeline import Pipeline
-
-    folder = repo_footage()
-    footage = sample_footage(folder, pace)
-    roster = load_roster(folder / "roster.json")
-    profile = load_profile(folder / "camera.json")
-    scene = load_scene(folder / "scene.json")
-    return LiveTable(
-        Pipeline(profile, roster, source_name=footage.name),
-        scene,
-        footage=footage,
-        log=log,
-        game=game,
-        source_key=str(Path(footage.name).resolve()),
-    )
 
 
 def make_server(app: Any, host: str, port: int) -> Any:
@@ -118,8 +94,6 @@ def serve(
 
       referee serve --camera 0 -c camera.json -r roster.json --scene game.json
     """
-    from referee.session import game_name
-    from referee.session_cli import open_log
     from referee.web import create_app
 
     sources = [s for s in (camera, video, stream) if s is not None]
@@ -146,7 +120,7 @@ def serve(
             speed,
         )
     token = None if host in ("127.0.0.1", "localhost", "::1") else secrets.token_urlsafe(18)
-    app = create_app({"TOKEN": token}, live=live)
+    app = create_app(live, {"TOKEN": token})
     try:
         server = make_server(app, host, port)
     except OSError as error:
@@ -207,29 +181,13 @@ def _live_from_options(
     speed: float,
 ) -> LiveTable:
     from referee.scene import load_scene
-    from referee.session_cli import _source_key, load_inputs, open_camera_source
     from referee.vision.pipeline import Pipeline
 
     if not calibration or not roster:
         raise RefereeError("-c PROFILE.json and -r ROSTER.json are needed with a camera or video")
     profile, roster_value = load_inputs(calibration, roster)
     scene_value = load_scene(scene) if scene else None
-    holder: list[Any] = []
-
-    def open_frames() -> Any:
-        frames, _ = open_camera_source(spec, holder)
-        return frames
-
-    open_frames().close()  # a source that cannot be opened is an error now, not in the thread
-    footage = Footage(open_frames, spec, loop=False, pace=speed, live=is_live)
-    live = LiveTable(
-        Pipeline(profile, roster_value, source_name=spec),
-        scene_value,
-        ruleset,
-        footage=footage,
-        log=log,
-        game=game,
-        source_key=_source_key(spec),
+    pipeline = Pipeline(profile, roster_value, source_name=spec)
+    return source_live(
+        spec, pipeline, scene_value, ruleset, camera=is_live, pace=speed, log=log, game=game
     )
-    holder.append(live.session)
-    return live

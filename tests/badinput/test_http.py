@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from web.browser import dashboard
 
 from badinput.harness import DEADLINE_MS, VALUES, WEIRD, examples
-from referee.web.cli import sample_live
+from referee.game import sample_live
 
 TOKEN = "s3cret-Token_1"
 TIMEOUT = 20.0

@@ -18,11 +18,10 @@ from click.testing import CliRunner
 from referee.calibration.camera import Intrinsics, TablePose
 from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.cli import cli
-from referee.demo import repo_footage
 from referee.errors import RefereeError
+from referee.game import Session, repo_footage, scene_at
 from referee.markers.roster import Roster, RosterEntry
 from referee.scene import Piece, Scene, Table
-from referee.session import Session, scene_at
 from referee.store import GameLog
 from referee.tags.detect import Detections
 from referee.vision.pipeline import FrameResult
@@ -56,10 +55,11 @@ class ScriptedPipeline:
         self.roster = ROSTER
         self.initial_profile = PROFILE
         self.restored = {}
-        self.tracker = self
+        self.table_pose = None
 
-    def restore(self, poses):
-        self.restored = dict(poses)
+    def resume(self, resting, table_pose=None):
+        self.restored = dict(resting)
+        self.table_pose = table_pose
 
     def reset(self):
         pass
@@ -469,7 +469,7 @@ def test_run_refuses_a_scene_question_check_would_refuse_before_any_frame(tmp_pa
 
 
 def test_a_video_shorter_than_its_header_is_warned_about(tmp_path, capsys):
-    from referee.session_cli import drive
+    from referee.game import drive
     from referee.vision.sources import FrameSource
 
     class Truncated(FrameSource):

@@ -22,13 +22,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from game.footage import First, until
+from web.browser import dashboard
 
 from referee.errors import RefereeError
+from referee.game import sample_live
 from referee.store import GameLog
-from referee.web.cli import sample_live
-
-from .browser import dashboard
-from .test_live import First, _until
 
 HANG = 20.0
 """Seconds after which a call that has not returned is taken for a deadlock."""
@@ -114,7 +113,7 @@ def test_many_open_streams_leave_threads_for_requests():
             for connection, _ in opened:
                 connection.close()
         # Closed streams give their places back.
-        _until(lambda: _open_stream(running.url)[1] == 200)
+        until(lambda: _open_stream(running.url)[1] == 200)
     live.stop()
 
 
