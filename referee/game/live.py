@@ -231,7 +231,7 @@ class LiveTable:
                 if not footage.live:
                     source = Paced(source, footage.pace, self._stop)
                 try:
-                    drive(self.session, source, progress=False)
+                    drive(self.session, source, progress=False, stop=self._stop)
                 finally:
                     source.close()
                 self.passes += 1

@@ -8,6 +8,7 @@ published the same way wherever it came from.
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,8 +29,12 @@ def drive(
     progress: bool,
     limit: int | None = None,
     on_update: Callable[[SessionUpdate], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> int:
-    """Run the session over a source with a progress bar; returns frames processed."""
+    """Run the session over a source with a progress bar; returns frames processed.
+
+    A source that ends short of the frames its header promises is warned about, unless
+    ``stop`` is set (the source was stopped on purpose: the live table shutting down)."""
     from tqdm import tqdm
 
     total = source.frame_count
@@ -54,7 +59,8 @@ def drive(
             if limit is not None and count >= limit:
                 return count
     promised = source.frame_count
-    if promised is not None and session.resume_after + 1 + count < promised * 0.98:
+    stopped = stop is not None and stop.is_set()
+    if promised is not None and not stopped and session.resume_after + 1 + count < promised * 0.98:
         warn(
             f"{source.name}: the video ended after {session.resume_after + 1 + count} of the "
             f"{promised} frames its header promises (a truncated file?); what was seen is kept"

@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 
@@ -576,3 +577,33 @@ def test_a_declared_speed_holds_for_the_next_move_and_a_resumed_game_replays_the
     again = Session.start(TrackingPipeline(pivot_then_slide), log=log, game="c")
     assert again.resumed and again.flow._speeds == {"mtb": 4}
     again.close()
+
+
+def test_subscribers_are_called_with_no_session_lock_held(tmp_path):
+    """A subscriber with a lock of its own (the live table's) and a thread holding that lock
+    while it asks the session a question: neither waits for the other (DESIGN.md, "Threads";
+    issue 30: this cycle froze 'referee serve')."""
+    session, log = start(tmp_path)
+    theirs = threading.Lock()
+    heard: list[int] = []
+
+    def subscriber(update):
+        with theirs:
+            heard.extend(e.seq for e in update.events)
+
+    session.subscribe(subscriber)
+    theirs.acquire()
+    framer = threading.Thread(target=lambda: list(session.run(frames(12))), daemon=True)
+    framer.start()
+    time.sleep(0.2)  # let the frame reach the subscriber (the test holds for either order)
+    asker = threading.Thread(
+        target=session.ask, args=({"ask": "range", "from": "t34", "to": "pz4"},), daemon=True
+    )
+    asker.start()
+    asker.join(20)
+    asked = not asker.is_alive()
+    theirs.release()
+    framer.join(20)
+    assert asked, "deadlock: the question waited for a subscriber holding the session lock"
+    assert not framer.is_alive()
+    assert heard == sorted(heard) == [e.seq for e in log.events(session.game)][-len(heard) :]

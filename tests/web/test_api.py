@@ -361,3 +361,22 @@ def test_what_browsers_are_sent_is_what_the_log_keeps(stepped, client):
 def logged_events(live):
     with GameLog(live.log.path, readonly=True) as reader:
         return reader.events(reader.game(live.game_name))
+
+
+def test_a_stream_ends_after_its_age_and_gives_its_place_back(app, stepped):
+    """The browser reconnects to a stream that ended (the page's EventSource does), so a
+    stream never holds a server thread for good; beyond the limit, 503 with Retry-After."""
+    app.config.update(SSE_MAX_AGE=0.5, SSE_KEEPALIVE=0.1, SSE_MAX_STREAMS=1)
+    client = app.test_client()
+    first = client.get("/api/stream", buffered=False)
+    chunks = iter(first.response)
+    assert "retry: 1000" in next(chunks).decode()
+    busy = client.get("/api/stream")
+    assert busy.status_code == 503 and int(busy.headers["Retry-After"]) > 0
+    assert "error" in busy.get_json()
+    text = "".join(chunk.decode() for chunk in chunks)  # ends by itself after SSE_MAX_AGE
+    assert "event: hello" in text
+    first.close()
+    again = client.get("/api/stream", buffered=False)
+    assert again.status_code == 200
+    again.close()
