@@ -74,6 +74,9 @@ def test_questions_while_the_sample_starts_new_games_never_deadlock(tmp_path):
     assert not live.running, "deadlock: the frame thread never returned"
     assert live.error is None
     assert passes >= 3 and min(answered) > 0
+    # What the live table holds for browsers is the shown game's log, once each, in order.
+    shown, _ = live.events_since(0)
+    assert shown == log.events(log.game(live.game_name))
     log.close()
 
 
