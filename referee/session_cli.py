@@ -273,7 +273,7 @@ def track(
     # Every check before any output is opened (the writers open at the first frame).
     distinct_outputs({"--out": out, "--events": events})
     tracks = JsonLinesWriter(out, "--out")
-    event_log = JsonLinesWriter(events, "--events") if events else None
+    event_log = JsonLinesWriter(events, "--events") if events is not None else None
     writers = [w for w in (tracks, event_log) if w is not None]
     profile, roster_value = load_inputs(calibration, roster)
     holder: list[Session] = []
@@ -366,10 +366,10 @@ def run(
     spec = _source_option(camera, video)
     # Every check before any output or the game log is opened: a refused run changes nothing.
     distinct_outputs({"--tracks": tracks, "--events": events, "--annotate": annotate})
-    if annotate:
+    if annotate is not None:
         output_file(annotate, "--annotate", VIDEO_SUFFIXES, "seen.mp4")
-    tracks_log = JsonLinesWriter(tracks, "--tracks") if tracks else None
-    event_log = JsonLinesWriter(events, "--events") if events else None
+    tracks_log = JsonLinesWriter(tracks, "--tracks") if tracks is not None else None
+    event_log = JsonLinesWriter(events, "--events") if events is not None else None
     writers = [w for w in (tracks_log, event_log) if w is not None]
     check_log_path(db, no_log)
     profile, roster_value = load_inputs(calibration, roster)
