@@ -115,30 +115,32 @@ def serve(
       referee serve --camera 0 -c camera.json -r roster.json --scene game.json
     """
     from referee.session import game_name
-    from referee.session_cli import open_log
+    from referee.session_cli import check_log_path, open_log
     from referee.web import create_app
 
     sources = [s for s in (camera, video, stream) if s is not None]
     if len(sources) > 1:
         raise SourceError("give at most one of --camera, --video and --stream")
-    log = open_log(db, no_log)
+    # The options are checked before the game log is opened: a refused start changes no log.
+    check_log_path(db, no_log)
     name = game or game_name("serve")
     if not sources:
         if calibration or roster:
             raise RefereeError("-c and -r go with --camera, --video or --stream")
-        live = sample_live(speed, log, name if log is not None else None)
         if scene or ruleset:
             raise RefereeError("--scene and --ruleset go with --camera, --video or --stream")
+        log = open_log(db, no_log)
+        live = sample_live(speed, log, name if log is not None else None)
     else:
-        live = _live_from_options(
+        live, log = _live_from_options(
             str(sources[0]),
             camera is not None or stream is not None,
             calibration,
             roster,
             scene,
             ruleset,
-            log,
-            name if log is not None else None,
+            lambda: open_log(db, no_log),
+            name,
             speed,
         )
     token = None if host in ("127.0.0.1", "localhost", "::1") else secrets.token_urlsafe(18)
@@ -198,12 +200,18 @@ def _live_from_options(
     roster: str | None,
     scene: str | None,
     ruleset: str | None,
-    log: Any,
-    game: str | None,
+    open_game_log: Any,
+    game: str,
     speed: float,
-) -> LiveTable:
+) -> tuple[LiveTable, Any]:
+    """The live table and its game log, opened once every input was read and checked."""
     from referee.scene import load_scene
-    from referee.session_cli import _source_key, load_inputs, open_camera_source
+    from referee.session_cli import (
+        _source_key,
+        check_source_fits,
+        load_inputs,
+        open_camera_source,
+    )
     from referee.vision.pipeline import Pipeline
 
     if not calibration or not roster:
@@ -216,7 +224,10 @@ def _live_from_options(
         frames, _ = open_camera_source(spec, holder)
         return frames
 
-    open_frames().close()  # a source that cannot be opened is an error now, not in the thread
+    first = open_frames()  # a source that cannot be opened is an error now, not in the thread
+    check_source_fits(profile, first, spec)
+    first.close()
+    log = open_game_log()
     footage = Footage(open_frames, spec, loop=False, pace=speed, live=is_live)
     live = LiveTable(
         Pipeline(profile, roster_value, source_name=spec),
@@ -224,8 +235,8 @@ def _live_from_options(
         ruleset,
         footage=footage,
         log=log,
-        game=game,
+        game=game if log is not None else None,
         source_key=_source_key(spec),
     )
     holder.append(live.session)
-    return live
+    return live, log

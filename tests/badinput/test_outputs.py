@@ -284,3 +284,17 @@ def test_a_device_is_never_replaced_by_an_output(tmp_path):
     assert_clean(result)
     assert result.exit_code == 2
     assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+def test_serve_refused_for_its_inputs_opens_no_game_log(tmp_path):
+    video = tiny_video(tmp_path / "v720.mp4", 1280, 720)
+    db = tmp_path / "games.sqlite"
+    for args in (
+        ["--video", str(video), "-c", PROFILE, "-r", ROSTER],
+        ["--video", str(video), "-c", PROFILE, "-r", str(tmp_path / "missing.json")],
+        ["--scene", str(tmp_path / "missing.json")],
+    ):
+        result = invoke("serve", "--port", "0", "--db", str(db), *args)
+        assert_clean(result)
+        assert result.exit_code == 2, args
+    assert not db.exists()
