@@ -115,7 +115,7 @@ def demo(
     from referee.vision.sources import VideoFileSource
 
     # The outputs and the log's path are checked before anything is read or opened.
-    if annotate:
+    if annotate is not None:
         output_file(annotate, "--annotate", VIDEO_SUFFIXES, "demo.mp4")
     check_log_path(db, no_log)
     folder = footage or repo_footage()

@@ -15,13 +15,13 @@ from typing import IO, Any
 
 import click
 
-from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError, SourceError
 from referee.events import GameEvent, finite_json
 from referee.game import (
     Session,
     SessionUpdate,
     check_log_path,
+    check_source_fits,
     drive,
     game_name,
     load_inputs,
@@ -33,7 +33,7 @@ from referee.game import (
 from referee.media import MAX_CAMERA_INDEX
 from referee.outputs import VIDEO_SUFFIXES, output_file
 from referee.store import default_db_path
-from referee.vision.pipeline import Pipeline, check_profile_fits
+from referee.vision.pipeline import Pipeline
 from referee.vision.sources import FrameSource
 
 
@@ -97,17 +97,6 @@ def distinct_outputs(paths: dict[str, str | None]) -> None:
         if key in seen:
             raise RefereeError(f"{seen[key]} and {option} both name {path}; give two files")
         seen[key] = option
-
-
-def check_source_fits(profile: CalibrationProfile, frames: FrameSource, name: str) -> None:
-    """A source whose frame size is known up front must match the profile, before any output
-    or game log is opened (the pipeline checks every frame again)."""
-    if frames.frame_size is not None:
-        try:
-            check_profile_fits(profile, frames.frame_size, name)
-        except RefereeError:
-            frames.close()
-            raise
 
 
 def inputs_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -194,7 +183,7 @@ def track(
     # Every check before any output is opened (the writers open at the first frame).
     distinct_outputs({"--out": out, "--events": events})
     tracks = JsonLinesWriter(out, "--out")
-    event_log = JsonLinesWriter(events, "--events") if events else None
+    event_log = JsonLinesWriter(events, "--events") if events is not None else None
     writers = [w for w in (tracks, event_log) if w is not None]
     profile, roster_value = load_inputs(calibration, roster)
     holder: list[Session] = []
@@ -287,10 +276,10 @@ def run(
     spec = _source_option(camera, video)
     # Every check before any output or the game log is opened: a refused run changes nothing.
     distinct_outputs({"--tracks": tracks, "--events": events, "--annotate": annotate})
-    if annotate:
+    if annotate is not None:
         output_file(annotate, "--annotate", VIDEO_SUFFIXES, "seen.mp4")
-    tracks_log = JsonLinesWriter(tracks, "--tracks") if tracks else None
-    event_log = JsonLinesWriter(events, "--events") if events else None
+    tracks_log = JsonLinesWriter(tracks, "--tracks") if tracks is not None else None
+    event_log = JsonLinesWriter(events, "--events") if events is not None else None
     writers = [w for w in (tracks_log, event_log) if w is not None]
     check_log_path(db, no_log)
     profile, roster_value = load_inputs(calibration, roster)

@@ -33,9 +33,11 @@ from referee.game.session import (
 )
 from referee.game.sources import (
     check_log_path,
+    check_source_fits,
     load_inputs,
     open_camera_source,
     open_log,
+    probe_source,
     repo_footage,
     source_key,
 )
@@ -52,12 +54,14 @@ __all__ = [
     "apply_roster_edit",
     "bare_scene",
     "check_log_path",
+    "check_source_fits",
     "drive",
     "game_name",
     "load_inputs",
     "named_pieces",
     "open_camera_source",
     "open_log",
+    "probe_source",
     "repo_footage",
     "sample_footage",
     "sample_live",

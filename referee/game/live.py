@@ -410,15 +410,14 @@ def source_live(
     game: str | None = None,
 ) -> LiveTable:
     """A live table on a camera or stream (``camera``: never paced or looped) or a recording
-    played once at ``pace``; a source that cannot be opened is an error now, not in the
-    frame thread (not started)."""
+    played once at ``pace`` (not started; :func:`~referee.game.probe_source` checks the
+    source first, before a game log is opened)."""
     holder: list[Session] = []
 
     def open_frames() -> FrameSource:
         frames, _ = open_camera_source(spec, holder)
         return frames
 
-    open_frames().close()
     footage = Footage(open_frames, spec, loop=False, pace=pace, live=camera)
     live = LiveTable(
         pipeline, scene, ruleset, footage=footage, log=log, game=game, source_key=source_key(spec)

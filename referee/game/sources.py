@@ -18,6 +18,7 @@ from referee.game.session import Session
 from referee.markers.roster import Roster, load_roster
 from referee.outputs import output_file
 from referee.store import GameLog, default_db_path
+from referee.vision.pipeline import check_profile_fits
 from referee.vision.sources import FrameSource, open_source
 
 FOOTAGE = Path("sample_footage") / "skirmish"
@@ -74,3 +75,22 @@ def open_log(db: str | None, no_log: bool) -> GameLog | None:
     if no_log:
         return None
     return GameLog(db or default_db_path())
+
+
+def check_source_fits(profile: CalibrationProfile, frames: FrameSource, name: str) -> None:
+    """A source whose frame size is known up front must match the profile, before any output
+    or game log is opened (the pipeline checks every frame again)."""
+    if frames.frame_size is not None:
+        try:
+            check_profile_fits(profile, frames.frame_size, name)
+        except RefereeError:
+            frames.close()
+            raise
+
+
+def probe_source(spec: str, profile: CalibrationProfile) -> None:
+    """Open ``spec`` once, check its frames fit ``profile``, close it: a source that cannot be
+    used is an error before any game log is opened, not later in a frame thread."""
+    frames, _ = open_camera_source(spec, [])
+    check_source_fits(profile, frames, spec)
+    frames.close()

@@ -126,8 +126,7 @@ def markers(
     --size auto picks the smallest tag that gives the camera at least 5 pixels
     per tag cell, assuming it looks straight down at the table with 5% margin.
     """
-    if out is not None:
-        output_file(out, "--out", (".pdf",), "tags.pdf")
+    output_file(out or ("anchors.pdf" if anchors else "tags.pdf"), "--out", (".pdf",), "tags.pdf")
     roster: Roster | None = None
     if roster_path is not None:
         roster = load_roster(roster_path)
@@ -479,8 +478,8 @@ def board(page: str, square: str | None, board_spec: str | None, out: str | None
     from referee.markers.board_sheet import board_sheet, default_board
 
     page = page.lower()
-    if out is not None:
-        output_file(out, "--out", (".pdf",), "board.pdf")
+    if out is not None or square is None:
+        output_file(out or f"board-{page}.pdf", "--out", (".pdf",), "board.pdf")
     try:
         spec = BoardSpec.parse(board_spec) if board_spec else default_board(page)
         if square is not None:

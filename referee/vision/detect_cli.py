@@ -200,7 +200,9 @@ def detect(
     except ValueError as error:
         raise RefereeError(f"--dictionary: {error}") from None
     single = is_single_image(source)
-    out = output_file(picture, "--picture", WRITABLE_IMAGES, "seen.png") if picture else None
+    out = None
+    if picture is not None:
+        out = output_file(picture, "--picture", WRITABLE_IMAGES, "seen.png")
     count = 0
     try:
         for seen, image in detect_source(source, name, frames):

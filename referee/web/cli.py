@@ -9,7 +9,16 @@ from typing import Any
 import click
 
 from referee.errors import RefereeError, SourceError
-from referee.game import LiveTable, game_name, load_inputs, open_log, sample_live, source_live
+from referee.game import (
+    LiveTable,
+    check_log_path,
+    game_name,
+    load_inputs,
+    open_log,
+    probe_source,
+    sample_live,
+    source_live,
+)
 from referee.media import MAX_CAMERA_INDEX
 
 THREADS = 48
@@ -99,24 +108,26 @@ def serve(
     sources = [s for s in (camera, video, stream) if s is not None]
     if len(sources) > 1:
         raise SourceError("give at most one of --camera, --video and --stream")
-    log = open_log(db, no_log)
+    # The options are checked before the game log is opened: a refused start changes no log.
+    check_log_path(db, no_log)
     name = game or game_name("serve")
     if not sources:
         if calibration or roster:
             raise RefereeError("-c and -r go with --camera, --video or --stream")
-        live = sample_live(speed, log, name if log is not None else None)
         if scene or ruleset:
             raise RefereeError("--scene and --ruleset go with --camera, --video or --stream")
+        log = open_log(db, no_log)
+        live = sample_live(speed, log, name if log is not None else None)
     else:
-        live = _live_from_options(
+        live, log = _live_from_options(
             str(sources[0]),
             camera is not None or stream is not None,
             calibration,
             roster,
             scene,
             ruleset,
-            log,
-            name if log is not None else None,
+            lambda: open_log(db, no_log),
+            name,
             speed,
         )
     token = None if host in ("127.0.0.1", "localhost", "::1") else secrets.token_urlsafe(18)
@@ -176,10 +187,11 @@ def _live_from_options(
     roster: str | None,
     scene: str | None,
     ruleset: str | None,
-    log: Any,
-    game: str | None,
+    open_game_log: Any,
+    game: str,
     speed: float,
-) -> LiveTable:
+) -> tuple[LiveTable, Any]:
+    """The live table and its game log, opened once every input was read and checked."""
     from referee.scene import load_scene
     from referee.vision.pipeline import Pipeline
 
@@ -187,7 +199,17 @@ def _live_from_options(
         raise RefereeError("-c PROFILE.json and -r ROSTER.json are needed with a camera or video")
     profile, roster_value = load_inputs(calibration, roster)
     scene_value = load_scene(scene) if scene else None
+    probe_source(spec, profile)  # opened, its frame size checked and closed again
+    log = open_game_log()
     pipeline = Pipeline(profile, roster_value, source_name=spec)
-    return source_live(
-        spec, pipeline, scene_value, ruleset, camera=is_live, pace=speed, log=log, game=game
+    live = source_live(
+        spec,
+        pipeline,
+        scene_value,
+        ruleset,
+        camera=is_live,
+        pace=speed,
+        log=log,
+        game=game if log is not None else None,
     )
+    return live, log
