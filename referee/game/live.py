@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError
 from referee.events import GameEvent
 from referee.game.loop import drive, warn
@@ -279,7 +280,7 @@ class LiveTable:
         return LiveView(session.roster, self.pipeline.anchors, self.fps, session.last_seq)
 
     @property
-    def calibration(self) -> Any:
+    def calibration(self) -> CalibrationProfile:
         """The calibration profile the game started with (a bump re-registers from it)."""
         return self.pipeline.initial_profile
 
