@@ -111,7 +111,7 @@ def demo(
     """Referee the bundled sample game: calibrate, track, judge every move, and log the game."""
     from referee.game import Session, game_name
     from referee.scene import load_scene
-    from referee.vision.pipeline import Pipeline
+    from referee.vision.pipeline import Pipeline, check_profile_fits
     from referee.vision.sources import VideoFileSource
 
     # The outputs and the log's path are checked before anything is read or opened.
@@ -132,7 +132,6 @@ def demo(
     scene = load_scene(scene_path) if scene_path.is_file() else None
     truth_path = folder / "truth-moves.json"
     truth = _load_truth(truth_path) if truth_path.is_file() else None
-    log = open_log(db, no_log)
     true_camera = folder / "camera.json"
     profile: CalibrationProfile | None = None
     if not use_true_camera and (folder / "calibration.mp4").is_file():
@@ -159,6 +158,13 @@ def demo(
         profile = load_profile(true_camera)
 
     source = VideoFileSource(video)
+    # The log is opened last, once the footage and profile were read and checked.
+    try:
+        check_profile_fits(profile, source.frame_size or (0, 0), str(video))
+        log = open_log(db, no_log)
+    except BaseException:
+        source.close()
+        raise
     name = game or game_name("demo")
     session = Session.start(
         Pipeline(profile, roster, source_name=str(video)),

@@ -172,7 +172,7 @@ def image_size(path: str | os.PathLike[str]) -> tuple[int, int]:
                     return _tiff_size(handle)
             except (_Short, struct.error, OSError, ValueError):
                 raise SourceError(
-                    f"{name}: the image's header is damaged or cut short; save it again"
+                    f"{name}: cannot read image (its header is damaged or cut short); save it again"
                 ) from None
     except FileNotFoundError:
         raise SourceError(f"{name}: no such image") from None
@@ -180,7 +180,7 @@ def image_size(path: str | os.PathLike[str]) -> tuple[int, int]:
         raise SourceError(f"{name}: is a folder, not an image") from None
     except OSError as error:
         raise SourceError(f"{name}: cannot read ({error.strerror})") from None
-    raise SourceError(f"{name}: not a PNG, JPEG, BMP or TIFF image")
+    raise SourceError(f"{name}: cannot read image (not a PNG, JPEG, BMP or TIFF file)")
 
 
 def check_image_size(width: int, height: int, name: str) -> None:
@@ -223,7 +223,7 @@ def read_image(path: str | os.PathLike[str], grayscale: bool = False) -> NDArray
     except cv2.error:
         image = None
     if image is None:
-        raise SourceError(f"{name}: cannot decode this image (damaged, or a kind OpenCV lacks)")
+        raise SourceError(f"{name}: cannot read image (damaged, or a kind OpenCV lacks)")
     return np.asarray(image)
 
 

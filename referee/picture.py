@@ -395,13 +395,13 @@ def save(picture: Picture, path: str | os.PathLike[str]) -> None:
     from referee.calibration.profile import write_text_atomic
     from referee.outputs import output_file
 
-    target = output_file(path, "--picture", (".png", ".svg"), "table.png")
-    suffix = target.suffix.lower()
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in (".png", ".svg"):
+        raise RefereeError(f"--picture {path}: write a .png or an .svg file")
+    target = output_file(path, "--picture")
     if suffix == ".svg":
         write_text_atomic(target, to_svg(picture))
         return
-    if suffix != ".png":
-        raise RefereeError(f"--picture {path}: write a .png or an .svg file")
     data = to_png(picture)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

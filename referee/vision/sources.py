@@ -24,13 +24,7 @@ import cv2
 from numpy.typing import NDArray
 
 from referee.errors import SourceError
-from referee.media import (
-    camera_index,
-    check_image_size,
-    image_size,
-    quiet_libraries,
-    read_image,
-)
+from referee.media import camera_index, quiet_libraries, read_image
 from referee.outputs import usable_path
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff")
@@ -148,9 +142,9 @@ class ImageFolderSource(FrameSource):
             raise SourceError(f"{self.name}: no jpg or png images in this folder")
         self.fps = fps
         self.frame_count = len(self.files)
-        width, height = image_size(self.files[0])
-        check_image_size(width, height, str(self.files[0]))
-        self.frame_size = (width, height)
+        # Decoded, not read from the header: a JPEG's EXIF orientation may turn it.
+        first = read_image(self.files[0])
+        self.frame_size = (int(first.shape[1]), int(first.shape[0]))
 
     def __iter__(self) -> Iterator[Frame]:
         for index, file in enumerate(self.files):

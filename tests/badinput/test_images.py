@@ -129,7 +129,7 @@ def test_image_sizes_are_read_from_every_kind_of_header(tmp_path):
         assert image_size(path) == (37, 23), suffix
         assert read_image(path).shape == (23, 37, 3)
     (tmp_path / "notes.png").write_text("hello")
-    with pytest.raises(SourceError, match="not a PNG, JPEG, BMP or TIFF"):
+    with pytest.raises(SourceError, match="not a PNG, JPEG, BMP or TIFF file"):
         image_size(tmp_path / "notes.png")
 
 

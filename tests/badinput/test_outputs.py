@@ -298,3 +298,22 @@ def test_serve_refused_for_its_inputs_opens_no_game_log(tmp_path):
         assert_clean(result)
         assert result.exit_code == 2, args
     assert not db.exists()
+
+
+def test_demo_on_footage_of_another_size_opens_no_game_log_and_no_video(tmp_path):
+    footage = tmp_path / "footage"
+    footage.mkdir()
+    tiny_video(footage / "video.mp4", 1280, 720)
+    for name in ("camera.json", "roster.json", "scene.json"):
+        (footage / name).write_bytes((SAMPLE / name).read_bytes())
+    (tmp_path / "seen.mp4").write_bytes(b"earlier video")
+    db = tmp_path / "games.sqlite"
+    result = invoke(
+        "demo", "--footage", str(footage), "--db", str(db),
+        "--annotate", str(tmp_path / "seen.mp4"),
+    )  # fmt: skip
+    assert_clean(result)
+    assert result.exit_code == 2
+    assert "frames are 1280x720" in result.stderr
+    assert not db.exists()
+    assert (tmp_path / "seen.mp4").read_bytes() == b"earlier video"
