@@ -303,3 +303,149 @@ def test_pinch_zooms_the_map(browser, played):
     finally:
         context.close()
     assert not errors, errors
+
+
+# -- 6. a tablet and a phone --------------------------------------------------------------------
+
+BOX = "(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }"  # noqa: E501
+
+
+def _tap_two(page) -> None:
+    page.wait_for_selector('.piece[data-id="t34a"]')
+    page.click('.piece[data-id="t34a"]')
+    page.click('.piece[data-id="pz1"]')
+    page.wait_for_selector("#verdict .line[data-ask='los']")
+
+
+def _inside(box, width: float, height: float) -> bool:
+    left, top, right, bottom = box
+    return left >= 0 and top >= 0 and right <= width + 0.5 and bottom <= height + 0.5
+
+
+def test_a_tablet_reads_the_verdict_beside_the_map(browser, played):
+    context, page, errors = _page(browser, 1024, 768, has_touch=True)
+    try:
+        page.goto(played.url)
+        _tap_two(page)
+        assert page.evaluate("() => window.scrollY") == 0
+        assert _inside(page.evaluate(BOX, "#map"), 1024, 768)
+        # beside the map, in full, and over it as well
+        for sel in ("#verdict .line[data-ask='range']", "#verdict .line[data-ask='los']"):
+            assert _inside(page.evaluate(BOX, sel), 1024, 768), sel
+        side, board = page.evaluate(BOX, "#side"), page.evaluate(BOX, "#map")
+        assert side[0] >= board[2]  # beside, not under
+        over = page.evaluate(BOX, "#map-verdict")
+        assert over[1] >= board[1] and over[3] <= board[3] + 0.5
+        size = page.evaluate(
+            "() => parseFloat(getComputedStyle(document.querySelector('#verdict .line')).fontSize)"
+        )
+        assert size >= 18
+        _shot(page, "tablet")
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+LABELS = """() => { const m = document.getElementById('map'); const k = m.getScreenCTM().a;
+  return Array.from(document.querySelectorAll('#pieces text.label, #moves text.move-label'))
+    .map((t) => parseFloat(getComputedStyle(t).fontSize) * k); }"""
+
+
+def test_a_phone_has_readable_labels_and_the_verdict_on_screen(browser, played):
+    context, page, errors = _page(browser, 390, 844, has_touch=True, is_mobile=True)
+    try:
+        page.goto(played.url)
+        page.wait_for_selector("#moves .move")
+        sizes = page.evaluate(LABELS)
+        assert len(sizes) >= 7 and min(sizes) >= 11, sizes
+        # the labels' rendered boxes agree with the computed size
+        heights = page.evaluate(
+            """() => Array.from(document.querySelectorAll('#pieces text.label'))
+                 .map((t) => t.getBoundingClientRect().height)"""
+        )
+        assert min(heights) >= 11, heights
+        _tap_two(page)
+        over = page.evaluate(BOX, "#map-verdict")
+        assert _inside(over, 390, 844), over
+        text = page.locator("#map-verdict").inner_text()
+        assert "Line of sight t34a → pz1" in text and "Range t34a → pz1" in text
+        size = page.evaluate(
+            "() => parseFloat(getComputedStyle(document.querySelector('#map-verdict')).fontSize)"
+        )
+        assert size >= 11
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        # zoomed in the labels keep their size on the table: never smaller than 11 px
+        page.click("#zoom-in")
+        assert min(page.evaluate(LABELS)) >= 11
+        _shot(page, "phone")
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_the_token_leaves_the_address_bar_after_the_first_load(browser):
+    live = sample_live(pace=0)
+    live.step(40)
+    with dashboard(live, token="tok-456") as running:
+        context, page, errors = _page(browser)
+        try:
+            page.goto(running.url + "?token=tok-456")
+            page.wait_for_selector("#conn:not(.away)")
+            assert "tok-456" not in page.url and page.url == running.url
+            _tap_two(page)  # a POST (the question) still carries the token
+            page.reload()  # the tab keeps it; the address bar does not show it
+            page.wait_for_selector("#conn:not(.away)")
+            assert "tok-456" not in page.url
+            _tap_two(page)
+        finally:
+            context.close()
+    live.stop()
+    assert not errors, errors
+
+
+# -- 7. honest state ----------------------------------------------------------------------------
+
+
+def test_the_header_says_the_video_ended_and_the_sample_calibration_is_not_a_failure(played, page):
+    page.goto(played.url)
+    page.wait_for_selector("#conn.ended:has-text('video ended')")
+    page.click(".tab[data-tab='health']")
+    row = page.wait_for_selector("#health tr:has-text('Calibration')")
+    assert "0 views" not in row.inner_text() and "simulated camera" in row.inner_text()
+
+
+def test_the_turn_tab_keeps_what_was_typed_hints_what_it_accepts_in_plain_words(played, page):
+    page.goto(played.url)
+    page.wait_for_selector("#conn:not(.away)")
+    page.click(".tab[data-tab='turn']")
+    page.select_option("#act-piece", "t34a")
+    page.fill("#act-card", "7S")
+    page.select_option("#act-action", "move")
+    side = page.locator("#dice-sides input").first
+    side.fill("5 2")
+    # a black card moves with 3 dice: the hint asks for three, a red one for two
+    assert page.get_attribute("#act-dice", "placeholder").startswith("3 dice")
+    page.fill("#act-card", "7H")
+    page.locator("#act-card").dispatch_event("input")
+    assert page.get_attribute("#act-dice", "placeholder").startswith("2 dice")
+    page.fill("#act-card", "7S")
+    page.locator("#act-card").dispatch_event("input")
+    page.fill("#act-dice", "4 5 2")
+    # a new game (the sample's next pass) rebuilds the tab: what was typed stays
+    page.evaluate("() => loadAll()")
+    page.wait_for_function("() => document.getElementById('act-piece').options.length > 1")
+    assert page.input_value("#act-piece") == "t34a"
+    assert side.input_value() == "5 2"
+    page.click("#act-go")
+    line = page.wait_for_selector("#turn-result .line")
+    assert "wrong number of dice" not in line.inner_text()
+    # the errors name the field in words, not as a scene file's path
+    page.fill("#declare-json", '{"ask": "initiative", "cards": "lots"}')
+    page.click("#declare-go")
+    error = page.wait_for_selector("#turn-result .error").inner_text()
+    assert error.startswith("cards: must list cards") and "$" not in error
+    page.locator("#dice-sides input").first.fill("9")
+    page.click("#dice-go")
+    page.wait_for_selector("#turn-result .error:has-text('dice')")
+    error = page.locator("#turn-result .error").inner_text()
+    assert "$" not in error and "queries" not in error, error
