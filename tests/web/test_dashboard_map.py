@@ -223,7 +223,7 @@ def test_the_ruler_measures_from_any_point_through_waypoints(played, page):
     length = float(ruler.get_attribute("data-length"))
     assert length == pytest.approx(5 + 6 + 6, abs=0.3), points
     text = page.locator("#ruler-readout").inner_text()
-    assert text.startswith(f'Ruler: {length:.2f}" ± ') and "2 waypoints" in text
+    assert text.startswith(f'{length:.2f}" ± ') and "2 waypoints" in text
     # a waypoint turning the tape adds its doubt too: 2 sin(θ/2) of it (here 90°: √2)
     measured = page.evaluate("() => measure(referee.ruler.points)")
     ups = [page.evaluate(f"() => pointDoubt({json.dumps(p)})") for p in points]
@@ -449,3 +449,24 @@ def test_the_turn_tab_keeps_what_was_typed_hints_what_it_accepts_in_plain_words(
     page.wait_for_selector("#turn-result .error:has-text('dice')")
     error = page.locator("#turn-result .error").inner_text()
     assert "$" not in error and "queries" not in error, error
+
+
+def test_a_double_tap_on_a_touch_screen_ends_the_ruler(browser, played):
+    """A tablet: taps lay the tape (touch events, no mouse), a double tap ends it."""
+    context, page, errors = _page(browser, 1024, 768, has_touch=True, is_mobile=True)
+    try:
+        page.goto(played.url)
+        page.wait_for_function("() => referee.view !== null && referee.doubt !== null")
+        page.tap("#ruler-tool")
+        for point in ((3, 3), (3, 9)):
+            page.touchscreen.tap(*_screen(page, *point))
+        end = _screen(page, 9, 9)
+        page.touchscreen.tap(*end)
+        page.touchscreen.tap(*end)
+        page.wait_for_function("() => referee.ruler.done")
+        assert float(page.get_attribute("#ruler", "data-length")) == pytest.approx(12, abs=0.3)
+        assert len(page.evaluate("() => referee.ruler.points")) == 3
+        _shot(page, "tablet-ruler")
+    finally:
+        context.close()
+    assert not errors, errors

@@ -885,6 +885,15 @@ function rulerUp(p) {
   if (gesture.moved || !r.fresh) r.points.push(p);
   r.fresh = false;
   r.hover = null;
+  // a double tap ends the tape (a touch screen may send no dblclick)
+  const now = performance.now(), last = rulerUp.last;
+  rulerUp.last = gesture.moved ? null : { t: now, p };
+  const near = 20 * S.view[2] / ($("map").getBoundingClientRect().width || 1);  // 20 px
+  if (!gesture.moved && last && now - last.t < 400 && Math.hypot(p[0] - last.p[0], p[1] - last.p[1]) < near) {
+    rulerUp.last = null;
+    rulerFinish();
+    return;
+  }
   drawRuler();
 }
 
@@ -955,7 +964,7 @@ function drawRuler() {
   const r = S.ruler;
   const points = r.hover && !r.done ? [...r.points, r.hover] : r.points;
   if (S.tool !== "ruler" || !points.length) {
-    out.textContent = S.tool === "ruler" ? "Ruler: tap or drag on the table" : "";
+    out.textContent = S.tool === "ruler" ? "tap or drag on the table" : "";
     return;
   }
   el("polyline", { class: "tape", points: points.map((p) => p.join(",")).join(" ") }, g);
@@ -966,7 +975,7 @@ function drawRuler() {
   el("text", { class: "tape-label", x: end[0], y: end[1] - 0.6 }, g, text);
   g.dataset.length = length;
   g.dataset.doubt = doubt;
-  out.textContent = `Ruler: ${text}` + (points.length > 2 ? ` (${points.length - 2} waypoint${points.length > 3 ? "s" : ""})` : "") +
+  out.textContent = text + (points.length > 2 ? ` (${points.length - 2} waypoint${points.length > 3 ? "s" : ""})` : "") +
     (r.done ? "" : " · double-tap or Enter to end, Esc clears");
 }
 
