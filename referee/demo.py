@@ -19,17 +19,11 @@ import click
 
 from referee.calibration.profile import CalibrationProfile, load_profile
 from referee.errors import RefereeError, read_json_file
+from referee.game import SessionUpdate, drive, repo_footage
 from referee.geometry import front_point
 from referee.markers.roster import Roster, load_roster
-from referee.session import SessionUpdate
-from referee.session_cli import annotate_frame, drive, log_options, open_log
-
-FOOTAGE = Path("sample_footage") / "skirmish"
-
-
-def repo_footage() -> Path:
-    """``sample_footage/skirmish`` in the checkout this package was installed from."""
-    return Path(__file__).resolve().parents[1] / FOOTAGE
+from referee.outputs import VIDEO_SUFFIXES, output_file
+from referee.session_cli import annotate_frame, check_log_path, log_options, open_log
 
 
 def calibrate_from_clip(
@@ -115,11 +109,15 @@ def demo(
     no_log: bool,
 ) -> None:
     """Referee the bundled sample game: calibrate, track, judge every move, and log the game."""
+    from referee.game import Session, game_name
     from referee.scene import load_scene
-    from referee.session import Session, game_name
     from referee.vision.pipeline import Pipeline
     from referee.vision.sources import VideoFileSource
 
+    # The outputs and the log's path are checked before anything is read or opened.
+    if annotate is not None:
+        output_file(annotate, "--annotate", VIDEO_SUFFIXES, "demo.mp4")
+    check_log_path(db, no_log)
     folder = footage or repo_footage()
     video = folder / "video.mp4"
     if not video.is_file():
@@ -191,13 +189,15 @@ def demo(
                 flags += 1
                 click.echo(f"  ! {event.data.get('message')}", err=True)
 
+    complete = False
     try:
         drive(session, source, progress=False, on_update=show)
+        complete = True
     finally:
         source.close()
         session.close()
         if annotator is not None:
-            annotator.close()
+            annotator.close(complete)
         if log is not None:
             log.close()
     click.echo(f"{len(moves)} moves, {flags} warnings, in {time.monotonic() - started:.1f}s")

@@ -18,7 +18,6 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -575,8 +574,9 @@ def _text(
 def save(picture: Picture, path: str | os.PathLike[str]) -> None:
     """Write the picture as ``.png`` or ``.svg`` (by the file's suffix)."""
     from referee.calibration.profile import write_text_atomic
+    from referee.outputs import output_file
 
-    target = Path(path)
+    target = output_file(path, "--picture", (".png", ".svg"), "table.png")
     suffix = target.suffix.lower()
     if suffix == ".svg":
         write_text_atomic(target, to_svg(picture))
