@@ -274,12 +274,12 @@ def doubt() -> Response:
     sigma, as a piece's position): ``table`` (the largest on the table), ``grid`` (every
     ``step`` inches, rows by y, null where the camera does not see) and, for ``?x=&y=``,
     ``at`` that point. The dashboard's ruler adds it up along its tape."""
-    from referee.vision.pose import point_doubt
+    from referee.game.views import map_doubt as point_doubt
 
     live = get_live()
     session = live.session
     latest = session.latest
-    profile = latest.profile if latest is not None else session.pipeline.initial_profile
+    profile = latest.profile if latest is not None else live.calibration
     noise = live.pipeline.poses.corner_noise_px
     table = session.initial_scene.table
     given = [name for name in ("x", "y") if name in request.args]

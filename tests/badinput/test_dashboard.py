@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from badinput.harness import FUZZ, PYTHON_TEXT, VALUES
+from referee.game import sample_live
 from referee.store import GameLog
 from referee.web import create_app
-from referee.web.cli import sample_live
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +23,7 @@ def client(tmp_path_factory):
     log = GameLog(tmp_path_factory.mktemp("dash") / "games.sqlite")
     live = sample_live(pace=0, log=log, game="bad-dashboard")
     live.step(3)
-    yield create_app({"TESTING": True}, live=live).test_client(), live
+    yield create_app(live, {"TESTING": True}).test_client(), live
     live.stop()
     log.close()
 

@@ -17,8 +17,8 @@ from dataclasses import replace
 
 import pytest
 
+from referee.game import sample_live
 from referee.store import GameLog
-from referee.web.cli import sample_live
 
 from .browser import chromium, chromium_missing, dashboard
 
