@@ -96,3 +96,13 @@ def jpeg(image: NDArray[np.uint8]) -> bytes:
     if not ok:
         raise RefereeError("could not encode the camera picture as JPEG")
     return bytes(data)
+
+
+def map_doubt(
+    profile: CalibrationProfile, points: NDArray[np.float64], corner_noise_px: float
+) -> NDArray[np.float64]:
+    """How far each table point the map shows may be from that point on the cloth, inches
+    (a bare point's pose doubt, NaN where the camera does not see): the dashboard's ruler."""
+    from referee.vision.pose import point_doubt
+
+    return point_doubt(profile, points, corner_noise_px)

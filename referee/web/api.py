@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import numpy as np
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
@@ -153,6 +154,8 @@ def info() -> Response:
             "terrain_kinds": list(TERRAIN_KINDS),
             "logged": live.log is not None,
             "source": live.footage.name if live.footage is not None else None,
+            # a camera or stream (True) or a recording that can end (False)
+            "live_source": live.footage is not None and live.footage.live,
         }
     )
 
@@ -248,6 +251,58 @@ def picture() -> Response:
     if request.args.get("format") == "svg":
         return Response(to_svg(drawing), mimetype="image/svg+xml")
     return Response(to_png(drawing), mimetype="image/png")
+
+
+DOUBT_STEP = 6.0
+"""Inches between the points of ``/api/doubt``'s grid (the doubt varies slowly over a table)."""
+
+
+def _table_arg(name: str, limit: float) -> float:
+    raw = request.args.get(name, "")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BadRequest(f"{name}: must be inches on the table, got {raw!r}") from None
+    if not 0 <= value <= limit:  # also refuses nan
+        raise BadRequest(f"{name}: must be on the table, 0 to {limit:g} inches, got {raw!r}")
+    return value
+
+
+@bp.get("/doubt")
+def doubt() -> Response:
+    """How far a point the map shows may be from that point on the cloth, in inches (two
+    sigma, as a piece's position): ``table`` (the largest on the table), ``grid`` (every
+    ``step`` inches, rows by y, null where the camera does not see) and, for ``?x=&y=``,
+    ``at`` that point. The dashboard's ruler adds it up along its tape."""
+    from referee.game.views import map_doubt as point_doubt
+
+    live = get_live()
+    session = live.session
+    latest = session.latest
+    profile = latest.profile if latest is not None else live.calibration
+    noise = live.pipeline.poses.corner_noise_px
+    table = session.initial_scene.table
+    given = [name for name in ("x", "y") if name in request.args]
+    if len(given) == 1:
+        raise BadRequest("give both x and y (inches on the table), or neither")
+    # a uniform grid reaching the far edges (its last row or column may lie past them)
+    xs = np.arange(0.0, table.width + DOUBT_STEP, DOUBT_STEP)
+    ys = np.arange(0.0, table.depth + DOUBT_STEP, DOUBT_STEP)
+    grid = point_doubt(profile, np.array([(x, y) for y in ys for x in xs]), noise)
+    values = [[_finite(v) for v in row] for row in grid.reshape(len(ys), len(xs))]
+    seen = grid[np.isfinite(grid)]
+    answer: dict[str, Any] = {
+        "table": _finite(float(seen.max())) if len(seen) else None,
+        "grid": {"step": DOUBT_STEP, "values": values},
+    }
+    if given:
+        point = (_table_arg("x", table.width), _table_arg("y", table.depth))
+        answer["at"] = _finite(point_doubt(profile, np.array([point]), noise)[0])
+    return _json(answer)
+
+
+def _finite(value: float) -> float | None:
+    return round(float(value), 5) if np.isfinite(value) else None
 
 
 # -- live view ---------------------------------------------------------------------------------

@@ -167,17 +167,24 @@ def _url_host(host: str) -> str:
         return f"[{host}]" if ":" in host else host
     import socket
 
-    # Only the local host table is read (no packet leaves the machine).
-    name = socket.gethostname()
+    return lan_address() or socket.gethostname()
+
+
+def lan_address(probe: Any = None) -> str | None:
+    """This machine's address on its network (what a tablet on the same network types),
+    or None without one. A tablet often cannot resolve a hostname, so the address is asked
+    of the routing table: a UDP socket "connected" to a non-routed address (TEST-NET-1)
+    takes the source address of the default route; UDP connect sends no packet."""
+    import socket
+
+    make = probe or (lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
     try:
-        infos = socket.getaddrinfo(name, None, socket.AF_INET)
+        with make() as sock:
+            sock.connect(("192.0.2.1", 9))
+            address = str(sock.getsockname()[0])
     except OSError:
-        return name
-    for info in infos:
-        address = str(info[4][0])
-        if not address.startswith("127."):
-            return address
-    return name
+        return None
+    return None if address.startswith(("127.", "0.")) else address
 
 
 def _live_from_options(
