@@ -95,12 +95,12 @@ def export_text(events: Sequence[GameEvent], fmt: str) -> str:
 @click.option("--out", "-o", metavar="FILE", help="Write here instead of standard output.")
 def export(game: str, db: str | None, fmt: str, out: str | None) -> None:
     """GAME's events, one per line (JSONL, the README's export format) or as CSV."""
-    if out:
+    if out is not None:
         output_file(out, "--out")
     with _open(db) as game_log:
         events = game_log.events(game_log.game(game))
     text = export_text(events, fmt)
-    if out:
+    if out is not None:
         from referee.calibration.profile import write_text_atomic
 
         write_text_atomic(out, text)
@@ -141,7 +141,7 @@ def replay(game: str, at: str, db: str | None, out: str | None) -> None:
     from referee.session import scene_at
 
     seq, seconds = parse_moment(at)
-    if out:
+    if out is not None:
         output_file(out, "--out")
     with _open(db) as game_log:
         info = game_log.game(game)
@@ -149,7 +149,7 @@ def replay(game: str, at: str, db: str | None, out: str | None) -> None:
             raise RefereeError(f"--at: game {game!r} has events 1 to {info.last_seq}, not {seq}")
         scene, last = scene_at(game_log, info, seq=seq, t=seconds)
     where = f"after event #{last.seq} at {last.t:.2f}s" if last else "before the first event"
-    if out:
+    if out is not None:
         save_scene(scene, out)
         click.echo(f"{game} {where} -> {out}", err=True)
     else:
