@@ -19,18 +19,11 @@ import click
 
 from referee.calibration.profile import CalibrationProfile, load_profile
 from referee.errors import RefereeError, read_json_file
+from referee.game import SessionUpdate, drive, repo_footage
 from referee.geometry import front_point
 from referee.markers.roster import Roster, load_roster
 from referee.outputs import VIDEO_SUFFIXES, output_file
-from referee.session import SessionUpdate
-from referee.session_cli import annotate_frame, check_log_path, drive, log_options, open_log
-
-FOOTAGE = Path("sample_footage") / "skirmish"
-
-
-def repo_footage() -> Path:
-    """``sample_footage/skirmish`` in the checkout this package was installed from."""
-    return Path(__file__).resolve().parents[1] / FOOTAGE
+from referee.session_cli import annotate_frame, check_log_path, log_options, open_log
 
 
 def calibrate_from_clip(
@@ -116,8 +109,8 @@ def demo(
     no_log: bool,
 ) -> None:
     """Referee the bundled sample game: calibrate, track, judge every move, and log the game."""
+    from referee.game import Session, game_name
     from referee.scene import load_scene
-    from referee.session import Session, game_name
     from referee.vision.pipeline import Pipeline, check_profile_fits
     from referee.vision.sources import VideoFileSource
 

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
-from collections.abc import Sequence
 
 import click
 
 from referee.errors import RefereeError
-from referee.events import GameEvent
 from referee.outputs import output_file, usable_path
-from referee.store import GameLog, default_db_path
+from referee.store import GameLog, default_db_path, export_text
 
 DB_HELP = f"Game log file (default: {default_db_path()})."
 
@@ -62,28 +58,6 @@ def show(game: str, db: str | None) -> None:
         click.echo(event.describe() + mark)
         for note in event.data.get("notes", []) if event.type == "move" else []:
             click.echo(" " * 18 + str(note))
-
-
-CSV_COLUMNS = ("seq", "t", "type", "frame", "piece", "supersedes", "summary", "data")
-
-
-def export_text(events: Sequence[GameEvent], fmt: str) -> str:
-    """Events as the export file: JSONL (the README's export format) or CSV."""
-    if fmt == "jsonl":
-        return "".join(
-            json.dumps(e.to_json(), separators=(",", ":"), allow_nan=False) + "\n" for e in events
-        )
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for e in events:
-        line = e.to_json()
-        data = {k: v for k, v in line.items() if k not in ("seq", "t", "type", "frame")}
-        summary = e.describe().split(f"#{e.seq}", 1)[1].strip()
-        frame = e.frame if e.frame is not None else ""
-        extra = (e.piece or "", e.supersedes or "", summary, json.dumps(data))
-        writer.writerow((e.seq, line["t"], e.type, frame, *extra))
-    return buffer.getvalue()
 
 
 @log.command()
@@ -137,8 +111,8 @@ def replay(game: str, at: str, db: str | None, out: str | None) -> None:
     Pieces stand where they last rested at that moment, terrain is as
     edited by then, and the scene's questions are kept.
     """
+    from referee.game import scene_at
     from referee.scene import save_scene
-    from referee.session import scene_at
 
     seq, seconds = parse_moment(at)
     if out is not None:

@@ -1,7 +1,7 @@
 """``referee track`` and ``referee run``: a referee session from the command line.
 
-Both drive one :class:`~referee.session.Session` over a frame source with
-:func:`drive` (``demo`` and ``serve`` use the same loop): ``track`` writes
+Both drive one :class:`~referee.game.Session` over a frame source with
+:func:`referee.game.drive` (``demo`` and ``serve`` use the same loop): ``track`` writes
 the tracks file, ``run`` prints every settled move with its verdicts and
 keeps the game in the log.
 """
@@ -10,23 +10,31 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import IO, Any
 
 import click
 
-from referee.calibration.profile import CalibrationProfile, load_profile
 from referee.errors import RefereeError, SourceError
 from referee.events import GameEvent, finite_json
-from referee.markers.roster import Roster, load_roster
+from referee.game import (
+    Session,
+    SessionUpdate,
+    check_log_path,
+    check_source_fits,
+    drive,
+    game_name,
+    load_inputs,
+    open_camera_source,
+    open_log,
+    source_key,
+    warn,
+)
 from referee.media import MAX_CAMERA_INDEX
 from referee.outputs import VIDEO_SUFFIXES, output_file
-from referee.session import Session, SessionUpdate, game_name
-from referee.store import GameLog, default_db_path
-from referee.vision.pipeline import Pipeline, check_profile_fits
-from referee.vision.sources import FrameSource, open_source
+from referee.store import default_db_path
+from referee.vision.pipeline import Pipeline
+from referee.vision.sources import FrameSource
 
 
 class JsonLinesWriter:
@@ -97,26 +105,6 @@ def distinct_outputs(
         seen[key] = option
 
 
-def check_source_fits(profile: CalibrationProfile, frames: FrameSource, name: str) -> None:
-    """A source whose frame size is known up front must match the profile, before any output
-    or game log is opened (the pipeline checks every frame again)."""
-    if frames.frame_size is not None:
-        try:
-            check_profile_fits(profile, frames.frame_size, name)
-        except RefereeError:
-            frames.close()
-            raise
-
-
-def load_inputs(calibration: str, roster_path: str) -> tuple[CalibrationProfile, Roster]:
-    """The profile and roster a run needs; a roster without pieces is an error."""
-    profile = load_profile(calibration)
-    roster = load_roster(roster_path)
-    if not len(roster):
-        raise RefereeError(f"{roster_path}: the roster lists no pieces; nothing to track")
-    return profile, roster
-
-
 def inputs_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The ``--calibration`` and ``--roster`` options every pipeline command takes."""
     command = click.option(
@@ -142,76 +130,12 @@ def log_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
-def check_log_path(db: str | None, no_log: bool) -> None:
-    """``--db`` and ``--no-log`` as given can be used, checked before anything is opened."""
-    if no_log:
-        if db:
-            raise RefereeError("--db and --no-log: give one or the other")
-        return
-    if db is not None:
-        output_file(db, "--db")
-
-
-def open_log(db: str | None, no_log: bool) -> GameLog | None:
-    """The game log a command writes to (None with ``--no-log``)."""
-    check_log_path(db, no_log)
-    if no_log:
-        return None
-    return GameLog(db or default_db_path())
-
-
-def warn(message: str) -> None:
-    from tqdm import tqdm
-
-    tqdm.write(f"referee: warning: {message}", file=sys.stderr)
-
-
 def print_flags(update: SessionUpdate) -> None:
     """Flags and camera events as one warning line each."""
     for event in update.events:
         if event.type in ("flag", "camera"):
             where = f"frame {event.frame}: " if event.frame is not None else ""
             warn(where + str(event.data.get("message")))
-
-
-def drive(
-    session: Session,
-    source: FrameSource,
-    progress: bool,
-    limit: int | None = None,
-    on_update: Callable[[SessionUpdate], None] | None = None,
-) -> int:
-    """Run the session over a source with a progress bar; returns frames processed."""
-    from tqdm import tqdm
-
-    total = source.frame_count
-    if total is not None and session.resume_after >= 0:
-        total = max(total - session.resume_after - 1, 0)
-    if limit is not None and total is not None:
-        total = min(total, limit)
-    count = 0
-    with tqdm(
-        total=total,
-        unit="frame",
-        disable=not progress,
-        file=sys.stderr,
-        desc=Path(source.name).name,
-        leave=False,
-    ) as bar:
-        for update in session.run(source):
-            if on_update is not None:
-                on_update(update)
-            count += 1
-            bar.update(1)
-            if limit is not None and count >= limit:
-                return count
-    promised = source.frame_count
-    if promised is not None and session.resume_after + 1 + count < promised * 0.98:
-        warn(
-            f"{source.name}: the video ended after {session.resume_after + 1 + count} of the "
-            f"{promised} frames its header promises (a truncated file?); what was seen is kept"
-        )
-    return count
 
 
 def annotate_frame(annotator: Any, update: SessionUpdate) -> None:
@@ -229,20 +153,6 @@ def _source_option(camera: int | None, video: str | None) -> str:
     if (camera is None) == (video is None):
         raise SourceError("give exactly one of --camera N or --video FILE")
     return str(camera) if camera is not None else str(video)
-
-
-def open_camera_source(
-    spec: str, session_ref: list[Session], **options: Any
-) -> tuple[FrameSource, Callable[[str, str], None]]:
-    """Open ``spec``; its camera lost/reopened notices go to the session in ``session_ref``."""
-
-    def on_camera(kind: str, message: str) -> None:
-        warn(message)
-        if session_ref:
-            session_ref[0].camera_event(kind, message)
-
-    source = open_source(spec, on_warning=warn, on_camera=on_camera, **options)
-    return source, on_camera
 
 
 @click.command()
@@ -403,7 +313,7 @@ def run(
     name = game or game_name()
     pipeline = Pipeline(profile, roster_value, source_name=spec)
     session = Session.start(
-        pipeline, scene_value, ruleset, log=log, game=name, source=_source_key(spec)
+        pipeline, scene_value, ruleset, log=log, game=name, source=source_key(spec)
     )
     holder.append(session)
     if log is not None:
@@ -475,12 +385,6 @@ def run(
         raise SystemExit(130)
 
 
-def _source_key(spec: str) -> str:
-    """How a game remembers its source: a file's absolute path, a camera's index, a URL."""
-    path = Path(spec)
-    return str(path.resolve()) if path.exists() else spec
-
-
 def describe_answer(event: GameEvent) -> str:
     """A standing question's answer as ``referee check`` prints it."""
     verdict = event.data.get("verdict", {})
@@ -494,9 +398,7 @@ __all__ = [
     "check_log_path",
     "check_source_fits",
     "distinct_outputs",
-    "drive",
     "inputs_options",
-    "load_inputs",
     "log_options",
     "open_log",
     "run",
