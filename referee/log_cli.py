@@ -70,12 +70,12 @@ def show(game: str, db: str | None) -> None:
 @click.option("--out", "-o", metavar="FILE", help="Write here instead of standard output.")
 def export(game: str, db: str | None, fmt: str, out: str | None) -> None:
     """GAME's events, one per line (JSONL, the README's export format) or as CSV."""
-    if out:
+    if out is not None:
         output_file(out, "--out")
     with _open(db) as game_log:
         events = game_log.events(game_log.game(game))
     text = export_text(events, fmt)
-    if out:
+    if out is not None:
         from referee.calibration.profile import write_text_atomic
 
         write_text_atomic(out, text)
@@ -116,7 +116,7 @@ def replay(game: str, at: str, db: str | None, out: str | None) -> None:
     from referee.scene import save_scene
 
     seq, seconds = parse_moment(at)
-    if out:
+    if out is not None:
         output_file(out, "--out")
     with _open(db) as game_log:
         info = game_log.game(game)
@@ -133,7 +133,7 @@ def replay(game: str, at: str, db: str | None, out: str | None) -> None:
                 f"({shown(str(error), 160)}); the game log is damaged: restore it from a backup"
             ) from None
     where = f"after event #{last.seq} at {last.t:.2f}s" if last else "before the first event"
-    if out:
+    if out is not None:
         save_scene(scene, out)
         click.echo(f"{game} {where} -> {out}", err=True)
     else:
