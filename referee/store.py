@@ -7,10 +7,12 @@ locked"; the writer groups one frame's events and position changes in one
 transaction, so an event is either wholly logged or not at all, and nothing
 reports an event as logged before its transaction commits.
 
-Events are never updated or deleted (a correction is a new event that
-points at the one it supersedes). Positions are kept in their own table,
-one row per piece whenever its pose changes beyond the noise or its state
-changes, so a long game stays small and any past moment can be rebuilt.
+Events are never updated (a correction is a new event that points at the
+one it supersedes); the only removal is :meth:`GameLog.delete_game`, a whole
+game at a time, on the player's word (``referee log delete``). Positions
+are kept in their own table, one row per piece whenever its pose changes
+beyond the noise or its state changes, so a long game stays small and any
+past moment can be rebuilt.
 
 Only SQL and column types that PostgreSQL accepts too are used (no
 AUTOINCREMENT, no INSERT OR ..., no SQLite-only types), so a club server can
@@ -716,6 +718,22 @@ class GameLog:
         except sqlite3.Error as error:
             raise self._error(error, "write") from None
         return self.game(name)
+
+    def delete_game(self, game: GameInfo) -> None:
+        """Remove ``game`` with all its events and positions, in one transaction: the only
+        operation that removes events (``referee log delete``)."""
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened for reading only")
+        try:
+            self._prepare_writing()
+            with self._transaction():
+                self._con.execute("DELETE FROM events WHERE game_id = ?", (game.id,))
+                if self._version >= TABLE_SINCE["positions"]:
+                    self._con.execute("DELETE FROM positions WHERE game_id = ?", (game.id,))
+                self._con.execute("DELETE FROM games WHERE id = ?", (game.id,))
+        except sqlite3.Error as error:
+            raise self._error(error, "write") from None
+        self._next_n.pop(game.id, None)
 
     # -- writing -------------------------------------------------------------------------------
 
