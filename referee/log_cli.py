@@ -71,10 +71,15 @@ def show(game: str, db: str | None) -> None:
         info = game_log.game(game)
         events = game_log.events(info)
     superseded = {e.supersedes for e in events if e.type == "correction"}
+    fixes = {e.seq for e in events if e.type == "correction"}
     click.echo(f"game {info.name!r} ({info.ruleset}, started {info.created}, {len(events)} events)")
     for event in events:
         mark = "  (corrected)" if event.seq in superseded else ""
-        click.echo(event.describe() + mark)
+        line = event.describe()
+        about = event.data.get("about") if event.type == "verdict" else None
+        if about in fixes:  # asked again after a correction: say so, not "move"
+            line = line.replace(f"(move #{about})", f"(after correction #{about})", 1)
+        click.echo(line + mark)
         for note in event.data.get("notes", []) if event.type == "move" else []:
             click.echo(" " * 18 + str(note))
 

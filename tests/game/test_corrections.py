@@ -215,6 +215,8 @@ def test_log_correct_to_moves_the_piece_and_judges_the_move_again(db):
     assert [e["verdict"]["ask"] for e in judged][:1] == ["move"]
     after = _pieces(_cli("log", "replay", "sample", "--at", "end", "--db", db).stdout)
     assert (after[move["piece"]]["x"], after[move["piece"]]["y"]) == pytest.approx((20.0, 20.0))
+    shown = _cli("log", "show", "sample", "--db", db).stdout
+    assert f"verdict move (after correction #{fix['seq']}): " in shown
 
 
 def test_log_delete_asks_first_and_removes_the_whole_game(db):
