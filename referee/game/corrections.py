@@ -80,22 +80,25 @@ def make(
     to: Pose | None = None,
     table: Table | None = None,
     where: str = "game",
+    dashes: str = "--",
 ) -> tuple[Correction, GameEvent]:
     """The correction of move ``seq`` of a game whose events are ``events``, and that move.
 
     Refused with one line: both or neither of void and ``to``, an empty
     reason, a ``seq`` that is not a move of the game or was already voided,
-    a ``to`` off the table.
+    a ``to`` off the table. ``dashes`` start the field names in the messages (``--why``
+    on the command line, ``why`` in the API's).
     """
+    why_, to_, void_ = (dashes + name for name in ("why", "to", "void"))
     if void == (to is not None):
         raise RefereeError(
-            "a correction says either --void (it did not happen) or --to X,Y,HEADING"
+            f"a correction says either {void_} (it did not happen) or {to_} X,Y,HEADING"
         )
     why = reason.strip() if isinstance(reason, str) else ""
     if not why:
-        raise RefereeError("--why: say why the camera was wrong (e.g. 'knocked over')")
+        raise RefereeError(f"{why_}: say why the camera was wrong (e.g. 'knocked over')")
     if len(why) > WHY_LIMIT or any(ord(c) < 32 and c not in "\t" for c in why):
-        raise RefereeError(f"--why: one line of at most {WHY_LIMIT} characters")
+        raise RefereeError(f"{why_}: one line of at most {WHY_LIMIT} characters")
     by_seq = {e.seq: e for e in events}
     event = by_seq.get(seq)
     if event is None:
@@ -109,10 +112,10 @@ def make(
         raise RefereeError(f"move #{seq} of {where} is already voided")
     if to is not None:
         if not all(math.isfinite(v) for v in (to.x, to.y, to.heading)):
-            raise RefereeError("--to: three finite numbers")
+            raise RefereeError(f"{to_}: three finite numbers")
         if table is not None and not (0 <= to.x <= table.width and 0 <= to.y <= table.depth):
             raise RefereeError(
-                f"--to: ({to.x:g}, {to.y:g}) is off the {table.width:g}x{table.depth:g}in table"
+                f"{to_}: ({to.x:g}, {to.y:g}) is off the {table.width:g}x{table.depth:g}in table"
             )
     return Correction(seq, why, void, to), event
 

@@ -769,12 +769,19 @@ class Session:
             self._templates.pop(pid, None)
 
     def correct(
-        self, seq: int, reason: str, *, void: bool = False, to: Pose | None = None
+        self,
+        seq: int,
+        reason: str,
+        *,
+        void: bool = False,
+        to: Pose | None = None,
+        dashes: str = "--",
     ) -> GameEvent:
         """The players' correction of move ``seq``: it did not happen (``void``) or it ended
         at ``to``. Logged as a ``correction`` event, then the verdicts that depended on the
         move are asked again on the corrected table and logged (each ``about`` the
-        correction). A seq that is not a move, or is voided already, is refused."""
+        correction). A seq that is not a move, or is voided already, is refused; ``dashes``
+        start the field names its messages give (``--why`` for a command, ``why`` for JSON)."""
         with self._changing():
             name = f"game {self.game.name!r}" if self.game is not None else "this game"
             if not 1 <= seq <= self._seq:
@@ -785,7 +792,14 @@ class Session:
                 )
             told = sorted(self._told.values(), key=lambda e: e.seq)
             fix, move = corrections.make(
-                told, seq, reason, void=void, to=to, table=self.initial_scene.table, where=name
+                told,
+                seq,
+                reason,
+                void=void,
+                to=to,
+                table=self.initial_scene.table,
+                where=name,
+                dashes=dashes,
             )
             event = self._event("correction", fix.data())
             events = [event]

@@ -260,7 +260,7 @@ def correct() -> Response:
             raise BadRequest("to: x, y and heading must be finite numbers")
         to = Pose(float(values[0]), float(values[1]), float(values[2]) % 360.0)
     session = get_live().session
-    event = session.correct(seq, why, void=void, to=to)
+    event = session.correct(seq, why, void=void, to=to, dashes="")
     events, _ = get_live().events_since(0)
     made = [e for e in events if e.seq == event.seq or e.data.get("about") == event.seq]
     return _json({"events": [e.to_json() for e in made or [event]]})
