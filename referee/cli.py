@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "track": "referee.session_cli:track",
     "run": "referee.session_cli:run",
     "log": "referee.log_cli:log",
+    "club": "referee.club.cli:club",
     "detect": "referee.vision.detect_cli:detect",
     "demo": "referee.demo:demo",
     "serve": "referee.web.cli:serve",
