@@ -18,6 +18,7 @@ from typing import IO, Any
 import click
 
 from referee.calibration.profile import CalibrationProfile, load_profile
+from referee.club.sender import ClubTarget, club_options, finish
 from referee.errors import RefereeError, SourceError
 from referee.events import GameEvent, finite_json
 from referee.markers.roster import Roster, load_roster
@@ -264,6 +265,7 @@ def _close(writers: list[JsonLinesWriter], complete: bool, source: FrameSource) 
 @click.option("--width", type=click.IntRange(min=1), help="Requested camera width in pixels.")
 @click.option("--height", type=click.IntRange(min=1), help="Requested camera height in pixels.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@club_options
 def run(
     camera: int | None,
     video: str | None,
@@ -280,6 +282,8 @@ def run(
     width: int | None,
     height: int | None,
     quiet: bool,
+    club_url: str | None = None,
+    club_token: str | None = None,
 ) -> None:
     """Referee a game live: print each settled move with the ruleset's verdict.
 
@@ -295,6 +299,7 @@ def run(
     from referee.scene import load_scene
 
     spec = _source_option(camera, video)
+    club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
     profile, roster_value = load_inputs(calibration, roster)
     scene_value = load_scene(scene) if scene else None
     holder: list[Session] = []
@@ -349,6 +354,7 @@ def run(
             click.echo(describe_answer(logged))
     progress = not quiet and frames.frame_count is not None
     interrupted = False
+    sender = club.start(log.path, name) if club is not None and log is not None else None
     try:
         drive(session, frames, progress=progress, on_update=show)
     except KeyboardInterrupt:
@@ -361,6 +367,7 @@ def run(
         for writer in writers:
             writer.close()
         if log is not None:
+            finish(sender, log.path)
             log.close()
     for line in session.unanswered():
         warn(f"not answered: {line}")

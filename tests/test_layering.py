@@ -25,6 +25,18 @@ FORBIDDEN: dict[str, set[str]] = {
     "geometry": {"tags", "markers", "calibration", "vision", "sim", "rules", "scene"},
     "errors": {"tags", "markers", "calibration", "vision", "sim", "rules", "scene", "geometry"},
     # The shared checks of files and options sit just above errors, below every loader.
+    # The club server reads the store and the events, never the dashboard or a command.
+    "club": {
+        "web",
+        "demo",
+        "cli",
+        "session_cli",
+        "log_cli",
+        "vision",
+        "sim",
+        "markers",
+        "calibration",
+    },
     "validate": {
         "tags",
         "markers",

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from referee.club import get_store
+from referee.club.app import get_store
 from referee.club.batch import BatchError, parse_batch, parse_registration
 from referee.club.replay import board_at
 from referee.club.store import (

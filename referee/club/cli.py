@@ -126,16 +126,6 @@ def table_remove(name: str, db: str | None) -> None:
     click.echo(f"table {name!r} removed; its games are kept")
 
 
-def club_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--club URL --club-token TOKEN``: where a table sends its games."""
-    command = click.option(
-        "--club-token", metavar="TOKEN", help="This table's token ('referee club table add')."
-    )(command)
-    return click.option(
-        "--club", "club_url", metavar="URL", help="Club server to send the game to."
-    )(command)
-
-
 @club.command()
 @click.option("--db", metavar="FILE", help=f"The table's game log (default: {default_db_path()}).")
 @click.option("--club", "club_url", metavar="URL", required=True, help="The club server's URL.")
@@ -234,4 +224,4 @@ def export(
             click.echo(chunk, nl=False)
 
 
-__all__ = ["club", "club_options", "default_club_url", "export_lines"]
+__all__ = ["club", "default_club_url", "export_lines"]

@@ -10,7 +10,7 @@ from typing import Any
 
 from flask import Blueprint, abort, render_template, request
 
-from referee.club import get_store
+from referee.club.app import get_store
 from referee.club.replay import Board, board_at
 from referee.club.store import ClubGame, ClubNotFound, ClubStore
 from referee.events import GameEvent

@@ -253,7 +253,8 @@ class ClubSender:
         if outbox is None or outbox.acked is None:
             return None
         try:
-            return outbox.owed()
+            with GameLog(self.db, readonly=True) as log:
+                return log.game(self.game).last_seq - outbox.acked
         except StoreError:
             return None
 
@@ -297,6 +298,58 @@ class ClubSender:
         finally:
             if log is not None:
                 log.close()
+
+
+def club_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--club URL --club-token TOKEN``: where a table sends its games."""
+    import click
+
+    command = click.option(
+        "--club-token", metavar="TOKEN", help="This table's token ('referee club table add')."
+    )(command)
+    return click.option(
+        "--club", "club_url", metavar="URL", help="Club server to send the game to as it goes."
+    )(command)
+
+
+@dataclass(frozen=True)
+class ClubTarget:
+    """``--club URL --club-token TOKEN`` as given to ``run``, ``demo`` or ``serve``, checked."""
+
+    url: str
+    token: str
+
+    @classmethod
+    def from_options(cls, url: str | None, token: str | None, logged: bool) -> ClubTarget | None:
+        """None without ``--club``; a one-line error for half of the pair or with --no-log.
+        Checked before anything is opened or written."""
+        if url is None and token is None:
+            return None
+        if url is None or token is None:
+            raise RefereeError("--club and --club-token go together: give both or neither")
+        if not logged:
+            raise RefereeError("--club sends the game log to the club; it cannot go with --no-log")
+        ClubClient(url, token)  # checks both
+        return cls(url, token)
+
+    def start(self, db: str | os.PathLike[str], game: str) -> ClubSender:
+        sender = ClubSender(db, game, self.url, self.token).start()
+        _stderr(f"sending game {game!r} to the club at {self.url}")
+        return sender
+
+
+def finish(sender: ClubSender | None, db: str | os.PathLike[str], timeout: float = 10.0) -> None:
+    """Give the sender ``timeout`` seconds to send the rest; say what is still owed."""
+    if sender is None:
+        return
+    owed = sender.stop(timeout)
+    if owed:
+        _stderr(
+            f"club: {owed} event(s) of game {sender.game!r} not sent yet; 'referee club push "
+            f"--db {db} --club {sender.client.url} --club-token TOKEN' sends them"
+        )
+    elif owed is None and sender.error is None:
+        _stderr(f"club: {sender.client.url} was not reached; 'referee club push' sends the game")
 
 
 def push(
@@ -344,4 +397,13 @@ def push(
     return done
 
 
-__all__ = ["ClubClient", "ClubRefused", "ClubSender", "ClubUnreachable", "Outbox", "push"]
+__all__ = [
+    "ClubClient",
+    "ClubRefused",
+    "ClubSender",
+    "ClubTarget",
+    "ClubUnreachable",
+    "Outbox",
+    "finish",
+    "push",
+]

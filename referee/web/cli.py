@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from referee.club.sender import ClubTarget, club_options, finish
 from referee.errors import RefereeError, SourceError
 from referee.web.live import Footage, LiveTable, sample_footage
 
@@ -86,6 +87,7 @@ def terminal_qr(text: str) -> str:
     show_default=True,
     help="Play recordings at this multiple of real time (0: as fast as possible).",
 )
+@club_options
 def serve(
     camera: int | None,
     video: str | None,
@@ -100,6 +102,8 @@ def serve(
     host: str,
     port: int,
     speed: float,
+    club_url: str | None = None,
+    club_token: str | None = None,
 ) -> None:
     """Serve the dashboard: live table, disputes, terrain, turn assistant, game log.
 
@@ -116,6 +120,7 @@ def serve(
     sources = [s for s in (camera, video, stream) if s is not None]
     if len(sources) > 1:
         raise SourceError("give at most one of --camera, --video and --stream")
+    club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
     log = open_log(db, no_log)
     name = game or game_name("serve")
     if not sources:
@@ -156,6 +161,7 @@ def serve(
     click.echo("press Ctrl-C to stop", err=True)
     sys.stdout.flush()
     live.start()
+    sender = club.start(log.path, live.game_name) if club and log and live.game_name else None
     try:
         server.run()
     except KeyboardInterrupt:
@@ -164,6 +170,7 @@ def serve(
         live.stop()
         server.close()
         if log is not None:
+            finish(sender, log.path)
             log.close()
 
 

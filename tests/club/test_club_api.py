@@ -39,7 +39,7 @@ def _send(client, token, batch, name="g1"):
 
 
 def test_a_table_registers_its_game_and_sends_batches(club):
-    client, store, tokens = club
+    client, _store, tokens = club
     answer = _register(client, tokens["alpha"])
     assert answer.status_code == 200 and answer.json["last_seq"] == 0
     assert _send(client, tokens["alpha"], events(1, 20)).json == {"added": 20, "last_seq": 20}
@@ -178,7 +178,7 @@ def test_a_malformed_registration_is_400_and_registers_nothing(club, registratio
 
 
 def test_the_reads_of_the_club_page(club):
-    client, store, tokens = club
+    client, _store, tokens = club
     _register(client, tokens["alpha"])
     _send(client, tokens["alpha"], [move(1, "t34a", 11.0, 12.0), verdict(2, False, about=1)])
     tables = client.get("/api/tables").json["tables"]
