@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -147,6 +148,8 @@ def push(
     """
     from referee.club.sender import push as push_log
 
+    if not math.isfinite(wait):  # click's range lets NaN through
+        raise RefereeError(f"--wait: {wait} is not a number of seconds (0 to 3600)")
     done = push_log(db or default_db_path(), club_url, club_token, list(games) or None, wait)
     click.echo(f"the club has all {len(done)} game(s)")
 

@@ -221,7 +221,8 @@ class _Sqlite:
     def _refuse_foreign(path: Path) -> None:
         """Files that are not a club database are refused before anything writes to them."""
         try:
-            con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            # immutable: a sniff of the table names leaves no -wal or -shm file beside it.
+            con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
             try:
                 names = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
             finally:
@@ -297,6 +298,15 @@ class _Postgres:
             + (f":{parts.port}" if parts.port else "")
             + (parts.path or "")
         )
+        # One direct attempt first: a server that is down or a wrong password is said at once,
+        # in PostgreSQL's words, rather than after the pool's timeout.
+        try:
+            psycopg.connect(url, connect_timeout=max(1, int(wait))).close()
+        except Exception as error:
+            raise ClubUnavailable(
+                f"{self.where}: cannot connect to PostgreSQL ({_problem(error)}); is the server "
+                "running, and are the user, password and database right?"
+            ) from None
         self._pool = ConnectionPool(
             url,
             min_size=1,
@@ -304,26 +314,9 @@ class _Postgres:
             timeout=wait,
             open=False,
             check=ConnectionPool.check_connection,
-            reconnect_timeout=0,
             kwargs={"connect_timeout": max(1, int(wait))},
         )
         self._pool.open(wait=False)
-        try:
-            self._pool.wait(timeout=wait)
-        except Exception as error:
-            self._pool.close()
-            raise ClubUnavailable(
-                f"{self.where}: cannot connect to PostgreSQL ({self._last_reason(url, error)}); "
-                "is the server running, and are the user, password and database right?"
-            ) from None
-
-    def _last_reason(self, url: str, error: BaseException) -> str:
-        # The pool only says it timed out; one direct attempt says why.
-        try:
-            self._psycopg.connect(url, connect_timeout=2).close()
-        except Exception as direct:
-            return _problem(direct)
-        return _problem(error)
 
     def run(self, work: Callable[[_Tx], T]) -> T:
         psycopg = self._psycopg
