@@ -34,10 +34,9 @@ def _board(store: ClubStore, game: ClubGame, at: int | None = None) -> Board:
     return board_at(game.scene, game.roster, shaping, at)
 
 
-def standings(store: ClubStore, game: ClubGame) -> dict[str, Any] | None:
-    """The game's last victory verdict: points per side, result and winner (None without)."""
-    verdicts = store.events(game, types=("verdict",))
-    for event in reversed(verdicts):
+def standing_of(events: Sequence[GameEvent]) -> dict[str, Any] | None:
+    """The last victory verdict among ``events``: points per side, result, winner."""
+    for event in reversed(events):
         verdict = event.data.get("verdict")
         if isinstance(verdict, Mapping) and verdict.get("ask") == "victory":
             points = verdict.get("points")
@@ -48,6 +47,12 @@ def standings(store: ClubStore, game: ClubGame) -> dict[str, Any] | None:
                 "seq": event.seq,
             }
     return None
+
+
+def standings(store: ClubStore, games: Sequence[ClubGame]) -> dict[int, dict[str, Any]]:
+    """Each game's last victory verdict (games without one are left out), in one query."""
+    found = store.events_of(games, ("verdict",), contains='"ask":"victory"')
+    return {gid: standing for gid, events in found.items() if (standing := standing_of(events))}
 
 
 def disputes(events: Sequence[GameEvent]) -> list[GameEvent]:
@@ -63,22 +68,26 @@ def disputes(events: Sequence[GameEvent]) -> list[GameEvent]:
     return found
 
 
-def _cards(store: ClubStore) -> list[dict[str, Any]]:
+def _cards(store: ClubStore, games: Sequence[ClubGame]) -> list[dict[str, Any]]:
+    """Each table with its latest game drawn at its latest event (one query for all maps)."""
     import time
 
-    games = store.games()
     now = time.time()
+    current = {g.table: g for g in games}  # oldest first: the last one wins
+    shaping = store.events_of(list(current.values()), ("move", "edit", "correction"))
     cards = []
     for table in store.tables():
-        own = [g for g in games if g.table == table.name]
-        current = own[-1] if own else None
+        game = current.get(table.name)
         cards.append(
             {
                 "table": table,
-                "game": current,
-                "games": len(own),
-                "live": current is not None and now - current.updated < LIVE_SECONDS,
-                "board": _board(store, current) if current is not None else None,
+                "game": game,
+                "live": game is not None and now - game.updated < LIVE_SECONDS,
+                "board": (
+                    board_at(game.scene, game.roster, shaping[game.id])
+                    if game is not None
+                    else None
+                ),
             }
         )
     return cards
@@ -92,15 +101,13 @@ def colour(side: str) -> str:
 @bp.get("/")
 def index() -> str:
     store = get_store()
-    cards = _cards(store)
+    games = store.games()
+    cards = _cards(store, games)
     if request.args.get("fragment") == "tables":
         return render_template("club_tables.html", cards=cards)
-    results = []
-    for game in store.games():
-        standing = standings(store, game)
-        if standing is not None:
-            results.append({"game": game, **standing})
-    return render_template("club_index.html", cards=cards, results=results)
+    results = standings(store, games)
+    finished = [{"game": g, **results[g.id]} for g in games if g.id in results]
+    return render_template("club_index.html", cards=cards, results=finished)
 
 
 @bp.get("/games/<path:name>")
@@ -127,5 +134,5 @@ def game(name: str) -> str:
         disputes=disputes(events),
         board=_board(store, info, at),
         at=at,
-        standing=standings(store, info),
+        standing=standing_of([e for e in events if e.type == "verdict"]),
     )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import random
 import secrets
 import sqlite3
 import threading
@@ -88,6 +89,10 @@ class ClubConflict(ClubError):
     def __init__(self, message: str, last_seq: int | None = None) -> None:
         super().__init__(message)
         self.last_seq = last_seq
+
+
+class ClubCollision(ClubConflict):
+    """A game name another table holds already (HTTP 409)."""
 
 
 class ClubForbidden(ClubError):
@@ -552,18 +557,24 @@ class ClubStore:
                 rows = tx.execute(self._GAME + " WHERE name = ?", (name,))
             game = self._game(rows[0])
             if game.table != table:
-                raise ClubConflict(
+                raise ClubCollision(
                     f"game {name!r} belongs to another table of this club; give this table's "
                     "game another name (--game)"
                 )
             return game
 
-        try:
-            return self._db.run(work)
-        except ClubConflict as error:
-            if "belongs to another table" in str(error):
+        for attempt in range(50):
+            try:
+                return self._db.run(work)
+            except ClubCollision:
                 raise
-            return self._db.run(work)  # two first calls raced: the game exists now
+            except ClubConflict:
+                # Two tables registered games at once and took the same id: the loser
+                # tries again (the game it wants may exist by now).
+                if attempt == 49:
+                    raise
+                time.sleep(random.uniform(0.001, 0.02))
+        raise AssertionError("unreachable")
 
     def games(self, table: str | None = None) -> list[ClubGame]:
         """Every game (of ``table``), oldest first."""
@@ -662,6 +673,31 @@ class ClubStore:
             GameEvent(int(seq), float(t), str(kind), json.loads(data), frame)
             for seq, t, frame, kind, data in rows
         ]
+
+    def events_of(
+        self, games: Sequence[ClubGame], types: Sequence[str], contains: str | None = None
+    ) -> dict[int, list[GameEvent]]:
+        """Several games' events of ``types`` in one query (the club page's cards), by game id;
+        ``contains`` keeps only events whose stored JSON holds that text."""
+        if not games:
+            return {}
+        sql = (
+            "SELECT game_id, seq, t, frame, type, data FROM club_events"
+            f" WHERE game_id IN ({', '.join('?' for _ in games)})"
+            f" AND type IN ({', '.join('?' for _ in types)})"
+        )
+        args: list[Any] = [g.id for g in games] + list(types)
+        if contains is not None:
+            sql += " AND data LIKE ?"
+            args.append("%" + contains.replace("%", "").replace("_", "") + "%")
+        sql += " ORDER BY game_id, seq"
+        rows = self._db.run(lambda tx: tx.execute(sql, args))
+        found: dict[int, list[GameEvent]] = {g.id: [] for g in games}
+        for game_id, seq, t, frame, kind, data in rows:
+            found[int(game_id)].append(
+                GameEvent(int(seq), float(t), str(kind), json.loads(data), frame)
+            )
+        return found
 
     def iter_events(self, game: ClubGame, page: int = 5000) -> Iterator[GameEvent]:
         """All of a game's events, read a page at a time (an export of a long game)."""

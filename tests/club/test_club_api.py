@@ -198,3 +198,24 @@ def test_the_reads_of_the_club_page(club):
     assert "NOT OK" in game and 'id="disputes"' in game and "reason 2" in game
     assert client.get("/games/g1?at=1").status_code == 200
     assert client.get("/games/nope").status_code == 404
+
+
+def test_standings_come_from_each_games_last_victory_verdict(club):
+    from referee.events import GameEvent
+
+    client, _, tokens = club
+    _register(client, tokens["alpha"])
+    victory = {
+        "ask": "victory",
+        "ok": True,
+        "reasons": ["soviet controls hill: 4 VP"],
+        "points": {"soviet": 4.0, "german": 1.0},
+        "result": "win",
+        "winner": "soviet",
+        "summary": "victory: soviet 4, german 1 -> win for soviet",
+    }
+    _send(client, tokens["alpha"], [move(1), GameEvent(2, 9.0, "verdict", {"verdict": victory})])
+    page = client.get("/").get_data(as_text=True)
+    standings = page[page.index('id="standings"') :]
+    assert "soviet 4, german 1" in standings and "win for soviet" in standings
+    assert "win for soviet" in client.get("/games/g1").get_data(as_text=True)

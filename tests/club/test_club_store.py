@@ -198,3 +198,30 @@ def test_an_unreachable_postgresql_is_a_one_line_error():
     with pytest.raises(ClubError, match="cannot connect to PostgreSQL") as error:
         ClubStore(f"postgresql://postgres@127.0.0.1:{free_port()}/club", wait=1.0)
     assert "\n" not in str(error.value)
+
+
+def test_tables_registering_games_at_once_all_get_theirs(club_url):
+    """Found by the benchmark: 20 tables registering at the same moment raced for an id."""
+    stores = [ClubStore(club_url) for _ in range(4)]
+    try:
+        tables = [f"t{i}" for i in range(12)]
+        for name in tables:
+            stores[0].add_table(name)
+        errors: list[BaseException] = []
+
+        def register(i: int, name: str) -> None:
+            try:
+                stores[i % 4].open_game(name, f"{name}-game", "paper-tigers", SCENE, ROSTER)
+            except BaseException as error:
+                errors.append(error)
+
+        threads = [threading.Thread(target=register, args=(i, n)) for i, n in enumerate(tables)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert not errors
+        assert sorted(g.name for g in stores[0].games()) == sorted(f"{n}-game" for n in tables)
+    finally:
+        for s in stores:
+            s.close()
