@@ -74,7 +74,7 @@ def _cards(store: ClubStore, games: Sequence[ClubGame]) -> list[dict[str, Any]]:
 
     now = time.time()
     current = {g.table: g for g in games}  # oldest first: the last one wins
-    shaping = store.events_of(list(current.values()), ("move", "edit", "correction"))
+    shaping = store.shaping_events(list(current.values()))
     cards = []
     for table in store.tables():
         game = current.get(table.name)

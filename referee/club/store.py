@@ -699,6 +699,33 @@ class ClubStore:
             )
         return found
 
+    def shaping_events(self, games: Sequence[ClubGame]) -> dict[int, list[GameEvent]]:
+        """What draws each game's table now, in one query: every piece's last move, and every
+        edit and correction (a correction may void a last move: then read the game whole)."""
+        if not games:
+            return {}
+        ids = ", ".join("?" for _ in games)
+        sql = (
+            "SELECT e.game_id, e.seq, e.t, e.frame, e.type, e.data FROM club_events e"
+            " JOIN (SELECT game_id, piece, MAX(seq) AS seq FROM club_events"
+            f" WHERE game_id IN ({ids}) AND type = 'move' GROUP BY game_id, piece) last"
+            " ON e.game_id = last.game_id AND e.seq = last.seq"
+            " UNION ALL SELECT game_id, seq, t, frame, type, data FROM club_events"
+            f" WHERE game_id IN ({ids}) AND type IN ('edit', 'correction')"
+        )
+        args = [g.id for g in games] * 2
+        rows = self._db.run(lambda tx: tx.execute(sql, args))
+        found: dict[int, list[GameEvent]] = {g.id: [] for g in games}
+        for game_id, seq, t, frame, kind, data in rows:
+            event = GameEvent(int(seq), float(t), str(kind), json.loads(data), frame)
+            found[int(game_id)].append(event)
+        for game in games:
+            events = sorted(found[game.id], key=lambda e: e.seq)
+            if any(e.type == "correction" for e in events):
+                events = self.events(game, types=("move", "edit", "correction"))
+            found[game.id] = events
+        return found
+
     def iter_events(self, game: ClubGame, page: int = 5000) -> Iterator[GameEvent]:
         """All of a game's events, read a page at a time (an export of a long game)."""
         after = 0

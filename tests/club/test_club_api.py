@@ -219,3 +219,18 @@ def test_standings_come_from_each_games_last_victory_verdict(club):
     standings = page[page.index('id="standings"') :]
     assert "soviet 4, german 1" in standings and "win for soviet" in standings
     assert "win for soviet" in client.get("/games/g1").get_data(as_text=True)
+
+
+def test_a_voided_last_move_is_not_drawn_on_the_card(club):
+    from referee.events import GameEvent
+
+    client, _, tokens = club
+    _register(client, tokens["alpha"])
+    void = GameEvent(3, 2.0, "correction", {"supersedes": 2, "void": True, "reason": "lifted"})
+    _send(client, tokens["alpha"], [move(1, "t34a", 11.0, 12.0), move(2, "t34a", 20.0, 12.0), void])
+    page = client.get("/").get_data(as_text=True)
+    card = page[page.index('data-table="alpha"') :]
+    piece = card[card.index('data-id="t34a"') :]
+    assert 'data-x="11.00"' in piece[:80]
+    board = client.get("/api/games/g1/board").json
+    assert next(p for p in board["pieces"] if p["id"] == "t34a")["x"] == 11.0
