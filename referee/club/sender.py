@@ -47,6 +47,10 @@ class ClubUnreachable(RefereeError):
 class ClubRefused(RefereeError):
     """An answer that retrying will not change (a bad token, another table's game...)."""
 
+    def __init__(self, message: str, status: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
+
 
 @dataclass(frozen=True)
 class ClubAddress:
@@ -129,7 +133,7 @@ class ClubClient:
             },
         )
         if status != 200:
-            raise ClubRefused(f"{self.url}: game {game.name!r}: {_said(answer, status)}")
+            raise ClubRefused(f"{self.url}: game {game.name!r}: {_said(answer, status)}", status)
         return int(answer["last_seq"])
 
     def send(self, game: GameInfo, lines: list[dict[str, Any]]) -> int:
@@ -141,7 +145,22 @@ class ClubClient:
             return int(answer["last_seq"])
         if status == 409 and isinstance(answer.get("last_seq"), int):
             return int(answer["last_seq"])  # the club's truth: resend from there
-        raise ClubRefused(f"{self.url}: game {game.name!r}: {_said(answer, status)}")
+        raise ClubRefused(f"{self.url}: game {game.name!r}: {_said(answer, status)}", status)
+
+    def holds(self, game: GameInfo, lines: list[dict[str, Any]]) -> bool:
+        """Whether the club holds exactly ``lines`` as ``game`` (whichever table sent it)."""
+        held: list[dict[str, Any]] = []
+        while True:
+            after = held[-1]["seq"] if held else 0
+            status, answer = self.request(
+                "GET", f"/api/games/{quote(game.name, safe='')}/events?after={after}"
+            )
+            chunk = answer.get("events") if status == 200 else None
+            if not isinstance(chunk, list):
+                return False
+            held += chunk
+            if not chunk or len(held) >= len(lines):
+                return held == lines
 
 
 def _why(error: BaseException) -> str:
@@ -381,6 +400,15 @@ def push(
                         if outbox.step() == 0:
                             break
                         delay = BACKOFF[0]
+                    except ClubRefused as error:
+                        # Two tables that share one log file: the other table's game is at
+                        # the club already, event for event; anything else is a refusal.
+                        lines = [e.to_json() for e in log.events(info)]
+                        if error.status != 409 or games or not client.holds(info, lines):
+                            raise
+                        outbox.acked = info.last_seq
+                        say(f"game {info.name!r} was sent by another table; the club has it all")
+                        break
                     except ClubUnreachable as error:
                         if time.monotonic() + delay > deadline:
                             owed = outbox.owed()

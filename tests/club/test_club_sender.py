@@ -130,3 +130,28 @@ def test_push_sends_what_is_owed_and_exits_only_when_the_club_has_it(store, tmp_
 def test_a_club_url_that_is_not_one_is_a_one_line_error(tmp_path, url):
     with pytest.raises(RefereeError, match="--club"):
         ClubSender(tmp_path / "x.sqlite", "g", url, "token")
+
+
+def test_two_tables_sharing_one_log_each_push_it_all(store, tmp_path):
+    """Two tables that keep one log file (the default one): each push finds the other's game
+    at the club, event for event, and exits fine; a different game by that name is refused."""
+    from referee.club.sender import ClubRefused
+
+    tokens = {name: store.add_table(name) for name in ("alpha", "beta")}
+    shared = tmp_path / "games.sqlite"
+    table_log(shared, "alpha-game", 12).close()
+    table_log(shared, "beta-game", 9).close()
+    with running_club(store) as club:
+        assert push(shared, club.url, tokens["alpha"], ["alpha-game"]) == {"alpha-game": 12}
+        assert push(shared, club.url, tokens["beta"], ["beta-game"]) == {"beta-game": 9}
+        said: list[str] = []
+        assert push(shared, club.url, tokens["alpha"], say=said.append) == {
+            "alpha-game": 12,
+            "beta-game": 9,
+        }
+        assert "sent by another table" in said[1]
+        other = tmp_path / "other.sqlite"
+        table_log(other, "beta-game", 3).close()
+        with pytest.raises(ClubRefused, match="HTTP 409"):
+            push(other, club.url, tokens["alpha"])
+    assert [g.table for g in store.games()] == ["alpha", "beta"]
