@@ -20,6 +20,7 @@ import click
 from referee.club.store import ClubError, ClubStore
 from referee.errors import RefereeError, write_text_atomic
 from referee.events import GameEvent
+from referee.outputs import output_file, usable_path
 from referee.store import default_db_path
 
 
@@ -150,6 +151,8 @@ def push(
 
     if not math.isfinite(wait):  # click's range lets NaN through
         raise RefereeError(f"--wait: {wait} is not a number of seconds (0 to 3600)")
+    if db is not None:
+        usable_path(db, "--db")  # "File name too long" is one line naming the option
     done = push_log(db or default_db_path(), club_url, club_token, list(games) or None, wait)
     click.echo(f"the club has all {len(done)} game(s)")
 
@@ -204,6 +207,8 @@ def export(
     db: str | None, table_name: str | None, game: str | None, fmt: str, out: str | None
 ) -> None:
     """Every game's events (or one table's, or one game's), one per line with table and game."""
+    if out is not None:
+        output_file(out, "--out")  # checked before the database is opened
     with _open(db) as store:
         games = store.games(table_name)
         if (

@@ -33,6 +33,7 @@ from urllib.parse import unquote, urlsplit
 
 from referee.errors import RefereeError
 from referee.events import GameEvent
+from referee.outputs import usable_path
 
 SCHEMA_VERSION = 1
 APPLICATION = "table-referee-club"
@@ -364,7 +365,7 @@ def open_backend(url: str, wait: float = 10.0) -> _Backend:
                 f"--db: {url[:80]!r}: an SQLite club is sqlite:///FILE (sqlite:////abs/path "
                 "for an absolute path)"
             )
-        return _Sqlite(Path(unquote(rest[3:])))
+        return _Sqlite(usable_path(unquote(rest[3:]), "--db"))
     raise ClubError(
         f"--db: {url[:80]!r} is not a database URL; give postgresql://USER@HOST:PORT/DATABASE "
         "or sqlite:///FILE"
