@@ -4,15 +4,13 @@ mini-map, redrawn live as a table sends moves; a game's timeline, disputes and r
 from __future__ import annotations
 
 import pytest
+from web.browser import chromium, chromium_missing
 
 from referee.club.store import ClubStore
 
 from .helpers import ROSTER, SCENE, move, running_club, verdict
 
-web_browser = pytest.importorskip("web.browser")
-pytestmark = pytest.mark.skipif(
-    web_browser.chromium_missing() is not None, reason=str(web_browser.chromium_missing())
-)
+pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 
 TIMEOUT = 30_000  # ms
 
@@ -30,7 +28,7 @@ def club(tmp_path):
 
 @pytest.fixture
 def page():
-    with web_browser.chromium() as browser:
+    with chromium() as browser:
         context = browser.new_context(viewport={"width": 1280, "height": 860})
         page = context.new_page()
         page.set_default_timeout(TIMEOUT)
