@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from referee.club.sender import ClubTarget, club_options, finish
 from referee.errors import RefereeError, SourceError
 from referee.game import (
     LiveTable,
@@ -83,6 +84,7 @@ def terminal_qr(text: str) -> str:
     show_default=True,
     help="Play recordings at this multiple of real time (0: as fast as possible).",
 )
+@club_options
 def serve(
     camera: int | None,
     video: str | None,
@@ -97,6 +99,8 @@ def serve(
     host: str,
     port: int,
     speed: float,
+    club_url: str | None = None,
+    club_token: str | None = None,
 ) -> None:
     """Serve the dashboard: live table, disputes, terrain, turn assistant, game log.
 
@@ -112,6 +116,7 @@ def serve(
     scratch: str | None = None
     if len(sources) > 1:
         raise SourceError("give at most one of --camera, --video and --stream")
+    club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
     # The options are checked before the game log is opened: a refused start changes no log.
     check_log_path(db, no_log)
     name = game or game_name("serve")
@@ -165,6 +170,7 @@ def serve(
     click.echo("press Ctrl-C to stop", err=True)
     sys.stdout.flush()
     live.start()
+    sender = club.start(log.path, live.game_name) if club and log and live.game_name else None
     try:
         server.run()
     except KeyboardInterrupt:
@@ -173,6 +179,7 @@ def serve(
         live.stop()
         server.close()
         if log is not None:
+            finish(sender, log.path)
             log.close()
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
