@@ -801,29 +801,43 @@ class Session:
                 where=name,
                 dashes=dashes,
             )
-            event = self._event("correction", fix.data())
-            events = [event]
-            piece = move.piece or ""
-            if fix.to is not None:
-                before = self._scene_with(piece, move.data.get("from"))
-                for verdict in corrections.rejudge(self.ruleset, before, move, fix.to):
-                    events.append(self._verdict(verdict, about=event.seq))
-            self._told[event.seq] = event
-            rest = corrections.rests([*told, event]).get(piece)
-            if rest is not None:  # the move was the piece's last: it stands elsewhere now
-                placed = self._placed.get(piece)
-                self._place(piece, rest, placed.uncertainty if placed is not None else 0.0)
-                scene = self.scene
-                present = {p.id for p in scene}
-                for i in sorted(self._touched({piece})):
-                    query = self._standing[i]
-                    if not named_pieces(query) <= present:
-                        continue
-                    verdict = self.flow.answer(scene, query)
-                    self._answers[i] = verdict.to_json()
-                    events.append(self._verdict(verdict, about=event.seq, question=i))
-            self._emit(events)
+            # Everything below is undone if the rules or the log fail: no seq skipped, the
+            # table as it was (a refused correction changes nothing).
+            kept = (self._seq, dict(self._placed), dict(self._answers), list(self._fresh))
+            try:
+                event = self._correction_events(fix, move, told)
+            except BaseException:
+                self._seq, self._placed, self._answers, self._fresh = kept
+                self._told = {k: v for k, v in self._told.items() if k <= kept[0]}
+                raise
             return event
+
+    def _correction_events(
+        self, fix: corrections.Correction, move: GameEvent, told: Sequence[GameEvent]
+    ) -> GameEvent:
+        event = self._event("correction", fix.data())
+        events = [event]
+        piece = move.piece or ""
+        if fix.to is not None:
+            before = self._scene_with(piece, move.data.get("from"))
+            for verdict in corrections.rejudge(self.ruleset, before, move, fix.to):
+                events.append(self._verdict(verdict, about=event.seq))
+        self._told[event.seq] = event
+        rest = corrections.rests([*told, event]).get(piece)
+        if rest is not None:  # the move was the piece's last: it stands elsewhere now
+            placed = self._placed.get(piece)
+            self._place(piece, rest, placed.uncertainty if placed is not None else 0.0)
+            scene = self.scene
+            present = {p.id for p in scene}
+            for i in sorted(self._touched({piece})):
+                query = self._standing[i]
+                if not named_pieces(query) <= present:
+                    continue
+                verdict = self.flow.answer(scene, query)
+                self._answers[i] = verdict.to_json()
+                events.append(self._verdict(verdict, about=event.seq, question=i))
+        self._emit(events)
+        return event
 
     def _scene_with(self, piece: str, pose: Any) -> Scene:
         """The table now with ``piece`` at ``pose`` (a logged ``{x, y, heading}``)."""

@@ -193,3 +193,21 @@ def test_log_correct_of_a_game_or_event_not_there(logged):
         result = invoke("log", "correct", *args, "--void", "--why", "x", "--db", db)
         assert result.exit_code == 2 and result.output.count("referee: error:") == 1
     assert _log_bytes(folder) == before
+
+
+# -- log delete -------------------------------------------------------------------------------
+
+
+@FUZZ
+@given(
+    name=st.one_of(st.text(max_size=12), st.just("bad-corrections")),
+    extra=st.lists(st.sampled_from(["--yes", "--db", "", "-y", "--force"]), max_size=2),
+)
+def test_log_delete_without_yes_or_of_nothing_changes_nothing(logged, name, extra):
+    folder, _, _, _ = logged
+    before = _log_bytes(folder)
+    args = [a for a in extra if a != "--yes"]  # never really deletes: the suite's log is shared
+    result = invoke("log", "delete", name, *args, "--db", str(folder / "games.sqlite"))
+    assert_clean(result)
+    assert result.exit_code == 2
+    assert _log_bytes(folder) == before

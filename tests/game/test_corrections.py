@@ -245,3 +245,21 @@ def test_log_list_columns_stay_aligned_with_long_names(tmp_path):
 
 def test_the_sample_footage_is_there():
     assert (repo_footage() / "video.mp4").exists()
+
+
+def test_a_correction_the_log_fails_to_write_leaves_the_session_as_it_was(tmp_path, monkeypatch):
+    from referee.store import StoreError
+
+    session, log, move = _played(tmp_path)
+    seq, where = session.last_seq, session.scene.piece("t34").x
+
+    def full(*args, **kwargs):
+        raise StoreError("the disk is full")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(log, "append", full)
+        with pytest.raises(StoreError):
+            session.correct(move.seq, "knocked over", void=True)
+    assert session.last_seq == seq and session.scene.piece("t34").x == where
+    fix = session.correct(move.seq, "knocked over", void=True)  # not "already voided"
+    assert fix.seq == seq + 1 and log.events(session.game)[-2].seq == fix.seq
