@@ -24,10 +24,11 @@ def _open(db: str | None) -> GameLog:
 
 @click.group()
 def log() -> None:
-    """Read the game log that 'referee run', 'demo' and 'serve' keep.
+    """Read the game log that 'referee run', 'demo' and 'serve' keep; correct a move.
 
     The log is an SQLite file in your data directory (see --db's default);
-    every game in it has a name and an append-only stream of events.
+    every game in it has a name and an append-only stream of events (a
+    correction is one more event; 'delete' removes a whole game).
     """
 
 
