@@ -29,6 +29,7 @@ from referee.geometry import base_corners, base_corners_many
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.clearance import clear_edge_distances, clear_segment
 from referee.rules.core import (
+    Finding,
     TableRuleset,
     Visibility,
     fmt,
@@ -38,6 +39,7 @@ from referee.rules.core import (
     sweep_entry,
     worst,
 )
+from referee.rules.queries import MoveQuery, RangeQuery
 from referee.scene import Piece, Scene, normalise_edge
 
 TEMPLATES: dict[str, tuple[float, float]] = {
@@ -114,25 +116,12 @@ class Papercraft(TableRuleset):
     def is_vehicle(self, piece: Piece) -> bool:
         return False
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        verdict = super().ask_range(scene, query)
-        firer = scene.piece(str(query["from"]))
+    def range_findings(self, scene: Scene, query: RangeQuery, verdict: Verdict) -> list[Finding]:
+        firer = query.firer
         if self.field(firer, "moved") and not self.field(firer, "melee"):
-            reasons = (
-                *verdict.reasons,
-                f"{firer.id} moved this turn: a ranged unit may not attack",
-            )
-            return Verdict(
-                "range",
-                False,
-                reasons,
-                distance=verdict.distance,
-                uncertainty=verdict.uncertainty,
-                limit=verdict.limit,
-                details=verdict.details,
-                summary=verdict.summary + "; moved this turn",
-            )
-        return verdict
+            why = f"{firer.id} moved this turn: a ranged unit may not attack"
+            return [Finding(False, (why,), "; moved this turn")]
+        return []
 
     def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """Not blocked by other units: some edge-to-edge line crosses no other live unit.
@@ -166,12 +155,10 @@ class Papercraft(TableRuleset):
             summary=f"los {firer.id} -> {target.id}: {los}",
         )
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        verdict = super().ask_move(scene, query)
-        piece = scene.piece(str(query["piece"]))
-        end = verdict.details["to"]
-        start = verdict.details["from"]
-        step = np.array([end["x"] - start["x"], end["y"] - start["y"]], float)
+    def move_findings(self, scene: Scene, move: MoveQuery, verdict: Verdict) -> list[Finding]:
+        """Large-unit corpses cannot be moved over: the base swept from start to end."""
+        piece, start = move.piece, move.start
+        step = np.array([move.end.x - start.x, move.end.y - start.y], float)
         w, d = piece.base
         crossed: list[str] = []
         maybe: list[str] = []
@@ -181,43 +168,24 @@ class Papercraft(TableRuleset):
             # The mover's base shrunk by the doubt surely crosses; grown by it, may cross.
             g = (verdict.uncertainty or 0.0) / 2 + p.uncertainty
             inner = base_corners(
-                start["x"],
-                start["y"],
-                start["heading"],
-                (max(w - 2 * g, 1e-6), max(d - 2 * g, 1e-6)),
+                start.x, start.y, start.heading, (max(w - 2 * g, 1e-6), max(d - 2 * g, 1e-6))
             )
-            outer = base_corners(start["x"], start["y"], start["heading"], (w + 2 * g, d + 2 * g))
+            outer = base_corners(start.x, start.y, start.heading, (w + 2 * g, d + 2 * g))
             if sweep_entry(inner, step, p.corners()) is not None:
                 crossed.append(p.id)
             elif g > 0 and sweep_entry(outer, step, p.corners()) is not None:
                 maybe.append(p.id)
         if crossed:
-            return Verdict(
-                "move",
-                False,
-                (*verdict.reasons, f"moves over the large-unit corpse {', '.join(crossed)}"),
-                distance=verdict.distance,
-                uncertainty=verdict.uncertainty,
-                limit=verdict.limit,
-                details=verdict.details,
-                summary=f"move {piece.id}: illegal: large-unit corpses cannot be moved over",
-            )
+            why = f"moves over the large-unit corpse {', '.join(crossed)}"
+            summary = f"move {piece.id}: illegal: large-unit corpses cannot be moved over"
+            return [Finding(False, (why,), summary=summary)]
         if maybe and verdict.ok is not False:
-            return Verdict(
-                "move",
-                None,
-                (
-                    *verdict.reasons,
-                    f"too close to call whether it moves over the large-unit corpse "
-                    f"{', '.join(maybe)}",
-                ),
-                distance=verdict.distance,
-                uncertainty=verdict.uncertainty,
-                limit=verdict.limit,
-                details=verdict.details,
-                summary=f"move {piece.id}: too close to call (large-unit corpse)",
+            why = "too close to call whether it moves over the large-unit corpse " + ", ".join(
+                maybe
             )
-        return verdict
+            summary = f"move {piece.id}: too close to call (large-unit corpse)"
+            return [Finding(None, (why,), summary=summary)]
+        return []
 
     def visibility(self, scene: Scene) -> Visibility:
         """All pairs: the edge-to-edge distance crossing no other unit, and LOS clear exactly

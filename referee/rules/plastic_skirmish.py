@@ -53,7 +53,8 @@ from referee.geometry import (
 )
 from referee.rules import PieceField, QueryError, Verdict, as_ids, judge, name_key, register
 from referee.rules.core import (
-    MEASURE_WORDS,
+    Measured,
+    MoveLimit,
     TableRuleset,
     Visibility,
     fmt,
@@ -64,6 +65,7 @@ from referee.rules.core import (
     pose_arg,
     worst,
 )
+from referee.rules.queries import MoveQuery
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 TOUCH = "touch"
@@ -256,40 +258,16 @@ class PlasticSkirmish(TableRuleset):
 
     # -- shared questions -----------------------------------------------------------------
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
+    def touch_only(self, firer: Piece, target: Piece) -> str | None:
         limit, rule = self.weapon_range(firer, target)
-        doubt = firer.uncertainty + target.uncertainty
-        if limit == TOUCH:
-            d = polygon_distance(firer.corners(), target.corners())
-            ok = judge(d, 0.0, doubt)
-            word = {True: "touching", False: "not touching", None: "too close to call"}[ok]
-            return Verdict(
-                "range",
-                self.can_act(firer, ok, []),
-                (f"bases {fmt(d)} apart: {word}", rule),
-                distance=d,
-                uncertainty=doubt,
-                limit=0.0,
-                details={"touch": True},
-                summary=f"range {firer.id} -> {target.id}: {word} (touch only)",
-            )
-        limit = float(limit)
-        measure = self.settings.range_measure
-        d = self.piece_distance(firer, target, measure, scene)
-        ok = judge(d, limit, doubt)
-        word = {True: "in range", False: "out of range", None: "too close to call"}[ok]
-        return Verdict(
-            "range",
-            self.can_act(firer, ok, []),
-            (f"{fmt(d)} {MEASURE_WORDS[measure]}", rule),
-            distance=d,
-            uncertainty=doubt,
-            limit=limit,
-            summary=f"range {firer.id} -> {target.id}: {fmt(d)}{pm(doubt)}, {word} "
-            f"(limit {inches(limit)})",
-        )
+        return rule if limit == TOUCH else None
+
+    def can_fire(self, firer: Piece, ok: bool | None, reasons: list[str]) -> bool | None:
+        return self.can_act(firer, ok, [])  # a wreck's range says only the measurement
+
+    def range_limit(self, firer: Piece, target: Piece) -> tuple[float | None, str]:
+        limit, rule = self.weapon_range(firer, target)
+        return float(limit), rule
 
     def line_of_sight(
         self, scene: Scene, firer: Piece, target: Piece
@@ -403,24 +381,28 @@ class PlasticSkirmish(TableRuleset):
         np.fill_diagonal(los, 0)
         return Visibility(vis.ids, vis.distance, los)
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        piece = piece_arg(scene, query, "piece")
-        start = pose_arg(query["from"], ".from", piece.pose) if "from" in query else piece.pose
-        end = pose_arg(query.get("to", {}), ".to", start) if "to" in query else start
+    move_needs_end = False  # a move without "to" stays put
+
+    def move_limit(
+        self, scene: Scene, move: MoveQuery, mover: Piece, measured: Measured
+    ) -> MoveLimit:
+        """The shared limit, on the allowance the ground gives: a truck entirely on road,
+        an amphib in water, a figure crossing barbed wire (said before the measurement)."""
+        piece, start, end = move.piece, move.start, move.end
         extra: list[str] = []
-        q = dict(query)
+        allowance = move.allowance
         unloading = bool(self.field(piece, "unloading"))
         half = " (half: unloading)" if unloading else ""
-        own = "allowance" not in q
+        own = allowance is None
         truck = self.category(piece) == "truck" and own
         if truck and self._on_road(scene, start.xy, end.xy):
             road = self.settings.road_move
-            q["allowance"] = road / 2 if unloading else road
+            allowance = road / 2 if unloading else road
             extra.append(f"entirely on road: a truck moves {inches(road)}{half}")
         amphib = self.category(piece) == "amphib" and own
         if amphib and self._in_water(scene, start.xy, end.xy):
             wet = self.settings.amphib_water_move
-            q["allowance"] = wet / 2 if unloading else wet
+            allowance = wet / 2 if unloading else wet
             extra.append(f"in water: an amphib moves {inches(wet)}{half}")
         if self.is_guy(piece):
             wire = [
@@ -429,26 +411,18 @@ class PlasticSkirmish(TableRuleset):
                 if t.kind == "wire" and segment_spans(start.xy, end.xy, t.outline(), strict=False)
             ]
             if wire:
-                q["allowance"] = min(
-                    float(q.get("allowance", self.row(piece).move)), self.settings.wire_move
+                allowance = min(
+                    float(allowance if allowance is not None else self.row(piece).move),
+                    self.settings.wire_move,
                 )
                 extra.append(
                     f"crosses barbed wire {', '.join(wire)}: figures move at most "
                     f"{inches(self.settings.wire_move)}"
                 )
-        verdict = super().ask_move(scene, q)
-        if not extra:
-            return verdict
-        return Verdict(
-            "move",
-            verdict.ok,
-            (*extra, *verdict.reasons),
-            distance=verdict.distance,
-            uncertainty=verdict.uncertainty,
-            limit=verdict.limit,
-            details=verdict.details,
-            summary=verdict.summary,
-        )
+        if allowance != move.allowance:
+            move = dataclasses.replace(move, allowance=allowance)
+        judged = super().move_limit(scene, move, mover, measured)
+        return dataclasses.replace(judged, lead=tuple(extra)) if extra else judged
 
     def _in_water(self, scene: Scene, a: Sequence[float], b: Sequence[float]) -> bool:
         """Whether the centre line of a move from ``a`` to ``b`` is anywhere in water."""

@@ -73,6 +73,7 @@ from referee.geometry import (
 )
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
+    Finding,
     MapTable,
     Obstacle,
     TableRuleset,
@@ -88,6 +89,7 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.pz8 import ROUGH
+from referee.rules.queries import MoveQuery, RangeQuery
 from referee.runtime import CORES, in_shares
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
@@ -662,28 +664,22 @@ class Pz8Divisional(DivisionalBase):
 
     # -- moving into contact --------------------------------------------------------------
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """The shared move, then contact: a unit that touches an enemy on its way must stop
-        there (6), and HQs and artillery may not move into contact at all."""
-        verdict = super().ask_move(scene, query)
-        piece = piece_arg(scene, query, "piece")
-        start = pose_arg(query.get("from"), ".from", piece.pose) if "from" in query else piece.pose
-        end = pose_arg(query["to"], ".to", start)
+    def move_findings(self, scene: Scene, move: MoveQuery, verdict: Verdict) -> list[Finding]:
+        """Contact on the way: a unit that touches an enemy must stop there (6), and HQs
+        and artillery may not move into contact at all."""
+        piece, start, end = move.piece, move.start, move.end
         doubt = verdict.uncertainty or 0.0
         exact = self.first_contact(scene, piece, start, end, ())
         maybe = self.first_contact(scene, piece, start, end, (), doubt, +1)
         first = exact or maybe
         if first is None:
-            return verdict
+            return []
         enemy, at_inch, length = first
-        reasons = list(verdict.reasons)
-        details = dict(verdict.details)
-        details["contact"] = enemy.id
         role = self.unit(piece).role
         if role in ("hq", "artillery"):
             sure = self.first_contact(scene, piece, start, end, (), doubt, -1)
             ok: bool | None = False if sure else None
-            reasons.append(
+            why = (
                 f"{piece.id} ({self.category(piece)}) may not move into contact with an enemy "
                 f"(6): it touches {enemy.id} after {fmt(at_inch)}"
                 + ("" if sure else " (too close to call)")
@@ -695,21 +691,18 @@ class Pz8Divisional(DivisionalBase):
                 )  # the hair the base was grown by
             else:
                 ok = None if length - at_inch > doubt + enemy.uncertainty + 1e-9 else True
-            reasons.append(
+            why = (
                 f"{piece.id} touches {enemy.id} after {fmt(at_inch)} and must stop there to "
                 "fight (6): "
                 + {True: "it does", False: "it went on", None: "too close to call"}[ok]
             )
         final = worst([verdict.ok, ok])
         word = {True: "legal", False: "illegal", None: "too close to call"}[final]
-        return dataclasses.replace(
-            verdict,
-            ok=final,
-            reasons=tuple(reasons),
-            details=details,
-            summary=f"move {piece.id}: {fmt(verdict.distance or 0)}{pm(doubt)}, {word} "
-            f"(contact with {enemy.id})",
+        summary = (
+            f"move {piece.id}: {fmt(verdict.distance or 0)}{pm(doubt)}, {word} "
+            f"(contact with {enemy.id})"
         )
+        return [Finding(ok, (why,), summary=summary, details={"contact": enemy.id})]
 
     def first_contact(
         self,
@@ -1265,11 +1258,14 @@ class Pz8WW1(DivisionalBase):
 
     def _unit_arg(self, scene: Scene, query: Mapping[str, Any], key: str) -> Piece:
         piece = piece_arg(scene, query, key)
+        self._unit_problem(piece, f".{key}")
+        return piece
+
+    def _unit_problem(self, piece: Piece, path: str) -> None:
         if self.unit(piece).role != "unit":
             raise QueryError(
-                f".{key}", f"{piece.id} is a {self.category(piece)}, not a unit (it does not act)"
+                path, f"{piece.id} is a {self.category(piece)}, not a unit (it does not act)"
             )
-        return piece
 
     def difficult_square(self, scene: Scene, grid: Grid, sq: Square) -> str | None:
         """Why the square is difficult ground (the terrain or crater id), or None."""
@@ -1331,11 +1327,14 @@ class Pz8WW1(DivisionalBase):
             + ("" if ok else f" (or {', '.join(x for x in labels if x != grid.label(sq))})"),
         )
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """Assault reach: the target's square is next to the firer's, forward, back, left
-        or right, never corner to corner (5a)."""
-        firer = self._unit_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
+    def check_firer(self, piece: Piece) -> None:
+        self._unit_problem(piece, ".from")
+
+    def judge_range(self, scene: Scene, query: RangeQuery) -> Verdict:
+        """The squares' range (the grid's geometry in place of the table core's): assault
+        reach, the target's square next to the firer's, forward, back, left or right,
+        never corner to corner (5a)."""
+        firer, target = query.firer, query.target
         grid = self.grid(scene)
         a, b = grid.at(firer.x, firer.y), grid.at(target.x, target.y)
         ca = grid.candidates(firer.x, firer.y, firer.uncertainty)
@@ -1379,15 +1378,12 @@ class Pz8WW1(DivisionalBase):
         gap = np.maximum(0, np.maximum(lo[None] - hi[:, None], lo[:, None] - hi[None]))
         return Visibility(vis.ids, gap.sum(axis=2), vis.los)
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """One square forward, back, left or right (stormtroopers: any direction; MG units
-        static; tanks never into difficult ground, nor once stuck), into a square that
-        still has room (4, 2c)."""
-        piece = piece_arg(scene, query, "piece")
-        start = pose_arg(query.get("from"), ".from", piece.pose) if "from" in query else piece.pose
-        if "to" not in query:
-            raise QueryError(".to", "missing field (the pose moved to)")
-        end = pose_arg(query["to"], ".to", start)
+    def judge_move(self, scene: Scene, move: MoveQuery) -> Verdict:
+        """The squares' move (the grid's geometry in place of the table core's): one square
+        forward, back, left or right (stormtroopers: any direction; MG units static; tanks
+        never into difficult ground, nor once stuck), into a square that still has room
+        (4, 2c)."""
+        piece, start, end = move.piece, move.start, move.end
         grid = self.grid(scene)
         unit = self.unit(piece)
         reach = unit.steps

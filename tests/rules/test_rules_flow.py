@@ -6,7 +6,8 @@ import pytest
 
 from referee.geometry import Pose
 from referee.rules import find_ruleset
-from referee.rules.flow import GameFlow, PaperTigersFlow, SettledMove
+from referee.rules.flow import GameFlow, SettledMove
+from referee.rules.paper_tigers import PaperTigersFlow
 from referee.scene import Piece, Scene, Table, Terrain
 
 START = {"t34a": (10.0, 20.0), "t34b": (12.5, 20.0), "sq1": (30.0, 20.0)}
