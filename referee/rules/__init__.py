@@ -306,6 +306,13 @@ class Ruleset:
         """May ``from`` fire at ``to``: :meth:`judge_range`."""
         return self.judge_range(scene, RangeQuery.parse(scene, query, self.check_firer))
 
+    def answer_move(self, scene: Scene, move: MoveQuery) -> Verdict:
+        """The typed ``move`` question (a settled move the session tracked): the same
+        verdict as :meth:`answer` gives the question as JSON, with no dict on the way in."""
+        self.check_mover(move.piece)
+        verdict = self.judge_move(scene, move)
+        return dataclasses.replace(verdict, query=move.as_dict())
+
     def judge_move(self, scene: Scene, move: MoveQuery) -> Verdict:
         """The verdict on a typed move (the session's entry point for a settled move). The
         table core (:class:`~referee.rules.core.TableRuleset`) judges it by its template

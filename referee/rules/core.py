@@ -65,6 +65,7 @@ from referee.rules.queries import (
     MAX_VIA,
     LosQuery,
     MoveQuery,
+    PairQuery,
     RangeQuery,
     allowance_arg,
     number_arg,
@@ -72,7 +73,7 @@ from referee.rules.queries import (
     piece_arg,
     pose_arg,
 )
-from referee.scene import Piece, Scene, Terrain
+from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 __all__ = [  # the query readers, where the systems have always imported them from
     "MAX_VIA",
@@ -1208,14 +1209,9 @@ class TableRuleset(Ruleset):
         ok: bool | None = True
         reasons: list[str] = []
         a, b = np.array(start.xy), np.array(end.xy)
-        w, d = piece.base
-
-        def footprint(pose: Pose, grow: float) -> np.ndarray:
-            size = (max(w + 2 * grow, 1e-6), max(d + 2 * grow, 1e-6))
-            return base_corners(pose.x, pose.y, pose.heading, size)
-
-        inner = [footprint(start, -doubt), footprint(end, -doubt)]
-        outer = [footprint(start, doubt), footprint(end, doubt)]
+        base = piece.base
+        inner = [footprint(start, base, -doubt), footprint(end, base, -doubt)]
+        outer = [footprint(start, base, doubt), footprint(end, base, doubt)]
         swept = self.settings.move_path == "swept"
         entered: list[tuple[float, Terrain, bool]] = []
         reach = np.concatenate(outer)
@@ -1280,8 +1276,8 @@ class TableRuleset(Ruleset):
             _, first_t, certain = entered[0]
             stopped = first_t.id
             poly = first_t.outline()
-            ends_sure = polygons_overlap(footprint(end, -doubt), poly)
-            ends_maybe = ends_sure or polygons_overlap(footprint(end, doubt), poly)
+            ends_sure = polygons_overlap(footprint(end, base, -doubt), poly)
+            ends_maybe = ends_sure or polygons_overlap(footprint(end, base, doubt), poly)
             if ends_sure or (ends_maybe and not certain):
                 reasons.append(f"entered {first_t.kind} {first_t.id}: the move ends there")
             elif not certain:
@@ -1305,7 +1301,179 @@ class TableRuleset(Ruleset):
         return ok, reasons, stopped
 
 
+@dataclass(frozen=True)
+class Reach:
+    """How far a spotter sees a target, as a system reckons it (:meth:`Spotting.spot_reach`)."""
+
+    within: bool | None
+    """The target is within the spotting distance (None: too close to call)."""
+    distance: float
+    limit: float
+    reasons: list[str]
+    details: dict[str, Any]
+
+
+class Spotting(TableRuleset):
+    """A system with a ``spot`` question (Coastal at night, Divisional): the target
+    within the spotting distance the system reckons (:meth:`spot_reach`) and a clear
+    line of sight; the system may add checks after the line (:meth:`spot_after_line`)."""
+
+    spot_limit_word: ClassVar[str] = "limit"
+    """The summary's name for the spotting distance."""
+    spot_doubtful_word: ClassVar[str] = "too close to call"
+
+    def spot_reach(self, scene: Scene, query: PairQuery) -> Reach:
+        raise NotImplementedError
+
+    def spot_after_line(
+        self,
+        query: PairQuery,
+        reach: Reach,
+        los: str,
+        seen: bool | None,
+        reasons: list[str],
+        details: dict[str, Any],
+    ) -> tuple[list[bool | None], str | None]:
+        """Checks after the line of sight (oks, and the summary's word in place of the
+        verdict's), adding reasons and details: a submarine is then spotted on a die."""
+        return [], None
+
+    def ask_spot(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        return self.judge_spot(scene, PairQuery.parse(scene, query))
+
+    def judge_spot(self, scene: Scene, query: PairQuery) -> Verdict:
+        """Can ``from`` spot ``to``: within reach and a clear line of sight."""
+        spotter, target, doubt = query.firer, query.target, query.doubt
+        reach = self.spot_reach(scene, query)
+        reasons = list(reach.reasons)
+        los, why, blockers = self.line_of_sight(scene, spotter, target)
+        seen = {"clear": True, "blocked": False, "doubtful": None}[los]
+        if los != "clear":
+            reasons += why
+        details = {**reach.details, "blocking": blockers["blocked"]}
+        more, word = self.spot_after_line(query, reach, los, seen, reasons, details)
+        ok = self.can_act(spotter, worst([reach.within, seen, *more]), reasons)
+        if word is None:
+            word = {True: "spotted", False: "not spotted", None: self.spot_doubtful_word}[ok]
+        return Verdict(
+            "spot",
+            ok,
+            tuple(reasons),
+            distance=reach.distance,
+            uncertainty=doubt,
+            limit=reach.limit,
+            los=los,
+            details=details,
+            summary=f"spot {spotter.id} -> {target.id}: {fmt(reach.distance)}{pm(doubt)}, "
+            f"{word} ({self.spot_limit_word} {inches(reach.limit)})",
+        )
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One piece's set-up check (:class:`Deployment`): how far in from its side's edge it
+    reaches against its zone."""
+
+    piece: Piece
+    edge: str
+    depth: float
+    zone: float
+    ok: bool | None
+
+
+class Deployment(TableRuleset):
+    """A system with a ``deployment`` question: every piece asked about reaches no deeper
+    from its side's table edge than its set-up zone (:meth:`deploy_zone`), measured as
+    :meth:`deploy_depth` says; the system words the answer (:meth:`outside_reason`,
+    :meth:`deployment_verdict`)."""
+
+    deploy_edge_problem: ClassVar[str] = 'no deployment edge for side {side!r}: add "deployment"'
+    """The one-line error for a side with no edge (``{side}`` is filled in)."""
+    deploy_edge_path: ClassVar[str] = ".edge"
+
+    def deploy_pieces(self, scene: Scene, query: Mapping[str, Any]) -> list[Piece]:
+        """The pieces asked about: every live one, or the ``side``'s."""
+        side = query.get("side")
+        return [
+            p for p in scene.pieces if p.state != "destroyed" and (side is None or p.side == side)
+        ]
+
+    def deploy_edges(
+        self, scene: Scene, query: Mapping[str, Any], pieces: Sequence[Piece]
+    ) -> dict[str, str]:
+        """Each side's edge: the scene's ``deployment``, or the query's ``edge`` for the
+        sides asked about."""
+        edges = dict(scene.deployment)
+        if "edge" in query:
+            try:
+                edge = normalise_edge(str(query["edge"]))
+            except ValueError as error:
+                raise QueryError(".edge", str(error)) from None
+            edges.update({p.side: edge for p in pieces})
+        for p in pieces:
+            if p.side not in edges:
+                raise QueryError(
+                    self.deploy_edge_path, self.deploy_edge_problem.format(side=p.side)
+                )
+        return edges
+
+    def deploy_zone(self, scene: Scene, piece: Piece, edge: str, query: Mapping[str, Any]) -> float:
+        """How deep the piece's set-up zone reaches from its edge, inches."""
+        raise NotImplementedError
+
+    def deploy_depth(self, scene: Scene, piece: Piece, edge: str) -> float:
+        """How far in from the edge the piece reaches: its base's farthest corner."""
+        return float(np.max(from_edge(piece.corners(), edge, scene)))
+
+    def deploy_check(
+        self, scene: Scene, piece: Piece, edge: str, ok: bool | None, reasons: list[str]
+    ) -> bool | None:
+        """Further checks of one piece (off the table), which can only make ``ok`` worse."""
+        return ok
+
+    def outside_reason(self, row: Placed) -> str:
+        """The sentence for a piece not surely inside its zone."""
+        word = "too close to call against" if row.ok is None else "outside"
+        return f"{row.piece.id} reaches {fmt(row.depth)} from the {row.edge} edge: {word} its zone"
+
+    def deployment_verdict(
+        self, scene: Scene, rows: list[Placed], reasons: list[str], ok: bool | None
+    ) -> Verdict:
+        outside = [r.piece.id for r in rows if r.ok is not True]
+        return Verdict(
+            "deployment",
+            ok,
+            tuple(reasons) or ("every unit is inside its set-up zone",),
+            details={"outside": outside},
+            summary="deployment: " + ("all inside" if ok else f"outside: {', '.join(outside)}"),
+        )
+
+    def ask_deployment(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        pieces = self.deploy_pieces(scene, query)
+        edges = self.deploy_edges(scene, query, pieces)
+        rows: list[Placed] = []
+        reasons: list[str] = []
+        for p in pieces:
+            edge = edges[p.side]
+            zone = self.deploy_zone(scene, p, edge, query)
+            depth = self.deploy_depth(scene, p, edge)
+            ok = self.deploy_check(scene, p, edge, judge(depth, zone, p.uncertainty), reasons)
+            rows.append(Placed(p, edge, depth, zone, ok))
+            if ok is not True:
+                reasons.append(self.outside_reason(rows[-1]))
+        return self.deployment_verdict(scene, rows, reasons, worst([r.ok for r in rows]))
+
+
 # -- shared geometry of the rules ----------------------------------------------------------
+
+
+def footprint(pose: Pose, base: tuple[float, float], grow: float) -> np.ndarray:
+    """The corners of a base of size ``base`` at ``pose``, grown on every side by
+    ``grow`` (shrunk when negative, never below a hair): a move's footprint with the
+    position doubt added or taken away."""
+    w, d = base
+    size = (max(w + 2 * grow, 1e-6), max(d + 2 * grow, 1e-6))
+    return base_corners(pose.x, pose.y, pose.heading, size)
 
 
 def sweep_entry(base: np.ndarray, d: np.ndarray, poly: np.ndarray) -> float | None:

@@ -57,7 +57,9 @@ from referee.rules.cards import Card
 from referee.rules.core import (
     DIE_ROLL,
     LOS_CODES,
+    Deployment,
     Finding,
+    Placed,
     TableRuleset,
     fmt,
     forest_contact,
@@ -69,7 +71,7 @@ from referee.rules.core import (
 )
 from referee.rules.flow import Declared, GameFlow, Judgement, SettledMove
 from referee.rules.queries import LosQuery, PairQuery, RangeQuery
-from referee.scene import Piece, Scene, Terrain, normalise_edge
+from referee.scene import Piece, Scene, Terrain
 from referee.validate import is_number
 
 #: Piece kind (lowercase, letters and digits only) -> category.
@@ -96,7 +98,7 @@ VEHICLES = ("tank", "armoured car", "halftrack", "truck", "jeep", "weapons carri
 
 
 @register
-class PaperTigers(TableRuleset):
+class PaperTigers(Deployment):
     name = "paper-tigers"
     aliases = ("papertigers", "pt", "paper tigers")
     title = "Paper Tigers"
@@ -899,74 +901,75 @@ class PaperTigers(TableRuleset):
             summary = "cards: " + ", ".join(f"{k} {v}" for k, v in dealt.items())
         return Verdict("cards", ok, tuple(reasons), details=details, summary=summary)
 
-    def ask_deployment(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        s = self.settings
+    def deploy_pieces(self, scene: Scene, query: Mapping[str, Any]) -> list[Piece]:
         if "pieces" in query:
             ids = as_ids(query["pieces"], ".pieces")
             for k, pid in enumerate(ids):
                 if pid not in scene:
                     raise QueryError(f".pieces[{k}]", f"unknown piece id {pid!r}")
-            pieces = [scene.piece(pid) for pid in ids]
-        elif "side" in query:
+            return [scene.piece(pid) for pid in ids]
+        if "side" in query:
             pieces = [p for p in scene.pieces if p.side == query["side"]]
             if not pieces:
                 raise QueryError(".side", f"no pieces of side {query['side']!r}")
-        else:
-            pieces = list(scene.pieces)
-        edges = dict(scene.deployment)
-        if "edge" in query:
-            if "side" not in query and len({p.side for p in pieces}) > 1:
-                raise QueryError(".edge", "give a side too: one edge cannot serve both sides")
-            try:
-                edge = normalise_edge(str(query["edge"]))
-            except ValueError as error:
-                raise QueryError(".edge", str(error)) from None
-            edges.update({p.side: edge for p in pieces})
-        reasons: list[str] = []
-        oks: list[bool | None] = []
-        per_piece: dict[str, Any] = {}
-        outside: list[str] = []
-        for p in pieces:
-            if p.side not in edges:
-                raise QueryError(
-                    ".edge",
-                    f'no deployment edge for side {p.side!r}: add "deployment": '
-                    f'{{"{p.side}": "bottom"}} to the scene or "edge" to the query',
-                )
-            edge = edges[p.side]
-            span = scene.table.depth if edge in ("top", "bottom") else scene.table.width
-            zone = s.deployment_fraction * span
-            pts = p.corners() if s.deployment_measure == "base" else np.array([p.xy])
-            depth_in = float(np.max(from_edge(pts, edge, scene)))
-            near = float(np.min(from_edge(pts, edge, scene)))
-            verdict = judge(depth_in, zone, p.uncertainty)
-            if near < -p.uncertainty - 1e-9:
-                verdict = False
-                reasons.append(f"{p.id} is off the table beyond the {edge} edge")
-            oks.append(verdict)
-            per_piece[p.id] = {
-                "edge": edge,
-                "depth": round(depth_in, 4),
-                "limit": round(zone, 4),
-                "ok": verdict,
-            }
-            if verdict is not True:
-                outside.append(p.id)
-                word = "too close to call" if verdict is None else "outside"
-                reasons.append(
-                    f"{p.id} reaches {fmt(depth_in)} in from the {edge} edge: {word} its "
-                    f"zone of {fmt(zone)}"
-                )
-        ok = False if False in oks else (None if None in oks else True)
-        if ok:
-            reasons.append(f"all {len(pieces)} pieces are inside their side's set-up zone")
-        return Verdict(
-            "deployment",
-            ok,
-            tuple(reasons),
-            details={"pieces": per_piece, "outside": outside},
-            summary="deployment: " + ("all inside" if ok else f"outside: {', '.join(outside)}"),
+            return pieces
+        return list(scene.pieces)
+
+    def deploy_edges(
+        self, scene: Scene, query: Mapping[str, Any], pieces: Sequence[Piece]
+    ) -> dict[str, str]:
+        if "edge" in query and "side" not in query and len({p.side for p in pieces}) > 1:
+            raise QueryError(".edge", "give a side too: one edge cannot serve both sides")
+        return super().deploy_edges(scene, query, pieces)
+
+    deploy_edge_problem = (
+        'no deployment edge for side {side!r}: add "deployment": '
+        '{{"{side}": "bottom"}} to the scene or "edge" to the query'
+    )
+
+    def deploy_zone(self, scene: Scene, piece: Piece, edge: str, query: Mapping[str, Any]) -> float:
+        span = scene.table.depth if edge in ("top", "bottom") else scene.table.width
+        return self.settings.deployment_fraction * span
+
+    def _deploy_points(self, piece: Piece) -> np.ndarray:
+        base = self.settings.deployment_measure == "base"
+        return piece.corners() if base else np.array([piece.xy])
+
+    def deploy_depth(self, scene: Scene, piece: Piece, edge: str) -> float:
+        return float(np.max(from_edge(self._deploy_points(piece), edge, scene)))
+
+    def deploy_check(
+        self, scene: Scene, piece: Piece, edge: str, ok: bool | None, reasons: list[str]
+    ) -> bool | None:
+        near = float(np.min(from_edge(self._deploy_points(piece), edge, scene)))
+        if near < -piece.uncertainty - 1e-9:
+            reasons.append(f"{piece.id} is off the table beyond the {edge} edge")
+            return False
+        return ok
+
+    def outside_reason(self, row: Placed) -> str:
+        word = "too close to call" if row.ok is None else "outside"
+        return (
+            f"{row.piece.id} reaches {fmt(row.depth)} in from the {row.edge} edge: {word} its "
+            f"zone of {fmt(row.zone)}"
         )
+
+    def deployment_verdict(
+        self, scene: Scene, rows: list[Placed], reasons: list[str], ok: bool | None
+    ) -> Verdict:
+        if ok:
+            reasons.append(f"all {len(rows)} pieces are inside their side's set-up zone")
+        per_piece = {
+            r.piece.id: {
+                "edge": r.edge,
+                "depth": round(r.depth, 4),
+                "limit": round(r.zone, 4),
+                "ok": r.ok,
+            }
+            for r in rows
+        }
+        verdict = super().deployment_verdict(scene, rows, reasons, ok)
+        return dataclasses.replace(verdict, details={"pieces": per_piece, **verdict.details})
 
     def unit_points(self, piece: Piece) -> float:
         """Victory points the enemy scores for destroying ``piece``."""

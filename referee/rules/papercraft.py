@@ -19,6 +19,7 @@ Questions: ``range``, ``los``, ``move`` (shared), ``deployment`` (start zones),
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,21 +27,21 @@ from typing import Any
 import numpy as np
 
 from referee.geometry import base_corners, base_corners_many
-from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
+from referee.rules import PieceField, QueryError, Verdict, name_key, register
 from referee.rules.clearance import clear_edge_distances, clear_segment
 from referee.rules.core import (
+    Deployment,
     Finding,
+    Placed,
     TableRuleset,
     Visibility,
     fmt,
-    from_edge,
     inches,
     piece_arg,
     sweep_entry,
-    worst,
 )
 from referee.rules.queries import MoveQuery, RangeQuery
-from referee.scene import Piece, Scene, normalise_edge
+from referee.scene import Piece, Scene
 
 TEMPLATES: dict[str, tuple[float, float]] = {
     "character": (1.0, 1.0),
@@ -54,7 +55,7 @@ KINDS = {name_key(k): k for k in TEMPLATES}
 
 
 @register
-class Papercraft(TableRuleset):
+class Papercraft(Deployment):
     name = "papercraft"
     aliases = ("paper craft", "pc")
     title = "Papercraft"
@@ -199,48 +200,25 @@ class Papercraft(TableRuleset):
         los = np.where(np.isinf(dist), 2, 0).astype(np.int8)
         return Visibility(tuple(p.id for p in pieces), dist, los)
 
-    def ask_deployment(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        zone = self.settings.start_zone
-        pieces = [
-            p
-            for p in scene.pieces
-            if p.state != "destroyed" and ("side" not in query or p.side == query["side"])
-        ]
-        edges = dict(scene.deployment)
-        if "edge" in query:
-            try:
-                edges.update({p.side: normalise_edge(str(query["edge"])) for p in pieces})
-            except ValueError as error:
-                raise QueryError(".edge", str(error)) from None
-        oks: list[bool | None] = []
-        reasons: list[str] = []
-        outside: list[str] = []
-        for p in pieces:
-            if p.side not in edges:
-                raise QueryError(
-                    ".edge", f'no start edge for side {p.side!r}: add "deployment" to the scene'
-                )
-            depth = float(np.max(from_edge(p.corners(), edges[p.side], scene)))
-            ok = judge(depth, zone, p.uncertainty)
-            oks.append(ok)
-            if ok is not True:
-                outside.append(p.id)
-                reasons.append(
-                    f"{p.id} reaches {fmt(depth)} in from the {edges[p.side]} edge: "
-                    + ("too close to call against" if ok is None else "outside")
-                    + f" the {inches(zone)} start zone"
-                )
-        ok_all = worst(oks)
-        if ok_all:
-            reasons.append(f"all {len(pieces)} units are inside their {inches(zone)} start zone")
-        return Verdict(
-            "deployment",
-            ok_all,
-            tuple(reasons),
-            limit=zone,
-            details={"outside": outside},
-            summary="deployment: " + ("all inside" if ok_all else f"outside: {', '.join(outside)}"),
+    deploy_edge_problem = 'no start edge for side {side!r}: add "deployment" to the scene'
+
+    def deploy_zone(self, scene: Scene, piece: Piece, edge: str, query: Mapping[str, Any]) -> float:
+        return self.settings.start_zone
+
+    def outside_reason(self, row: Placed) -> str:
+        word = "too close to call against" if row.ok is None else "outside"
+        return (
+            f"{row.piece.id} reaches {fmt(row.depth)} in from the {row.edge} edge: {word} "
+            f"the {inches(row.zone)} start zone"
         )
+
+    def deployment_verdict(
+        self, scene: Scene, rows: list[Placed], reasons: list[str], ok: bool | None
+    ) -> Verdict:
+        zone = self.settings.start_zone
+        if ok:
+            reasons.append(f"all {len(rows)} units are inside their {inches(zone)} start zone")
+        return dataclasses.replace(super().deployment_verdict(scene, rows, reasons, ok), limit=zone)
 
     def ask_templates(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         tol = self.settings.template_tolerance

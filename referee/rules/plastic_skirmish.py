@@ -53,8 +53,10 @@ from referee.geometry import (
 )
 from referee.rules import PieceField, QueryError, Verdict, as_ids, judge, name_key, register
 from referee.rules.core import (
+    Deployment,
     Measured,
     MoveLimit,
+    Placed,
     TableRuleset,
     Visibility,
     fmt,
@@ -147,7 +149,7 @@ KINDS = {**{name_key(k): k for k in TABLE}, **{name_key(k): v for k, v in ALIASE
 
 
 @register
-class PlasticSkirmish(TableRuleset):
+class PlasticSkirmish(Deployment):
     name = "plastic-skirmish"
     aliases = ("wwii plastic skirmish", "plastic skirmish", "ps")
     title = "WWII Plastic Skirmish"
@@ -877,39 +879,31 @@ class PlasticSkirmish(TableRuleset):
             summary="snipers: " + {True: "alone", False: "touching friends", None: "doubtful"}[ok],
         )
 
-    def ask_deployment(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+    deploy_edge_problem = 'no edge for side {side!r}: add "deployment"'
+    deploy_edge_path = ".first"
+
+    def deploy_pieces(self, scene: Scene, query: Mapping[str, Any]) -> list[Piece]:
         first = query.get("first")
         if not isinstance(first, str) or first not in scene.sides():
             raise QueryError(".first", f"must name the side that set up first, got {first!r}")
+        return list(scene.pieces)
+
+    def deploy_edges(
+        self, scene: Scene, query: Mapping[str, Any], pieces: Sequence[Piece]
+    ) -> dict[str, str]:
+        return super().deploy_edges(scene, {}, pieces)  # the scene's edges only
+
+    def deploy_zone(self, scene: Scene, piece: Piece, edge: str, query: Mapping[str, Any]) -> float:
         s = self.settings
-        oks: list[bool | None] = []
-        reasons = []
-        outside = []
-        for p in scene.pieces:
-            if p.side not in scene.deployment:
-                raise QueryError(".first", f'no edge for side {p.side!r}: add "deployment"')
-            edge = scene.deployment[p.side]
-            if p.side == first:
-                zone = s.pillbox_zone if "pillbox" in self.category(p) else s.first_zone
-            else:
-                zone = s.second_zone
-            depth = float(np.max(from_edge(p.corners(), edge, scene)))
-            ok = judge(depth, zone, p.uncertainty)
-            oks.append(ok)
-            if ok is not True:
-                outside.append(p.id)
-                reasons.append(
-                    f"{p.id} reaches {fmt(depth)} from the {edge} edge: "
-                    + ("too close to call against" if ok is None else "outside")
-                    + f" its {inches(zone)} zone"
-                )
-        ok_all = worst(oks)
-        return Verdict(
-            "deployment",
-            ok_all,
-            tuple(reasons) or ("every unit is inside its set-up zone",),
-            details={"outside": outside},
-            summary="deployment: " + ("all inside" if ok_all else f"outside: {', '.join(outside)}"),
+        if piece.side == query["first"]:
+            return s.pillbox_zone if "pillbox" in self.category(piece) else s.first_zone
+        return s.second_zone
+
+    def outside_reason(self, row: Placed) -> str:
+        word = "too close to call against" if row.ok is None else "outside"
+        return (
+            f"{row.piece.id} reaches {fmt(row.depth)} from the {row.edge} edge: {word} "
+            f"its {inches(row.zone)} zone"
         )
 
     def ask_exit(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:

@@ -56,6 +56,8 @@ from referee.rules.core import (
     Fire,
     Measured,
     MoveLimit,
+    Reach,
+    Spotting,
     TableRuleset,
     fmt,
     inches,
@@ -66,7 +68,7 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.flow import Declared, GameFlow, Judgement, SettledMove
-from referee.rules.queries import MoveQuery, RangeQuery
+from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
 from referee.scene import Piece, Scene
 
 LAND = ("hill", "woods", "building", "rough", "difficult", "wall", "fortification", "road")
@@ -295,7 +297,7 @@ def split_turns(poses: Sequence[Pose], noise: float) -> list[Turn]:
 
 
 @register
-class Pz8Coastal(TableRuleset):
+class Pz8Coastal(Spotting):
     """Pz8 WW2 Coastal: vessels on a sea table, one model each."""
 
     name = "pz8-coastal"
@@ -836,19 +838,21 @@ class Pz8Coastal(TableRuleset):
             return None, entry
         return False, None
 
-    def ask_spot(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """Can ``from`` spot ``to`` at night: within the visibility (the D3 ``roll`` x 10in,
-        +5in for a large target or one moving at 5-6in, -5in for a small one; a submarine
-        -5in and then a die: 5-6 over half the distance, 4-6 within), with a clear line."""
-        spotter = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
+    spot_limit_word = "visibility"
+    spot_doubtful_word = "doubtful"
+
+    def spot_reach(self, scene: Scene, query: PairQuery) -> Reach:
+        """Spotting at night: the visibility (the D3 ``roll`` x 10in, +5in for a large
+        target or one moving at 5-6in, -5in for a small one; a submarine -5in), centre to
+        centre."""
+        spotter, target = query.firer, query.target
         s = self.settings
-        roll = query.get("roll", s.visibility_roll or None)
+        roll = query.extra.get("roll", s.visibility_roll or None)
         if roll is None:
             raise QueryError(".roll", "missing field: the visibility D3 rolled before play (1-3)")
         if isinstance(roll, bool) or roll not in (1, 2, 3):
             raise QueryError(".roll", f"must be the D3 rolled for visibility, 1-3, got {roll!r}")
-        speed = query.get("target_speed", self.field(target, "speed"))
+        speed = query.extra.get("target_speed", self.field(target, "speed"))
         if speed is not None and (isinstance(speed, bool) or speed not in range(MAX_DIE + 1)):
             raise QueryError(".target_speed", f"must be a speed die face 0-6, got {speed!r}")
         v = self.vessel(target)
@@ -870,38 +874,31 @@ class Pz8Coastal(TableRuleset):
             reasons.append(f"-{step:g}in: {target.id} is a submarine (low profile)")
         limit = max(base + mods, 0.0) * self.k
         distance = centre_distance(spotter.xy, target.xy)
-        doubt = spotter.uncertainty + target.uncertainty
-        within = judge(distance, limit, doubt)
+        within = judge(distance, limit, query.doubt)
         word = {True: "within", False: "beyond", None: "too close to call at"}[within]
         reasons.append(f"{fmt(distance)} centre to centre: {word} {inches(limit)}")
-        los, why, blockers = self.line_of_sight(scene, spotter, target)
-        seen = {"clear": True, "blocked": False, "doubtful": None}[los]
-        if los != "clear":
-            reasons += why
-        details: dict[str, Any] = {"visibility": limit, "los": los, "blocking": blockers["blocked"]}
-        oks = [within, seen]
-        if v.submarine and within is not False:
-            half = judge(distance, limit / 2, doubt)
-            need = {True: "4-6", False: "5-6", None: "4-6 or 5-6"}[half]
-            details["roll_needed"] = need
-            reasons.append(f"a submarine is spotted on a die roll of {need}")
-            oks.append(None)  # the die decides
-        ok = self.can_act(spotter, worst(oks), reasons)
-        verdict_word = {True: "spotted", False: "not spotted", None: "doubtful"}[ok]
-        if v.submarine and within is True and seen is True:
-            verdict_word = f"roll {details['roll_needed']}"
-        return Verdict(
-            "spot",
-            ok,
-            tuple(reasons),
-            distance=distance,
-            uncertainty=doubt,
-            limit=limit,
-            los=los,
-            details=details,
-            summary=f"spot {spotter.id} -> {target.id}: {fmt(distance)}{pm(doubt)}, "
-            f"{verdict_word} (visibility {inches(limit)})",
-        )
+        return Reach(within, distance, limit, reasons, {"visibility": limit})
+
+    def spot_after_line(
+        self,
+        query: PairQuery,
+        reach: Reach,
+        los: str,
+        seen: bool | None,
+        reasons: list[str],
+        details: dict[str, Any],
+    ) -> tuple[list[bool | None], str | None]:
+        """A submarine within the visibility is then spotted on a die: 5-6 over half the
+        distance, 4-6 within."""
+        details["los"] = los
+        if not self.vessel(query.target).submarine or reach.within is False:
+            return [], None
+        half = judge(reach.distance, reach.limit / 2, query.doubt)
+        need = {True: "4-6", False: "5-6", None: "4-6 or 5-6"}[half]
+        details["roll_needed"] = need
+        reasons.append(f"a submarine is spotted on a die roll of {need}")
+        sure = reach.within is True and seen is True
+        return [None], f"roll {need}" if sure else None  # the die decides
 
     def ask_speed(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """A speed declared for this turn (3, 5, 7): 0-6 and at most the vessel's top speed

@@ -75,6 +75,7 @@ from referee.rules.core import (
     MoveLimit,
     TableRuleset,
     fmt,
+    footprint,
     from_edge,
     inches,
     judge_at_least,
@@ -363,12 +364,7 @@ class Pz8Colonial(TableRuleset):
         sure: list[str] = []
         maybe: list[str] = []
         a, b = np.array(start.xy), np.array(end.xy)
-        w, d = piece.base
-
-        def footprint(pose: Pose, grow: float) -> np.ndarray:
-            size = (max(w + 2 * grow, 1e-6), max(d + 2 * grow, 1e-6))
-            return base_corners(pose.x, pose.y, pose.heading, size)
-
+        base = piece.base
         swept = self.settings.move_path == "swept"
         for t in scene.terrain:
             if t.kind not in kinds:
@@ -380,13 +376,13 @@ class Pz8Colonial(TableRuleset):
                 # A hair of shrink: a base ending flush against an outline touches it, even
                 # after rounding (a table turned by 37 degrees).
                 hair = max(doubt, 1e-7)
-                certain = sweep_entry(footprint(start, -hair), b - a, poly) is not None
-                certain = certain or polygons_overlap(footprint(end, -hair), poly)
+                certain = sweep_entry(footprint(start, base, -hair), b - a, poly) is not None
+                certain = certain or polygons_overlap(footprint(end, base, -hair), poly)
                 possible = certain or (
                     doubt > 0
                     and (
-                        sweep_entry(footprint(start, doubt), b - a, poly) is not None
-                        or polygons_overlap(footprint(end, doubt), poly)
+                        sweep_entry(footprint(start, base, doubt), b - a, poly) is not None
+                        or polygons_overlap(footprint(end, base, doubt), poly)
                     )
                 )
             else:
