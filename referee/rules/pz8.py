@@ -25,7 +25,8 @@ guns and SAM, Sci-Fi GEV only by light guns and infantry), ``facing`` (``from``,
 ``to``: side or rear hit halves the defence of armour, as does any attack by a
 1950-2010 helicopter or a Sci-Fi GEV), ``rally`` (``piece``: within 12" of an HQ
 of its side), ``contact`` (``from``, ``to``: bases touch: close combat),
-``air_defence`` (``target``: AA guns within 6", SAM teams within 40").
+``air_defence`` (``target``: the target side's AA guns within 6" and SAM teams within
+40" of it, which defend it).
 """
 
 from __future__ import annotations
@@ -153,9 +154,9 @@ class Pz8(TableRuleset):
         road_factor: float = 0.5
         """Each inch on a road costs this many (doubled movement, 4)."""
         aa_radius: float = 6.0
-        """AA guns within this of the target reduce an air attack (12)."""
+        """The target side's AA guns within this of it reduce an air attack (12)."""
         sam_radius: float = 40.0
-        """SAM teams within this of the target reduce an air attack (12)."""
+        """The target side's SAM teams within this of it reduce an air attack (12)."""
         laser_bonus: float = 0.5
         """Laser range finders add this fraction to a gun's range (1975-2010, 7)."""
 
@@ -583,7 +584,8 @@ class Pz8(TableRuleset):
         doubtful: list[str] = []
         reasons: list[str] = []
         for p in scene.pieces:
-            if p.side == target.side or p.state == "destroyed":
+            # The target side's own AA and SAM defend it; the attacker's do not (12).
+            if p.side != target.side or p.state == "destroyed":
                 continue
             unit = self.unit(p)
             for key, flag, radius in (
@@ -602,7 +604,10 @@ class Pz8(TableRuleset):
                         + f" {inches(radius)}"
                     )
         penalty = len(found["aa"]) + len(found["sam"])
-        reasons.append(f"air attacks on {target.id}: -{penalty} to hit")
+        reasons.append(
+            f"air attacks on {target.id}: -{penalty} to hit (only {target.side}'s own AA guns "
+            "and SAM teams defend it)"
+        )
         return Verdict(
             "air_defence",
             None if doubtful else True,

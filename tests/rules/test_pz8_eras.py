@@ -1,0 +1,59 @@
+"""Pz8 WW2, 1950-75, 1975-2010 and Sci-Fi rules beyond the golden files: the faults of
+issue 29 (item 6), each tested on both sides of its boundary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from referee.rules import Verdict, ruleset_for
+from referee.scene import Piece, Scene, Table, Terrain
+
+
+def _ask(ruleset: str, pieces: list[Piece], query: dict[str, Any], *terrain: Terrain) -> Verdict:
+    scene = Scene(ruleset, Table(72, 48), tuple(pieces), terrain)
+    return ruleset_for(scene).answer(scene, query)
+
+
+def _square(tid: str, kind: str, x0: float, y0: float, w: float = 1.0, h: float = 1.0) -> Terrain:
+    return Terrain(tid, kind, ((x0, y0), (x0 + w, y0), (x0 + w, y0 + h), (x0, y0 + h)))
+
+
+# -- air attacks: the target side's AA and SAM defend it (RULES.md 5, text 12) ---------------
+
+
+@pytest.mark.parametrize(
+    ("aa_side", "dx", "counted"),
+    [
+        ("de", 6.0, True),  # the target's own AA gun, exactly 6in: defends
+        ("de", 6.01, False),  # 6.01in: too far
+        ("su", 2.0, False),  # the attacker's AA gun beside the target: never counts
+    ],
+)
+def test_air_defence_counts_the_target_sides_aa_guns(
+    aa_side: str, dx: float, counted: bool
+) -> None:
+    target = Piece("bomb", "de", "medium tank", 20, 20)
+    flak = Piece("flak", aa_side, "aa gun", 20 + dx, 20)
+    verdict = _ask("pz8-ww2", [target, flak], {"ask": "air_defence", "target": "bomb"})
+    assert verdict.ok is True
+    assert verdict.details["aa"] == (["flak"] if counted else [])
+    assert verdict.details["modifier"] == (-1 if counted else 0)
+
+
+@pytest.mark.parametrize("ruleset", ["pz8-1950", "pz8-1975"])
+def test_air_defence_counts_the_target_sides_sam_teams(ruleset: str) -> None:
+    target = Piece("heli", "us", "mbt", 5, 20)
+    pieces = [
+        target,
+        Piece("own", "us", "sam", 45, 20),  # 40in: defends
+        Piece("own2", "us", "sam", 45.01, 20.5),  # beyond 40in
+        Piece("theirs", "su", "sam", 10, 20),  # the attacker's: never
+        Piece("theirs_aa", "su", "aa gun", 6, 20),
+    ]
+    verdict = _ask(ruleset, pieces, {"ask": "air_defence", "target": "heli"})
+    assert verdict.details["sam"] == ["own"]
+    assert verdict.details["aa"] == []
+    assert verdict.details["modifier"] == -1
+    assert "only us's own AA guns and SAM teams defend it" in verdict.reasons[-1]
