@@ -79,11 +79,8 @@ class UnitType:
     wheeled: bool = False
     """Cannot cross wire."""
     exempt: bool = False
-    """Not halved in rough ground nor doubled on roads."""
-    rough_exempt: bool = False
-    """Not halved in rough ground, still doubled on roads (Sci-Fi walkers: RULES.md lists
-    them among the units exempt from rough-ground halving; the text's road exception names
-    only hovertanks, jet bikes and GEV)."""
+    """Not halved in rough ground nor doubled on roads (helicopters; in Sci-Fi only
+    hovertanks, jet bikes and GEV: the text's asterisk names those three, not walkers)."""
     sees_all: bool = False
     """Always sees and is seen (helicopters; Sci-Fi walkers and GEV)."""
     hunter: bool = False
@@ -287,7 +284,7 @@ class Pz8(TableRuleset):
         if self.unit(piece).exempt or self.unit(piece).role == "air":
             return 1.0
         if terrain.kind in ROUGH:
-            return 1.0 if self.unit(piece).rough_exempt else self.settings.rough_factor
+            return self.settings.rough_factor
         if terrain.kind == "road":
             return self.settings.road_factor
         return 1.0
@@ -841,10 +838,10 @@ SCIFI_UNITS = {
     "light hover tank": U(5, "armour", "light gun", exempt=True),
     "medium hover tank": U(4, "armour", "medium gun", exempt=True),
     "heavy hover tank": U(3, "armour", "heavy gun", exempt=True),
-    "light walker": U(4, "armour", "light gun", rough_exempt=True, sees_all=True),
-    "medium walker": U(4, "armour", "medium gun", rough_exempt=True, sees_all=True),
-    "heavy walker": U(4, "armour", "heavy gun", rough_exempt=True, sees_all=True),
-    "x-heavy walker": U(4, "armour", "heavy gun", rough_exempt=True, sees_all=True),
+    "light walker": U(4, "armour", "light gun", sees_all=True),
+    "medium walker": U(4, "armour", "medium gun", sees_all=True),
+    "heavy walker": U(4, "armour", "heavy gun", sees_all=True),
+    "x-heavy walker": U(4, "armour", "heavy gun", sees_all=True),
     "gev": U(12, "vehicle", "light gun", exempt=True, sees_all=True),
 }
 SCIFI_ALIASES = {"jetbike": "jet bike", "4x4": "4x4 transport", "hovertank": "medium hover tank"}

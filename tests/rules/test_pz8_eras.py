@@ -57,3 +57,44 @@ def test_air_defence_counts_the_target_sides_sam_teams(ruleset: str) -> None:
     assert verdict.details["aa"] == []
     assert verdict.details["modifier"] == -1
     assert "only us's own AA guns and SAM teams defend it" in verdict.reasons[-1]
+
+
+# -- Sci-Fi: only hovertanks, jet bikes and GEV skip rough-ground halving (text 13) ---------
+
+
+@pytest.mark.parametrize(
+    ("kind", "to_x", "ok", "counted"),
+    [
+        ("medium walker", 11.0, True, 4.0),  # 3in, 1 of them in woods: counts 4 of 4
+        ("medium walker", 11.01, False, 4.01),
+        ("heavy walker", 12.0, False, 5.0),  # walkers are not exempt: 4in counts 5
+        ("medium hover tank", 12.0, True, None),  # 4in through the woods counts 4
+        ("medium hover tank", 12.01, False, None),
+        ("jet bike", 20.0, True, None),  # 12in, the woods not halving it
+        ("gev", 20.0, True, None),
+    ],
+)
+def test_scifi_rough_ground_halves_walkers_not_hover_units(
+    kind: str, to_x: float, ok: bool, counted: float | None
+) -> None:
+    mover = Piece("m", "a", kind, 8, 20)
+    wood = _square("wood", "woods", 9.5, 18, 1, 4)
+    verdict = _ask(
+        "pz8-scifi", [mover], {"ask": "move", "piece": "m", "to": {"x": to_x, "y": 20}}, wood
+    )
+    assert verdict.ok is ok
+    if counted is None:
+        assert "counted" not in verdict.details
+    else:
+        assert verdict.details["counted"] == pytest.approx(counted)
+
+
+@pytest.mark.parametrize(("kind", "counted"), [("medium walker", 4.0), ("light hover tank", None)])
+def test_scifi_roads_double_walkers_not_hover_units(kind: str, counted: float | None) -> None:
+    mover = Piece("m", "a", kind, 2, 40)
+    road = _square("road", "road", 0, 39, 72, 2)
+    verdict = _ask(
+        "pz8-scifi", [mover], {"ask": "move", "piece": "m", "to": {"x": 10, "y": 40}}, road
+    )
+    assert verdict.details.get("counted") == counted
+    assert verdict.ok is (counted is not None)  # 8in: only a doubled walker makes it
