@@ -24,7 +24,8 @@ target may not be fired at by that weapon: helicopters only by infantry, HMG, AA
 guns and SAM, Sci-Fi GEV only by light guns and infantry), ``facing`` (``from``,
 ``to``: side or rear hit halves the defence of armour, as does any attack by a
 1950-2010 helicopter or a Sci-Fi GEV), ``rally`` (``piece``: within 12" of an HQ
-of its side), ``contact`` (``from``, ``to``: bases touch: close combat),
+of its side), ``contact`` (``from``, ``to``: bases touch, or one touches a building or field defence
+holding the other as the nearest enemy unit inside it: close combat),
 ``air_defence`` (``target``: the target side's AA guns within 6" and SAM teams within
 40" of it, which defend it).
 """
@@ -154,8 +155,18 @@ class Pz8(TableRuleset):
         """The target side's AA guns within this of it reduce an air attack (12)."""
         sam_radius: float = 40.0
         """The target side's SAM teams within this of it reduce an air attack (12)."""
+        contact_terrain: tuple[str, ...] = ("building", "fortification")
+        """A unit touching one of these is in close combat with the nearest enemy unit(s)
+        inside it (buildings and field defences, 5)."""
         laser_bonus: float = 0.5
         """Laser range finders add this fraction to a gun's range (1975-2010, 7)."""
+
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            value = self.contact_terrain
+            if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+                raise ValueError("setting contact_terrain must be a list of terrain kinds")
+            object.__setattr__(self, "contact_terrain", tuple(v.lower() for v in value))
 
     settings: Pz8.Settings
 
@@ -564,15 +575,80 @@ class Pz8(TableRuleset):
             False: "not in contact",
             None: "too close to call",
         }
+        reasons = [f"bases {fmt(d)} apart: {word[ok]}"]
+        details: dict[str, Any] = {}
+        if ok is not True:
+            # A unit in contact with a building or field defence is in close combat with
+            # the nearest enemy unit(s) inside it (5), either way round.
+            found = [self.contact_inside(scene, a, b), self.contact_inside(scene, b, a)]
+            best = max(found, key=lambda f: {True: 2, None: 1, False: 0}[f[0]])
+            if best[2]:
+                reasons += best[1]
+                # Close combat if either way is certain; too close to call if either may be.
+                ok = True if best[0] is True else (None if best[0] is None else ok)
+                details["through"] = best[2]
         return Verdict(
             "contact",
             ok,
-            (f"bases {fmt(d)} apart: {word[ok]}",),
+            tuple(reasons),
             distance=d,
             uncertainty=doubt,
             limit=0.0,
-            summary=f"contact {a.id} -> {b.id}: {word[ok]}",
+            details=details,
+            summary=f"contact {a.id} -> {b.id}: {word[ok]}"
+            + (
+                f" (through {details['through']})"
+                if "through" in details and ok is not False
+                else ""
+            ),
         )
+
+    def contact_inside(
+        self, scene: Scene, outside: Piece, inside: Piece
+    ) -> tuple[bool | None, list[str], str | None]:
+        """Whether ``outside`` touches a building or field defence (``contact_terrain``)
+        holding ``inside``, an enemy, as the nearest enemy unit(s) in it (base edge to base
+        edge): the close combat of (5). Returns (verdict, reasons, the feature's id or None
+        when no such feature holds ``inside``). A unit is inside a feature when its base
+        centre is; ``outside``'s centre must be out of it."""
+        if outside.side == inside.side:
+            return False, [], None
+        for t in scene.terrain:
+            poly = t.outline()
+            if t.kind not in self.settings.contact_terrain or not point_in_polygon(inside.xy, poly):
+                continue
+            if point_in_polygon(outside.xy, poly):
+                continue
+            touch = judge(polygon_distance(outside.corners(), poly), 0.0, outside.uncertainty)
+            if touch is False:
+                continue
+            enemies = [
+                p
+                for p in scene.pieces
+                if p.side != outside.side
+                and p.state != "destroyed"
+                and point_in_polygon(p.xy, poly)
+            ]
+            gaps = {p.id: polygon_distance(outside.corners(), p.corners()) for p in enemies}
+            nearest = min(gaps.values())
+            gap = gaps[inside.id]
+            slack = outside.uncertainty + max(p.uncertainty for p in enemies)
+            is_nearest = judge(gap, nearest, slack if gap > nearest + 1e-9 else 0.0)
+            closest = sorted(i for i, g in gaps.items() if g <= nearest + 1e-9)
+            reasons = [
+                f"{outside.id} "
+                + ("touches" if touch else "too close to call whether it touches")
+                + f" {t.kind} {t.id}, which holds {inside.id}; the nearest enemy unit(s) "
+                f"inside it: {', '.join(closest)} ({fmt(nearest)} away)"
+            ]
+            if is_nearest is True:
+                reasons.append(f"{outside.id} is in close combat with {inside.id} (5)")
+            elif is_nearest is None:
+                reasons.append(f"too close to call whether {inside.id} ({fmt(gap)}) is the nearest")
+            else:
+                reasons.append(f"{inside.id} ({fmt(gap)}) is not the nearest: no close combat")
+            return worst([touch, is_nearest]), reasons, t.id
+        return False, [], None
 
     def ask_air_defence(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         target = piece_arg(scene, query, "target")

@@ -98,3 +98,42 @@ def test_scifi_roads_double_walkers_not_hover_units(kind: str, counted: float | 
     )
     assert verdict.details.get("counted") == counted
     assert verdict.ok is (counted is not None)  # 8in: only a doubled walker makes it
+
+
+# -- close combat through a building or field defence (RULES.md 5, text 5) ------------------
+
+
+@pytest.mark.parametrize("ruleset", ["pz8-ww2", "pz8-1950", "pz8-1975", "pz8-scifi"])
+@pytest.mark.parametrize(
+    ("x", "doubt", "ok"),
+    [
+        (9.5, 0.0, True),  # a's base touches the house: close combat with b inside
+        (9.49, 0.0, False),  # 0.01in short of the house
+        (9.49, 0.02, None),  # within the doubt of touching it
+    ],
+)
+def test_contact_with_a_building_is_close_combat_with_the_nearest_enemy_inside(
+    ruleset: str, x: float, doubt: float, ok: bool | None
+) -> None:
+    pieces = [
+        Piece("a", "de", "infantry", x, 12, uncertainty=doubt),
+        Piece("b", "su", "infantry", 11, 12, base=(0.5, 0.5)),
+        Piece("c", "su", "infantry", 13, 12, base=(0.5, 0.5)),
+    ]
+    house = _square("house", "building", 10, 10, 4, 4)
+    verdict = _ask(ruleset, pieces, {"ask": "contact", "from": "a", "to": "b"}, house)
+    assert verdict.ok is ok
+    # c is inside too but farther: never in close combat with a.
+    other = _ask(ruleset, pieces, {"ask": "contact", "from": "a", "to": "c"}, house)
+    assert other.ok is False
+
+
+def test_contact_through_terrain_is_a_setting() -> None:
+    pieces = [Piece("a", "de", "infantry", 9.5, 12), Piece("b", "su", "infantry", 11, 12)]
+    house = _square("house", "building", 10, 10, 4, 4)
+    scene = Scene("pz8-ww2", Table(48, 36), tuple(pieces), (house,))
+    query = {"ask": "contact", "from": "a", "to": "b"}
+    assert ruleset_for(scene).answer(scene, query).ok is True
+    assert ruleset_for(scene, contact_terrain=["fortification"]).answer(scene, query).ok is False
+    with pytest.raises(ValueError, match="contact_terrain must be a list of terrain kinds"):
+        ruleset_for(scene, contact_terrain="building")
