@@ -3,6 +3,7 @@ issue 29 (item 6), each tested on both sides of its boundary."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -137,3 +138,53 @@ def test_contact_through_terrain_is_a_setting() -> None:
     assert ruleset_for(scene, contact_terrain=["fortification"]).answer(scene, query).ok is False
     with pytest.raises(ValueError, match="contact_terrain must be a list of terrain kinds"):
         ruleset_for(scene, contact_terrain="building")
+
+
+# -- minefield and wire sections stop a move, also with the sides lined up (RULES.md 5, 11) --
+
+
+def _turned(x: float, y: float, turn: float) -> tuple[float, float]:
+    c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
+    return (c * x - s * y + 30, s * x + c * y + 20)
+
+
+@pytest.mark.parametrize("kind", ["minefield", "wire"])
+@pytest.mark.parametrize("turn", [0.0, 90.0, 37.0])
+@pytest.mark.parametrize(
+    ("at", "to", "side", "ok"),
+    [
+        (0.5, 5.0, 0.0, False),  # the counter a fifth of the way: passes over it, illegal
+        (2.5, 5.0, 0.0, False),  # three fifths of the way
+        (2.0, 5.0, 0.0, False),  # half way (the one place the old test looked)
+        (2.5, 3.0, 0.0, True),  # ends exactly on the counter: stops there, legal
+        (2.5, 2.01, 0.0, True),  # ends overlapping it by 0.01in
+        (2.5, 2.0, 0.0, True),  # ends touching its near edge: never entered
+        (0.5, 5.0, 1.0, True),  # slides past beside it, sides touching: not entered
+        (0.5, 5.0, 0.99, False),  # 0.01in into its side: entered and went on
+    ],
+)
+def test_move_over_a_lined_up_counter_stops_there(
+    kind: str, turn: float, at: float, to: float, side: float, ok: bool
+) -> None:
+    # A 1in base moves along its own x axis from 0 to ``to``; the 1in counter's sides line
+    # up with the base's when ``side`` is 0 (the whole table turned by ``turn``).
+    x0, y0 = _turned(0, 0, turn)
+    x1, y1 = _turned(to, 0, turn)
+    corners = [(at + 0.5, -0.5), (at + 1.5, -0.5), (at + 1.5, 0.5), (at + 0.5, 0.5)]
+    counter = Terrain("c1", kind, tuple(_turned(cx, cy + side, turn) for cx, cy in corners))
+    tank = Piece("t", "de", "half-track", x0, y0, heading=turn)  # moves 6in
+    query = {"ask": "move", "piece": "t", "to": {"x": x1, "y": y1, "heading": turn}}
+    verdict = _ask("pz8-ww2", [tank], query, counter)
+    assert verdict.ok is ok, verdict.reasons
+    if not ok:
+        assert f"entered {kind} c1 and went on" in " ".join(verdict.reasons)
+
+
+@pytest.mark.parametrize("ruleset", ["pz8-1950", "pz8-1975", "pz8-scifi"])
+def test_every_era_stops_on_a_lined_up_minefield(ruleset: str) -> None:
+    tank = Piece("t", "de", "apc", 5, 10.5)
+    mine = _square("mf", "minefield", 5.5, 10)
+    query = {"ask": "move", "piece": "t", "to": {"x": 9, "y": 10.5, "heading": 0}}
+    assert _ask(ruleset, [tank], query, mine).ok is False
+    query = {"ask": "move", "piece": "t", "to": {"x": 6, "y": 10.5, "heading": 0}}
+    assert _ask(ruleset, [tank], query, mine).ok is True
