@@ -12,7 +12,8 @@ fired, side or rear hits, rally within 12" of an HQ, contact, AA and SAM reach.
 
 A piece's ``kind`` is its unit type from the era's movement list (``medium
 tank``, ``hmg``, ``helicopter``...); its own fields are ``weapon`` (a row of
-the era's range table: ``88mm``, ``atgw``...; infantry, HMG, mortars and the
+the era's range table: ``88mm``, ``atgw``..., or in WW2 any name its table gives a
+row: ``6pdr``, ``17pdr``, ``122mm``...; infantry, HMG, mortars and the
 Sci-Fi sample units have a default), ``fired`` (fired this turn), ``hq``,
 ``mounting`` (mounting/dismounting or limbering/unlimbering this move: on a towed
 gun it halves its vehicle's move), ``turretless``, ``laser`` (1975-2010 laser
@@ -101,6 +102,12 @@ class Pz8(TableRuleset):
     """Weapon row -> range, inches."""
     minimums: ClassVar[Mapping[str, float]] = {}
     """Weapon row -> minimum range, inches."""
+    weapon_names: ClassVar[Mapping[str, str]] = {}
+    """Every other name the text's range table gives a row (``6pdr``, ``17pdr``...) -> the
+    row, so a piece's ``weapon`` may be any of them."""
+    split_names: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    """Names the table puts in more than one row (WW2 ``76mm``: early or later): a piece
+    must name the row."""
     arc_weapons: ClassVar[tuple[str, ...]] = ()
     """Weapon rows that fire only in the forward arc (artillery, AT guns)."""
     laser_weapons: ClassVar[tuple[str, ...]] = ()
@@ -186,17 +193,37 @@ class Pz8(TableRuleset):
     def weapon(self, piece: Piece) -> str | None:
         raw = self.field(piece, "weapon")
         if raw is not None:
-            key = name_key(str(raw))
-            for row in self.ranges:
-                if name_key(row) == key:
-                    return row
-            known = ", ".join(self.ranges)
-            raise QueryError(
-                ".from",
-                f"{piece.id}'s weapon {raw!r} is not in the {self.name} range table "
-                f"(known: {known})",
-            )
+            row, problem = self.weapon_row(str(raw))
+            if row is not None:
+                return row
+            raise QueryError(".from", f"{piece.id}'s weapon {raw!r} {problem}")
         return self.unit(piece).weapon
+
+    @classmethod
+    def weapon_row(cls, raw: str) -> tuple[str | None, str]:
+        """The range-table row a weapon name is in: a row's own name or any name the
+        text's table gives for it (``weapon_names``); else None and why not."""
+        key = name_key(raw)
+        for row in cls.ranges:
+            if name_key(row) == key:
+                return row, ""
+        names = {name_key(k): v for k, v in cls.weapon_names.items()}
+        if key in names:
+            return names[key], ""
+        if key in {name_key(k) for k in cls.split_names}:
+            rows = next(v for k, v in cls.split_names.items() if name_key(k) == key)
+            return None, (
+                f"is in more than one row of the {cls.name} range table: "
+                + " or ".join(f"{r} ({inches(cls.ranges[r])})" for r in rows)
+                + ": name the row"
+            )
+        known = ", ".join(cls.ranges)
+        also = f"; or a name from the text's table: {', '.join(cls.weapon_names)}"
+        return None, (
+            f"is not in the {cls.name} range table (known: {known}"
+            + (also if cls.weapon_names else "")
+            + ")"
+        )
 
     @classmethod
     def validate(cls, scene: Scene) -> None:
@@ -205,13 +232,12 @@ class Pz8(TableRuleset):
 
         for i, p in enumerate(scene.pieces):
             raw = p.get("weapon")
-            if raw is not None and name_key(str(raw)) not in {name_key(r) for r in cls.ranges}:
+            if raw is None:
+                continue
+            row, problem = cls.weapon_row(str(raw))
+            if row is None:
                 raise SceneError(
-                    at(
-                        scene.source,
-                        f"$.pieces[{i}].weapon",
-                        f"unknown weapon {raw!r} for {cls.name} (known: {', '.join(cls.ranges)})",
-                    )
+                    at(scene.source, f"$.pieces[{i}].weapon", f"weapon {raw!r} {problem}")
                 )
 
     # -- hooks ----------------------------------------------------------------------------
@@ -752,6 +778,41 @@ WW2_RANGES = {
 }
 
 
+WW2_WEAPON_NAMES = {
+    # Every name in the text's WW2 range table (7), each to its row.
+    "20mm": "20-25mm",
+    "25mm": "20-25mm",
+    "37mm": "37-47mm",
+    "47mm": "37-47mm",
+    "2pdr": "37-47mm",
+    "37-47mm or 2pdr": "37-47mm",
+    "50mm": "long 50mm",
+    "early 75mm": "short 75mm",
+    "short 76mm": "short 75mm",
+    "early 76mm": "short 75mm",
+    "6pdr": "short 75mm",
+    "short/early 75mm, 76mm or 6pdr": "short 75mm",
+    "later 76mm": "later 75mm",
+    "85mm": "later 75mm",
+    "17pdr": "later 75mm",
+    "later 75mm, 76mm, 85mm, 17pdr": "later 75mm",
+    "90mm": "88mm",
+    "100mm": "88mm",
+    "122mm": "88mm",
+    "88mm, 90mm, 100mm or 122mm": "88mm",
+    "105mm": "medium artillery",
+    "medium artillery (up to 105mm)": "medium artillery",
+    "rocket launchers": "rocket launcher",
+    "rockets": "rocket launcher",
+}
+WW2_SPLIT_NAMES = {
+    "75mm": ("short 75mm", "later 75mm"),
+    "76mm": ("short 75mm", "later 75mm"),
+    # Same range, but rockets have a 5in minimum and fire in the forward arc.
+    "medium artillery (up to 105mm) or rocket launchers": ("medium artillery", "rocket launcher"),
+}
+
+
 @register
 class Pz8WW2(Pz8):
     name = "pz8-ww2"
@@ -760,6 +821,8 @@ class Pz8WW2(Pz8):
     units = WW2_UNITS
     kinds = _kinds(WW2_UNITS, WW2_ALIASES)
     ranges = WW2_RANGES
+    weapon_names = WW2_WEAPON_NAMES
+    split_names = WW2_SPLIT_NAMES
     minimums: ClassVar[Mapping[str, float]] = {"mortar": 2.0, "rocket launcher": 5.0}
     arc_weapons = ("medium artillery", "heavy artillery", "rocket launcher")
 

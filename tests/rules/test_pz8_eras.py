@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from referee.errors import SceneError
 from referee.rules import Verdict, ruleset_for
 from referee.scene import Piece, Scene, Table, Terrain
 
@@ -188,3 +189,71 @@ def test_every_era_stops_on_a_lined_up_minefield(ruleset: str) -> None:
     assert _ask(ruleset, [tank], query, mine).ok is False
     query = {"ask": "move", "piece": "t", "to": {"x": 6, "y": 10.5, "heading": 0}}
     assert _ask(ruleset, [tank], query, mine).ok is True
+
+
+# -- the WW2 weapon list: every weapon the text's range table (7) names ----------------------
+
+WW2_TABLE = {
+    # Each name in the text's WW2 range table, as printed, and its range.
+    "Infantry": 2,
+    "HMG": 4,
+    "Mortar": 10,
+    "20-25mm": 3,
+    "20mm": 3,
+    "25mm": 3,
+    "37-47mm": 4,
+    "37mm": 4,
+    "47mm": 4,
+    "2pdr": 4,
+    "Long 50mm": 8,
+    "Short 75mm": 10,
+    "Early 75mm": 10,
+    "Early 76mm": 10,
+    "6pdr": 10,
+    "Later 75mm": 12,
+    "Later 76mm": 12,
+    "85mm": 12,
+    "17pdr": 12,
+    "88mm": 15,
+    "90mm": 15,
+    "100mm": 15,
+    "122mm": 15,
+    "Medium Artillery": 30,
+    "105mm": 30,
+    "Rocket Launchers": 30,
+    "Rockets": 30,
+    "Heavy Artillery": 40,
+}
+
+
+@pytest.mark.parametrize(("weapon", "reach"), sorted(WW2_TABLE.items()))
+def test_ww2_accepts_every_weapon_the_range_table_names(weapon: str, reach: float) -> None:
+    gun = Piece("g", "de", "medium tank", 10, 10, fields={"weapon": weapon})
+    near = Piece("n", "su", "medium tank", 10 + reach, 10)
+    far = Piece("f", "su", "medium tank", 10, 10.01 + reach)
+    for target, ok in ((near, True), (far, False)):
+        verdict = _ask("pz8-ww2", [gun, near, far], {"ask": "range", "from": "g", "to": target.id})
+        assert verdict.limit == reach and verdict.ok is ok
+
+
+def test_ww2_weapon_names_keep_their_row_rules() -> None:
+    """A name of a row is that row: rockets keep the 5in minimum range."""
+    rocket = Piece("r", "de", "truck", 10, 10, fields={"weapon": "Rockets"})
+    close = Piece("c", "su", "medium tank", 14, 10)
+    verdict = _ask("pz8-ww2", [rocket, close], {"ask": "range", "from": "r", "to": "c"})
+    assert verdict.ok is False and "minimum range of 5in" in " ".join(verdict.reasons)
+
+
+@pytest.mark.parametrize(
+    ("weapon", "message"),
+    [
+        ("76mm", r"weapon '76mm' is in more than one row .*short 75mm \(10in\) or later 75mm"),
+        ("phaser", r"weapon 'phaser' is not in the pz8-ww2 range table \(known: infantry"),
+    ],
+)
+def test_ww2_weapon_names_that_are_no_row_are_refused(weapon: str, message: str) -> None:
+    gun = {"id": "g", "side": "de", "kind": "medium tank", "x": 5, "y": 5, "base": [1, 1]}
+    gun["weapon"] = weapon
+    raw = {"ruleset": "pz8-ww2", "table": {"width": 48, "depth": 36}, "pieces": [gun]}
+    with pytest.raises(SceneError, match=r"\$\.pieces\[0\]\.weapon: " + message):
+        ruleset_for(Scene.from_json(raw))
