@@ -1487,6 +1487,11 @@ def sweep_entry(base: np.ndarray, d: np.ndarray, poly: np.ndarray) -> float | No
     0.5
     >>> sweep_entry(sq, np.array([2.0, 0.0]), wood) is None   # stops touching it
     True
+    >>> mine = [(2, 0), (3, 0), (3, 1), (2, 1)]                  # sides lined up with sq's
+    >>> round(sweep_entry(sq, np.array([8.0, 0.0]), mine), 6)    # passes over it
+    0.125
+    >>> sweep_entry(sq + [0, 1], np.array([8.0, 0.0]), mine) is None   # slides past beside
+    True
     """
     poly = np.asarray(poly, float)
     if polygons_overlap(base, poly):
@@ -1504,14 +1509,20 @@ def sweep_entry(base: np.ndarray, d: np.ndarray, poly: np.ndarray) -> float | No
                     best = s0 if best is None else min(best, s0)
                     break
     if best is None:
-        # Equal-width bases sliding exactly along the outline's corners: test the middle.
-        # A base a hair smaller tells sharing area from touching along an edge.
+        # Sides lined up exactly with the outline's (a 1in base over a 1in minefield
+        # square): every corner slides along an edge, yet the two share area wherever
+        # they meet. A base a hair smaller tells sharing area from touching along an
+        # edge: its corners run just inside the lined-up sides, so their paths find
+        # where the overlap starts, wherever along the move that is.
         centre = base.mean(axis=0)
         size = float(np.max(np.linalg.norm(base - centre, axis=1)))
         small = centre + (base - centre) * (1 - 1e-7 / max(size, 1e-9))
-        if polygons_overlap(small + d / 2, poly) or polygons_overlap(small + d, poly):
-            return 0.5
-        return None
+        for starts, step, other in ((small, d, poly), (poly, -d, small)):
+            for v in starts:
+                spans = segment_spans(v, v + step, other)
+                if spans:
+                    best = spans[0][0] if best is None else min(best, spans[0][0])
+        return best
     return float(best)
 
 

@@ -53,6 +53,7 @@ from referee.geometry import (
 )
 from referee.rules import PieceField, QueryError, Verdict, as_ids, judge, name_key, register
 from referee.rules.core import (
+    MEASURE_WORDS,
     Deployment,
     Measured,
     MoveLimit,
@@ -199,7 +200,8 @@ class PlasticSkirmish(Deployment):
         tiger_range: float = 36.0
         """Tiger tanks fire as tanks (36in); one scenario gives them 4ft (48)."""
         sight_limit: float | None = None
-        """Dust clouds: nobody sees farther than this (12 in that scenario); None: no dust."""
+        """Dust clouds: nobody sees farther than this (12 in that scenario), so both range
+        and LOS stop there (measured as range is); None: no dust."""
         first_zone: float = 3.0
         """The side setting up first places its units within this of its edge."""
         pillbox_zone: float = 12.0
@@ -277,7 +279,11 @@ class PlasticSkirmish(Deployment):
         """The shared rule, except that a figure wholly inside woods or a building is seen
         only from inside the same feature: figures are seen at the edges (base partly in
         and partly out). Doubtful where the measurement doubt could put the base wholly
-        inside or the other centre inside the same feature."""
+        inside or the other centre inside the same feature. In dust clouds
+        (``sight_limit``) nobody sees farther than the limit, whatever lies between."""
+        within, sight = self.within_sight(firer, target, scene)
+        if within is False:
+            return "blocked", [sight], {"blocked": ["dust"], "doubtful": []}
         hidden = self._buried(scene, firer, target)
         if hidden and hidden[2]:
             who, t, _ = hidden
@@ -294,8 +300,27 @@ class PlasticSkirmish(Deployment):
                 f"where only figures at its edge are seen: {self.doubt_rule()}"
             )
             parts = {**parts, "doubtful": [*parts.get("doubtful", []), t.id]}
-            return "doubtful", reasons, parts
+            why = "doubtful"
+        if within is None and why != "blocked":
+            reasons.append(sight)
+            parts = {**parts, "doubtful": [*parts.get("doubtful", []), "dust"]}
+            why = "doubtful"
         return why, reasons, parts
+
+    def within_sight(self, a: Piece, b: Piece, scene: Scene) -> tuple[bool | None, str]:
+        """Whether ``b`` is within the dust clouds' sight limit of ``a`` (measured as
+        range is; True when there is no dust), and the sentence saying so."""
+        limit = self.settings.sight_limit
+        if limit is None:
+            return True, ""
+        measure = self.settings.range_measure
+        d = self.piece_distance(a, b, measure, scene)
+        ok = judge(d, limit, a.uncertainty + b.uncertainty)
+        word = {True: "within", False: "beyond", None: "too close to call at"}[ok]
+        return ok, (
+            f"dust clouds: nobody sees farther than {inches(limit)}; {fmt(d)} "
+            f"{MEASURE_WORDS[measure]} is {word} it"
+        )
 
     def _buried(self, scene: Scene, a: Piece, b: Piece) -> tuple[str, Terrain, bool] | None:
         """A piece whose base is wholly inside a woods or building (deeper than the pair's
@@ -330,6 +355,8 @@ class PlasticSkirmish(Deployment):
         the other's centre (farther than the doubt outside it), doubtful where the doubt
         allows it."""
         vis = super().visibility(scene)
+        if self.settings.sight_limit is not None:
+            vis = self.dust_visibility(scene, vis)
         pieces = list(scene.pieces)
         n = len(pieces)
         features = [t.outline() for t in scene.terrain if t.kind in self.settings.blocking]
@@ -380,6 +407,20 @@ class PlasticSkirmish(Deployment):
                 los[k, sure] = los[sure, k] = 2
                 np.maximum(los[k], maybe.astype(np.int8), out=los[k])
                 los[maybe, k] = np.maximum(los[maybe, k], 1)
+        np.fill_diagonal(los, 0)
+        return Visibility(vis.ids, vis.distance, los)
+
+    def dust_visibility(self, scene: Scene, vis: Visibility) -> Visibility:
+        """``vis`` with every pair farther apart than the dust clouds' sight limit blocked
+        and those within their doubt of it doubtful (:meth:`within_sight` for each pair:
+        ``vis.distance`` is measured as range is)."""
+        limit = float(self.settings.sight_limit or 0.0)
+        unc = np.array([p.uncertainty for p in scene.pieces], float)
+        u = unc[:, None] + unc[None, :]
+        d = vis.distance
+        seen = (d <= limit - u - 1e-9) | ((u == 0) & (d <= limit + 1e-9))
+        level = np.where(seen, 0, np.where(d > limit + u + 1e-9, 2, 1)).astype(np.int8)
+        los = np.maximum(vis.los, level)
         np.fill_diagonal(los, 0)
         return Visibility(vis.ids, vis.distance, los)
 

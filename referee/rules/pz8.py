@@ -12,7 +12,8 @@ fired, side or rear hits, rally within 12" of an HQ, contact, AA and SAM reach.
 
 A piece's ``kind`` is its unit type from the era's movement list (``medium
 tank``, ``hmg``, ``helicopter``...); its own fields are ``weapon`` (a row of
-the era's range table: ``88mm``, ``atgw``...; infantry, HMG, mortars and the
+the era's range table: ``88mm``, ``atgw``..., or in WW2 any name its table gives a
+row: ``6pdr``, ``17pdr``, ``122mm``...; infantry, HMG, mortars and the
 Sci-Fi sample units have a default), ``fired`` (fired this turn), ``hq``,
 ``mounting`` (mounting/dismounting or limbering/unlimbering this move: on a towed
 gun it halves its vehicle's move), ``turretless``, ``laser`` (1975-2010 laser
@@ -24,8 +25,10 @@ target may not be fired at by that weapon: helicopters only by infantry, HMG, AA
 guns and SAM, Sci-Fi GEV only by light guns and infantry), ``facing`` (``from``,
 ``to``: side or rear hit halves the defence of armour, as does any attack by a
 1950-2010 helicopter or a Sci-Fi GEV), ``rally`` (``piece``: within 12" of an HQ
-of its side), ``contact`` (``from``, ``to``: bases touch: close combat),
-``air_defence`` (``target``: AA guns within 6", SAM teams within 40").
+of its side), ``contact`` (``from``, ``to``: bases touch, or one touches a building or field defence
+holding the other as the nearest enemy unit inside it: close combat),
+``air_defence`` (``target``: the target side's AA guns within 6" and SAM teams within
+40" of it, which defend it).
 """
 
 from __future__ import annotations
@@ -82,11 +85,8 @@ class UnitType:
     wheeled: bool = False
     """Cannot cross wire."""
     exempt: bool = False
-    """Not halved in rough ground nor doubled on roads."""
-    rough_exempt: bool = False
-    """Not halved in rough ground, still doubled on roads (Sci-Fi walkers: RULES.md lists
-    them among the units exempt from rough-ground halving; the text's road exception names
-    only hovertanks, jet bikes and GEV)."""
+    """Not halved in rough ground nor doubled on roads (helicopters; in Sci-Fi only
+    hovertanks, jet bikes and GEV: the text's asterisk names those three, not walkers)."""
     sees_all: bool = False
     """Always sees and is seen (helicopters; Sci-Fi walkers and GEV)."""
     hunter: bool = False
@@ -106,6 +106,12 @@ class Pz8(TableRuleset):
     """Weapon row -> range, inches."""
     minimums: ClassVar[Mapping[str, float]] = {}
     """Weapon row -> minimum range, inches."""
+    weapon_names: ClassVar[Mapping[str, str]] = {}
+    """Every other name the text's range table gives a row (``6pdr``, ``17pdr``...) -> the
+    row, so a piece's ``weapon`` may be any of them."""
+    split_names: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    """Names the table puts in more than one row (WW2 ``76mm``: early or later): a piece
+    must name the row."""
     arc_weapons: ClassVar[tuple[str, ...]] = ()
     """Weapon rows that fire only in the forward arc (artillery, AT guns)."""
     laser_weapons: ClassVar[tuple[str, ...]] = ()
@@ -157,11 +163,21 @@ class Pz8(TableRuleset):
         road_factor: float = 0.5
         """Each inch on a road costs this many (doubled movement, 4)."""
         aa_radius: float = 6.0
-        """AA guns within this of the target reduce an air attack (12)."""
+        """The target side's AA guns within this of it reduce an air attack (12)."""
         sam_radius: float = 40.0
-        """SAM teams within this of the target reduce an air attack (12)."""
+        """The target side's SAM teams within this of it reduce an air attack (12)."""
+        contact_terrain: tuple[str, ...] = ("building", "fortification")
+        """A unit touching one of these is in close combat with the nearest enemy unit(s)
+        inside it (buildings and field defences, 5)."""
         laser_bonus: float = 0.5
         """Laser range finders add this fraction to a gun's range (1975-2010, 7)."""
+
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            value = self.contact_terrain
+            if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+                raise ValueError("setting contact_terrain must be a list of terrain kinds")
+            object.__setattr__(self, "contact_terrain", tuple(v.lower() for v in value))
 
     settings: Pz8.Settings
 
@@ -181,17 +197,37 @@ class Pz8(TableRuleset):
     def weapon(self, piece: Piece) -> str | None:
         raw = self.field(piece, "weapon")
         if raw is not None:
-            key = name_key(str(raw))
-            for row in self.ranges:
-                if name_key(row) == key:
-                    return row
-            known = ", ".join(self.ranges)
-            raise QueryError(
-                ".from",
-                f"{piece.id}'s weapon {raw!r} is not in the {self.name} range table "
-                f"(known: {known})",
-            )
+            row, problem = self.weapon_row(str(raw))
+            if row is not None:
+                return row
+            raise QueryError(".from", f"{piece.id}'s weapon {raw!r} {problem}")
         return self.unit(piece).weapon
+
+    @classmethod
+    def weapon_row(cls, raw: str) -> tuple[str | None, str]:
+        """The range-table row a weapon name is in: a row's own name or any name the
+        text's table gives for it (``weapon_names``); else None and why not."""
+        key = name_key(raw)
+        for row in cls.ranges:
+            if name_key(row) == key:
+                return row, ""
+        names = {name_key(k): v for k, v in cls.weapon_names.items()}
+        if key in names:
+            return names[key], ""
+        if key in {name_key(k) for k in cls.split_names}:
+            rows = next(v for k, v in cls.split_names.items() if name_key(k) == key)
+            return None, (
+                f"is in more than one row of the {cls.name} range table: "
+                + " or ".join(f"{r} ({inches(cls.ranges[r])})" for r in rows)
+                + ": name the row"
+            )
+        known = ", ".join(cls.ranges)
+        also = f"; or a name from the text's table: {', '.join(cls.weapon_names)}"
+        return None, (
+            f"is not in the {cls.name} range table (known: {known}"
+            + (also if cls.weapon_names else "")
+            + ")"
+        )
 
     @classmethod
     def validate(cls, scene: Scene) -> None:
@@ -200,13 +236,12 @@ class Pz8(TableRuleset):
 
         for i, p in enumerate(scene.pieces):
             raw = p.get("weapon")
-            if raw is not None and name_key(str(raw)) not in {name_key(r) for r in cls.ranges}:
+            if raw is None:
+                continue
+            row, problem = cls.weapon_row(str(raw))
+            if row is None:
                 raise SceneError(
-                    at(
-                        scene.source,
-                        f"$.pieces[{i}].weapon",
-                        f"unknown weapon {raw!r} for {cls.name} (known: {', '.join(cls.ranges)})",
-                    )
+                    at(scene.source, f"$.pieces[{i}].weapon", f"weapon {raw!r} {problem}")
                 )
 
     # -- hooks ----------------------------------------------------------------------------
@@ -290,7 +325,7 @@ class Pz8(TableRuleset):
         if self.unit(piece).exempt or self.unit(piece).role == "air":
             return 1.0
         if terrain.kind in ROUGH:
-            return 1.0 if self.unit(piece).rough_exempt else self.settings.rough_factor
+            return self.settings.rough_factor
         if terrain.kind == "road":
             return self.settings.road_factor
         return 1.0
@@ -566,15 +601,80 @@ class Pz8(TableRuleset):
             False: "not in contact",
             None: "too close to call",
         }
+        reasons = [f"bases {fmt(d)} apart: {word[ok]}"]
+        details: dict[str, Any] = {}
+        if ok is not True:
+            # A unit in contact with a building or field defence is in close combat with
+            # the nearest enemy unit(s) inside it (5), either way round.
+            found = [self.contact_inside(scene, a, b), self.contact_inside(scene, b, a)]
+            best = max(found, key=lambda f: {True: 2, None: 1, False: 0}[f[0]])
+            if best[2]:
+                reasons += best[1]
+                # Close combat if either way is certain; too close to call if either may be.
+                ok = True if best[0] is True else (None if best[0] is None else ok)
+                details["through"] = best[2]
         return Verdict(
             "contact",
             ok,
-            (f"bases {fmt(d)} apart: {word[ok]}",),
+            tuple(reasons),
             distance=d,
             uncertainty=doubt,
             limit=0.0,
-            summary=f"contact {a.id} -> {b.id}: {word[ok]}",
+            details=details,
+            summary=f"contact {a.id} -> {b.id}: {word[ok]}"
+            + (
+                f" (through {details['through']})"
+                if "through" in details and ok is not False
+                else ""
+            ),
         )
+
+    def contact_inside(
+        self, scene: Scene, outside: Piece, inside: Piece
+    ) -> tuple[bool | None, list[str], str | None]:
+        """Whether ``outside`` touches a building or field defence (``contact_terrain``)
+        holding ``inside``, an enemy, as the nearest enemy unit(s) in it (base edge to base
+        edge): the close combat of (5). Returns (verdict, reasons, the feature's id or None
+        when no such feature holds ``inside``). A unit is inside a feature when its base
+        centre is; ``outside``'s centre must be out of it."""
+        if outside.side == inside.side:
+            return False, [], None
+        for t in scene.terrain:
+            poly = t.outline()
+            if t.kind not in self.settings.contact_terrain or not point_in_polygon(inside.xy, poly):
+                continue
+            if point_in_polygon(outside.xy, poly):
+                continue
+            touch = judge(polygon_distance(outside.corners(), poly), 0.0, outside.uncertainty)
+            if touch is False:
+                continue
+            enemies = [
+                p
+                for p in scene.pieces
+                if p.side != outside.side
+                and p.state != "destroyed"
+                and point_in_polygon(p.xy, poly)
+            ]
+            gaps = {p.id: polygon_distance(outside.corners(), p.corners()) for p in enemies}
+            nearest = min(gaps.values())
+            gap = gaps[inside.id]
+            slack = outside.uncertainty + max(p.uncertainty for p in enemies)
+            is_nearest = judge(gap, nearest, slack if gap > nearest + 1e-9 else 0.0)
+            closest = sorted(i for i, g in gaps.items() if g <= nearest + 1e-9)
+            reasons = [
+                f"{outside.id} "
+                + ("touches" if touch else "too close to call whether it touches")
+                + f" {t.kind} {t.id}, which holds {inside.id}; the nearest enemy unit(s) "
+                f"inside it: {', '.join(closest)} ({fmt(nearest)} away)"
+            ]
+            if is_nearest is True:
+                reasons.append(f"{outside.id} is in close combat with {inside.id} (5)")
+            elif is_nearest is None:
+                reasons.append(f"too close to call whether {inside.id} ({fmt(gap)}) is the nearest")
+            else:
+                reasons.append(f"{inside.id} ({fmt(gap)}) is not the nearest: no close combat")
+            return worst([touch, is_nearest]), reasons, t.id
+        return False, [], None
 
     def ask_air_defence(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         target = piece_arg(scene, query, "target")
@@ -583,7 +683,8 @@ class Pz8(TableRuleset):
         doubtful: list[str] = []
         reasons: list[str] = []
         for p in scene.pieces:
-            if p.side == target.side or p.state == "destroyed":
+            # The target side's own AA and SAM defend it; the attacker's do not (12).
+            if p.side != target.side or p.state == "destroyed":
                 continue
             unit = self.unit(p)
             for key, flag, radius in (
@@ -602,7 +703,10 @@ class Pz8(TableRuleset):
                         + f" {inches(radius)}"
                     )
         penalty = len(found["aa"]) + len(found["sam"])
-        reasons.append(f"air attacks on {target.id}: -{penalty} to hit")
+        reasons.append(
+            f"air attacks on {target.id}: -{penalty} to hit (only {target.side}'s own AA guns "
+            "and SAM teams defend it)"
+        )
         return Verdict(
             "air_defence",
             None if doubtful else True,
@@ -674,6 +778,41 @@ WW2_RANGES = {
 }
 
 
+WW2_WEAPON_NAMES = {
+    # Every name in the text's WW2 range table (7), each to its row.
+    "20mm": "20-25mm",
+    "25mm": "20-25mm",
+    "37mm": "37-47mm",
+    "47mm": "37-47mm",
+    "2pdr": "37-47mm",
+    "37-47mm or 2pdr": "37-47mm",
+    "50mm": "long 50mm",
+    "early 75mm": "short 75mm",
+    "short 76mm": "short 75mm",
+    "early 76mm": "short 75mm",
+    "6pdr": "short 75mm",
+    "short/early 75mm, 76mm or 6pdr": "short 75mm",
+    "later 76mm": "later 75mm",
+    "85mm": "later 75mm",
+    "17pdr": "later 75mm",
+    "later 75mm, 76mm, 85mm, 17pdr": "later 75mm",
+    "90mm": "88mm",
+    "100mm": "88mm",
+    "122mm": "88mm",
+    "88mm, 90mm, 100mm or 122mm": "88mm",
+    "105mm": "medium artillery",
+    "medium artillery (up to 105mm)": "medium artillery",
+    "rocket launchers": "rocket launcher",
+    "rockets": "rocket launcher",
+}
+WW2_SPLIT_NAMES = {
+    "75mm": ("short 75mm", "later 75mm"),
+    "76mm": ("short 75mm", "later 75mm"),
+    # Same range, but rockets have a 5in minimum and fire in the forward arc.
+    "medium artillery (up to 105mm) or rocket launchers": ("medium artillery", "rocket launcher"),
+}
+
+
 @register
 class Pz8WW2(Pz8):
     name = "pz8-ww2"
@@ -682,6 +821,8 @@ class Pz8WW2(Pz8):
     units = WW2_UNITS
     kinds = _kinds(WW2_UNITS, WW2_ALIASES)
     ranges = WW2_RANGES
+    weapon_names = WW2_WEAPON_NAMES
+    split_names = WW2_SPLIT_NAMES
     minimums: ClassVar[Mapping[str, float]] = {"mortar": 2.0, "rocket launcher": 5.0}
     arc_weapons = ("medium artillery", "heavy artillery", "rocket launcher")
 
@@ -825,10 +966,10 @@ SCIFI_UNITS = {
     "light hover tank": U(5, "armour", "light gun", exempt=True),
     "medium hover tank": U(4, "armour", "medium gun", exempt=True),
     "heavy hover tank": U(3, "armour", "heavy gun", exempt=True),
-    "light walker": U(4, "armour", "light gun", rough_exempt=True, sees_all=True),
-    "medium walker": U(4, "armour", "medium gun", rough_exempt=True, sees_all=True),
-    "heavy walker": U(4, "armour", "heavy gun", rough_exempt=True, sees_all=True),
-    "x-heavy walker": U(4, "armour", "heavy gun", rough_exempt=True, sees_all=True),
+    "light walker": U(4, "armour", "light gun", sees_all=True),
+    "medium walker": U(4, "armour", "medium gun", sees_all=True),
+    "heavy walker": U(4, "armour", "heavy gun", sees_all=True),
+    "x-heavy walker": U(4, "armour", "heavy gun", sees_all=True),
     "gev": U(12, "vehicle", "light gun", exempt=True, sees_all=True),
 }
 SCIFI_ALIASES = {"jetbike": "jet bike", "4x4": "4x4 transport", "hovertank": "medium hover tank"}

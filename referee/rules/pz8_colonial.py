@@ -11,7 +11,7 @@ buildings, woods or fortifications; rifles reach 24", native rifles and carbines
 hits (not revolvers and spears); European cavalry must dismount to fire
 (revolvers excepted); machine guns fire as rifles; artillery shells have no
 range limit and hit every figure within 2" (light gun) or 3" (medium gun) of
-the impact marker, canister reaches 12"; melee losers recoil 2"; camels move 9"
+the impact marker, canister reaches 12"; melee losers recoil exactly 2"; camels move 9"
 and charge 12" on any ground; native snipers hit any figure in line of sight up
 to 24"; a unit that moved may move another 1D6"; a fallen Native rifleman's
 place may be taken by a Native with sword or spear within 2"; a routing unit
@@ -255,6 +255,10 @@ class Pz8Colonial(TableRuleset):
         blast_measure: str = "edge"
         """A figure is within a shell's blast when the nearest point of its base is
         (``centre``: its base centre)."""
+        recoil_tolerance: float = 0.0
+        """A melee loser recoils 2in (2): exactly that by default, as Divisional
+        withdrawals are; a table that accepts a hand-placed recoil within some slack sets
+        it (inches either way)."""
         units_block: bool = False
         """Figures do not block lines of sight (the text is silent; ``true`` switches to
         every live figure's base blocking, as in the other Pz8 eras)."""
@@ -281,6 +285,8 @@ class Pz8Colonial(TableRuleset):
             for key in ("cohesion_measure", "blast_measure"):
                 if getattr(self, key) not in ("edge", "centre"):
                     raise ValueError(f'setting {key} must be "edge" or "centre"')
+            if not 0 <= self.recoil_tolerance <= RECOIL:
+                raise ValueError("setting recoil_tolerance must be 0-2 inches")
             if not isinstance(self.units_block, bool):
                 raise ValueError("setting units_block must be true or false")
 
@@ -1061,8 +1067,9 @@ class Pz8Colonial(TableRuleset):
         )
 
     def ask_recoil(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """A melee recoil: at most 2in (at the base centre) and, with ``enemy``, not
-        ending nearer that figure than it started."""
+        """A melee recoil: exactly 2in (at the base centre; ``recoil_tolerance`` either
+        way, as Divisional withdrawals are exact) and, with ``enemy``, not ending nearer
+        that figure than it started."""
         piece = self.figure_arg(scene, query, "piece")
         start = pose_arg(query["from"], ".from", piece.pose) if "from" in query else piece.pose
         if "to" not in query:
@@ -1071,9 +1078,21 @@ class Pz8Colonial(TableRuleset):
         d = centre_distance(start.xy, end.xy)
         doubt = 2 * piece.uncertainty
         limit = RECOIL * self.k
-        ok = judge(d, limit, doubt)
+        tol = self.settings.recoil_tolerance
+        far = judge_at_least(d, limit - tol, doubt)
+        near = judge(d, limit + tol, doubt)
+        ok = worst([far, near])
         oks = [ok]
-        reasons = [f"recoiled {fmt(d)} (base centre): {_word(ok)} {inches(limit)}"]
+        how = (
+            "the distance"
+            if ok
+            else "short of it"
+            if far is False
+            else "too far"
+            if near is False
+            else "too close to call against it"
+        )
+        reasons = [f"recoiled {fmt(d)} (base centre): {how}: a recoil is exactly {inches(limit)}"]
         if "enemy" in query:
             enemy = self.figure_arg(scene, query, "enemy")
             gain = centre_distance(end.xy, enemy.xy) - centre_distance(start.xy, enemy.xy)
@@ -1093,7 +1112,7 @@ class Pz8Colonial(TableRuleset):
             distance=d,
             uncertainty=doubt,
             limit=limit,
-            summary=f"recoil {piece.id}: {fmt(d)}{pm(doubt)}, {word} (limit {inches(limit)})",
+            summary=f"recoil {piece.id}: {fmt(d)}{pm(doubt)}, {word} (exactly {inches(limit)})",
         )
 
     def ask_snipe(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
