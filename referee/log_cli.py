@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
-from collections.abc import Sequence
 
 import click
 
 from referee.errors import RefereeError
-from referee.events import GameEvent
-from referee.store import GameLog, default_db_path
+from referee.outputs import output_file, usable_path
+from referee.store import GameLog, default_db_path, export_text
 
 DB_HELP = f"Game log file (default: {default_db_path()})."
 
 
 def _open(db: str | None) -> GameLog:
+    if db is not None:
+        usable_path(db, "--db")  # "File name too long" is one line naming the option
     return GameLog(db or default_db_path(), readonly=True)
 
 
@@ -61,28 +60,6 @@ def show(game: str, db: str | None) -> None:
             click.echo(" " * 18 + str(note))
 
 
-CSV_COLUMNS = ("seq", "t", "type", "frame", "piece", "supersedes", "summary", "data")
-
-
-def export_text(events: Sequence[GameEvent], fmt: str) -> str:
-    """Events as the export file: JSONL (the README's export format) or CSV."""
-    if fmt == "jsonl":
-        return "".join(
-            json.dumps(e.to_json(), separators=(",", ":"), allow_nan=False) + "\n" for e in events
-        )
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for e in events:
-        line = e.to_json()
-        data = {k: v for k, v in line.items() if k not in ("seq", "t", "type", "frame")}
-        summary = e.describe().split(f"#{e.seq}", 1)[1].strip()
-        frame = e.frame if e.frame is not None else ""
-        extra = (e.piece or "", e.supersedes or "", summary, json.dumps(data))
-        writer.writerow((e.seq, line["t"], e.type, frame, *extra))
-    return buffer.getvalue()
-
-
 @log.command()
 @click.argument("game")
 @click.option("--db", metavar="FILE", help=DB_HELP)
@@ -92,10 +69,12 @@ def export_text(events: Sequence[GameEvent], fmt: str) -> str:
 @click.option("--out", "-o", metavar="FILE", help="Write here instead of standard output.")
 def export(game: str, db: str | None, fmt: str, out: str | None) -> None:
     """GAME's events, one per line (JSONL, the README's export format) or as CSV."""
+    if out is not None:
+        output_file(out, "--out")
     with _open(db) as game_log:
         events = game_log.events(game_log.game(game))
     text = export_text(events, fmt)
-    if out:
+    if out is not None:
         from referee.calibration.profile import write_text_atomic
 
         write_text_atomic(out, text)
@@ -132,17 +111,19 @@ def replay(game: str, at: str, db: str | None, out: str | None) -> None:
     Pieces stand where they last rested at that moment, terrain is as
     edited by then, and the scene's questions are kept.
     """
+    from referee.game import scene_at
     from referee.scene import save_scene
-    from referee.session import scene_at
 
     seq, seconds = parse_moment(at)
+    if out is not None:
+        output_file(out, "--out")
     with _open(db) as game_log:
         info = game_log.game(game)
         if seq is not None and not 0 <= seq <= info.last_seq:
             raise RefereeError(f"--at: game {game!r} has events 1 to {info.last_seq}, not {seq}")
         scene, last = scene_at(game_log, info, seq=seq, t=seconds)
     where = f"after event #{last.seq} at {last.t:.2f}s" if last else "before the first event"
-    if out:
+    if out is not None:
         save_scene(scene, out)
         click.echo(f"{game} {where} -> {out}", err=True)
     else:

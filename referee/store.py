@@ -20,6 +20,8 @@ connection settings, not part of the schema.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import sqlite3
@@ -563,11 +565,35 @@ class GameLog:
         return str(answer)
 
 
+CSV_COLUMNS = ("seq", "t", "type", "frame", "piece", "supersedes", "summary", "data")
+
+
+def export_text(events: Sequence[GameEvent], fmt: str) -> str:
+    """Events as the export file: JSONL (the README's export format) or CSV."""
+    if fmt == "jsonl":
+        return "".join(
+            json.dumps(e.to_json(), separators=(",", ":"), allow_nan=False) + "\n" for e in events
+        )
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for e in events:
+        line = e.to_json()
+        data = {k: v for k, v in line.items() if k not in ("seq", "t", "type", "frame")}
+        summary = e.describe().split(f"#{e.seq}", 1)[1].strip()
+        frame = e.frame if e.frame is not None else ""
+        extra = (e.piece or "", e.supersedes or "", summary, json.dumps(data))
+        writer.writerow((e.seq, line["t"], e.type, frame, *extra))
+    return buffer.getvalue()
+
+
 __all__ = [
+    "CSV_COLUMNS",
     "SCHEMA_VERSION",
     "GameInfo",
     "GameLog",
     "Position",
     "StoreError",
     "default_db_path",
+    "export_text",
 ]

@@ -261,24 +261,12 @@ def numbers(
 def output_file(path: str | os.PathLike[str], option: str) -> Path:
     """An output file the command may write: its folder exists or can be made, it is no folder.
 
-    Checked before any work, so a long run never ends in an unwritable path.
+    Checked before any work, so a long run never ends in an unwritable path (the one shared
+    check is :func:`referee.outputs.output_file`).
     """
-    target = Path(path)
-    if target.is_dir():
-        raise RefereeError(f"{option} {target}: is a folder; give a file name")
-    for parent in target.absolute().parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise RefereeError(
-                    f"{option} {target}: {parent} is a file, not a folder; choose another path"
-                )
-            if not os.access(parent, os.W_OK | os.X_OK):
-                raise RefereeError(
-                    f"{option} {target}: cannot write in {parent} (permission denied); "
-                    "choose another path"
-                )
-            break
-    return target
+    from referee.outputs import output_file as check
+
+    return check(path, option)
 
 
 def output_folder(path: str | os.PathLike[str], option: str) -> Path:

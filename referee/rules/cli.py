@@ -57,7 +57,7 @@ def check(
     except (TypeError, ValueError) as error:
         raise SceneError(f"--set: {error}") from None
     verdicts = ruleset.answer_all(loaded, str(path))
-    if picture:
+    if picture is not None:
         from referee.picture import draw, save
 
         save(draw(loaded, [v.to_json() for v in verdicts]), picture)
