@@ -57,6 +57,10 @@ from referee.geometry import (
 from referee.rules import PieceField, QueryError, Verdict, as_ids, judge, name_key, register
 from referee.rules.core import (
     MEASURE_WORDS,
+    Deployment,
+    Measured,
+    MoveLimit,
+    Placed,
     TableRuleset,
     Visibility,
     fmt,
@@ -69,6 +73,7 @@ from referee.rules.core import (
     pose_arg,
     worst,
 )
+from referee.rules.queries import MoveQuery
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 TOUCH = "touch"
@@ -150,7 +155,7 @@ KINDS = {**{name_key(k): k for k in TABLE}, **{name_key(k): v for k, v in ALIASE
 
 
 @register
-class PlasticSkirmish(TableRuleset):
+class PlasticSkirmish(Deployment):
     name = "plastic-skirmish"
     aliases = ("wwii plastic skirmish", "plastic skirmish", "ps")
     title = "WWII Plastic Skirmish"
@@ -269,40 +274,16 @@ class PlasticSkirmish(TableRuleset):
 
     # -- shared questions -----------------------------------------------------------------
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
+    def touch_only(self, firer: Piece, target: Piece) -> str | None:
         limit, rule = self.weapon_range(firer, target)
-        doubt = firer.uncertainty + target.uncertainty
-        if limit == TOUCH:
-            d = polygon_distance(firer.corners(), target.corners())
-            ok = judge(d, 0.0, doubt)
-            word = {True: "touching", False: "not touching", None: "too close to call"}[ok]
-            return Verdict(
-                "range",
-                self.can_act(firer, ok, []),
-                (f"bases {fmt(d)} apart: {word}", rule),
-                distance=d,
-                uncertainty=doubt,
-                limit=0.0,
-                details={"touch": True},
-                summary=f"range {firer.id} -> {target.id}: {word} (touch only)",
-            )
-        limit = float(limit)
-        measure = self.settings.range_measure
-        d = self.piece_distance(firer, target, measure, scene)
-        ok = judge(d, limit, doubt)
-        word = {True: "in range", False: "out of range", None: "too close to call"}[ok]
-        return Verdict(
-            "range",
-            self.can_act(firer, ok, []),
-            (f"{fmt(d)} {MEASURE_WORDS[measure]}", rule),
-            distance=d,
-            uncertainty=doubt,
-            limit=limit,
-            summary=f"range {firer.id} -> {target.id}: {fmt(d)}{pm(doubt)}, {word} "
-            f"(limit {inches(limit)})",
-        )
+        return rule if limit == TOUCH else None
+
+    def can_fire(self, firer: Piece, ok: bool | None, reasons: list[str]) -> bool | None:
+        return self.can_act(firer, ok, [])  # a wreck's range says only the measurement
+
+    def range_limit(self, firer: Piece, target: Piece) -> tuple[float | None, str]:
+        limit, rule = self.weapon_range(firer, target)
+        return float(limit), rule
 
     def line_of_sight(
         self, scene: Scene, firer: Piece, target: Piece
@@ -455,24 +436,28 @@ class PlasticSkirmish(TableRuleset):
         np.fill_diagonal(los, 0)
         return Visibility(vis.ids, vis.distance, los)
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        piece = piece_arg(scene, query, "piece")
-        start = pose_arg(query["from"], ".from", piece.pose) if "from" in query else piece.pose
-        end = pose_arg(query.get("to", {}), ".to", start) if "to" in query else start
+    move_needs_end = False  # a move without "to" stays put
+
+    def move_limit(
+        self, scene: Scene, move: MoveQuery, mover: Piece, measured: Measured
+    ) -> MoveLimit:
+        """The shared limit, on the allowance the ground gives: a truck entirely on road,
+        an amphib in water, a figure crossing barbed wire (said before the measurement)."""
+        piece, start, end = move.piece, move.start, move.end
         extra: list[str] = []
-        q = dict(query)
+        allowance = move.allowance
         unloading = bool(self.field(piece, "unloading"))
         half = " (half: unloading)" if unloading else ""
-        own = "allowance" not in q
+        own = allowance is None
         truck = self.category(piece) == "truck" and own
         if truck and self._on_road(scene, start.xy, end.xy):
             road = self.settings.road_move
-            q["allowance"] = road / 2 if unloading else road
+            allowance = road / 2 if unloading else road
             extra.append(f"entirely on road: a truck moves {inches(road)}{half}")
         amphib = self.category(piece) == "amphib" and own
         if amphib and self._in_water(scene, start.xy, end.xy):
             wet = self.settings.amphib_water_move
-            q["allowance"] = wet / 2 if unloading else wet
+            allowance = wet / 2 if unloading else wet
             extra.append(f"in water: an amphib moves {inches(wet)}{half}")
         if self.is_guy(piece):
             wire = [
@@ -481,26 +466,18 @@ class PlasticSkirmish(TableRuleset):
                 if t.kind == "wire" and segment_spans(start.xy, end.xy, t.outline(), strict=False)
             ]
             if wire:
-                q["allowance"] = min(
-                    float(q.get("allowance", self.row(piece).move)), self.settings.wire_move
+                allowance = min(
+                    float(allowance if allowance is not None else self.row(piece).move),
+                    self.settings.wire_move,
                 )
                 extra.append(
                     f"crosses barbed wire {', '.join(wire)}: figures move at most "
                     f"{inches(self.settings.wire_move)}"
                 )
-        verdict = super().ask_move(scene, q)
-        if not extra:
-            return verdict
-        return Verdict(
-            "move",
-            verdict.ok,
-            (*extra, *verdict.reasons),
-            distance=verdict.distance,
-            uncertainty=verdict.uncertainty,
-            limit=verdict.limit,
-            details=verdict.details,
-            summary=verdict.summary,
-        )
+        if allowance != move.allowance:
+            move = dataclasses.replace(move, allowance=allowance)
+        judged = super().move_limit(scene, move, mover, measured)
+        return dataclasses.replace(judged, lead=tuple(extra)) if extra else judged
 
     def _in_water(self, scene: Scene, a: Sequence[float], b: Sequence[float]) -> bool:
         """Whether the centre line of a move from ``a`` to ``b`` is anywhere in water."""
@@ -955,39 +932,31 @@ class PlasticSkirmish(TableRuleset):
             summary="snipers: " + {True: "alone", False: "touching friends", None: "doubtful"}[ok],
         )
 
-    def ask_deployment(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+    deploy_edge_problem = 'no edge for side {side!r}: add "deployment"'
+    deploy_edge_path = ".first"
+
+    def deploy_pieces(self, scene: Scene, query: Mapping[str, Any]) -> list[Piece]:
         first = query.get("first")
         if not isinstance(first, str) or first not in scene.sides():
             raise QueryError(".first", f"must name the side that set up first, got {first!r}")
+        return list(scene.pieces)
+
+    def deploy_edges(
+        self, scene: Scene, query: Mapping[str, Any], pieces: Sequence[Piece]
+    ) -> dict[str, str]:
+        return super().deploy_edges(scene, {}, pieces)  # the scene's edges only
+
+    def deploy_zone(self, scene: Scene, piece: Piece, edge: str, query: Mapping[str, Any]) -> float:
         s = self.settings
-        oks: list[bool | None] = []
-        reasons = []
-        outside = []
-        for p in scene.pieces:
-            if p.side not in scene.deployment:
-                raise QueryError(".first", f'no edge for side {p.side!r}: add "deployment"')
-            edge = scene.deployment[p.side]
-            if p.side == first:
-                zone = s.pillbox_zone if "pillbox" in self.category(p) else s.first_zone
-            else:
-                zone = s.second_zone
-            depth = float(np.max(from_edge(p.corners(), edge, scene)))
-            ok = judge(depth, zone, p.uncertainty)
-            oks.append(ok)
-            if ok is not True:
-                outside.append(p.id)
-                reasons.append(
-                    f"{p.id} reaches {fmt(depth)} from the {edge} edge: "
-                    + ("too close to call against" if ok is None else "outside")
-                    + f" its {inches(zone)} zone"
-                )
-        ok_all = worst(oks)
-        return Verdict(
-            "deployment",
-            ok_all,
-            tuple(reasons) or ("every unit is inside its set-up zone",),
-            details={"outside": outside},
-            summary="deployment: " + ("all inside" if ok_all else f"outside: {', '.join(outside)}"),
+        if piece.side == query["first"]:
+            return s.pillbox_zone if "pillbox" in self.category(piece) else s.first_zone
+        return s.second_zone
+
+    def outside_reason(self, row: Placed) -> str:
+        word = "too close to call against" if row.ok is None else "outside"
+        return (
+            f"{row.piece.id} reaches {fmt(row.depth)} from the {row.edge} edge: {word} "
+            f"its {inches(row.zone)} zone"
         )
 
     def ask_placement(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:

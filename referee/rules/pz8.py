@@ -55,6 +55,9 @@ from referee.geometry import (
 )
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
+    Finding,
+    Measured,
+    MoveLimit,
     TableRuleset,
     Visibility,
     fmt,
@@ -66,6 +69,7 @@ from referee.rules.core import (
     pose_arg,
     worst,
 )
+from referee.rules.queries import MoveQuery, RangeQuery
 from referee.scene import Piece, Scene, Terrain
 
 ROUGH = ("woods", "hill", "building", "rough", "difficult")
@@ -358,44 +362,40 @@ class Pz8(TableRuleset):
 
     # -- questions ------------------------------------------------------------------------
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        piece = piece_arg(scene, query, "piece")
-        if self.unit(piece).role == "gun" and self.field(piece, "towed_by") is None:
-            reasons = [
-                f"{piece.id} ({self.category(piece)}) can move only limbered: give it "
-                '"towed_by": the truck or half-track towing it'
-            ]
-            verdict = super().ask_move(scene, {**query, "allowance": 0})
-            return Verdict(
-                "move",
-                False if (verdict.distance or 0) > 1e-9 else verdict.ok,
-                tuple(reasons) + verdict.reasons,
-                distance=verdict.distance,
-                uncertainty=verdict.uncertainty,
-                limit=0.0,
-                details=verdict.details,
-                summary=f"move {piece.id}: artillery and AT guns move only limbered",
-            )
-        verdict = super().ask_move(scene, query)
+    def limbered_only(self, piece: Piece) -> bool:
+        """An artillery piece or AT gun with no vehicle towing it: it moves only limbered."""
+        return self.unit(piece).role == "gun" and self.field(piece, "towed_by") is None
+
+    def move_limit(
+        self, scene: Scene, move: MoveQuery, mover: Piece, measured: Measured
+    ) -> MoveLimit:
+        if not self.limbered_only(move.piece):
+            return super().move_limit(scene, move, mover, measured)
+        piece = move.piece
+        judged = super().move_limit(scene, dataclasses.replace(move, allowance=0), mover, measured)
+        why = (
+            f"{piece.id} ({self.category(piece)}) can move only limbered: give it "
+            '"towed_by": the truck or half-track towing it'
+        )
+        return dataclasses.replace(judged, lead=(why,))
+
+    def move_findings(self, scene: Scene, move: MoveQuery, verdict: Verdict) -> list[Finding]:
+        piece = move.piece
+        if self.limbered_only(piece):
+            moved = (verdict.distance or 0) > 1e-9
+            summary = f"move {piece.id}: artillery and AT guns move only limbered"
+            return [Finding(not moved, summary=summary)]
         if self.field(piece, "towed_by") is not None and self.field(piece, "mounting"):
             why = f"{piece.id} limbers or unlimbers this move: its vehicle's move is halved"
-            return dataclasses.replace(verdict, reasons=(*verdict.reasons, why))
-        return verdict
+            return [Finding(reasons=(why,))]
+        return []
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        verdict = super().ask_range(scene, query)
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
-        why = self.may_not_target(firer, target)
+    def range_findings(self, scene: Scene, query: RangeQuery, verdict: Verdict) -> list[Finding]:
+        why = self.may_not_target(query.firer, query.target)
         if why is None:
-            return verdict
-        return dataclasses.replace(
-            verdict,
-            ok=False,
-            reasons=(*verdict.reasons, why),
-            details={**verdict.details, "may_target": False},
-            summary=f"{verdict.summary}; may not target {target.id}",
-        )
+            return []
+        suffix = f"; may not target {query.target.id}"
+        return [Finding(False, (why,), suffix, details={"may_target": False})]
 
     def may_not_target(self, firer: Piece, target: Piece) -> str | None:
         """Why ``firer`` may not fire at ``target`` at all (helicopters and GEV are
@@ -999,13 +999,19 @@ Y1950_ALIASES = {
     "aa": "aa gun",
     "land rover": "jeep",
 }
-Y1950_RANGES = {
+MODERN_INFANTRY_RANGES = {
     "infantry": 2.0,
     "hmg": 4.0,
     "mortar": 10.0,
     "rcl": 10.0,
     "atgw": 30.0,
     "sam": 40.0,
+}
+"""The infantry rows 1950-1975 and 1975-2010 share."""
+MODERN_ARTILLERY_RANGES = {"medium artillery": 30.0, "rockets": 30.0, "heavy artillery": 40.0}
+"""The artillery rows 1950-1975 and 1975-2010 share."""
+Y1950_RANGES = {
+    **MODERN_INFANTRY_RANGES,
     "ww2 45-47mm": 5.0,
     "ww2 75mm": 10.0,
     "ww2 76-85mm": 12.0,
@@ -1013,9 +1019,7 @@ Y1950_RANGES = {
     "modern up to 57mm": 12.0,
     "modern 75-100mm": 15.0,
     "modern 105mm": 18.0,
-    "medium artillery": 30.0,
-    "rockets": 30.0,
-    "heavy artillery": 40.0,
+    **MODERN_ARTILLERY_RANGES,
 }
 
 
@@ -1060,41 +1064,26 @@ Y1975_ALIASES = {
     "jeep": "4x4",
 }
 Y1975_RANGES = {
-    "infantry": 2.0,
-    "hmg": 4.0,
-    "mortar": 10.0,
-    "rcl": 10.0,
-    "atgw": 30.0,
-    "sam": 40.0,
+    **MODERN_INFANTRY_RANGES,
     "guns up to 77mm": 12.0,
     "guns 84-100mm": 15.0,
     "guns 105mm": 18.0,
-    "medium artillery": 30.0,
-    "rockets": 30.0,
-    "heavy artillery": 40.0,
+    **MODERN_ARTILLERY_RANGES,
 }
 
 
 @register
-class Pz8Y1975(Pz8):
+class Pz8Y1975(Pz8Y1950):
+    """1975-2010: the 1950-1975 rules with its own units and gun rows, and laser range
+    finders that lengthen those gun rows."""
+
     name = "pz8-1975"
     aliases = ("pz8 1975", "pz8-1975-2010", "pz8 1975/2010")
     title = "Pz8 1975-2010"
     units = Y1975_UNITS
     kinds = _kinds(Y1975_UNITS, Y1975_ALIASES)
     ranges = Y1975_RANGES
-    minimums: ClassVar[Mapping[str, float]] = {
-        "mortar": 2.0,
-        "rockets": 5.0,
-        "atgw": 5.0,
-        "sam": 5.0,
-    }
-    arc_weapons = ("medium artillery", "heavy artillery", "rockets")
     laser_weapons = ("guns up to 77mm", "guns 84-100mm", "guns 105mm")
-    halving_attackers = ("helicopter",)
-    target_limits: ClassVar[Mapping[str, tuple[str, ...]]] = {
-        "helicopter": ("infantry", "hmg", "aa", "sam")
-    }
 
 
 SCIFI_UNITS = {
