@@ -50,6 +50,8 @@ def check(
             settings[name.strip()] = json.loads(value)
         except json.JSONDecodeError:
             settings[name.strip()] = value
+        except RecursionError:
+            raise SceneError(f"--set {name.strip()}: the value is nested too deep") from None
     try:
         ruleset = ruleset_for(loaded, **settings)
     except SceneError:
