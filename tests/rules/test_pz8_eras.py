@@ -137,7 +137,7 @@ def test_contact_through_terrain_is_a_setting() -> None:
     query = {"ask": "contact", "from": "a", "to": "b"}
     assert ruleset_for(scene).answer(scene, query).ok is True
     assert ruleset_for(scene, contact_terrain=["fortification"]).answer(scene, query).ok is False
-    with pytest.raises(ValueError, match="contact_terrain must be a list of terrain kinds"):
+    with pytest.raises(ValueError, match="setting contact_terrain must be a list"):
         ruleset_for(scene, contact_terrain="building")
 
 
