@@ -9,7 +9,8 @@ import click
 
 from referee.errors import RefereeError
 from referee.outputs import output_file, usable_path
-from referee.store import GameLog, default_db_path, export_text
+from referee.store import GameLog, StoreError, default_db_path, export_text
+from referee.validate import shown
 
 DB_HELP = f"Game log file (default: {default_db_path()})."
 
@@ -69,12 +70,12 @@ def show(game: str, db: str | None) -> None:
 @click.option("--out", "-o", metavar="FILE", help="Write here instead of standard output.")
 def export(game: str, db: str | None, fmt: str, out: str | None) -> None:
     """GAME's events, one per line (JSONL, the README's export format) or as CSV."""
-    if out:
+    if out is not None:
         output_file(out, "--out")
     with _open(db) as game_log:
         events = game_log.events(game_log.game(game))
     text = export_text(events, fmt)
-    if out:
+    if out is not None:
         from referee.calibration.profile import write_text_atomic
 
         write_text_atomic(out, text)
@@ -115,17 +116,48 @@ def replay(game: str, at: str, db: str | None, out: str | None) -> None:
     from referee.scene import save_scene
 
     seq, seconds = parse_moment(at)
-    if out:
+    if out is not None:
         output_file(out, "--out")
     with _open(db) as game_log:
         info = game_log.game(game)
         if seq is not None and not 0 <= seq <= info.last_seq:
             raise RefereeError(f"--at: game {game!r} has events 1 to {info.last_seq}, not {seq}")
-        scene, last = scene_at(game_log, info, seq=seq, t=seconds)
+        try:
+            scene, last = scene_at(game_log, info, seq=seq, t=seconds)
+        except StoreError:
+            raise
+        except (ValueError, KeyError, TypeError) as error:
+            # Rows that read as JSON yet say nothing the rules know: the log is damaged.
+            raise StoreError(
+                f"{game_log.path}: game {game!r}: its logged scene or events cannot be replayed "
+                f"({shown(str(error), 160)}); the game log is damaged: restore it from a backup"
+            ) from None
     where = f"after event #{last.seq} at {last.t:.2f}s" if last else "before the first event"
-    if out:
+    if out is not None:
         save_scene(scene, out)
         click.echo(f"{game} {where} -> {out}", err=True)
     else:
         click.echo(json.dumps(scene.to_json(), indent=1))
         click.echo(f"({game} {where})", err=True)
+
+
+@log.command()
+@click.option("--db", metavar="FILE", help=DB_HELP)
+def upgrade(db: str | None) -> None:
+    """Bring a game log written by an older table referee up to this version's schema.
+
+    Its games and events are kept as they are; a log already up to date is not changed.
+    """
+    from pathlib import Path
+
+    from referee.store import SCHEMA_VERSION
+
+    path = Path(db) if db else default_db_path()
+    if not (path.is_file() and path.stat().st_size > 0):  # a writer would create one
+        raise RefereeError(f"{path}: no game log here; nothing to upgrade")
+    with GameLog(path) as game_log:
+        before = game_log.upgrade()
+    if before < SCHEMA_VERSION:
+        click.echo(f"{game_log.path}: upgraded from log schema {before} to {SCHEMA_VERSION}")
+    else:
+        click.echo(f"{game_log.path}: already at log schema {SCHEMA_VERSION}; nothing to do")

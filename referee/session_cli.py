@@ -87,9 +87,15 @@ class JsonLinesWriter:
                 ) from None
 
 
-def distinct_outputs(paths: dict[str, str | None]) -> None:
-    """No two output options name the same file (each would overwrite the other)."""
+def distinct_outputs(
+    paths: dict[str, str | None], inputs: dict[str, str | None] | None = None
+) -> None:
+    """No two output options name the same file (each would overwrite the other), and no
+    output names an input (the video, the profile, the game log...), which it would replace."""
     seen: dict[str, str] = {}
+    for option, path in (inputs or {}).items():
+        if path:
+            seen.setdefault(os.path.abspath(path), option)
     for option, path in paths.items():
         if not path:
             continue
@@ -181,7 +187,10 @@ def track(
     place when complete, so a failed run leaves an earlier file as it was.
     """
     # Every check before any output is opened (the writers open at the first frame).
-    distinct_outputs({"--out": out, "--events": events})
+    distinct_outputs(
+        {"--out": out, "--events": events},
+        {"SOURCE": source, "--calibration": calibration, "--roster": roster},
+    )
     tracks = JsonLinesWriter(out, "--out")
     event_log = JsonLinesWriter(events, "--events") if events is not None else None
     writers = [w for w in (tracks, event_log) if w is not None]
@@ -275,7 +284,16 @@ def run(
 
     spec = _source_option(camera, video)
     # Every check before any output or the game log is opened: a refused run changes nothing.
-    distinct_outputs({"--tracks": tracks, "--events": events, "--annotate": annotate})
+    distinct_outputs(
+        {"--tracks": tracks, "--events": events, "--annotate": annotate},
+        {
+            "--video": video,
+            "--calibration": calibration,
+            "--roster": roster,
+            "--scene": scene,
+            "--db": db or (None if no_log else str(default_db_path())),
+        },
+    )
     if annotate is not None:
         output_file(annotate, "--annotate", VIDEO_SUFFIXES, "seen.mp4")
     tracks_log = JsonLinesWriter(tracks, "--tracks") if tracks is not None else None

@@ -126,7 +126,8 @@ def markers(
     --size auto picks the smallest tag that gives the camera at least 5 pixels
     per tag cell, assuming it looks straight down at the table with 5% margin.
     """
-    output_file(out or ("anchors.pdf" if anchors else "tags.pdf"), "--out", (".pdf",), "tags.pdf")
+    default = "anchors.pdf" if anchors else "tags.pdf"
+    output_file(default if out is None else out, "--out", (".pdf",), "tags.pdf")
     roster: Roster | None = None
     if roster_path is not None:
         roster = load_roster(roster_path)
@@ -151,7 +152,7 @@ def markers(
             anchor_size = roster.anchors[0].size
         sheet = anchor_sheet(name, anchor_size, page)
         items = anchor_tags(name, anchor_size)
-        target = out or "anchors.pdf"
+        target = "anchors.pdf" if out is None else out
     else:
         if size == "auto":
             tag_size, px = auto_tag_size(_pair(table, "--table", "48x36"), _camera(camera), name)
@@ -180,7 +181,7 @@ def markers(
             )
             items = piece_tags(chosen, tag_size, name)
         sheet = tag_sheet(items, name, page)
-        target = out or "tags.pdf"
+        target = "tags.pdf" if out is None else out
 
     write_pdf(sheet.pages, target, sheet.title)
     _warn_small(items, name, table, camera)
@@ -479,7 +480,7 @@ def board(page: str, square: str | None, board_spec: str | None, out: str | None
 
     page = page.lower()
     if out is not None or square is None:
-        output_file(out or f"board-{page}.pdf", "--out", (".pdf",), "board.pdf")
+        output_file(f"board-{page}.pdf" if out is None else out, "--out", (".pdf",), "board.pdf")
     try:
         spec = BoardSpec.parse(board_spec) if board_spec else default_board(page)
         if square is not None:
@@ -493,7 +494,7 @@ def board(page: str, square: str | None, board_spec: str | None, out: str | None
         click.echo(f"calibrate with: referee calibrate SOURCE --board {spec.to_string()}")
         click.echo("(add --out FILE.pdf to print a board at this size instead)")
         return
-    target = out or f"board-{page}.pdf"
+    target = f"board-{page}.pdf" if out is None else out
     sheet = board_sheet(spec, page)
     write_pdf([sheet.page], target, sheet.title)
     click.echo(f"wrote {target}: {spec.to_string()}")

@@ -22,8 +22,11 @@ A piece's ``kind`` is its row of the table (``rifle guy``, ``mg guy``,
 ``groups``, ``exact_target`` (``from``, ``to``), ``cover`` (``from``, ``to``),
 ``hull_down`` (``from``, ``to``), ``rear_armor`` (``from``, ``to``), ``load``
 (``vehicle``, ``pieces``), ``unload`` (``vehicle``, ``pieces``), ``snipers``,
-``deployment`` (``first``: the side that set up first) and ``exit`` (``piece``,
-``edge``).
+``deployment`` (``first``: the side that set up first), ``exit`` (``piece``,
+``edge``), ``placement`` (``terrain``, optional ``previous``: a terrain piece is 6in-2ft
+a side and at least 2ft from the same player's previous piece) and ``within`` (the
+scenarios' distance conditions: ``pieces`` or ``side``, ``distance``, ``of``: ``centre``,
+a point, a terrain id or a piece's group, ``want``: all/any/none).
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ from referee.rules.core import (
     fmt,
     from_edge,
     inches,
+    judge_at_least,
+    number_arg,
     piece_arg,
     pm,
     pose_arg,
@@ -210,6 +215,13 @@ class PlasticSkirmish(Deployment):
         """The other side places its units within this of the opposite edge."""
         rear_armor_kinds: tuple[str, ...] = ("tank", "tiger tank", "aa tank")
         """The tanks whose rear armour cannon fire from behind the rear-edge line hits."""
+        terrain_min_side: float = 6.0
+        """Terrain pieces are 6in to 2ft on a side (the basic game's set-up)..."""
+        terrain_max_side: float = 24.0
+        """...measured as the sides of the smallest rectangle around the piece."""
+        terrain_spacing: float = 24.0
+        """No player places a feature within 2ft of one he placed before (outline to
+        outline: at least this far apart)."""
         exit_width: float = 4.0
         """Units leaving through the centre this-wide stretch of an enemy's edge count: the
         base reaches the edge with its centre within the stretch (never one's own edge)."""
@@ -946,6 +958,166 @@ class PlasticSkirmish(Deployment):
             f"{row.piece.id} reaches {fmt(row.depth)} from the {row.edge} edge: {word} "
             f"its {inches(row.zone)} zone"
         )
+
+    def ask_placement(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """A terrain piece placed before the game: 6in to 2ft on a side (the sides of the
+        smallest rectangle around it) and no nearer than 2ft to the feature(s) the same
+        player placed before (``previous``: an id or a list; outline to outline).
+        ``uncertainty``: inches of doubt in the measured outlines."""
+        from referee.rules.pz8_divisional import min_rectangle  # one shared measure
+
+        t = self.terrain_arg(scene, query, "terrain")
+        previous = [
+            self.terrain_arg(scene, {"previous": tid}, "previous")
+            for tid in (as_ids(query["previous"], ".previous") if "previous" in query else ())
+        ]
+        if any(q.id == t.id for q in previous):
+            raise QueryError(".previous", f"{t.id} cannot be its own previous feature")
+        doubt = number_arg(query.get("uncertainty", 0.0), ".uncertainty")
+        if doubt < 0:
+            raise QueryError(".uncertainty", f"must be >= 0 inches, got {doubt!r}")
+        s = self.settings
+        long, short, _ = min_rectangle(t.outline())
+        lo, hi = s.terrain_min_side, s.terrain_max_side
+        oks = [
+            worst([judge_at_least(x, lo, 2 * doubt), judge(x, hi, 2 * doubt)])
+            for x in (long, short)
+        ]
+        word = {True: "within", False: "outside", None: "too close to call against"}
+        reasons = [
+            f"{t.id} is {fmt(long)} by {fmt(short)}: {word[worst(oks)]} "
+            f"{inches(lo)}-{inches(hi)} a side"
+        ]
+        gaps = {}
+        for q in previous:
+            gap = polygon_distance(t.outline(), q.outline())
+            gaps[q.id] = gap
+            apart = judge_at_least(gap, s.terrain_spacing, 2 * doubt)
+            oks.append(apart)
+            reasons.append(
+                f"{fmt(gap)} from {q.id}, placed before by the same player: "
+                + {True: "at least", False: "within", None: "too close to call at"}[apart]
+                + f" {inches(s.terrain_spacing)}"
+            )
+        ok = worst(oks)
+        verdict = {True: "legal", False: "illegal", None: "too close to call"}[ok]
+        return Verdict(
+            "placement",
+            ok,
+            tuple(reasons),
+            distance=min(gaps.values()) if gaps else None,
+            uncertainty=doubt,
+            limit=s.terrain_spacing if gaps else None,
+            details={"length": long, "width": short, "gaps": gaps},
+            summary=f"placement {t.id}: {fmt(long)} x {fmt(short)}, {verdict}",
+        )
+
+    def ask_within(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """A scenario's distance condition: are the pieces (``pieces``: ids, or ``side``)
+        within ``distance`` inches of ``of`` (``centre``: the table's centre; a point
+        ``{"x", "y"}``; a terrain id: a road, bridge or building, 0 inside it; a piece id:
+        that piece's group of touching figures)? Measured from the nearest point of each
+        base; ``want`` is ``all`` (default), ``any`` or ``none`` ("no Brits within 3in of
+        the centre": ``side``, ``want: none``). Destroyed pieces are off the table."""
+        if ("pieces" in query) == ("side" in query):
+            raise QueryError(".pieces", 'give either "pieces" (ids) or "side" (a side)')
+        if "pieces" in query:
+            ids = as_ids(query["pieces"], ".pieces")
+            for pid in ids:
+                if pid not in scene:
+                    raise QueryError(".pieces", f"unknown piece id {pid!r}")
+            chosen = [scene.piece(pid) for pid in ids]
+        else:
+            side = query["side"]
+            if not isinstance(side, str) or side not in scene.sides():
+                known = ", ".join(sorted(scene.sides())) or "none"
+                raise QueryError(".side", f"unknown side {side!r} (sides: {known})")
+            chosen = [p for p in scene.pieces if p.side == side]
+        chosen = [p for p in chosen if p.state != "destroyed"]
+        if "distance" not in query:
+            raise QueryError(".distance", "missing field (inches)")
+        limit = number_arg(query["distance"], ".distance")
+        if limit < 0:
+            raise QueryError(".distance", f"must be >= 0 inches, got {limit!r}")
+        want = query.get("want", "all")
+        if want not in ("all", "any", "none"):
+            raise QueryError(".want", f'must be "all", "any" or "none", got {want!r}')
+        extra = number_arg(query.get("uncertainty", 0.0), ".uncertainty")
+        if extra < 0:
+            raise QueryError(".uncertainty", f"must be >= 0 inches, got {extra!r}")
+        ref = query.get("of")
+        w, h = scene.table.width, scene.table.depth
+        group: list[Piece] = []
+        if isinstance(ref, str) and name_key(ref) in ("centre", "center"):
+            shape, name = np.array([[w / 2, h / 2]]), "the table's centre"
+        elif isinstance(ref, dict):
+            point = pose_arg(ref, ".of", Pose(0.0, 0.0, 0.0))
+            shape, name = np.array([point.xy]), f"({fmt(point.x)}, {fmt(point.y)})"
+        elif isinstance(ref, str) and any(t.id == ref for t in scene.terrain):
+            t = next(t for t in scene.terrain if t.id == ref)
+            shape, name = t.outline(), f"{t.kind} {t.id}"
+        elif isinstance(ref, str) and ref in scene:
+            members = next((g for g in self.groups(scene)[0] if ref in g), [ref])
+            group = [scene.piece(pid) for pid in members]
+            shape, name = np.empty((0, 2)), f"{ref}'s group ({', '.join(members)})"
+        else:
+            raise QueryError(
+                ".of",
+                'must be "centre", a point {"x": .., "y": ..}, a terrain id or a piece id, '
+                f"got {ref!r}",
+            )
+        gaps: dict[str, float] = {}
+        marks: dict[str, bool | None] = {}
+        for p in chosen:
+            if group:
+                if any(g.id == p.id for g in group):
+                    raise QueryError(".of", f"{p.id} is in {name}: measure to another group")
+                gap = min(polygon_distance(p.corners(), g.corners()) for g in group)
+                u = extra + p.uncertainty + max(g.uncertainty for g in group)
+            elif len(shape) == 1:
+                # A point: 0 on or inside the base, else its distance to the outline.
+                gap = max(0.0, -float(signed_boundary_distance(shape, p.corners())[0]))
+                u = extra + p.uncertainty
+            else:
+                gap = polygon_distance(p.corners(), shape)
+                u = extra + p.uncertainty
+            gaps[p.id] = gap
+            marks[p.id] = judge(gap, limit, u)
+        within = [k for k, v in marks.items() if v is True]
+        beyond = [k for k, v in marks.items() if v is False]
+        doubtful = [k for k, v in marks.items() if v is None]
+        ok: bool | None
+        if want == "all":
+            ok = False if beyond else None if doubtful else True
+        elif want == "any":
+            ok = True if within else None if doubtful else False
+        else:
+            ok = False if within else None if doubtful else True
+        reasons = [
+            f"{pid} is {fmt(gap)} from {name} (nearest point of its base): "
+            + {True: "within", False: "beyond", None: "too close to call at"}[marks[pid]]
+            + f" {inches(limit)}"
+            for pid, gap in gaps.items()
+        ] or [f"no piece to measure: {want} holds" if ok else "no piece to measure"]
+        verdict = {True: "holds", False: "fails", None: "too close to call"}[ok]
+        return Verdict(
+            "within",
+            ok,
+            tuple(reasons),
+            distance=min(gaps.values()) if gaps else None,
+            limit=limit,
+            details={"want": want, "within": within, "beyond": beyond, "doubtful": doubtful},
+            summary=f"within {inches(limit)} of {name}, {want}: {verdict}",
+        )
+
+    def terrain_arg(self, scene: Scene, query: Mapping[str, Any], key: str) -> Terrain:
+        """The terrain feature a query field names; :class:`QueryError` when unknown."""
+        tid = query.get(key)
+        for t in scene.terrain:
+            if t.id == tid:
+                return t
+        known = ", ".join(t.id for t in scene.terrain) or "none"
+        raise QueryError(f".{key}", f"unknown terrain id {tid!r} (known: {known})")
 
     def ask_exit(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         piece = piece_arg(scene, query, "piece")

@@ -28,7 +28,10 @@ guns and SAM, Sci-Fi GEV only by light guns and infantry), ``facing`` (``from``,
 of its side), ``contact`` (``from``, ``to``: bases touch, or one touches a building or field defence
 holding the other as the nearest enemy unit inside it: close combat),
 ``air_defence`` (``target``: the target side's AA guns within 6" and SAM teams within
-40" of it, which defend it).
+40" of it, which defend it), ``deviation`` (``at`` or ``target``, ``roll``: the D6,
+``direction``: the deviation die's arrow in degrees: where indirect fire that missed
+lands and what it hits), ``section`` (``terrain``: a minefield or smoke counter is a 1"
+square, a wire section 1" wide; not in Sci-Fi, whose text has none).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from referee.geometry import (
     points_near_polygons,
     polygon_distance,
     prepare_polygons,
+    signed_boundary_distance,
 )
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
@@ -58,8 +62,11 @@ from referee.rules.core import (
     Visibility,
     fmt,
     inches,
+    judge_at_least,
+    number_arg,
     piece_arg,
     pm,
+    pose_arg,
     worst,
 )
 from referee.rules.queries import MoveQuery, RangeQuery
@@ -124,6 +131,9 @@ class Pz8(TableRuleset):
     """Unit type -> the only weapon rows that may target it (``aa``: an AA gun of any
     row): helicopters only by infantry, HMG, AA guns and SAM; Sci-Fi GEV only by light
     guns and infantry."""
+    section_kinds: ClassVar[tuple[str, ...]] = ("minefield", "wire", "smoke")
+    """The counters the era's text has (11): minefields and smoke are 1in squares, wire
+    sections 1in wide."""
     hq_radius: ClassVar[float | None] = 12.0
     half_range = True
     source = "004_6d86763d460ce231.txt"
@@ -171,6 +181,12 @@ class Pz8(TableRuleset):
         inside it (buildings and field defences, 5)."""
         laser_bonus: float = 0.5
         """Laser range finders add this fraction to a gun's range (1975-2010, 7)."""
+        counter_size: float = 1.0
+        """Minefield and smoke counters are squares this big; wire sections this wide (11)."""
+        section_tolerance: float = 0.0
+        """Slack either way on a counter's size (0: exactly ``counter_size``)."""
+        deviation_inch: float = 1.0
+        """Indirect fire that misses deviates one D6 times this many inches (5)."""
 
         def __post_init__(self) -> None:
             super().__post_init__()
@@ -721,6 +737,128 @@ class Pz8(TableRuleset):
             + (f" (doubtful: {', '.join(doubtful)})" if doubtful else ""),
         )
 
+    def ask_deviation(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """Indirect fire that missed deviates (5): one D6 in inches (``roll``) along the
+        deviation die's arrow (``direction``, degrees on the table: 0 along +x, 90 along
+        +y) from the aim point (``at``: a point, or ``target``: a piece's centre). Says
+        where it lands and what is there: the live pieces whose base holds the point
+        (too close to call within their doubt of its edge) and the terrain under it."""
+        if ("at" in query) == ("target" in query):
+            raise QueryError(".at", 'give either "at" (the aim point) or "target" (a piece id)')
+        aimed = piece_arg(scene, query, "target") if "target" in query else None
+        aim = aimed.pose if aimed else pose_arg(query["at"], ".at", Pose(0.0, 0.0, 0.0))
+        roll = query.get("roll")
+        if not isinstance(roll, int) or isinstance(roll, bool) or not 1 <= roll <= 6:
+            raise QueryError(".roll", f"must be the D6 rolled for the distance, 1-6, got {roll!r}")
+        if "direction" not in query:
+            raise QueryError(".direction", "missing field (the deviation die's arrow, degrees)")
+        direction = number_arg(query["direction"], ".direction") % 360.0
+        d = float(roll) * self.settings.deviation_inch
+        a = np.radians(direction)
+        land = (aim.x + d * float(np.cos(a)), aim.y + d * float(np.sin(a)))
+        doubt = aimed.uncertainty if aimed else 0.0
+        hits: list[str] = []
+        maybe: list[str] = []
+        for p in scene.pieces:
+            if p.state == "destroyed":
+                continue
+            depth = float(signed_boundary_distance([land], p.corners())[0])
+            inside = point_in_polygon(land, p.corners())
+            u = doubt + p.uncertainty
+            if inside and (depth > u + 1e-9 or u == 0):
+                hits.append(p.id)
+            elif depth >= -u - 1e-9 and u > 0:
+                maybe.append(p.id)
+        under = [t.id for t in scene.terrain if point_in_polygon(land, t.outline())]
+        w, h = scene.table.width, scene.table.depth
+        off = not (0 <= land[0] <= w and 0 <= land[1] <= h)
+        reasons = [
+            f"deviates {inches(d)} (D6 = {roll}) at {direction:g} degrees from "
+            + (f"{aimed.id}'s centre" if aimed else f"({fmt(aim.x)}, {fmt(aim.y)})")
+            + f": lands at ({fmt(land[0])}, {fmt(land[1])})"
+        ]
+        if off:
+            reasons.append("lands off the table: hits nothing")
+        elif hits:
+            them = "it" if len(hits) == 1 else "them"
+            reasons.append(f"lands on {', '.join(hits)}: the fire attacks {them} instead")
+        else:
+            reasons.append("lands on no unit")
+        if maybe:
+            reasons.append(
+                f"too close to call whether it lands on {', '.join(maybe)} (within the doubt)"
+            )
+        if under:
+            reasons.append(f"lands in {', '.join(under)}")
+        return Verdict(
+            "deviation",
+            None if maybe else True,
+            tuple(reasons),
+            distance=d,
+            uncertainty=doubt,
+            details={
+                "landing": {"x": land[0], "y": land[1]},
+                "hits": [] if off else hits,
+                "doubtful": maybe,
+                "terrain": under,
+                "off_table": off,
+            },
+            summary=f"deviation: lands at ({fmt(land[0])}, {fmt(land[1])})"
+            + (f" on {', '.join(hits)}" if hits and not off else "")
+            + (" off the table" if off else "")
+            + (f" (doubtful: {', '.join(maybe)})" if maybe else ""),
+        )
+
+    def ask_section(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """A minefield or smoke counter is a 1in square, a wire section 1in wide (11): the
+        sides of the smallest rectangle around the terrain against ``counter_size``
+        (either way by ``section_tolerance``; ``uncertainty`` in the query: the doubt in
+        the measured outline)."""
+        from referee.rules.pz8_divisional import min_rectangle  # pz8_divisional imports pz8
+
+        kinds = self.section_kinds
+        if not kinds:
+            raise QueryError(".ask", f"{self.title} has no minefield, wire or smoke counters")
+        tid = query.get("terrain")
+        found = [t for t in scene.terrain if t.id == tid]
+        if not found:
+            known = ", ".join(t.id for t in scene.terrain if t.kind in kinds) or "none"
+            raise QueryError(
+                ".terrain", f"unknown terrain id {tid!r} ({', '.join(kinds)} on the table: {known})"
+            )
+        t = found[0]
+        if t.kind not in kinds:
+            raise QueryError(".terrain", f"{t.id} is {t.kind}: not {' or '.join(kinds)}")
+        doubt = number_arg(query.get("uncertainty", 0.0), ".uncertainty")
+        if doubt < 0:
+            raise QueryError(".uncertainty", f"must be >= 0 inches, got {doubt!r}")
+        s = self.settings
+        size, tol = s.counter_size, s.section_tolerance
+        width, depth, _ = min_rectangle(t.outline())
+        # Wire is 1in wide and as long as it is laid; the counters are 1in squares.
+        sides = [depth] if t.kind == "wire" else [width, depth]
+        oks = [
+            worst([judge_at_least(x, size - tol, doubt), judge(x, size + tol, doubt)])
+            for x in sides
+        ]
+        ok = worst(oks)
+        word = {True: "the right size", False: "the wrong size", None: "too close to call"}[ok]
+        shape = (
+            f"wire sections are {inches(size)} wide"
+            if t.kind == "wire"
+            else f"{t.kind} counters are {inches(size)} squares"
+        )
+        return Verdict(
+            "section",
+            ok,
+            (f"{t.kind} {t.id} is {fmt(width)} by {fmt(depth)}", f"{shape} (11): {word}"),
+            distance=depth if t.kind == "wire" else width,
+            uncertainty=doubt,
+            limit=size,
+            details={"kind": t.kind, "length": width, "width": depth},
+            summary=f"section {t.id}: {fmt(width)} x {fmt(depth)}{pm(doubt)}, {word}",
+        )
+
 
 def _kinds(units: Mapping[str, UnitType], aliases: Mapping[str, str]) -> dict[str, str]:
     out = {name_key(k): k for k in units}
@@ -995,6 +1133,7 @@ class Pz8SciFi(Pz8):
     halving_attackers = ("gev",)
     target_limits: ClassVar[Mapping[str, tuple[str, ...]]] = {"gev": ("light gun", "infantry")}
     hq_radius = None  # the Sci-Fi rally rule names no distance
+    section_kinds = ()  # the Sci-Fi text has no minefields, wire or smoke
 
     @dataclass(frozen=True)
     class Settings(Pz8.Settings):

@@ -203,6 +203,8 @@ def detect(
     out = None
     if picture is not None:
         out = output_file(picture, "--picture", WRITABLE_IMAGES, "seen.png")
+        if out.absolute() == Path(source).absolute():
+            raise RefereeError(f"SOURCE and --picture both name {source}; give two files")
     count = 0
     try:
         for seen, image in detect_source(source, name, frames):

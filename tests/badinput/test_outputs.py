@@ -317,3 +317,31 @@ def test_demo_on_footage_of_another_size_opens_no_game_log_and_no_video(tmp_path
     assert "frames are 1280x720" in result.stderr
     assert not db.exists()
     assert (tmp_path / "seen.mp4").read_bytes() == b"earlier video"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["track", "{video}", "-c", PROFILE, "-r", ROSTER, "--out", "{video}"],
+         "SOURCE and --out both name"),
+        (["track", VIDEO, "-c", PROFILE, "-r", "{roster}", "--out", "{w}/t.jsonl",
+          "--events", "{roster}"], "--roster and --events both name"),
+        (["run", "--video", "{video}", "-c", PROFILE, "-r", ROSTER, "--db", "{db}",
+          "--tracks", "{db}"], "--db and --tracks both name"),
+        (["run", "--video", "{video}", "-c", PROFILE, "-r", ROSTER, "--no-log",
+          "--annotate", "{video}"], "--video and --annotate both name"),
+    ],
+)  # fmt: skip
+def test_an_output_naming_an_input_is_refused_before_it_replaces_it(tmp_path, args, message):
+    video = tmp_path / "clip.mp4"
+    video.write_bytes((SAMPLE / "video.mp4").read_bytes())
+    (tmp_path / "roster.json").write_bytes((SAMPLE / "roster.json").read_bytes())
+    (tmp_path / "games.sqlite").write_bytes(b"an earlier log")
+    before = snapshot(tmp_path)
+    fill = {"video": video, "roster": tmp_path / "roster.json", "db": tmp_path / "games.sqlite",
+            "w": tmp_path}  # fmt: skip
+    result = invoke(*(a.format(**fill) for a in args))
+    assert_clean(result)
+    assert result.exit_code == 2
+    assert message in result.stderr, result.stderr
+    assert snapshot(tmp_path) == before

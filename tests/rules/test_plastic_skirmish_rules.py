@@ -105,3 +105,71 @@ def test_dust_all_pairs_map_agrees_with_single_los(seed: int, u: float) -> None:
             assert names[vis.los[i, j]] == single, (a, b)
             dusty += vis.distance[i, j] > 12.5
     assert dusty > 20  # the dust decides many of these pairs
+
+
+# -- terrain placement: 6in-2ft a side, 2ft from the same player's previous piece -----------
+
+
+def _box(tid: str, kind: str, x0: float, y0: float, w: float, h: float) -> Terrain:
+    return Terrain(tid, kind, ((x0, y0), (x0 + w, y0), (x0 + w, y0 + h), (x0, y0 + h)))
+
+
+@pytest.mark.parametrize(
+    ("w", "h", "gap", "ok"),
+    [
+        (6.0, 24.0, 24.0, True),  # the smallest and largest sides, exactly 2ft apart
+        (5.99, 12.0, 30.0, False),  # a side under 6in
+        (12.0, 24.01, 30.0, False),  # a side over 2ft
+        (10.0, 10.0, 23.99, False),  # within 2ft of the previous piece
+    ],
+)
+def test_terrain_placement(w: float, h: float, gap: float, ok: bool) -> None:
+    first = _box("first", "hill", 2, 2, 10, 10)
+    new = _box("new", "woods", 12 + gap, 2, w, h)
+    scene = _scene([], first, new)
+    verdict = _ask(scene, {"ask": "placement", "terrain": "new", "previous": "first"})
+    assert verdict.ok is ok
+    doubtful = {"ask": "placement", "terrain": "new", "previous": ["first"], "uncertainty": 0.01}
+    assert _ask(scene, doubtful).ok is None  # every case is within 0.01in of a limit
+
+
+# -- the scenarios' distance conditions ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("y", "doubt", "ok"),
+    [(33.5, 0.0, False), (33.51, 0.0, True), (33.51, 0.02, None)],
+)
+def test_no_brits_within_3in_of_the_centre(y: float, doubt: float, ok: bool | None) -> None:
+    brit = Piece("b", "brit", "rifle guy", 48, y, uncertainty=doubt)  # base edge at y - 0.5
+    other = Piece("g", "germ", "rifle guy", 48, 30)  # a German on the centre does not count
+    scene = _scene([brit, other])
+    query = {"ask": "within", "side": "brit", "of": "centre", "distance": 3, "want": "none"}
+    assert _ask(scene, query).ok is ok
+
+
+@pytest.mark.parametrize(("x", "ok"), [(70.0, True), (70.01, False)])
+def test_within_6in_of_the_road_and_of_a_group(x: float, ok: bool) -> None:
+    road = _box("road", "road", 60, 0, 4, 60)
+    jeep = Piece("j", "germ", "jeep", x + 1, 20, base=(1, 2))  # base from x to x + 2
+    scene = _scene([jeep], road)
+    assert _ask(scene, {"ask": "within", "pieces": ["j"], "of": "road", "distance": 6}).ok is ok
+    # A group of touching figures: the distance is to its nearest member.
+    g1 = Piece("g1", "brit", "rifle guy", 10, 10)
+    g2 = Piece("g2", "brit", "rifle guy", 11, 10)  # touches g1
+    far = Piece("f", "germ", "rifle guy", 24 + (x - 70.0), 10)  # 12in from g2's edge
+    scene = _scene([g1, g2, far])
+    query = {"ask": "within", "pieces": "f", "of": "g1", "distance": 12}
+    assert _ask(scene, query).ok is ok
+    assert _ask(scene, {**query, "want": "any"}).ok is ok
+
+
+def test_within_1ft_of_a_point_any_and_all() -> None:
+    a = Piece("a", "brit", "rifle guy", 48, 18.5)  # 11in from (48, 30) to its edge
+    b = Piece("b", "brit", "rifle guy", 48, 50)
+    scene = _scene([a, b])
+    base = {"ask": "within", "side": "brit", "of": {"x": 48, "y": 30}, "distance": 12}
+    assert _ask(scene, base).ok is False
+    assert _ask(scene, {**base, "want": "any"}).ok is True
+    only_a = {k: v for k, v in base.items() if k != "side"} | {"pieces": ["a"]}
+    assert _ask(scene, only_a).ok is True

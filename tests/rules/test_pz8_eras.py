@@ -137,7 +137,7 @@ def test_contact_through_terrain_is_a_setting() -> None:
     query = {"ask": "contact", "from": "a", "to": "b"}
     assert ruleset_for(scene).answer(scene, query).ok is True
     assert ruleset_for(scene, contact_terrain=["fortification"]).answer(scene, query).ok is False
-    with pytest.raises(ValueError, match="contact_terrain must be a list of terrain kinds"):
+    with pytest.raises(ValueError, match="setting contact_terrain must be a list"):
         ruleset_for(scene, contact_terrain="building")
 
 
@@ -257,3 +257,79 @@ def test_ww2_weapon_names_that_are_no_row_are_refused(weapon: str, message: str)
     raw = {"ruleset": "pz8-ww2", "table": {"width": 48, "depth": 36}, "pieces": [gun]}
     with pytest.raises(SceneError, match=r"\$\.pieces\[0\]\.weapon: " + message):
         ruleset_for(Scene.from_json(raw))
+
+
+# -- indirect-fire deviation: 1D6in along the deviation die (text 5) ------------------------
+
+
+@pytest.mark.parametrize(
+    ("roll", "direction", "doubt", "hits", "doubtful"),
+    [
+        (3, 0, 0.0, ["u"], []),  # lands exactly on u's near edge: on it
+        (2, 0, 0.0, [], []),  # 1in short of u
+        (3, 0, 0.05, [], ["u"]),  # on the edge, with the aimed-at piece's doubt
+        (6, 180, 0.0, [], []),  # 6in back: open ground
+        (4, 90, 0.0, ["v"], []),
+    ],
+)
+def test_deviation_lands_roll_inches_along_the_die(
+    roll: int, direction: float, doubt: float, hits: list[str], doubtful: list[str]
+) -> None:
+    pieces = [
+        Piece("t", "su", "mbt", 20, 10, uncertainty=doubt),
+        Piece("u", "su", "infantry", 23.5, 10),
+        Piece("v", "su", "infantry", 20, 14.2),
+    ]
+    query = {"ask": "deviation", "target": "t", "roll": roll, "direction": direction}
+    verdict = _ask("pz8-1975", pieces, query)
+    rad = math.radians(direction)
+    landing = verdict.details["landing"]
+    assert landing["x"] == pytest.approx(20 + roll * math.cos(rad))
+    assert landing["y"] == pytest.approx(10 + roll * math.sin(rad))
+    assert verdict.details["hits"] == hits and verdict.details["doubtful"] == doubtful
+    assert verdict.ok is (None if doubtful else True)
+    assert verdict.distance == roll
+
+
+# -- minefield, wire and smoke counters as sections (text 11) -------------------------------
+
+
+def _rect(tid: str, kind: str, length: float, width: float, turn: float = 0.0) -> Terrain:
+    corners = [(0, 0), (length, 0), (length, width), (0, width)]
+    return Terrain(tid, kind, tuple(_turned(x, y, turn) for x, y in corners))
+
+
+@pytest.mark.parametrize("turn", [0.0, 37.0])
+@pytest.mark.parametrize(
+    ("kind", "length", "width", "ok"),
+    [
+        ("minefield", 1.0, 1.0, True),
+        ("minefield", 1.01, 1.0, False),
+        ("minefield", 1.0, 0.99, False),
+        ("smoke", 1.0, 1.0, True),
+        ("smoke", 2.0, 1.0, False),
+        ("wire", 6.0, 1.0, True),  # wire is 1in wide, any length
+        ("wire", 6.0, 1.01, False),
+    ],
+)
+def test_counters_are_1in_squares_and_wire_1in_wide(
+    kind: str, length: float, width: float, ok: bool, turn: float
+) -> None:
+    counter = _rect("c", kind, length, width, turn)
+    verdict = _ask("pz8-ww2", [], {"ask": "section", "terrain": "c"}, counter)
+    assert verdict.ok is ok and verdict.limit == 1.0
+    # Exactly 1in can never be certain within a doubt: too close to call, when 0.01in off
+    # could be it; a table's slack makes it certain again.
+    doubtful = {"ask": "section", "terrain": "c", "uncertainty": 0.02}
+    near = max(abs(length - 1), abs(width - 1)) if kind != "wire" else abs(width - 1)
+    assert _ask("pz8-ww2", [], doubtful, counter).ok is (None if near < 0.02 else False)
+    scene = Scene("pz8-ww2", Table(72, 48), (), (counter,))
+    slack = ruleset_for(scene, section_tolerance=0.05).answer(scene, doubtful)
+    assert slack.ok is (near < 0.02)
+
+
+def test_scifi_has_no_counters() -> None:
+    from referee.rules import QueryError
+
+    with pytest.raises(QueryError, match="Pz8 Sci-Fi has no minefield, wire or smoke counters"):
+        _ask("pz8-scifi", [], {"ask": "section", "terrain": "c"}, _rect("c", "wire", 3, 1))
