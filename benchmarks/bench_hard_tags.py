@@ -19,7 +19,8 @@ Per condition, dictionary and detector:
 - ms: CPU time per frame, one thread (``cv2.setNumThreads(1)``).
 Detectors: ``ours`` (:class:`referee.tags.detect.TagDetector`, a full-frame pass,
 with the AprilTag 3 back-end on AprilTag families when ``pupil-apriltags`` is
-installed), ``ours, OpenCV only`` (the back-end off), ``stock`` (OpenCV's
+installed), ``ours before (issue 12)`` (no second look at unread squares, no
+back-end: the detector as it was), ``ours, OpenCV only`` (the back-end off), ``stock`` (OpenCV's
 ``ArucoDetector`` with default parameters), ``stock+subpix``, and
 ``apriltag3`` (``pupil_apriltags.Detector``, ``quad_decimate`` 1, as AprilTag 3
 recommends for small tags; AprilTag families only).
@@ -185,8 +186,10 @@ def stock(dictionary: str, refine: int) -> Callable[[np.ndarray], Detections]:
 
 
 def detectors(dictionary: str) -> dict[str, Callable[[np.ndarray], Detections]]:
+    before = DetectorSettings(upscale_rejects=False, apriltag_backend=False)
     found: dict[str, Callable[[np.ndarray], Detections]] = {
         "ours": TagDetector(dictionary).detect_full,
+        "ours before (issue 12)": TagDetector(dictionary, before).detect_full,
     }
     if apriltag.family_of(dictionary) and apriltag.available():
         off = DetectorSettings(apriltag_backend=False)
