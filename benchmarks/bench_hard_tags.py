@@ -86,6 +86,7 @@ CONDITIONS = (
     Condition("cut by the edge", table=(72.0, 48.0), height=51.0, cut=True),
     Condition("washed out + glints", table=(72.0, 48.0), height=51.0, washed=0.65, blur=0.9),
     Condition("turned 70 deg", tag_in=1.2, tilt_deg=70.0, table=(72.0, 48.0), height=14.0),
+    Condition("motion blur (4 px)", table=(72.0, 48.0), height=51.0, motion_px=4),
     Condition("motion blur (7 px)", table=(72.0, 48.0), height=51.0, motion_px=7),
 )
 

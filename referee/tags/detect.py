@@ -244,12 +244,16 @@ class TagDetector:
         origin: tuple[int, int] = (0, 0),
         rates: tuple[float, ...] = MARKER_DISTANCE_RATES[:1],
         scale: float = 1.0,
+        april: bool = True,
     ) -> Detections:
         """Detect in ``gray``, whose pixel (0, 0) is ``origin`` in the full frame.
 
         One OpenCV pass per candidate grouping distance in ``rates``; a tag found
         again by a later pass is not repeated. ``scale`` > 1 marks a crop already
         enlarged that much (the second look at unread squares), which is not enlarged again.
+        ``april`` lets AprilTag 3 add its candidates (when the back-end is on): it costs
+        about 0.25 s a 1080p frame, so per-frame passes ask for it only where a tag may be
+        missed, as for the finer grouping.
         """
         height, width = gray.shape[:2]
         rate = 4.0 * self.settings.min_side_px * scale / max(height, width)
@@ -269,7 +273,7 @@ class TagDetector:
             fresh = ~_same_tags(new_tags, new_quads, tags, quads)
             quads = np.concatenate([quads, new_quads[fresh]])
             tags = np.concatenate([tags, new_tags[fresh]])
-        if self._april_family is not None:
+        if april and self._april_family is not None:
             new_tags, new_quads = apriltag.detect_apriltag(gray, self._april_family)
             fresh = ~_same_tags(new_tags, new_quads, tags, quads)
             quads = np.concatenate([quads, new_quads[fresh]])
@@ -335,7 +339,7 @@ class TagDetector:
                 cv2.resize(gray[y0:y1, x0:x1], None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC),
                 dtype=np.uint8,
             )
-            local = self._run(crop, (origin[0] + x0, origin[1] + y0), scale=2.0)
+            local = self._run(crop, (origin[0] + x0, origin[1] + y0), scale=2.0, april=False)
             # Enlarged pixel p is centred on original pixel (p + 0.5) / 2 - 0.5 of the crop.
             quads = (local.corners_px + 0.5) / 2.0 - 0.5 + np.array([x0, y0], float)
             parts.append(Detections(local.ids, quads))
@@ -415,9 +419,10 @@ class TagDetector:
         full = self._full_next or len(self._last) == 0 or self._since_full + 1 >= s.full_every
         if full:
             gray = _gray(image)
-            found = self._run(gray)
+            found = self._run(gray, april=False)
             if len(self._last) == 0 or not np.isin(self._last.ids, found.ids).all():
-                # Nothing known yet, or a known tag is missing: try the other grouping too.
+                # Nothing known yet, or a known tag is missing: try the other grouping (and
+                # AprilTag 3) too.
                 found = self._add_new(found, self._run(gray, rates=MARKER_DISTANCE_RATES[1:]))
             self._since_full = 0
             self._full_next = False
@@ -464,7 +469,7 @@ class TagDetector:
                 # Nothing in this region changed since it was measured: same tags, same corners.
                 found = previous[1]
             else:
-                local = self._run(crop, (x0, y0))
+                local = self._run(crop, (x0, y0), april=False)
                 centres = self._last.centers_px
                 inside = (
                     (centres[:, 0] >= x0)
@@ -473,7 +478,7 @@ class TagDetector:
                     & (centres[:, 1] < y1)
                 )
                 if not np.isin(self._last.ids[inside], local.ids).all():
-                    # A known tag went missing here: try the other grouping before losing it.
+                    # A known tag went missing here: try the other grouping (and AprilTag 3).
                     extra = self._run(crop, (x0, y0), MARKER_DISTANCE_RATES[1:])
                     local = self._add_new(local, extra)
                 found = Detections(local.ids, local.corners_px + np.array([x0, y0], float))

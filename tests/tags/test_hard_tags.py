@@ -131,3 +131,14 @@ def test_sweep_hard_tags_never_misread_and_beat_stock(dictionary, options):
         if family and apriltag.available():
             april = tally(Detections(*apriltag.detect_apriltag(scene.gray, family)), scene)
             assert ours[0] >= april[0]
+
+
+@needs_pupil
+def test_per_frame_detection_keeps_the_tags_only_apriltag3_finds():
+    scene = render(APRIL, 0.55)
+    detector = TagDetector(APRIL)  # per-frame use: full passes and region passes
+    april = tally(Detections(*apriltag.detect_apriltag(scene.gray, "tag36h11")), scene)[0]
+    for _ in range(10):
+        right, wrong, _ = tally(detector.detect(scene.gray), scene)
+        assert wrong == 0
+        assert right >= april
