@@ -7,7 +7,11 @@ boolean-mask indexing, never mutated. :class:`TagDetector` wraps OpenCV's
 table (a 0.8 in tag on a 72 in table seen in 1080p is about 20 px across;
 OpenCV's default minimum perimeter drops tags under about 14 px) and, to
 stay fast, re-detects only in regions around the tags it saw last frame,
-with a full-frame pass every few frames to pick up tags that appear.
+with a full-frame pass every few frames to pick up tags that appear. Squares
+OpenCV closes but cannot read get a second look at twice the resolution, and
+on AprilTag families AprilTag 3 (the optional ``pupil-apriltags``,
+:mod:`referee.tags.apriltag`) adds its candidates; every candidate then gets
+the same edge-fitted corners and cell re-read.
 """
 
 from __future__ import annotations
