@@ -1103,11 +1103,8 @@ class PaperTigersFlow(GameFlow):
         return Declared(False)
 
     def judge(self, scene: Scene, move: SettledMove) -> Judgement:
-        query = self.move_query(move)
         queue = self._allowances.get(move.piece)
-        if queue:
-            query["allowance"] = queue.pop(0)
-        verdicts = [self.answer(scene, query)]
+        verdicts = [self.answer_move(scene, move, queue.pop(0) if queue else None)]
         notes: list[str] = []
         piece = scene.get(move.piece)
         follows = self._following.pop(move.piece, None)
