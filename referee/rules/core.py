@@ -1494,6 +1494,11 @@ def sweep_entry(base: np.ndarray, d: np.ndarray, poly: np.ndarray) -> float | No
     True
     """
     poly = np.asarray(poly, float)
+    # Most outlines lie clear of the swept box: none of the corner searches below can meet them.
+    swept_lo = np.minimum(base.min(axis=0), base.min(axis=0) + d)
+    swept_hi = np.maximum(base.max(axis=0), base.max(axis=0) + d)
+    if np.any(swept_lo > poly.max(axis=0)) or np.any(swept_hi < poly.min(axis=0)):
+        return None
     if polygons_overlap(base, poly):
         return 0.0
     if float(d @ d) <= 1e-18:
