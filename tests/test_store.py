@@ -78,6 +78,27 @@ def test_a_sequence_number_is_never_logged_twice(tmp_path):
     assert [e.seq for e in log.events(game)] == [1]  # the failed frame left nothing
 
 
+def test_one_writer_per_game_until_it_closes(tmp_path):
+    path = tmp_path / "log.sqlite"
+    log, game = new_log(path)
+    other = GameLog(path)
+    other_game = other.create_game("h", "paper-tigers", SCENE)  # another game: its own lock
+    with pytest.raises(StoreError, match=r"game 'g' is being played by a running referee"):
+        other.append(game, [flag(1)])
+    with pytest.raises(StoreError, match="being played"):
+        other.delete_game(game)
+    log.append(game, [flag(1)])  # the holder writes on, its seq untouched
+    with pytest.raises(StoreError, match="being played"):
+        log.append(other_game, [flag(1)])
+    assert [e.seq for e in log.events(game)] == [1]
+    log.close()  # released, and its lock file goes with it
+    assert not (tmp_path / f"log.sqlite.{game.id}.lock").exists()
+    other.append(game, [flag(2)])
+    assert [e.seq for e in other.events(game)] == [1, 2]
+    other.close()
+    assert sorted(p.name for p in tmp_path.glob("*.lock")) == []
+
+
 def test_the_schema_uses_only_portable_types(tmp_path):
     _log, _ = new_log(tmp_path / "log.sqlite")
     con = sqlite3.connect(tmp_path / "log.sqlite")

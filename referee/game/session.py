@@ -239,6 +239,9 @@ class Session:
         """
         profile = pipeline.initial_profile
         existing = log.find(game) if log is not None and game is not None else None
+        if log is not None and existing is not None:
+            # Only one referee writes a game: another resuming it now is refused up front.
+            log.hold(existing, "stop it first, or give --game another name")
         if existing is not None:
             scene = Scene.from_json(existing.scene, f"{log.path if log else ''}:{existing.name}")
             ruleset = existing.ruleset
