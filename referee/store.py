@@ -701,6 +701,12 @@ class GameLog:
                 )
             self._held[game.id] = fd
 
+    def release(self, game: GameInfo) -> None:
+        """Give up the writer lock on ``game`` (its session is over); a later write takes it
+        again."""
+        with self._lock:
+            self._release(game.id)
+
     def holds(self, game: GameInfo) -> bool:
         with self._lock:
             return game.id in self._held
