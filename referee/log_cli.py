@@ -15,6 +15,7 @@ from referee.store import GameInfo, GameLog, StoreError, default_db_path, export
 from referee.validate import shown
 
 DB_HELP = f"Game log file (default: {default_db_path()})."
+PLAYED_HINT = "correct it from that table's dashboard, or stop it first"
 
 
 def _open(db: str | None) -> GameLog:
@@ -239,6 +240,9 @@ def correct(game: str, seq: str, void: bool, to: str | None, why: str, db: str |
         events = correction_events(reader, info, fix, move)
     path = reader.path
     with GameLog(path) as writer:
+        # A game a running referee plays is its session's to write (a second writer would
+        # take the seq its next frame needs): refused, the log as it was.
+        writer.hold(writer.game(game), PLAYED_HINT)
         now = writer.game(game)
         if now.last_seq != info.last_seq:
             raise RefereeError(f"{path}: game {game!r} changed while correcting; try again")
@@ -279,5 +283,7 @@ def delete(game: str, yes: bool, db: str | None) -> None:
         ):
             raise RefereeError("nothing deleted")
     with GameLog(path) as writer:
-        writer.delete_game(writer.game(game))
+        doomed = writer.game(game)
+        writer.hold(doomed, "stop it first")
+        writer.delete_game(doomed)
     click.echo(f"{path}: deleted game {game!r} ({info.events} events)")

@@ -239,6 +239,9 @@ class Session:
         """
         profile = pipeline.initial_profile
         existing = log.find(game) if log is not None and game is not None else None
+        if log is not None and existing is not None:
+            # Only one referee writes a game: another resuming it now is refused up front.
+            log.hold(existing, "stop it first, or give --game another name")
         if existing is not None:
             scene = Scene.from_json(existing.scene, f"{log.path if log else ''}:{existing.name}")
             ruleset = existing.ruleset
@@ -850,10 +853,14 @@ class Session:
         return replace(scene, pieces=pieces)
 
     def close(self) -> None:
-        """Mark the last frame processed as logged."""
+        """Mark the last frame processed as logged, and give up the game's writer lock (a
+        serve that loops the footage starts a game a pass on one log: each lock held to
+        the end would hold a file open a pass)."""
         with self._lock:
             if self._frame > self._last_progress:
                 self._commit((), force_progress=True)
+        if self.log is not None and self.game is not None:
+            self.log.release(self.game)
 
 
 def _check_questions(rules: Ruleset, scene: Scene) -> None:

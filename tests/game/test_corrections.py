@@ -263,3 +263,97 @@ def test_a_correction_the_log_fails_to_write_leaves_the_session_as_it_was(tmp_pa
     assert session.last_seq == seq and session.scene.piece("t34").x == where
     fix = session.correct(move.seq, "knocked over", void=True)  # not "already voided"
     assert fix.seq == seq + 1 and log.events(session.game)[-2].seq == fix.seq
+
+
+# -- a game a running referee plays is that referee's to write ----------------------------------
+
+HOLDER = """
+import sys
+from referee.store import GameLog
+log = GameLog(sys.argv[1])
+log.hold(log.game(sys.argv[2]))
+print("held", flush=True)
+sys.stdin.read()
+log.close()
+"""
+
+
+def _holder(db, game="sample"):
+    """A second process that opens ``game`` for writing through the store, as a running
+    session does, and keeps it until its stdin closes."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(db), game],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline() == "held\n"
+    return proc
+
+
+def _log_bytes(db):
+    from pathlib import Path
+
+    return {s: Path(db + s).read_bytes() for s in ("", "-wal") if Path(db + s).exists()}
+
+
+def _void_first_move(db):
+    move = next(e for e in _export(db) if e["type"] == "move")
+    return _cli("log", "correct", "sample", str(move["seq"]), "--void", "--why", "bumped",
+                "--db", db)  # fmt: skip
+
+
+def test_log_correct_is_refused_while_a_running_referee_holds_the_game(db):
+    import signal
+
+    holder = _holder(db)
+    try:
+        before = _log_bytes(db)
+        refused = _void_first_move(db)
+        assert refused.exit_code == 2
+        assert refused.output == (
+            f"referee: error: {db}: game 'sample' is being played by a running referee "
+            f"(pid {holder.pid}); correct it from that table's dashboard, or stop it first\n"
+        )
+        assert _log_bytes(db) == before  # nothing written
+        deleting = _cli("log", "delete", "sample", "--yes", "--db", db)
+        assert deleting.exit_code == 2 and "being played" in deleting.output
+        assert _log_bytes(db) == before
+    finally:
+        holder.communicate("")  # the referee stops: its lock goes with it
+    assert holder.returncode == 0
+    done = _void_first_move(db)
+    assert done.exit_code == 0, done.output
+    assert [e["type"] for e in _export(db)].count("correction") == 1
+    # A referee killed outright leaves no lock behind either: the kernel drops it.
+    killed = _holder(db)
+    killed.send_signal(signal.SIGKILL)
+    killed.wait()
+    move = [e for e in _export(db) if e["type"] == "move"][-1]
+    again = _cli("log", "correct", "sample", str(move["seq"]), "--void", "--why", "x", "--db", db)
+    assert again.exit_code == 0, again.output
+    assert [e["type"] for e in _export(db)].count("correction") == 2
+
+
+def test_a_second_referee_resuming_a_held_game_is_refused(db):
+    from game.test_session import FOOTAGE
+
+    holder = _holder(db)
+    try:
+        before = _log_bytes(db)
+        f = FOOTAGE
+        video, camera, roster = (str(f / n) for n in ("video.mp4", "camera.json", "roster.json"))
+        result = _cli("run", "--video", video, "-c", camera, "-r", roster, "--db", db,
+                      "--game", "sample", "-q")  # fmt: skip
+        assert result.exit_code == 2
+        assert "game 'sample' is being played by a running referee" in result.output
+        assert "stop it first, or give --game another name" in result.output
+        assert _log_bytes(db) == before
+    finally:
+        holder.communicate("")
