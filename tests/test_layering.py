@@ -17,13 +17,43 @@ PACKAGE = Path(__file__).resolve().parents[1] / "referee"
 FORBIDDEN: dict[str, set[str]] = {
     # The detector, its corner refinement, tag layouts, board spec, lengths and the anchor
     # type: below printables, calibration and vision alike.
-    "tags": {"markers", "calibration", "vision", "sim", "rules", "scene", "demo", "cli"},
+    "tags": {"markers", "calibration", "vision", "sim", "rules", "maps", "scene", "demo", "cli"},
     # Printables sit below calibration (whose board spec and anchors they print).
-    "markers": {"calibration", "vision", "sim", "rules", "demo", "cli"},
+    "markers": {"calibration", "vision", "sim", "rules", "maps", "demo", "cli"},
     # Calibration uses the detector but never the per-frame vision pipeline.
-    "calibration": {"vision", "sim", "rules", "demo", "cli"},
-    "geometry": {"tags", "markers", "calibration", "vision", "sim", "rules", "scene"},
-    "errors": {"tags", "markers", "calibration", "vision", "sim", "rules", "scene", "geometry"},
+    "calibration": {"vision", "sim", "rules", "maps", "demo", "cli"},
+    "geometry": {"tags", "markers", "calibration", "vision", "sim", "rules", "maps", "scene"},
+    "errors": {
+        "tags",
+        "markers",
+        "calibration",
+        "vision",
+        "sim",
+        "rules",
+        "maps",
+        "scene",
+        "geometry",
+    },
+    # The all-pairs engine sits beside the single questions: it reads geometry, scenes,
+    # the runtime and errors, and is handed what a ruleset decides as plain values.
+    "maps": {
+        "tags",
+        "markers",
+        "calibration",
+        "vision",
+        "sim",
+        "rules",
+        "game",
+        "session",
+        "store",
+        "web",
+        "club",
+        "demo",
+        "cli",
+        "picture",
+        "events",
+        "validate",
+    },
     # The shared checks of files and options sit just above errors, below every loader.
     "validate": {
         "tags",
@@ -32,6 +62,7 @@ FORBIDDEN: dict[str, set[str]] = {
         "vision",
         "sim",
         "rules",
+        "maps",
         "scene",
         "geometry",
         "store",

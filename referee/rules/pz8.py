@@ -40,16 +40,18 @@ import numpy as np
 from referee.geometry import (
     Pose,
     centre_distance,
-    pairwise_centre_distances,
     point_in_polygon,
-    points_near_polygons,
     polygon_distance,
+)
+from referee.maps import (
+    Visibility,
+    pairwise_centre_distances,
+    points_near_polygons,
     prepare_polygons,
 )
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
     TableRuleset,
-    Visibility,
     fmt,
     inches,
     piece_arg,
