@@ -603,7 +603,7 @@ def deep_crossings(
     """Which of the crossings that would block (``block``, over contacts ``near`` of
     ``hit``: ``seg``, ``poly``, ``awkward``, ``sure``, ``depth``, ``lo``, ``hi`` of
     :class:`referee.maps.segments.SegmentContacts`, in line order) reach deeper than their
-    doubt ``us``, line by line, as ``referee.rules.core._deep`` reads them: knife edges
+    doubt ``us``, line by line, as ``referee.maps.los._deep`` reads them: knife edges
     by their depth, certified ones at once, then the floor of the middle depth
     (:func:`referee.maps.segments.stretch_depth_floors`' arithmetic), then the middle depth
     itself (the line's longest stretch first); the first deep one settles its line, so

@@ -19,6 +19,8 @@ from referee.rules.cli import EXAMPLE
 from referee.scene import Piece, Scene, Table, Terrain, load_scene
 from referee.sim.tables import star_outline
 
+from .sweep import sweep
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
@@ -45,14 +47,22 @@ def _agree(scene: Scene) -> None:
 
 
 GOLDEN = sorted(DATA.glob("*/*.json"))
+SMALLEST = {
+    min(GOLDEN, key=lambda p: (p.parent != d, p.stat().st_size)) for d in {p.parent for p in GOLDEN}
+}
+"""Each system's smallest golden file: the default run's sample (the others are slow)."""
 
 
-@pytest.mark.parametrize("path", [*GOLDEN, EXAMPLE], ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize(
+    "path",
+    [EXAMPLE, *sorted(SMALLEST), *sweep(sorted(set(GOLDEN) - SMALLEST), 0)],
+    ids=lambda p: f"{p.parent.name}/{p.stem}",
+)
 def test_all_pairs_visibility_agrees_with_single_questions(path: Path) -> None:
     _agree(load_scene(path))
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", sweep(range(6), 2))
 def test_all_pairs_visibility_agrees_on_random_tables(seed: int) -> None:
     rnd = random.Random(seed)
     terrain = []
@@ -80,7 +90,10 @@ def test_all_pairs_visibility_agrees_on_random_tables(seed: int) -> None:
 
 @pytest.mark.parametrize(
     "system",
-    ["paper-tigers", "pz8-ww2", "plastic-skirmish", "pz8-scifi", "pz8-colonial", "pz8-coastal"],
+    sweep(
+        ["paper-tigers", "pz8-ww2", "plastic-skirmish", "pz8-scifi", "pz8-colonial", "pz8-coastal"],
+        2,
+    ),
 )
 def test_crowded_table_all_pairs_agree_with_single_questions(system: str) -> None:
     """`visibility` looks up only the lines near each outline and first settles those that
@@ -127,7 +140,7 @@ def test_crowded_table_all_pairs_agree_with_single_questions(system: str) -> Non
     _agree(scene)
 
 
-@pytest.mark.parametrize("system", ["paper-tigers", "pz8-ww2"])
+@pytest.mark.parametrize("system", sweep(["paper-tigers", "pz8-ww2"], 1))
 def test_forest_table_all_pairs_agree_with_single_questions(system: str) -> None:
     """A forest of touching woods (square and star-shaped) across the table, with pieces
     deep inside it, near its edges and seams, and all around: the map settles the lines
