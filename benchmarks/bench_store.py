@@ -26,9 +26,9 @@ import numpy as np
 from referee.calibration.camera import Intrinsics, TablePose
 from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.events import GameEvent
+from referee.game import Session, scene_at
 from referee.markers.roster import Roster, RosterEntry
 from referee.scene import Scene, Table
-from referee.session import Session, scene_at
 from referee.store import GameLog, Position
 from referee.tags.detect import Detections
 from referee.vision.pipeline import FrameResult

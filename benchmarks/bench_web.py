@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parent / "tests" / "web"))
 
 from browser import chromium, dashboard  # noqa: E402
 
-from referee.web.cli import sample_live  # noqa: E402
+from referee.game import sample_live  # noqa: E402
 
 TRIALS = 5
 

@@ -19,17 +19,11 @@ import click
 
 from referee.calibration.profile import CalibrationProfile, load_profile
 from referee.errors import RefereeError, read_json_file
+from referee.game import SessionUpdate, drive, repo_footage
 from referee.geometry import front_point
 from referee.markers.roster import Roster, load_roster
-from referee.session import SessionUpdate
-from referee.session_cli import annotate_frame, drive, log_options, open_log
-
-FOOTAGE = Path("sample_footage") / "skirmish"
-
-
-def repo_footage() -> Path:
-    """``sample_footage/skirmish`` in the checkout this package was installed from."""
-    return Path(__file__).resolve().parents[1] / FOOTAGE
+from referee.outputs import VIDEO_SUFFIXES, output_file
+from referee.session_cli import annotate_frame, check_log_path, log_options, open_log
 
 
 def calibrate_from_clip(
@@ -115,11 +109,15 @@ def demo(
     no_log: bool,
 ) -> None:
     """Referee the bundled sample game: calibrate, track, judge every move, and log the game."""
+    from referee.game import Session, game_name
     from referee.scene import load_scene
-    from referee.session import Session, game_name
-    from referee.vision.pipeline import Pipeline
+    from referee.vision.pipeline import Pipeline, check_profile_fits
     from referee.vision.sources import VideoFileSource
 
+    # The outputs and the log's path are checked before anything is read or opened.
+    if annotate is not None:
+        output_file(annotate, "--annotate", VIDEO_SUFFIXES, "demo.mp4")
+    check_log_path(db, no_log)
     folder = footage or repo_footage()
     video = folder / "video.mp4"
     if not video.is_file():
@@ -134,7 +132,6 @@ def demo(
     scene = load_scene(scene_path) if scene_path.is_file() else None
     truth_path = folder / "truth-moves.json"
     truth = _load_truth(truth_path) if truth_path.is_file() else None
-    log = open_log(db, no_log)
     true_camera = folder / "camera.json"
     profile: CalibrationProfile | None = None
     if not use_true_camera and (folder / "calibration.mp4").is_file():
@@ -161,6 +158,13 @@ def demo(
         profile = load_profile(true_camera)
 
     source = VideoFileSource(video)
+    # The log is opened last, once the footage and profile were read and checked.
+    try:
+        check_profile_fits(profile, source.frame_size or (0, 0), str(video))
+        log = open_log(db, no_log)
+    except BaseException:
+        source.close()
+        raise
     name = game or game_name("demo")
     session = Session.start(
         Pipeline(profile, roster, source_name=str(video)),
@@ -191,13 +195,15 @@ def demo(
                 flags += 1
                 click.echo(f"  ! {event.data.get('message')}", err=True)
 
+    complete = False
     try:
         drive(session, source, progress=False, on_update=show)
+        complete = True
     finally:
         source.close()
         session.close()
         if annotator is not None:
-            annotator.close()
+            annotator.close(complete)
         if log is not None:
             log.close()
     click.echo(f"{len(moves)} moves, {flags} warnings, in {time.monotonic() - started:.1f}s")

@@ -69,6 +69,8 @@ def read_json_file(
         raise error(f"{name}: cannot read {what} ({reason}){suffix}") from None
     try:
         return json.loads(text)
+    except RecursionError:
+        raise error(f"{name}: the JSON is nested too deep to read{suffix}") from None
     except json.JSONDecodeError as problem:
         raise error(
             f"{name}: invalid JSON at line {problem.lineno} column {problem.colno}: "

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
-from collections.abc import Sequence
 
 import click
 
 from referee.errors import RefereeError
-from referee.events import GameEvent
-from referee.store import GameLog, default_db_path
+from referee.outputs import output_file, usable_path
+from referee.store import GameLog, StoreError, default_db_path, export_text
+from referee.validate import shown
 
 DB_HELP = f"Game log file (default: {default_db_path()})."
 
 
 def _open(db: str | None) -> GameLog:
+    if db is not None:
+        usable_path(db, "--db")  # "File name too long" is one line naming the option
     return GameLog(db or default_db_path(), readonly=True)
 
 
@@ -61,28 +61,6 @@ def show(game: str, db: str | None) -> None:
             click.echo(" " * 18 + str(note))
 
 
-CSV_COLUMNS = ("seq", "t", "type", "frame", "piece", "supersedes", "summary", "data")
-
-
-def export_text(events: Sequence[GameEvent], fmt: str) -> str:
-    """Events as the export file: JSONL (the README's export format) or CSV."""
-    if fmt == "jsonl":
-        return "".join(
-            json.dumps(e.to_json(), separators=(",", ":"), allow_nan=False) + "\n" for e in events
-        )
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for e in events:
-        line = e.to_json()
-        data = {k: v for k, v in line.items() if k not in ("seq", "t", "type", "frame")}
-        summary = e.describe().split(f"#{e.seq}", 1)[1].strip()
-        frame = e.frame if e.frame is not None else ""
-        extra = (e.piece or "", e.supersedes or "", summary, json.dumps(data))
-        writer.writerow((e.seq, line["t"], e.type, frame, *extra))
-    return buffer.getvalue()
-
-
 @log.command()
 @click.argument("game")
 @click.option("--db", metavar="FILE", help=DB_HELP)
@@ -92,10 +70,12 @@ def export_text(events: Sequence[GameEvent], fmt: str) -> str:
 @click.option("--out", "-o", metavar="FILE", help="Write here instead of standard output.")
 def export(game: str, db: str | None, fmt: str, out: str | None) -> None:
     """GAME's events, one per line (JSONL, the README's export format) or as CSV."""
+    if out is not None:
+        output_file(out, "--out")
     with _open(db) as game_log:
         events = game_log.events(game_log.game(game))
     text = export_text(events, fmt)
-    if out:
+    if out is not None:
         from referee.calibration.profile import write_text_atomic
 
         write_text_atomic(out, text)
@@ -132,19 +112,52 @@ def replay(game: str, at: str, db: str | None, out: str | None) -> None:
     Pieces stand where they last rested at that moment, terrain is as
     edited by then, and the scene's questions are kept.
     """
+    from referee.game import scene_at
     from referee.scene import save_scene
-    from referee.session import scene_at
 
     seq, seconds = parse_moment(at)
+    if out is not None:
+        output_file(out, "--out")
     with _open(db) as game_log:
         info = game_log.game(game)
         if seq is not None and not 0 <= seq <= info.last_seq:
             raise RefereeError(f"--at: game {game!r} has events 1 to {info.last_seq}, not {seq}")
-        scene, last = scene_at(game_log, info, seq=seq, t=seconds)
+        try:
+            scene, last = scene_at(game_log, info, seq=seq, t=seconds)
+        except StoreError:
+            raise
+        except (ValueError, KeyError, TypeError) as error:
+            # Rows that read as JSON yet say nothing the rules know: the log is damaged.
+            raise StoreError(
+                f"{game_log.path}: game {game!r}: its logged scene or events cannot be replayed "
+                f"({shown(str(error), 160)}); the game log is damaged: restore it from a backup"
+            ) from None
     where = f"after event #{last.seq} at {last.t:.2f}s" if last else "before the first event"
-    if out:
+    if out is not None:
         save_scene(scene, out)
         click.echo(f"{game} {where} -> {out}", err=True)
     else:
         click.echo(json.dumps(scene.to_json(), indent=1))
         click.echo(f"({game} {where})", err=True)
+
+
+@log.command()
+@click.option("--db", metavar="FILE", help=DB_HELP)
+def upgrade(db: str | None) -> None:
+    """Bring a game log written by an older table referee up to this version's schema.
+
+    Its games and events are kept as they are; a log already up to date is not changed.
+    """
+    from pathlib import Path
+
+    from referee.store import SCHEMA_VERSION
+
+    path = Path(db) if db else default_db_path()
+    if not (path.is_file() and path.stat().st_size > 0):  # a writer would create one
+        raise RefereeError(f"{path}: no game log here; nothing to upgrade")
+    with GameLog(path) as game_log:
+        before = game_log.upgrade()
+    if before < SCHEMA_VERSION:
+        click.echo(f"{game_log.path}: upgraded from log schema {before} to {SCHEMA_VERSION}")
+    else:
+        click.echo(f"{game_log.path}: already at log schema {SCHEMA_VERSION}; nothing to do")

@@ -11,13 +11,13 @@ draws with the same :data:`PALETTE`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -125,14 +125,15 @@ def draw(
             width=0.08,
         )
     ]
+    labels: list[Label] = []
     for terrain in scene.terrain:
         colour = PALETTE["terrain"].get(terrain.kind, "#808080")
         points = tuple((float(x), float(y)) for x, y in terrain.polygon)
         shapes.append(Shape("polygon", points, stroke=colour, fill=colour, width=0.06, opacity=0.8))
         cx, cy = np.mean(np.asarray(points), axis=0)
         label = terrain.id + (f" ({terrain.objective} VP)" if terrain.objective else "")
-        shapes.append(
-            Shape("text", ((float(cx), float(cy)),), fill="#ffffff", text=label, size=0.5)
+        labels.append(
+            Label(Shape("text", ((float(cx), float(cy)),), fill="#ffffff", text=label, size=0.5))
         )
     colours = side_colours(p.side for p in scene)
     pieces = {p.id: p for p in scene}
@@ -144,7 +145,9 @@ def draw(
             if radius not in RINGS:
                 shapes.append(_ring(centre, radius, dash=True))
     for verdict in verdicts:
-        shapes.extend(_verdict_shapes(verdict, pieces))
+        drawn = _verdict_shapes(verdict, pieces)
+        shapes.extend(s for s in drawn if s.kind != "text")
+        labels.extend(_line_label(s, drawn[0]) for s in drawn if s.kind == "text")
     for piece in scene:
         colour = colours[piece.side]
         corners = tuple((float(x), float(y)) for x, y in piece.corners())
@@ -160,16 +163,18 @@ def draw(
         )
         shapes.append(Shape("line", (piece.xy, piece.front), stroke="#ffffff", width=0.12))
         x, y = piece.xy
-        shapes.append(
-            Shape("text", ((x, y + piece.base[1] / 2 + 0.7),), fill="#ffffff", text=piece.id)
-        )
+        reach = max(piece.base) / 2
+        text = Shape("text", ((x, y + reach + 0.45),), fill="#ffffff", text=piece.id)
+        labels.insert(0, Label(text, around=(x, y), reach=reach))  # pieces' names first
+    shapes.extend(place_labels(labels, shapes, scene.table.width, scene.table.depth))
     caption: list[str] = []
     for verdict in verdicts:
         mark = {True: "[ok]", False: "[NO]", None: "[??]"}[verdict.get("ok")]
         caption.append(f"{mark} {verdict.get('summary') or verdict.get('ask')}")
         if reasons:
             caption.extend(f"     - {r}" for r in verdict.get("reasons", []))
-    return Picture(scene.table.width, scene.table.depth, tuple(shapes), tuple(caption))
+    wrapped = _wrap(caption, scene.table.width + 2 * MARGIN - 0.2, CAPTION_LINE * 0.6)
+    return Picture(scene.table.width, scene.table.depth, tuple(shapes), tuple(wrapped))
 
 
 def _ring(centre: tuple[float, float], radius: float, dash: bool) -> Shape:
@@ -219,6 +224,175 @@ def _verdict_shapes(verdict: Mapping[str, Any], pieces: Mapping[str, Any]) -> li
     return out
 
 
+# -- where the words go -------------------------------------------------------------------------
+# Text is placed after everything else is drawn: each label tries spots near where it
+# belongs, nearest first, and takes the first that stays inside the picture and crosses no
+# drawn line, base, ring or other label (the least crowded one when every spot is taken).
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class Label:
+    """A text shape and where it may go: around a piece (``around``, ``reach``: half its
+    base) or beside a line (``along``: the line's ends), else near its own point."""
+
+    shape: Shape
+    around: tuple[float, float] | None = None
+    reach: float = 0.0
+    along: tuple[tuple[float, float], tuple[float, float]] | None = None
+
+
+def _line_label(text: Shape, line: Shape) -> Label:
+    ends = (line.points[0], line.points[-1]) if line.kind == "line" else None
+    return Label(text, along=ends)
+
+
+@functools.lru_cache(maxsize=4096)
+def text_width(text: str, size: float) -> float:
+    """Inches ``text`` takes at ``size`` inches tall, as the PNG draws it (OpenCV's Hershey
+    font, wider than the SVG's sans-serif, so the SVG's text fits the same box)."""
+    import cv2
+
+    (w, _), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 1.0, 2)
+    return float(w) / 22.0 * size
+
+
+def text_box(shape: Shape) -> Box:
+    """The box a text shape covers (x0, y0, x1, y1), inches: centred on its point, the
+    baseline 0.35 of its height below it, descenders included."""
+    x, y = shape.points[0]
+    half = text_width(shape.text, shape.size) / 2
+    return (x - half, y - 0.65 * shape.size, x + half, y + 0.65 * shape.size)
+
+
+def _segments(shape: Shape) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    points = list(shape.points)
+    if shape.kind == "polygon":
+        points.append(points[0])
+    return list(itertools.pairwise(points))
+
+
+def _crosses_segment(box: Box, a: tuple[float, float], b: tuple[float, float], pad: float) -> bool:
+    """Whether segment a-b comes within ``pad`` of the box (Liang-Barsky clipping)."""
+    x0, y0, x1, y1 = box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    lo, hi = 0.0, 1.0
+    for p, q in ((-dx, a[0] - x0), (dx, x1 - a[0]), (-dy, a[1] - y0), (dy, y1 - a[1])):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            lo = max(lo, t)
+        else:
+            hi = min(hi, t)
+        if lo > hi:
+            return False
+    return True
+
+
+def _crosses_circle(box: Box, shape: Shape) -> bool:
+    (cx, cy), r, pad = shape.points[0], shape.radius, shape.width / 2 + 0.03
+    near = math.hypot(max(box[0] - cx, 0, cx - box[2]), max(box[1] - cy, 0, cy - box[3]))
+    far = max(math.hypot(x - cx, y - cy) for x in (box[0], box[2]) for y in (box[1], box[3]))
+    return near <= r + pad and far >= r - pad
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _candidates(label: Label) -> Iterable[tuple[float, float]]:
+    x, y = label.shape.points[0]
+    yield (x, y)
+    size = label.shape.size
+    if label.around is not None:  # below, above, beside the base, then further out
+        px, py = label.around
+        for step in range(8):
+            r = label.reach + 0.45 + 0.35 * step
+            for dx, dy in ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1)):
+                half = text_width(label.shape.text, size) / 2 + 0.1
+                yield (px + dx * (r + (half if dx else 0) - (0.45 if dx else 0)), py + dy * r)
+    elif label.along is not None:  # either side of the line, sliding away from its middle
+        (ax, ay), (bx, by) = label.along
+        length = math.hypot(bx - ax, by - ay) or 1.0
+        nx, ny = -(by - ay) / length, (bx - ax) / length
+        for t in (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8):
+            mx, my = ax + (bx - ax) * t, ay + (by - ay) * t
+            for off in (0.5, 0.8, 1.2):
+                gap = off * size + 0.2 + abs(nx) * text_width(label.shape.text, size) / 2
+                yield (mx - nx * gap, my - ny * gap)
+                yield (mx + nx * gap, my + ny * gap)
+    for step in range(1, 17):  # anywhere near its point
+        r = 0.5 * step
+        for k in range(16):
+            angle = math.tau * k / 16
+            yield (x + r * math.cos(angle), y + r * math.sin(angle))
+
+
+def place_labels(
+    labels: Sequence[Label], drawn: Sequence[Shape], width: float, depth: float
+) -> list[Shape]:
+    """The labels as text shapes moved to free spots: inside the picture (table and margin),
+    clear of every drawn line, base and ring and of each other, where such a spot exists."""
+    edges = [
+        (a, b, s.width / 2 + 0.03)
+        for s in drawn[1:]  # not the table's own edge: a label may sit on the cloth's margin
+        if s.kind == "line" or (s.kind == "polygon" and s.opacity == 1.0)  # bases, not terrain
+        for a, b in _segments(s)
+    ]
+    rings = [s for s in drawn if s.kind == "circle"]
+    inside = (-MARGIN + 0.05, -MARGIN + 0.05, width + MARGIN - 0.05, depth + MARGIN - 0.05)
+    placed: list[Box] = []
+    out: list[Shape] = []
+    for label in labels:
+        shape = label.shape
+        fits = text_width(shape.text, shape.size)
+        if fits > inside[2] - inside[0]:  # wider than the picture: smaller, never cut
+            shape = Shape(**{**shape.__dict__, "size": shape.size * (inside[2] - inside[0]) / fits})
+        best: tuple[int, Shape, Box] | None = None
+        for point in _candidates(Label(shape, label.around, label.reach, label.along)):
+            moved = Shape(**{**shape.__dict__, "points": (point,)})
+            box = text_box(moved)
+            if not (inside[0] <= box[0] and inside[1] <= box[1]):
+                continue
+            if not (box[2] <= inside[2] and box[3] <= inside[3]):
+                continue
+            # a ring crossed is the least harm, text over text worse, text over a line worst
+            clash = 100 * sum(_crosses_segment(box, a, b, pad) for a, b, pad in edges)
+            clash += 10 * sum(_overlaps(box, other) for other in placed)
+            clash += sum(_crosses_circle(box, ring) for ring in rings)
+            if best is None or clash < best[0]:
+                best = (clash, moved, box)
+            if clash == 0:
+                break
+        if best is None:  # no spot inside at all (a picture smaller than the text)
+            continue
+        out.append(best[1])
+        placed.append(best[2])
+    return out
+
+
+def _wrap(lines: Sequence[str], width: float, size: float) -> list[str]:
+    """Caption lines broken at spaces to fit the picture's width (continuations indented)."""
+    out: list[str] = []
+    for line in lines:
+        indent = " " * (len(line) - len(line.lstrip()) + 4)
+        words = line.split(" ")
+        current = ""
+        for word in words:
+            trial = f"{current} {word}" if current else word
+            if current.strip() and text_width(trial, size) > width:
+                out.append(current)
+                current = indent + word
+            else:
+                current = trial
+        out.append(current)
+    return out
+
+
 # -- rendering ---------------------------------------------------------------------------------
 
 CAPTION_LINE = 0.8
@@ -240,6 +414,9 @@ def to_svg(picture: Picture) -> str:
         f'width="{width * 40:.0f}" height="{height * 40:.0f}" '
         f'viewBox="{-MARGIN} {-MARGIN} {width:g} {height:g}" font-family="sans-serif">',
         f'<rect x="{-MARGIN}" y="{-MARGIN}" width="{width:g}" height="{height:g}" fill="#202020"/>',
+        # the drawing stops at the table's margin: a range ring never runs into the caption
+        f'<clipPath id="table"><rect x="{-MARGIN}" y="{-MARGIN}" width="{width:g}" '
+        f'height="{picture.depth + 2 * MARGIN:g}"/></clipPath><g clip-path="url(#table)">',
     ]
     for shape in picture.shapes:
         style = _svg_style(shape)
@@ -255,9 +432,10 @@ def to_svg(picture: Picture) -> str:
         elif shape.kind == "text":
             x, y = shape.points[0]
             out.append(
-                f'<text x="{x:.3f}" y="{y:.3f}" font-size="{shape.size:g}" '
+                f'<text x="{x:.3f}" y="{y + 0.35 * shape.size:.3f}" font-size="{shape.size:g}" '
                 f'text-anchor="middle" fill="{shape.fill}">{escape(shape.text)}</text>'
             )
+    out.append("</g>")
     for i, line in enumerate(picture.caption):
         y = picture.depth + MARGIN + CAPTION_LINE * (i + 0.8)
         out.append(
@@ -292,7 +470,9 @@ def to_png(picture: Picture, ppi: float = 30.0) -> bytes:
     import cv2
 
     width, height = _layout(picture)
-    image = np.full((round(height * ppi), round(width * ppi), 3), 32, np.uint8)
+    whole = np.full((round(height * ppi), round(width * ppi), 3), 32, np.uint8)
+    # the drawing stops at the table's margin: a range ring never runs into the caption
+    image = whole[: round((picture.depth + 2 * MARGIN) * ppi)]
     shift = 4
 
     def px(points: Sequence[tuple[float, float]]) -> np.ndarray:
@@ -340,9 +520,9 @@ def to_png(picture: Picture, ppi: float = 30.0) -> bytes:
         if target is not image:
             cv2.addWeighted(target, shape.opacity, image, 1 - shape.opacity, 0, dst=image)
     for i, line in enumerate(picture.caption):
-        y = picture.depth + CAPTION_LINE * (i + 0.8)
-        _text(image, line, (0.0, y), CAPTION_LINE * 0.6, PALETTE["text"], ppi, centred=False)
-    ok, data = cv2.imencode(".png", image)
+        y = picture.depth + MARGIN + CAPTION_LINE * (i + 0.8)  # below the margin, as in SVG
+        _text(whole, line, (0.0, y), CAPTION_LINE * 0.6, PALETTE["text"], ppi, centred=False)
+    ok, data = cv2.imencode(".png", whole)
     if not ok:
         raise RefereeError("could not encode the picture as PNG")
     return bytes(data)
@@ -394,14 +574,15 @@ def _text(
 def save(picture: Picture, path: str | os.PathLike[str]) -> None:
     """Write the picture as ``.png`` or ``.svg`` (by the file's suffix)."""
     from referee.calibration.profile import write_text_atomic
+    from referee.outputs import output_file
 
-    target = Path(path)
-    suffix = target.suffix.lower()
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in (".png", ".svg"):
+        raise RefereeError(f"--picture {path}: write a .png or an .svg file")
+    target = output_file(path, "--picture")
     if suffix == ".svg":
         write_text_atomic(target, to_svg(picture))
         return
-    if suffix != ".png":
-        raise RefereeError(f"--picture {path}: write a .png or an .svg file")
     data = to_png(picture)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -294,9 +294,11 @@ class Scene:
     @classmethod
     def from_json(cls, data: Any, source: str = "<scene>") -> Scene:
         """Parse and validate a scene; each problem raises a one-line :class:`SceneError`."""
+        validate.nesting(data, source, "$", error=SceneError)
         _check_finite(data, source, "$")
         if not isinstance(data, dict):
             raise SceneError(at(source, "$", "a scene must be a JSON object"))
+        _check_sizes(data, source)
         ruleset = _require(data, "ruleset", source, "$")
         if not isinstance(ruleset, str):
             raise SceneError(at(source, "$.ruleset", f"must be a ruleset name, got {ruleset!r}"))
@@ -387,6 +389,46 @@ def _list(value: Any, source: str, path: str) -> list[Any]:
     if not isinstance(value, list):
         raise SceneError(at(source, path, f"must be a list, got {type(value).__name__}"))
     return value
+
+
+#: What one scene may hold (README, "Bad input"): the rules measure every piece against
+#: every other and every terrain edge, so these keep the all-pairs work at table speed
+#: (300,000 polygon points once meant an 84 GiB all-pairs map).
+MAX_PIECES = 1000
+MAX_TERRAIN = 500
+MAX_POLYGON_POINTS = 1000
+MAX_TERRAIN_POINTS = 20_000
+"""Points of all terrain outlines together."""
+MAX_QUERIES = 1000
+
+
+def _check_sizes(data: dict[str, Any], source: str) -> None:
+    """Refuse a scene bigger than the referee answers at table speed, before any geometry."""
+    for key, what, limit in (
+        ("pieces", "pieces", MAX_PIECES),
+        ("terrain", "terrain features", MAX_TERRAIN),
+        ("queries", "questions", MAX_QUERIES),
+    ):
+        items = data.get(key)
+        if isinstance(items, list):
+            validate.count(items, source, f"$.{key}", what, limit, error=SceneError)
+    terrain = data.get("terrain")
+    total = 0
+    for i, feature in enumerate(terrain if isinstance(terrain, list) else ()):
+        polygon = feature.get("polygon") if isinstance(feature, dict) else None
+        if isinstance(polygon, list):
+            path = f"$.terrain[{i}].polygon"
+            validate.count(polygon, source, path, "points", MAX_POLYGON_POINTS, error=SceneError)
+            total += len(polygon)
+    if total > MAX_TERRAIN_POINTS:
+        raise SceneError(
+            at(
+                source,
+                "$.terrain",
+                f"its outlines have {total} points together; at most {MAX_TERRAIN_POINTS:,} "
+                "are supported",
+            )
+        )
 
 
 #: Largest magnitude accepted for any number in a scene: 2.5 km of table

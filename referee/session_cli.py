@@ -1,7 +1,7 @@
 """``referee track`` and ``referee run``: a referee session from the command line.
 
-Both drive one :class:`~referee.session.Session` over a frame source with
-:func:`drive` (``demo`` and ``serve`` use the same loop): ``track`` writes
+Both drive one :class:`~referee.game.Session` over a frame source with
+:func:`referee.game.drive` (``demo`` and ``serve`` use the same loop): ``track`` writes
 the tracks file, ``run`` prints every settled move with its verdicts and
 keeps the game in the log.
 """
@@ -10,56 +10,99 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import IO, Any
 
 import click
 
-from referee.calibration.profile import CalibrationProfile, load_profile
 from referee.errors import RefereeError, SourceError
 from referee.events import GameEvent, finite_json
-from referee.markers.roster import Roster, load_roster
-from referee.session import Session, SessionUpdate, game_name
-from referee.store import GameLog, default_db_path
+from referee.game import (
+    Session,
+    SessionUpdate,
+    check_log_path,
+    check_source_fits,
+    drive,
+    game_name,
+    load_inputs,
+    open_camera_source,
+    open_log,
+    source_key,
+    warn,
+)
+from referee.media import MAX_CAMERA_INDEX
+from referee.outputs import VIDEO_SUFFIXES, output_file
+from referee.store import default_db_path
 from referee.vision.pipeline import Pipeline
-from referee.vision.sources import FrameSource, open_source
+from referee.vision.sources import FrameSource
 
 
 class JsonLinesWriter:
     """Writes one JSON object per line to ``PATH.partial``, flushed, so a crash loses nothing;
     :meth:`close` renames it to ``PATH`` when complete, so a failed run never replaces an
-    earlier file."""
+    earlier file.
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
+    The path is checked when the writer is made (before any input is read at length), and
+    the partial file is opened only at the first line, so a run that fails its checks on
+    the first frame leaves nothing behind.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], option: str = "--out") -> None:
+        self.path = output_file(path, option)
+        self.option = option
         self.partial = self.path.with_name(self.path.name + ".partial")
+        self._handle: IO[str] | None = None
+
+    def _open(self) -> IO[str]:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle: IO[str] = self.partial.open("w", encoding="utf-8")
+            return self.partial.open("w", encoding="utf-8")
         except OSError as error:
-            raise RefereeError(f"{path}: cannot write ({error.strerror})") from None
+            raise RefereeError(
+                f"{self.option} {self.path}: cannot write ({error.strerror}); choose another path"
+            ) from None
 
     def write(self, data: dict[str, Any]) -> None:
+        if self._handle is None:
+            self._handle = self._open()
         text = json.dumps(finite_json(data), separators=(",", ":"), allow_nan=False)
         self._handle.write(text + "\n")
         self._handle.flush()
 
     def close(self, complete: bool = True) -> None:
-        """Close; ``complete`` puts the file in place, otherwise ``PATH.partial`` stays."""
+        """Close; ``complete`` puts the file in place, otherwise ``PATH.partial`` stays
+        (when anything was written)."""
+        if complete and self._handle is None:
+            self._handle = self._open()  # a complete run with no frames: an empty file
+        if self._handle is None:
+            return
         self._handle.close()
         if complete:
-            os.replace(self.partial, self.path)
+            try:
+                os.replace(self.partial, self.path)
+            except OSError as error:
+                raise RefereeError(
+                    f"{self.option} {self.path}: cannot write ({error.strerror}); what was "
+                    f"written is in {self.partial}"
+                ) from None
 
 
-def load_inputs(calibration: str, roster_path: str) -> tuple[CalibrationProfile, Roster]:
-    """The profile and roster a run needs; a roster without pieces is an error."""
-    profile = load_profile(calibration)
-    roster = load_roster(roster_path)
-    if not len(roster):
-        raise RefereeError(f"{roster_path}: the roster lists no pieces; nothing to track")
-    return profile, roster
+def distinct_outputs(
+    paths: dict[str, str | None], inputs: dict[str, str | None] | None = None
+) -> None:
+    """No two output options name the same file (each would overwrite the other), and no
+    output names an input (the video, the profile, the game log...), which it would replace."""
+    seen: dict[str, str] = {}
+    for option, path in (inputs or {}).items():
+        if path:
+            seen.setdefault(os.path.abspath(path), option)
+    for option, path in paths.items():
+        if not path:
+            continue
+        key = os.path.abspath(path)
+        if key in seen:
+            raise RefereeError(f"{seen[key]} and {option} both name {path}; give two files")
+        seen[key] = option
 
 
 def inputs_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -87,67 +130,12 @@ def log_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
-def open_log(db: str | None, no_log: bool) -> GameLog | None:
-    """The game log a command writes to (None with ``--no-log``)."""
-    if no_log:
-        if db:
-            raise RefereeError("--db and --no-log: give one or the other")
-        return None
-    return GameLog(db or default_db_path())
-
-
-def warn(message: str) -> None:
-    from tqdm import tqdm
-
-    tqdm.write(f"referee: warning: {message}", file=sys.stderr)
-
-
 def print_flags(update: SessionUpdate) -> None:
     """Flags and camera events as one warning line each."""
     for event in update.events:
         if event.type in ("flag", "camera"):
             where = f"frame {event.frame}: " if event.frame is not None else ""
             warn(where + str(event.data.get("message")))
-
-
-def drive(
-    session: Session,
-    source: FrameSource,
-    progress: bool,
-    limit: int | None = None,
-    on_update: Callable[[SessionUpdate], None] | None = None,
-) -> int:
-    """Run the session over a source with a progress bar; returns frames processed."""
-    from tqdm import tqdm
-
-    total = source.frame_count
-    if total is not None and session.resume_after >= 0:
-        total = max(total - session.resume_after - 1, 0)
-    if limit is not None and total is not None:
-        total = min(total, limit)
-    count = 0
-    with tqdm(
-        total=total,
-        unit="frame",
-        disable=not progress,
-        file=sys.stderr,
-        desc=Path(source.name).name,
-        leave=False,
-    ) as bar:
-        for update in session.run(source):
-            if on_update is not None:
-                on_update(update)
-            count += 1
-            bar.update(1)
-            if limit is not None and count >= limit:
-                return count
-    promised = source.frame_count
-    if promised is not None and session.resume_after + 1 + count < promised * 0.98:
-        warn(
-            f"{source.name}: the video ended after {session.resume_after + 1 + count} of the "
-            f"{promised} frames its header promises (a truncated file?); what was seen is kept"
-        )
-    return count
 
 
 def annotate_frame(annotator: Any, update: SessionUpdate) -> None:
@@ -165,20 +153,6 @@ def _source_option(camera: int | None, video: str | None) -> str:
     if (camera is None) == (video is None):
         raise SourceError("give exactly one of --camera N or --video FILE")
     return str(camera) if camera is not None else str(video)
-
-
-def open_camera_source(
-    spec: str, session_ref: list[Session], **options: Any
-) -> tuple[FrameSource, Callable[[str, str], None]]:
-    """Open ``spec``; its camera lost/reopened notices go to the session in ``session_ref``."""
-
-    def on_camera(kind: str, message: str) -> None:
-        warn(message)
-        if session_ref:
-            session_ref[0].camera_event(kind, message)
-
-    source = open_source(spec, on_warning=warn, on_camera=on_camera, **options)
-    return source, on_camera
 
 
 @click.command()
@@ -212,14 +186,20 @@ def track(
     warnings) go to EVENTS.jsonl. Files are written as NAME.partial and put in
     place when complete, so a failed run leaves an earlier file as it was.
     """
+    # Every check before any output is opened (the writers open at the first frame).
+    distinct_outputs(
+        {"--out": out, "--events": events},
+        {"SOURCE": source, "--calibration": calibration, "--roster": roster},
+    )
+    tracks = JsonLinesWriter(out, "--out")
+    event_log = JsonLinesWriter(events, "--events") if events is not None else None
+    writers = [w for w in (tracks, event_log) if w is not None]
     profile, roster_value = load_inputs(calibration, roster)
     holder: list[Session] = []
     frames, _ = open_camera_source(source, holder, width=width, height=height, fps=fps)
+    check_source_fits(profile, frames, source)
     session = Session.start(Pipeline(profile, roster_value, source_name=source))
     holder.append(session)
-    tracks = JsonLinesWriter(out)
-    event_log = JsonLinesWriter(events) if events else None
-    writers = [w for w in (tracks, event_log) if w is not None]
     moves = 0
 
     def write(update: SessionUpdate) -> None:
@@ -240,7 +220,11 @@ def track(
         raise SystemExit(130) from None
     except RefereeError as error:
         _close(writers, False, frames)
-        raise RefereeError(f"{error} (the frames tracked so far are in {tracks.partial})") from None
+        if tracks.partial.exists():
+            raise RefereeError(
+                f"{error} (the frames tracked so far are in {tracks.partial})"
+            ) from None
+        raise
     _close(writers, True, frames)
     click.echo(f"tracked {count} frames, {moves} moves -> {out}", err=True)
 
@@ -252,7 +236,11 @@ def _close(writers: list[JsonLinesWriter], complete: bool, source: FrameSource) 
 
 
 @click.command()
-@click.option("--camera", type=click.IntRange(min=0), help="Camera index (0 is the first).")
+@click.option(
+    "--camera",
+    type=click.IntRange(0, MAX_CAMERA_INDEX),
+    help="Camera index (0 is the first).",
+)
 @click.option("--video", metavar="FILE", help="A recorded video (or image folder, or stream URL).")
 @inputs_options
 @click.option("--scene", metavar="SCENE.json", help="Terrain, sides, cards and questions.")
@@ -295,24 +283,42 @@ def run(
     from referee.scene import load_scene
 
     spec = _source_option(camera, video)
+    # Every check before any output or the game log is opened: a refused run changes nothing.
+    distinct_outputs(
+        {"--tracks": tracks, "--events": events, "--annotate": annotate},
+        {
+            "--video": video,
+            "--calibration": calibration,
+            "--roster": roster,
+            "--scene": scene,
+            "--db": db or (None if no_log else str(default_db_path())),
+        },
+    )
+    if annotate is not None:
+        output_file(annotate, "--annotate", VIDEO_SUFFIXES, "seen.mp4")
+    tracks_log = JsonLinesWriter(tracks, "--tracks") if tracks is not None else None
+    event_log = JsonLinesWriter(events, "--events") if events is not None else None
+    writers = [w for w in (tracks_log, event_log) if w is not None]
+    check_log_path(db, no_log)
     profile, roster_value = load_inputs(calibration, roster)
     scene_value = load_scene(scene) if scene else None
     holder: list[Session] = []
     frames, _ = open_camera_source(spec, holder, width=width, height=height)
-    log = open_log(db, no_log)
+    check_source_fits(profile, frames, spec)
+    try:
+        log = open_log(db, no_log)
+    except BaseException:
+        frames.close()
+        raise
     name = game or game_name()
     pipeline = Pipeline(profile, roster_value, source_name=spec)
     session = Session.start(
-        pipeline, scene_value, ruleset, log=log, game=name, source=_source_key(spec)
+        pipeline, scene_value, ruleset, log=log, game=name, source=source_key(spec)
     )
     holder.append(session)
     if log is not None:
         verb = "resuming" if session.resumed else "logging"
         click.echo(f"{verb} game {name!r} in {log.path} (event #{session.last_seq})", err=True)
-    writers: list[JsonLinesWriter] = []
-    tracks_log = JsonLinesWriter(tracks) if tracks else None
-    event_log = JsonLinesWriter(events) if events else None
-    writers = [w for w in (tracks_log, event_log) if w is not None]
     annotator = None
     if annotate:
         from referee.vision.annotate import Annotator
@@ -349,17 +355,21 @@ def run(
             click.echo(describe_answer(logged))
     progress = not quiet and frames.frame_count is not None
     interrupted = False
+    # Outputs go in place only when the run ended well (or the user stopped it: what was
+    # seen up to then is whole); a failure keeps the earlier files.
+    complete = False
     try:
         drive(session, frames, progress=progress, on_update=show)
+        complete = True
     except KeyboardInterrupt:
-        interrupted = True
+        interrupted = complete = True
     finally:
         frames.close()
         session.close()
         if annotator is not None:
-            annotator.close()
+            annotator.close(complete)
         for writer in writers:
-            writer.close()
+            writer.close(complete)
         if log is not None:
             log.close()
     for line in session.unanswered():
@@ -375,12 +385,6 @@ def run(
         raise SystemExit(130)
 
 
-def _source_key(spec: str) -> str:
-    """How a game remembers its source: a file's absolute path, a camera's index, a URL."""
-    path = Path(spec)
-    return str(path.resolve()) if path.exists() else spec
-
-
 def describe_answer(event: GameEvent) -> str:
     """A standing question's answer as ``referee check`` prints it."""
     verdict = event.data.get("verdict", {})
@@ -391,9 +395,10 @@ def describe_answer(event: GameEvent) -> str:
 
 __all__ = [
     "JsonLinesWriter",
-    "drive",
+    "check_log_path",
+    "check_source_fits",
+    "distinct_outputs",
     "inputs_options",
-    "load_inputs",
     "log_options",
     "open_log",
     "run",

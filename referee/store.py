@@ -20,7 +20,10 @@ connection settings, not part of the schema.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import math
 import os
 import sqlite3
 import sys
@@ -86,6 +89,168 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 
 class StoreError(RefereeError):
     """A game log that cannot be opened, read or written."""
+
+
+#: The columns of each table of the current schema, and the version that added the table:
+#: a log whose ``referee_meta`` is there but whose tables are not is damaged, and is said so.
+TABLES: dict[str, tuple[str, ...]] = {
+    "games": (
+        "id",
+        "name",
+        "created",
+        "ruleset",
+        "source",
+        "scene",
+        "roster",
+        "profile",
+        "last_frame",
+        "last_t",
+    ),
+    "events": ("game_id", "seq", "t", "frame", "type", "piece", "supersedes", "data"),
+    "positions": (
+        "game_id",
+        "n",
+        "frame",
+        "t",
+        "piece",
+        "state",
+        "x",
+        "y",
+        "heading",
+        "uncertainty",
+        "seen",
+    ),
+}
+TABLE_SINCE = {"games": 1, "events": 1, "positions": 2}
+
+
+def _folder_writable(path: Path) -> bool:
+    return os.access(path.parent if str(path.parent) else Path("."), os.W_OK)
+
+
+class _Damaged(Exception):
+    """One value of a row that is not what the schema says (turned into a StoreError
+    naming the game and the event by the reader that met it)."""
+
+
+def _text(value: Any, column: str = "text") -> str:
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Damaged(f"its {column} is not UTF-8 text") from None
+    if isinstance(value, str):
+        return value
+    raise _Damaged(f"its {column} holds {_shown(value)} where text belongs")
+
+
+def _opt_text(value: Any, column: str) -> str | None:
+    return None if value is None else _text(value, column)
+
+
+def _whole(value: Any, column: str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise _Damaged(f"its {column} holds {_shown(value)} where a whole number belongs")
+
+
+def _opt_whole(value: Any, column: str) -> int | None:
+    return None if value is None else _whole(value, column)
+
+
+def _real(value: Any, column: str) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    raise _Damaged(f"its {column} holds {_shown(value)} where a number belongs")
+
+
+def _json(value: Any, column: str) -> Any:
+    text = _text(value, column)
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise _Damaged(f"its {column} is not valid JSON") from None
+    except RecursionError:
+        raise _Damaged(f"its {column} is JSON nested too deep to read") from None
+    return data
+
+
+def _object(value: Any, column: str) -> dict[str, Any]:
+    data = _json(value, column)
+    if not isinstance(data, dict):
+        raise _Damaged(f"its {column} is not a JSON object")
+    return data
+
+
+_NUMBERS = (int, float)
+
+
+def _is_num(value: Any) -> bool:
+    return type(value) in _NUMBERS and math.isfinite(value)
+
+
+def _is_whole(value: Any) -> bool:
+    return type(value) is int
+
+
+def _is_pose(value: Any) -> bool:
+    # Every move carries two and its path a few more: kept cheap, it runs on every read.
+    if type(value) is not dict:
+        return False
+    x: Any = value.get("x")
+    y: Any = value.get("y")
+    heading: Any = value.get("heading")
+    numbers = _NUMBERS
+    return (
+        type(x) in numbers
+        and type(y) in numbers
+        and type(heading) in numbers
+        and math.isfinite(x + y + heading)
+    )
+
+
+def _is_vector(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 3 and all(_is_num(v) for v in value)
+
+
+#: What each key of an event's data holds when present (README, "Export format"): what the
+#: session and the timeline index into, so a row that decodes as JSON yet holds, say, a
+#: number where a pose belongs is damage named by its event, never a crash on resume.
+DATA_SHAPES: dict[str, tuple[str, Any]] = {
+    "from": ("a pose {x, y, heading}", _is_pose),
+    "to": ("a pose {x, y, heading}", _is_pose),
+    "via": ("a list of poses", lambda v: type(v) is list and all(map(_is_pose, v))),
+    "distance": ("a number", lambda v: v is None or _is_num(v)),
+    "uncertainty": ("a number", _is_num),
+    "start_t": ("a number", lambda v: v is None or _is_num(v)),
+    "end_t": ("a number", lambda v: v is None or _is_num(v)),
+    "verdict": ("a verdict object", lambda v: isinstance(v, dict)),
+    "declare": ("a question object", lambda v: isinstance(v, dict)),
+    "terrain": ("a terrain object or id", lambda v: isinstance(v, (dict, str))),
+    "table_pose": (
+        "a table pose {rvec, tvec}",
+        lambda v: isinstance(v, dict) and _is_vector(v.get("rvec")) and _is_vector(v.get("tvec")),
+    ),
+    "about": ("an event number", lambda v: v is None or _is_whole(v)),
+    "question": ("a question number", lambda v: v is None or _is_whole(v)),
+    "supersedes": ("an event number", lambda v: v is None or _is_whole(v)),
+    "notes": ("a list", lambda v: isinstance(v, list)),
+    "pieces": ("a list", lambda v: isinstance(v, list)),
+}
+
+
+def _check_shapes(data: dict[str, Any]) -> None:
+    for key, value in data.items():
+        shape = DATA_SHAPES.get(key)
+        if shape is not None and not shape[1](value):
+            raise _Damaged(f"its {key!r} holds {_shown(value)} where {shape[0]} belongs")
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 @dataclass(frozen=True)
@@ -176,72 +341,114 @@ class GameLog:
         self.readonly = readonly
         self._lock = threading.RLock()
         self._next_n: dict[int, int] = {}
-        exists = self.path.is_file() and self.path.stat().st_size > 0
+        self._prepared = False
         if self.path.exists() and not self.path.is_file():
             raise StoreError(f"{self.path}: is not a file; give --db a file name")
+        exists = self.path.is_file() and self.path.stat().st_size > 0
         if readonly and not exists:
             raise StoreError(
                 f"{self.path}: no game log here; 'referee run' or 'referee demo' writes one "
                 "(or give --db the file they wrote)"
             )
-        version = self._inspect() if exists else 0
+        self._version = self._inspect() if exists else 0
         if not readonly:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                raise StoreError(
-                    f"{self.path}: cannot create the folder ({error.strerror}); choose another --db"
-                ) from None
+            self._check_writable(exists)
         try:
-            self._con = sqlite3.connect(
-                self.path, timeout=10.0, isolation_level=None, check_same_thread=False
-            )
+            if readonly:
+                self._con = sqlite3.connect(
+                    self._uri(),
+                    uri=True,
+                    timeout=10.0,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+            else:
+                self._con = sqlite3.connect(
+                    self.path, timeout=10.0, isolation_level=None, check_same_thread=False
+                )
+            # Text comes back as bytes and is decoded row by row, so damaged text names its row.
+            self._con.text_factory = bytes
             self._con.execute("PRAGMA busy_timeout = 10000")
             if readonly:
                 self._con.execute("PRAGMA query_only = ON")
             else:
-                self._con.execute("PRAGMA journal_mode = WAL")
                 self._con.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
                 self._con.execute("PRAGMA foreign_keys = ON")
-                if version < SCHEMA_VERSION:
-                    self._migrate(version)
         except sqlite3.Error as error:
             raise self._error(error, "open") from None
+        if not readonly and not exists:
+            try:
+                self._prepare_writing()  # a new file: nothing earlier to keep as it was
+            except sqlite3.Error as error:
+                self._con.close()
+                raise self._error(error, "create") from None
+        if not readonly and exists:
+            # A writer reads the whole log before it may change a byte of it: a damaged
+            # game or event is refused now, with the file as it was (issue 30).
+            try:
+                self.verify()
+            except StoreError:
+                self._con.close()
+                raise
 
     # -- opening -------------------------------------------------------------------------------
+
+    def _uri(self) -> str:
+        """The read-only address of the file. In a folder nobody may write, a log in WAL mode
+        cannot get its shared-memory file, so it is read as immutable: no writer can be
+        changing it there either (it would need the folder for its own WAL file)."""
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        wal = Path(f"{self.path}-wal")
+        if not _folder_writable(self.path) and not (wal.exists() and wal.stat().st_size > 0):
+            uri += "&immutable=1"
+        return uri
 
     def _inspect(self) -> int:
         """The schema version of an existing file; foreign, corrupt or newer files are refused
         before anything writes to them, so they stay byte-for-byte as they were."""
+        damaged = "restore it from a backup or give --db a new file name"
         try:
-            con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+            con = sqlite3.connect(self._uri(), uri=True)
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: cannot open ({_problem(error)})") from None
         try:
-            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
+            con.text_factory = bytes
+            tables = {_text(r[0]) for r in con.execute("SELECT name FROM sqlite_master")}
             if "referee_meta" not in tables:
                 raise StoreError(
                     f"{self.path}: an SQLite file of another program, not a table referee game "
                     "log; give --db a new file name"
                 )
-            meta = dict(con.execute("SELECT key, value FROM referee_meta").fetchall())
+            meta = {
+                _text(k): _text(v)
+                for k, v in con.execute("SELECT key, value FROM referee_meta").fetchall()
+            }
             ok = con.execute("PRAGMA quick_check").fetchone()
+            columns = {
+                table: {_text(r[1]) for r in con.execute(f"PRAGMA table_info({table})")}
+                for table in TABLES
+                if table in tables
+            }
+        except _Damaged as damage:
+            raise StoreError(f"{self.path}: its referee_meta table: {damage}; {damaged}") from None
         except sqlite3.DatabaseError as error:
-            raise StoreError(
-                f"{self.path}: not a readable game log ({_problem(error)}); restore it from a "
-                "backup or give --db a new file name"
-            ) from None
+            text = _problem(error)
+            if "unable to open" in text and not _folder_writable(self.path):
+                raise StoreError(
+                    f"{self.path}: cannot read it: its folder is read-only and the log has "
+                    "unfinished writes (its -wal file); copy the log with its -wal file to a "
+                    "writable folder and give --db that copy"
+                ) from None
+            raise StoreError(f"{self.path}: not a readable game log ({text}); {damaged}") from None
         finally:
             con.close()
-        if not ok or ok[0] != "ok":
-            raise StoreError(
-                f"{self.path}: the game log is damaged ({ok[0] if ok else 'no answer'}); restore "
-                "it from a backup or give --db a new file name"
-            )
+        if not ok or ok[0] != b"ok":
+            found = _text(ok[0]) if ok else "no answer"
+            raise StoreError(f"{self.path}: the game log is damaged ({found}); {damaged}")
         if meta.get("application") != APPLICATION:
             raise StoreError(f"{self.path}: not a table referee game log; give --db a new file")
         try:
-            version = int(meta.get("schema_version", "0"))
+            version = int(meta.get("schema_version") or "0")
         except ValueError:
             version = SCHEMA_VERSION + 1
         if version > SCHEMA_VERSION:
@@ -249,12 +456,82 @@ class GameLog:
                 f"{self.path}: written by a newer table referee (log schema {version}, this one "
                 f"reads up to {SCHEMA_VERSION}); upgrade table-referee to read it"
             )
+        for table, expected in TABLES.items():
+            if version < TABLE_SINCE[table]:
+                continue
+            if table not in columns:
+                raise StoreError(
+                    f"{self.path}: the game log is damaged (its table {table!r} is missing); "
+                    f"{damaged}"
+                )
+            missing = [c for c in expected if c not in columns[table]]
+            if missing:
+                raise StoreError(
+                    f"{self.path}: the game log is damaged (table {table!r} has no column "
+                    f"{missing[0]!r}); {damaged}"
+                )
         if self.readonly and version < SCHEMA_VERSION:
             raise StoreError(
-                f"{self.path}: an older game log (schema {version}); open it once with "
-                "'referee run' or 'referee log upgrade' to bring it up to date"
+                f"{self.path}: an older game log (schema {version}, this version reads "
+                f"{SCHEMA_VERSION}); bring it up to date with 'referee log upgrade --db "
+                f"{self.path}' (or resume a game in it with 'referee run --db')"
             )
         return version
+
+    def _check_writable(self, exists: bool) -> None:
+        """Refuse a log this process cannot write before anything is created or changed."""
+        folder = self.path.parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(
+                f"{self.path}: cannot create the folder ({error.strerror}); choose another --db"
+            ) from None
+        if not _folder_writable(self.path):
+            read = "; 'referee log' reads the games in it" if exists else ""
+            raise StoreError(
+                f"{self.path}: its folder {folder} is read-only, and a game log needs to write "
+                f"beside itself; give --db a file in a writable folder{read}"
+            )
+        if exists and not os.access(self.path, os.W_OK):
+            raise StoreError(
+                f"{self.path}: the file is read-only; give --db a file you may write, or "
+                "'referee log' to read it"
+            )
+
+    def _prepare_writing(self) -> None:
+        """The first write switches the file to WAL and migrates an older schema: only a log
+        every check has passed, and only once something is really written, is changed."""
+        if self._prepared:
+            return
+        with self._lock:
+            if self._version < SCHEMA_VERSION:  # first: a failed migration rolls back whole
+                self._migrate(self._version)
+                self._version = SCHEMA_VERSION
+            self._con.execute("PRAGMA journal_mode = WAL")
+            self._prepared = True
+
+    def upgrade(self) -> int:
+        """Bring an older log to the current schema (``referee log upgrade``); the version
+        it had. A current log is left as it is, byte for byte."""
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened for reading only")
+        before = self._version
+        if before < SCHEMA_VERSION:
+            try:
+                self._prepare_writing()
+            except sqlite3.Error as error:
+                raise self._error(error, "upgrade") from None
+        return before
+
+    def verify(self) -> int:
+        """Read every game, event and position row; the first damaged one is one
+        :class:`StoreError` naming its game and event. The number of events read."""
+        count = 0
+        for game in self.games():
+            count += len(self.events(game))
+            self.positions_at(game)
+        return count
 
     def _migrate(self, version: int) -> None:
         with self._transaction():
@@ -288,12 +565,29 @@ class GameLog:
                 raise
             self._con.execute("COMMIT")
 
-    def _error(self, error: sqlite3.Error, doing: str) -> StoreError:
+    def _error(self, error: sqlite3.Error, doing: str, game: GameInfo | None = None) -> StoreError:
         text = _problem(error)
+        if game is not None and isinstance(error, sqlite3.DatabaseError) and doing == "read":
+            where = f"game {game.name!r}"
+            if "malformed" in text or "not a database" in text or "no such" in text:
+                return StoreError(
+                    f"{self.path}: {where}: a page of the file cannot be read: the game log is "
+                    "damaged; restore it from a backup or give --db a new file name"
+                )
         if "full" in text:
             return StoreError(
                 f"{self.path}: the disk is full; nothing of the last {doing} was logged and "
                 "every earlier event is kept; free some space and resume with the same --game"
+            )
+        if "malformed" in text or "not a database" in text:
+            return StoreError(
+                f"{self.path}: the game log is damaged (a page of the file cannot be read); "
+                "restore it from a backup or give --db a new file name"
+            )
+        if ("readonly" in text or "unable to open" in text) and not _folder_writable(self.path):
+            return StoreError(
+                f"{self.path}: its folder {self.path.parent} is read-only; give --db a file in "
+                "a writable folder, or 'referee log' to read it"
             )
         if "readonly" in text or "read-only" in text:
             return StoreError(
@@ -306,6 +600,11 @@ class GameLog:
             return StoreError(
                 f"{self.path}: another referee is writing this game; stop it first, or give "
                 "--game another name"
+            )
+        if "no such" in text:
+            return StoreError(
+                f"{self.path}: the game log is damaged ({text}); restore it from a backup or "
+                "give --db a new file name"
             )
         return StoreError(f"{self.path}: cannot {doing} the game log: {text}")
 
@@ -323,33 +622,49 @@ class GameLog:
 
     def games(self) -> list[GameInfo]:
         """Every game, oldest first, with its event and move counts."""
-        with self._lock:
-            rows = self._con.execute(
-                "SELECT g.id, g.name, g.created, g.ruleset, g.source, g.scene, g.roster,"
-                " g.profile, g.last_frame, g.last_t,"
-                " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id),"
-                " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id AND e.type = 'move'),"
-                " (SELECT MAX(seq) FROM events e WHERE e.game_id = g.id)"
-                " FROM games g ORDER BY g.id"
-            ).fetchall()
+        try:
+            with self._lock:
+                rows = self._con.execute(
+                    "SELECT g.id, g.name, g.created, g.ruleset, g.source, g.scene, g.roster,"
+                    " g.profile, g.last_frame, g.last_t,"
+                    " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id),"
+                    " (SELECT COUNT(*) FROM events e WHERE e.game_id = g.id"
+                    " AND e.type = 'move'),"
+                    " (SELECT MAX(seq) FROM events e WHERE e.game_id = g.id)"
+                    " FROM games g ORDER BY g.id"
+                ).fetchall()
+        except sqlite3.Error as error:
+            raise self._error(error, "read") from None
         return [self._info(row) for row in rows]
 
-    @staticmethod
-    def _info(row: Sequence[Any]) -> GameInfo:
-        return GameInfo(
-            row[0],
-            row[1],
-            row[2],
-            row[3],
-            row[4],
-            json.loads(row[5]),
-            json.loads(row[6]) if row[6] else None,
-            json.loads(row[7]) if row[7] else None,
-            int(row[8]),
-            float(row[9]),
-            int(row[10]),
-            int(row[11]),
-            int(row[12] or 0),
+    def _info(self, row: Sequence[Any]) -> GameInfo:
+        try:
+            name = _text(row[1], "name")
+        except _Damaged as damage:
+            raise self._damaged(f"game number {row[0]!r}", damage) from None
+        try:
+            return GameInfo(
+                _whole(row[0], "id"),
+                name,
+                _text(row[2], "start time"),
+                _text(row[3], "ruleset"),
+                _opt_text(row[4], "source"),
+                _object(row[5], "scene"),
+                _object(row[6], "roster") if row[6] else None,
+                _object(row[7], "profile") if row[7] else None,
+                _whole(row[8], "last frame"),
+                _real(row[9], "last time"),
+                int(row[10]),
+                int(row[11]),
+                _opt_whole(row[12], "last event number") or 0,
+            )
+        except _Damaged as damage:
+            raise self._damaged(f"game {name!r}", damage) from None
+
+    def _damaged(self, where: str, damage: _Damaged) -> StoreError:
+        return StoreError(
+            f"{self.path}: {where}: {damage}: the game log is damaged; restore it from a "
+            "backup or give --db a new file name"
         )
 
     def find(self, name: str) -> GameInfo | None:
@@ -377,6 +692,7 @@ class GameLog:
         if not name.strip() or len(name) > 200:
             raise StoreError(f"--game: {name[:40]!r} is not a usable name (1 to 200 characters)")
         try:
+            self._prepare_writing()
             with self._transaction():
                 (last,) = self._con.execute("SELECT MAX(id) FROM games").fetchone()
                 self._con.execute(
@@ -418,6 +734,7 @@ class GameLog:
         if self.readonly:
             raise StoreError(f"{self.path}: opened for reading only")
         try:
+            self._prepare_writing()
             with self._transaction():
                 if events:
                     self._con.executemany(
@@ -510,11 +827,27 @@ class GameLog:
             with self._lock:
                 rows = self._con.execute(sql, args).fetchall()
         except sqlite3.Error as error:
-            raise self._error(error, "read") from None
-        return [
-            GameEvent(int(seq), float(t), str(kind), json.loads(data), frame)
-            for seq, t, frame, kind, data in rows
-        ]
+            raise self._error(error, "read", game) from None
+        return [self._event(game, row) for row in rows]
+
+    def _event(self, game: GameInfo, row: Sequence[Any]) -> GameEvent:
+        seq, t, frame, kind, data = row
+        try:
+            number = _whole(seq, "event number")
+        except _Damaged as damage:
+            raise self._damaged(f"game {game.name!r}, an event", damage) from None
+        try:
+            content = _object(data, "data")
+            _check_shapes(content)
+            return GameEvent(
+                number, _real(t, "time"), _text(kind, "type"), content, _opt_whole(frame, "frame")
+            )
+        except _Damaged as damage:
+            raise self._damaged(f"game {game.name!r}, event #{number}", damage) from None
+        except ValueError as error:  # an unknown type, a reserved key in the data
+            raise self._damaged(
+                f"game {game.name!r}, event #{number}", _Damaged(str(error))
+            ) from None
 
     def positions_at(
         self, game: GameInfo, frame: int | None = None, *, resting: bool = False
@@ -530,8 +863,11 @@ class GameLog:
             args.append(frame)
         if resting:
             where += " AND state IN ('settled', 'hidden')"
+        if self._version < TABLE_SINCE["positions"]:
+            return {}  # an older log, not migrated until its first write, has none
         sql = (
-            "SELECT p.piece, p.state, p.x, p.y, p.heading, p.uncertainty, p.seen, p.frame, p.t"
+            "SELECT p.piece, p.state, p.x, p.y, p.heading, p.uncertainty, p.seen, p.frame, p.t,"
+            " p.n"
             " FROM positions p JOIN (SELECT piece, MAX(n) AS n FROM positions"
             f" WHERE {where} GROUP BY piece) last"
             " ON p.game_id = ? AND p.n = last.n ORDER BY p.n"
@@ -540,34 +876,82 @@ class GameLog:
             with self._lock:
                 rows = self._con.execute(sql, [*args, game.id]).fetchall()
         except sqlite3.Error as error:
-            raise self._error(error, "read") from None
-        return {
-            r[0]: Position(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), int(r[7]), r[8])
-            for r in rows
-        }
+            raise self._error(error, "read", game) from None
+        out = {}
+        for r in rows:
+            try:
+                position = Position(
+                    _text(r[0], "piece"),
+                    _text(r[1], "state"),
+                    _real(r[2], "x"),
+                    _real(r[3], "y"),
+                    _real(r[4], "heading"),
+                    _real(r[5], "uncertainty"),
+                    bool(_whole(r[6], "seen flag")),
+                    _whole(r[7], "frame"),
+                    _real(r[8], "time"),
+                )
+            except _Damaged as damage:
+                where = f"game {game.name!r}, position row {r[9]!r}"
+                raise self._damaged(where, damage) from None
+            out[position.piece] = position
+        return out
 
     def frame_at(self, game: GameInfo, t: float) -> int:
         """The last frame logged at or before ``t`` seconds (-1 if none)."""
-        with self._lock:
-            (a,) = self._con.execute(
-                "SELECT MAX(frame) FROM positions WHERE game_id = ? AND t <= ?", (game.id, t)
-            ).fetchone()
-            (b,) = self._con.execute(
-                "SELECT MAX(frame) FROM events WHERE game_id = ? AND t <= ?", (game.id, t)
-            ).fetchone()
-        return max(a if a is not None else -1, b if b is not None else -1)
+        try:
+            with self._lock:
+                a = None
+                if self._version >= TABLE_SINCE["positions"]:
+                    (a,) = self._con.execute(
+                        "SELECT MAX(frame) FROM positions WHERE game_id = ? AND t <= ?",
+                        (game.id, t),
+                    ).fetchone()
+                (b,) = self._con.execute(
+                    "SELECT MAX(frame) FROM events WHERE game_id = ? AND t <= ?", (game.id, t)
+                ).fetchone()
+            first, second = _opt_whole(a, "frame"), _opt_whole(b, "frame")
+        except sqlite3.Error as error:
+            raise self._error(error, "read", game) from None
+        except _Damaged as damage:
+            raise self._damaged(f"game {game.name!r}", damage) from None
+        return max(first if first is not None else -1, second if second is not None else -1)
 
     def integrity(self) -> str:
         with self._lock:
             (answer,) = self._con.execute("PRAGMA integrity_check").fetchone()
-        return str(answer)
+        return answer.decode("utf-8", "replace") if isinstance(answer, bytes) else str(answer)
+
+
+CSV_COLUMNS = ("seq", "t", "type", "frame", "piece", "supersedes", "summary", "data")
+
+
+def export_text(events: Sequence[GameEvent], fmt: str) -> str:
+    """Events as the export file: JSONL (the README's export format) or CSV."""
+    if fmt == "jsonl":
+        return "".join(
+            json.dumps(e.to_json(), separators=(",", ":"), allow_nan=False) + "\n" for e in events
+        )
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for e in events:
+        line = e.to_json()
+        data = {k: v for k, v in line.items() if k not in ("seq", "t", "type", "frame")}
+        summary = e.describe().split(f"#{e.seq}", 1)[1].strip()
+        frame = e.frame if e.frame is not None else ""
+        extra = (e.piece or "", e.supersedes or "", summary, json.dumps(data))
+        writer.writerow((e.seq, line["t"], e.type, frame, *extra))
+    return buffer.getvalue()
 
 
 __all__ = [
+    "CSV_COLUMNS",
     "SCHEMA_VERSION",
     "GameInfo",
     "GameLog",
     "Position",
     "StoreError",
     "default_db_path",
+    "export_text",
 ]

@@ -261,24 +261,12 @@ def numbers(
 def output_file(path: str | os.PathLike[str], option: str) -> Path:
     """An output file the command may write: its folder exists or can be made, it is no folder.
 
-    Checked before any work, so a long run never ends in an unwritable path.
+    Checked before any work, so a long run never ends in an unwritable path (the one shared
+    check is :func:`referee.outputs.output_file`).
     """
-    target = Path(path)
-    if target.is_dir():
-        raise RefereeError(f"{option} {target}: is a folder; give a file name")
-    for parent in target.absolute().parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise RefereeError(
-                    f"{option} {target}: {parent} is a file, not a folder; choose another path"
-                )
-            if not os.access(parent, os.W_OK | os.X_OK):
-                raise RefereeError(
-                    f"{option} {target}: cannot write in {parent} (permission denied); "
-                    "choose another path"
-                )
-            break
-    return target
+    from referee.outputs import output_file as check
+
+    return check(path, option)
 
 
 def output_folder(path: str | os.PathLike[str], option: str) -> Path:
@@ -294,3 +282,56 @@ def output_folder(path: str | os.PathLike[str], option: str) -> Path:
                 )
             break
     return target
+
+
+# -- sizes and depths of a user's JSON (issue 30 item 5: scenes and settings) ----------------
+
+#: Deepest nesting of objects and lists in a user's JSON file: every file the referee reads
+#: is a few levels deep; 3,000 levels is an attack on the parser, not a scene.
+MAX_DEPTH = 64
+
+
+def nesting(
+    value: Any, source: str, path: str = "$", *, error: type[RefereeError] = RefereeError
+) -> None:
+    """Refuse JSON nested deeper than :data:`MAX_DEPTH` (checked without recursion, so the
+    check itself never hits Python's recursion limit).
+
+    >>> nesting([[[0]]], "game.json")
+    >>> nesting([[[0]]] * 2, "g.json", error=RefereeError) is None
+    True
+    """
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise fail(
+                source,
+                path,
+                f"is nested more than {MAX_DEPTH} levels deep; no file needs that",
+                error,
+            )
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+
+
+def count(
+    items: Sequence[Any],
+    source: str,
+    path: str,
+    what: str,
+    limit: int,
+    *,
+    error: type[RefereeError] = RefereeError,
+) -> None:
+    """Refuse a list longer than ``limit`` (what the referee can answer at table speed).
+
+    >>> count([1, 2, 3], "game.json", "$.pieces", "pieces", 2)
+    Traceback (most recent call last):
+    ...
+    referee.errors.RefereeError: game.json: $.pieces: has 3 pieces; at most 2 are supported
+    """
+    if len(items) > limit:
+        raise fail(source, path, f"has {len(items)} {what}; at most {limit:,} are supported", error)

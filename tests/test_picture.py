@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import re
 
 import cv2
@@ -11,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
-from referee.picture import PALETTE, draw, to_png, to_svg
+from referee.picture import PALETTE, draw, text_box, text_width, to_png, to_svg
 from referee.rules import ruleset_for
 from referee.rules.cli import EXAMPLE
 from referee.scene import load_scene
@@ -56,7 +58,9 @@ def test_a_sight_line_that_names_its_ends_is_drawn_there(example):
     assert line.points == ((1.0, 2.0), (5.5, 2.0))
     distance = f"{los['distance']:.2f}in"
     label = next(s for s in picture.shapes if s.kind == "text" and s.text.startswith(distance))
-    assert label.points[0] == pytest.approx((3.25, 1.6))
+    # beside the middle of the line, clear of its stroke
+    assert label.points[0][0] == pytest.approx(3.25)
+    assert text_box(label)[3] < 2.0 - 0.07
 
 
 def test_selected_piece_gets_rings_and_the_rulesets_ranges(example):
@@ -101,5 +105,125 @@ def test_check_picture_writes_png_and_svg(tmp_path):
 def test_check_picture_refuses_other_formats(tmp_path):
     result = CliRunner().invoke(cli, ["check", "--picture", str(tmp_path / "out.gif")])
     assert result.exit_code == 2
-    assert re.fullmatch(r"referee: error: --picture .*out\.gif: write a \.png or an \.svg file\n",
+    # one line naming the file and the suffixes it takes (the wording is the shared
+    # output check's, from the bad-input work)
+    assert re.fullmatch(r"referee: error: --picture .*out\.gif: [^\n]*\.png[^\n]*\.svg[^\n]*\n",
                         result.output)  # fmt: skip
+
+
+# -- words never over lines, never cut ------------------------------------------------------------
+
+
+def _crowded():
+    """Pieces against every edge and corner, sight lines passing right under their names,
+    rings around one: where the old fixed spots put text over lines or off the picture."""
+    from referee.scene import Scene
+
+    pieces = [
+        ("a1", "red", 0.6, 0.6),
+        ("a2", "red", 23.4, 0.6),
+        ("a3", "red", 0.6, 17.4),
+        ("a4", "red", 23.4, 17.4),
+        ("b1", "blue", 12.0, 17.5),
+        ("b2", "blue", 12.0, 9.0),
+        ("b3", "blue", 6.0, 10.5),
+        ("b4", "blue", 18.0, 10.6),
+        ("longest-name-here", "blue", 23.0, 9.0),
+    ]
+    doc = {
+        "table": {"width": 24, "depth": 18},
+        "ruleset": "paper-tigers",
+        "pieces": [
+            {
+                "id": i,
+                "side": side,
+                "kind": "tank",
+                "x": x,
+                "y": y,
+                "heading": 0,
+                "base": [1.2, 2.0],
+            }
+            for i, side, x, y in pieces
+        ],
+        "terrain": [
+            {
+                "id": "woods-by-the-edge",
+                "kind": "woods",
+                "polygon": [[20, 14], [24, 14], [24, 18], [20, 18]],
+            }
+        ],
+        "queries": [
+            {"ask": "los", "from": f, "to": t}
+            for f, t in (("a1", "a4"), ("a3", "a2"), ("b3", "b4"), ("b2", "b1"), ("a3", "b1"))
+        ]
+        + [{"ask": "range", "from": "b2", "to": t} for t in ("a1", "a2", "longest-name-here")],
+    }
+    scene = Scene.from_json(doc, "crowded")
+    verdicts = [v.to_json() for v in ruleset_for(scene).answer_all(scene)]
+    return scene, verdicts
+
+
+def _segments(picture):
+    for shape in picture.shapes[1:]:
+        if shape.kind == "line" or (shape.kind == "polygon" and shape.opacity == 1.0):
+            points = list(shape.points) + ([shape.points[0]] if shape.kind == "polygon" else [])
+            for a, b in itertools.pairwise(points):
+                yield a, b, shape.width / 2
+
+
+def _hits(box, a, b, pad):
+    """Whether segment a-b comes within pad of the box (sampled finely: a test's own way)."""
+    n = max(2, int(math.dist(a, b) / 0.01))
+    for k in range(n + 1):
+        x = a[0] + (b[0] - a[0]) * k / n
+        y = a[1] + (b[1] - a[1]) * k / n
+        if box[0] - pad < x < box[2] + pad and box[1] - pad < y < box[3] + pad:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("selected", [None, "b2"])
+def test_no_text_over_a_line_or_past_the_edge(example, selected):
+    for scene, verdicts in (example, _crowded()):
+        picture = draw(scene, verdicts, selected=selected if selected in scene else None)
+        texts = [s for s in picture.shapes if s.kind == "text"]
+        assert {p.id for p in scene} <= {t.text for t in texts}  # every piece still named
+        boxes = [text_box(t) for t in texts]
+        width, depth = scene.table.width, scene.table.depth
+        for text, box in zip(texts, boxes, strict=True):
+            # inside the picture (the table and its half-inch margin)
+            assert box[0] >= -0.5 and box[1] >= -0.5, text
+            assert box[2] <= width + 0.5 and box[3] <= depth + 0.5, text
+            for a, b, pad in _segments(picture):
+                assert not _hits(box, a, b, pad), (text.text, a, b)
+        for i, a in enumerate(boxes):  # nor over each other
+            for b in boxes[i + 1 :]:
+                assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
+        # caption lines fit the picture's width: long verdicts wrap, never run off
+        for line in picture.caption:
+            assert text_width(line, 0.8 * 0.6) <= width + 1.0, line
+
+
+def test_the_png_draws_the_words_inside_their_boxes():
+    """The rendered PNG agrees with the geometry: every pixel the words change is inside
+    some label's box (so inside the picture and off the lines the boxes keep clear of)."""
+    from dataclasses import replace
+
+    scene, verdicts = _crowded()
+    picture = draw(scene, verdicts, selected="b2")
+    bare = replace(picture, shapes=tuple(s for s in picture.shapes if s.kind != "text"))
+    ppi = 20
+
+    def render(p):
+        return cv2.imdecode(np.frombuffer(to_png(p, ppi=ppi), np.uint8), cv2.IMREAD_COLOR)
+
+    changed = np.any(render(picture) != render(bare), axis=2)
+    assert changed.any()
+    covered = np.zeros_like(changed)
+    for x0, y0, x1, y1 in (text_box(t) for t in picture.shapes if t.kind == "text"):
+        r0, r1 = max(0, math.floor((y0 + 0.5) * ppi) - 1), math.ceil((y1 + 0.5) * ppi) + 1
+        c0, c1 = max(0, math.floor((x0 + 0.5) * ppi) - 1), math.ceil((x1 + 0.5) * ppi) + 1
+        covered[r0:r1, c0:c1] = True
+    table = np.zeros_like(changed)
+    table[: round((scene.table.depth + 1) * ppi)] = True  # above the caption
+    assert not (changed & table & ~covered).any()

@@ -103,11 +103,15 @@ def test_an_older_log_is_migrated_and_keeps_its_games(tmp_path):
     con.close()
     with pytest.raises(StoreError, match="older game log"):
         GameLog(path, readonly=True)  # a reader never changes the file
+    before = path.read_bytes()
     log = GameLog(path)
     assert [g.name for g in log.games()] == ["old"]
     assert log.positions_at(log.game("old")) == {}
-    meta = dict(log._con.execute("SELECT key, value FROM referee_meta").fetchall())
+    assert path.read_bytes() == before  # opened and read, not yet written: not yet changed
+    log.append(log.game("old"), [flag(1)], [], (4, 0.2))  # the first write migrates
+    meta = dict(sqlite3.connect(path).execute("SELECT key, value FROM referee_meta").fetchall())
     assert meta["schema_version"] == str(SCHEMA_VERSION)
+    assert [e.seq for e in log.events(log.game("old"))] == [1]
 
 
 def _foreign(path):

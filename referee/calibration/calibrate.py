@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from referee import media
 from referee.calibration.camera import Intrinsics, TablePose
 from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.calibration.table import (
@@ -381,10 +382,8 @@ def image_files(folder: Path) -> list[Path]:
 
 
 def read_image(path: Path) -> Image:
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if image is None:
-        raise SourceError(f"{path}: cannot read image (corrupt or not an image)")
-    return np.asarray(image)
+    """The image, its size checked from its header before any pixel is decoded."""
+    return np.asarray(media.read_image(path))
 
 
 def iter_folder(folder: Path) -> Iterator[Frame]:
@@ -406,7 +405,8 @@ def iter_video(path: Path, every_s: float = 0.2, still_level: float = 0.6) -> It
     moved) is skipped, so a board lying still is not detected over and over.
     The final frame is always yielded.
     """
-    capture = cv2.VideoCapture(str(path))
+    with media.quiet_libraries():
+        capture = cv2.VideoCapture(str(path))
     if not capture.isOpened():
         raise SourceError(f"{path}: cannot open video (unreadable file or unsupported codec)")
     try:

@@ -23,10 +23,12 @@ from referee.calibration.calibrate import (
 )
 from referee.calibration.profile import MAX_TABLE_IN, TableSize
 from referee.errors import RefereeError, SourceError, warn
+from referee.media import camera_index, quiet_libraries
+from referee.outputs import output_file, usable_path
 from referee.tags.anchors import AnchorTag
 from referee.tags.board import BoardSpec, parse_pair
 from referee.tags.layout import DEFAULT_DICTIONARY
-from referee.validate import number, output_file
+from referee.validate import number
 
 
 def _table_size(text: str, inch_mm: float) -> TableSize:
@@ -46,7 +48,8 @@ def _table_size(text: str, inch_mm: float) -> TableSize:
 
 def _camera_frames(index: int, duration: float, every_s: float) -> Iterator[Frame]:
     """Live frames for ``duration`` seconds (or until Ctrl-C); the last one is the table view."""
-    capture = cv2.VideoCapture(index)
+    with quiet_libraries():
+        capture = cv2.VideoCapture(index)
     if not capture.isOpened():
         raise SourceError(f"camera {index}: cannot open it (unplugged, busy, or no permission)")
     click.echo(
@@ -265,10 +268,11 @@ def calibrate(
     if roster_path is not None:
         dictionary, anchors, flats = _anchors_from_roster(roster_path)
 
-    path = Path(source)
+    path = usable_path(source, "SOURCE")
     total: int | None = None
-    if source.isdigit() and not path.exists():
-        frames: Iterator[Frame] = _camera_frames(int(source), duration, every_s)
+    if source.isascii() and source.isdigit() and not path.exists():
+        index = camera_index(source, "camera")
+        frames: Iterator[Frame] = _camera_frames(index, duration, every_s)
     elif path.is_dir():
         files = image_files(path)
         if not files:

@@ -31,6 +31,7 @@ from referee.markers.sheets import (
     size_warning,
     tag_sheet,
 )
+from referee.outputs import output_file
 from referee.tags.board import BoardSpec, parse_length, parse_pair
 from referee.tags.layout import (
     ANCHOR_INSET_IN,
@@ -39,7 +40,6 @@ from referee.tags.layout import (
     anchor_ids,
     canonical_dictionary,
 )
-from referee.validate import output_file
 
 PAGES = click.Choice(["letter", "a4"], case_sensitive=False)
 
@@ -126,6 +126,8 @@ def markers(
     --size auto picks the smallest tag that gives the camera at least 5 pixels
     per tag cell, assuming it looks straight down at the table with 5% margin.
     """
+    default = "anchors.pdf" if anchors else "tags.pdf"
+    output_file(default if out is None else out, "--out", (".pdf",), "tags.pdf")
     roster: Roster | None = None
     if roster_path is not None:
         roster = load_roster(roster_path)
@@ -150,7 +152,7 @@ def markers(
             anchor_size = roster.anchors[0].size
         sheet = anchor_sheet(name, anchor_size, page)
         items = anchor_tags(name, anchor_size)
-        target = out or "anchors.pdf"
+        target = "anchors.pdf" if out is None else out
     else:
         if size == "auto":
             tag_size, px = auto_tag_size(_pair(table, "--table", "48x36"), _camera(camera), name)
@@ -179,7 +181,7 @@ def markers(
             )
             items = piece_tags(chosen, tag_size, name)
         sheet = tag_sheet(items, name, page)
-        target = out or "tags.pdf"
+        target = "tags.pdf" if out is None else out
 
     write_pdf(sheet.pages, target, sheet.title)
     _warn_small(items, name, table, camera)
@@ -247,6 +249,7 @@ def cards(roster_path: str, out: str, page: str, size: str | None) -> None:
     """
     from referee.markers.cards import card_sheet
 
+    output_file(out, "--out", (".pdf",), "cards.pdf")
     roster = load_roster(roster_path)
     default_size = parse_size(size) if size else DEFAULT_TAG_SIZE_IN
     sheet = card_sheet(roster, page.lower(), default_size)
@@ -320,23 +323,25 @@ def init(
     A base is WIDTHxDEPTH in inches: width across the front, depth from front
     to back. Tags are numbered from --first-tag, skipping the corner anchors'.
     """
-    from referee.markers.roster_init import build_roster, parse_piece_line, parse_piece_list
+    from referee.markers.roster_init import (
+        MAX_PIECE_LIST_BYTES,
+        build_roster,
+        parse_piece_line,
+        parse_piece_list,
+        piece_list_text,
+        read_piece_list,
+    )
 
-    if Path(out).exists() and not force:
+    if output_file(out, "--out").exists() and not force:
         raise RosterError(f"--out {out}: already exists; add --force to replace it")
     name = _dictionary(dictionary)
     pieces = []
     if pieces_path is not None:
         if pieces_path == "-":
-            pieces += parse_piece_list(sys.stdin.read(), "<stdin>")
+            data = sys.stdin.buffer.read(MAX_PIECE_LIST_BYTES + 1)
+            pieces += parse_piece_list(piece_list_text(data, "<stdin>"), "<stdin>")
         else:
-            try:
-                text = Path(pieces_path).read_text(encoding="utf-8")
-            except OSError as error:
-                raise RosterError(
-                    f"--pieces {pieces_path}: cannot read ({error.strerror})"
-                ) from None
-            pieces += parse_piece_list(text, pieces_path)
+            pieces += parse_piece_list(read_piece_list(pieces_path), pieces_path)
     for k, line in enumerate(piece_lines, start=1):
         piece = parse_piece_line(line, f"--piece #{k}")
         if piece is not None:
@@ -474,6 +479,8 @@ def board(page: str, square: str | None, board_spec: str | None, out: str | None
     from referee.markers.board_sheet import board_sheet, default_board
 
     page = page.lower()
+    if out is not None or square is None:
+        output_file(f"board-{page}.pdf" if out is None else out, "--out", (".pdf",), "board.pdf")
     try:
         spec = BoardSpec.parse(board_spec) if board_spec else default_board(page)
         if square is not None:
@@ -487,7 +494,7 @@ def board(page: str, square: str | None, board_spec: str | None, out: str | None
         click.echo(f"calibrate with: referee calibrate SOURCE --board {spec.to_string()}")
         click.echo("(add --out FILE.pdf to print a board at this size instead)")
         return
-    target = out or f"board-{page}.pdf"
+    target = f"board-{page}.pdf" if out is None else out
     sheet = board_sheet(spec, page)
     write_pdf([sheet.page], target, sheet.title)
     click.echo(f"wrote {target}: {spec.to_string()}")

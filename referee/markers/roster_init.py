@@ -76,6 +76,11 @@ def parse_piece_line(line: str, where: str) -> PieceLine | None:
     PieceLine(id='sq1', side='soviet', kind='infantry', base=(2.0, 1.0), tag=20,
               tag_height=0.0, tag_offset=(0.0, 0.0), tag_size=None, name='1st Squad')
     """
+    if len(line) > MAX_PIECE_LINE:
+        raise RosterError(
+            f"{where}: is {len(line):,} characters long; a piece's line holds at most "
+            f"{MAX_PIECE_LINE}; e.g. {EXAMPLE_LINE}"
+        )
     try:
         words = shlex.split(line, comments=True)
     except ValueError as error:
@@ -122,6 +127,45 @@ def parse_piece_line(line: str, where: str) -> PieceLine | None:
         tag_size=None if size is None else _number(size, where, "size", positive=True),
         name=values.get("name"),
     )
+
+
+#: Largest piece list read, bytes: 10,000 pieces of a hundred characters each.
+MAX_PIECE_LIST_BYTES = 1_000_000
+
+#: Longest line of a piece list (or ``--piece``), characters: a piece, its options and a
+#: 64-character name fit in a tenth of it.
+MAX_PIECE_LINE = 1000
+
+
+def read_piece_list(path: str) -> str:
+    """The text of a ``--pieces`` file: UTF-8, at most :data:`MAX_PIECE_LIST_BYTES`."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_PIECE_LIST_BYTES + 1)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise RosterError(f"--pieces {path}: cannot read ({reason})") from None
+    return piece_list_text(data, path)
+
+
+def piece_list_text(data: bytes, source: str) -> str:
+    """``data`` as text, or one line saying why it is no piece list (too big, UTF-16, binary,
+    not UTF-8), checked before any line is parsed."""
+    hint = "save it as plain UTF-8 text, one piece per line"
+    if len(data) > MAX_PIECE_LIST_BYTES:
+        raise RosterError(
+            f"{source}: is over {MAX_PIECE_LIST_BYTES:,} bytes; a piece list is one short line "
+            "per piece"
+        )
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise RosterError(f"{source}: is UTF-16 text; {hint}")
+    if b"\0" in data:
+        raise RosterError(f"{source}: is not a text file (it holds NUL bytes); {hint}")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise RosterError(f"{source}: line {line}: is not UTF-8 text; {hint}") from None
 
 
 def parse_piece_list(text: str, source: str) -> list[PieceLine]:

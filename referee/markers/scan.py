@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -21,6 +20,8 @@ from referee.markers.cards import parse_card
 from referee.markers.qr import decode_qr
 from referee.markers.roster import Roster, RosterEntry
 from referee.markers.sheets import check_piece_tag
+from referee.media import camera_index, quiet_libraries, read_image
+from referee.outputs import usable_path
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v"})
@@ -68,10 +69,13 @@ def iter_images(
     Raises :class:`SourceError` for a missing path, an unreadable image or a
     camera that does not open; unreadable images inside a folder are skipped.
     """
-    if source.isdigit():
-        yield from _frames(cv2.VideoCapture(int(source)), f"camera {source}", max_frames)
+    if source.isascii() and source.isdigit():
+        index = camera_index(source, "camera")
+        with quiet_libraries():
+            capture = cv2.VideoCapture(index)
+        yield from _frames(capture, f"camera {source}", max_frames)
         return
-    path = Path(source)
+    path = usable_path(source, "SOURCE")
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not files:
@@ -79,9 +83,11 @@ def iter_images(
                 f"{source}: folder has no images ({', '.join(sorted(IMAGE_SUFFIXES))})"
             )
         for file in files:
-            image = cv2.imread(str(file), cv2.IMREAD_GRAYSCALE)
-            if image is not None:
-                yield str(file), np.asarray(image, dtype=np.uint8)
+            try:
+                image = read_image(file, grayscale=True)
+            except SourceError:
+                continue  # an unreadable image in a folder is skipped, as the docstring says
+            yield str(file), np.asarray(image, dtype=np.uint8)
         return
     if not path.exists():
         raise SourceError(
@@ -89,12 +95,11 @@ def iter_images(
             "a video or a camera index like 0"
         )
     if path.suffix.lower() in VIDEO_SUFFIXES:
-        yield from _frames(cv2.VideoCapture(str(path)), str(path), max_frames)
+        with quiet_libraries():
+            capture = cv2.VideoCapture(str(path))
+        yield from _frames(capture, str(path), max_frames)
         return
-    image = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
-    if image is None:
-        raise SourceError(f"{source}: cannot read this file as an image")
-    yield str(path), np.asarray(image, dtype=np.uint8)
+    yield str(path), np.asarray(read_image(path, grayscale=True), dtype=np.uint8)
 
 
 def _frames(

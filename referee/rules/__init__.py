@@ -17,14 +17,17 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import json
 import textwrap
+import types
+import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from referee.errors import SceneError, at
 from referee.rules.flow import GameFlow
-from referee.validate import is_number
+from referee.validate import MAX_TEXT, is_number, shown
 
 #: Largest magnitude of any numeric ruleset setting (inches, points, factors).
 SETTING_LIMIT = 1e6
@@ -139,6 +142,20 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _wrong_argument(system: str, ask: str, query: Mapping[str, Any]) -> QueryError:
+    """The refusal of a question whose handler choked on one of its values: names the first
+    value that is not a word, a number or true/false (the likeliest culprit)."""
+    hint = f"see 'referee rulesets {system}' for what {ask!r} takes"
+    for key, value in query.items():
+        if key == "ask":
+            continue
+        scalar = isinstance(value, (str, int, float)) and not isinstance(value, bool)
+        listed = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        if not (scalar or listed):
+            return QueryError(f".{key}", f"{shown(value)} is not a value {ask!r} takes; {hint}")
+    return QueryError("", f"cannot be answered with these values; {hint}")
+
+
 def judge(distance: float, limit: float, uncertainty: float) -> bool | None:
     """``distance <= limit``, or None when the two are within ``uncertainty`` and the
     limit is strictly inside the doubt (exactly at the limit with no doubt is ok).
@@ -151,6 +168,83 @@ def judge(distance: float, limit: float, uncertainty: float) -> bool | None:
     if distance > limit + uncertainty + 1e-9:
         return False
     return None
+
+
+def _declared_types(settings: type) -> dict[str, Any]:
+    """Each setting's declared type (the ``Settings`` dataclass annotations, resolved)."""
+    found = _DECLARED.get(settings)
+    if found is None:
+        found = _DECLARED[settings] = typing.get_type_hints(settings)
+    return found
+
+
+_DECLARED: dict[type, dict[str, Any]] = {}
+
+
+def _typed_setting(name: str, value: Any, declared: Any, default: Any) -> Any:
+    """``value`` as the type its system declares for setting ``name`` (an int where a float
+    is declared, a list where a tuple is), or a ``ValueError`` saying what it must be.
+
+    One generic check from the ``Settings`` annotations, so a wrong type (``null``, a list,
+    a string) never reaches a system's own arithmetic, whatever the system.
+
+    >>> _typed_setting("max_cards", 3, int, 2), _typed_setting("move_cap", 6, float, 6.0)
+    (3, 6.0)
+    >>> _typed_setting("boats", None, bool, True)
+    Traceback (most recent call last):
+    ...
+    ValueError: setting boats must be true or false (default true), got None
+    """
+    options = typing.get_args(declared) if typing.get_origin(declared) in _UNIONS else ()
+    if options and type(None) in options:
+        if value is None:
+            return None
+        declared = next(t for t in options if t is not type(None))
+    origin = typing.get_origin(declared)
+    fits: Any = _NO
+    if declared is bool:
+        what = "true or false"
+        fits = value if isinstance(value, bool) else _NO
+    elif declared is int:
+        what = "a whole number"
+        fits = value if isinstance(value, int) and not isinstance(value, bool) else _NO
+        if fits is not _NO and abs(fits) > SETTING_LIMIT:
+            fits, what = _NO, f"a whole number within +/-{SETTING_LIMIT:g}"
+    elif declared is float:
+        what = "a number"
+        if is_number(value):
+            fits = float(value)
+    elif declared is str:
+        what = "a word"
+        fits = value if isinstance(value, str) and len(value) <= MAX_TEXT else _NO
+    elif origin is tuple:
+        what = "a list of words"
+        if isinstance(value, (list, tuple)) and all(
+            isinstance(v, str) and len(v) <= MAX_TEXT for v in value
+        ):
+            fits = tuple(value)
+    else:  # a type no generic check knows: the system's own check decides
+        return value
+    if fits is _NO:
+        if options:
+            what += " or null"
+        shown_default = json.dumps(default) if _is_plain(default) else repr(default)
+        raise ValueError(
+            f"setting {name} must be {what} (default {shown_default}), got {shown(value)}"
+        )
+    return fits
+
+
+_NO = object()
+_UNIONS = (typing.Union, types.UnionType)
+
+
+def _is_plain(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 class Ruleset:
@@ -183,7 +277,12 @@ class Ruleset:
         if unknown:
             names = ", ".join(sorted(known)) or "none"
             raise ValueError(f"unknown {self.name} setting {unknown[0]!r} (known: {names})")
-        self.settings = dataclasses.replace(base, **overrides)
+        declared = _declared_types(type(base))
+        typed = {
+            key: _typed_setting(key, value, declared[key], getattr(base, key))
+            for key, value in overrides.items()
+        }
+        self.settings = dataclasses.replace(base, **typed)
         for item in dataclasses.fields(self.settings):
             # Every system's numbers, before its own check: NaN or Infinity decides nothing.
             value = getattr(self.settings, item.name)
@@ -294,7 +393,16 @@ class Ruleset:
                 ".ask",
                 f"unknown question {ask!r} for {self.name} (known: {', '.join(self.questions())})",
             )
-        verdict: Verdict = method(scene, query)
+        try:
+            verdict: Verdict = method(scene, query)
+        except QueryError:
+            raise
+        except (TypeError, KeyError, IndexError, AttributeError, ValueError) as error:
+            if isinstance(error, SceneError):
+                raise
+            # A value of a type the question does not take (a list where a word belongs)
+            # reached the system's arithmetic: one line naming it, never a traceback.
+            raise _wrong_argument(self.name, ask, query) from error
         return dataclasses.replace(verdict, query=dict(query))
 
     def answer_all(self, scene: Scene, source: str = "<scene>") -> list[Verdict]:

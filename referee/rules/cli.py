@@ -50,6 +50,8 @@ def check(
             settings[name.strip()] = json.loads(value)
         except json.JSONDecodeError:
             settings[name.strip()] = value
+        except RecursionError:
+            raise SceneError(f"--set {name.strip()}: the value is nested too deep") from None
     try:
         ruleset = ruleset_for(loaded, **settings)
     except SceneError:
@@ -57,7 +59,7 @@ def check(
     except (TypeError, ValueError) as error:
         raise SceneError(f"--set: {error}") from None
     verdicts = ruleset.answer_all(loaded, str(path))
-    if picture:
+    if picture is not None:
         from referee.picture import draw, save
 
         save(draw(loaded, [v.to_json() for v in verdicts]), picture)

@@ -1151,7 +1151,9 @@ class Grid:
         def span(v: float, n: int) -> range:
             lo = math.floor((v - doubt - eps) / self.size)
             hi = math.floor((v + doubt + eps) / self.size)
-            return range(max(lo, 0), min(hi, n - 1) + 1)
+            # Clamped as at() clamps: a point off the table is in the edge square.
+            lo = min(max(lo, 0), n - 1)
+            return range(lo, max(min(hi, n - 1), lo) + 1)
 
         return {(c, r) for c in span(x, self.cols) for r in span(y, self.rows)}
 

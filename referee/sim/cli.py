@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
+from referee.outputs import output_folder
 from referee.sim.scenario import load_scenario
 from referee.sim.video import simulate as run_simulation
-from referee.validate import output_folder
 
 
 @click.command()

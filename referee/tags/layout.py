@@ -28,6 +28,8 @@ import cv2
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from referee.errors import RefereeError
+
 DEFAULT_DICTIONARY = "DICT_4X4_100"
 
 #: White margin around the black square, in marker cells, on every side; the cut line
@@ -109,28 +111,115 @@ def get_dictionary(name: str) -> cv2.aruco.Dictionary:
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, key))
 
 
+#: Bounds of a custom dictionary file, checked before OpenCV builds anything from it: a
+#: marker's side in data cells (OpenCV's own dictionaries use 4 to 7), how many markers,
+#: and the file's size (a 10,000-marker 16x16 dictionary is under 3 MB).
+DICTIONARY_MARKER_SIZES = (2, 16)
+MAX_DICTIONARY_MARKERS = 10_000
+MAX_DICTIONARY_FILE_BYTES = 4 * 1024 * 1024
+
+
 def _read_dictionary_file(name: str) -> cv2.aruco.Dictionary:
+    """A dictionary file, fully checked in Python first: OpenCV's reader trusts every field
+    (a negative marker size or a 1,000-bit marker corrupts its memory)."""
     path = Path(name)
-    if not path.is_file():
-        raise ValueError(f"tag dictionary file {name!r} does not exist")
     hint = "write it with OpenCV's cv2.aruco.Dictionary.writeDictionary"
     try:
-        storage = cv2.FileStorage(str(path), cv2.FILE_STORAGE_READ)
-    except (cv2.error, SystemError):
+        if not path.is_file():
+            raise ValueError(f"tag dictionary file {name!r} does not exist")
+        if path.stat().st_size > MAX_DICTIONARY_FILE_BYTES:
+            raise ValueError(
+                f"tag dictionary file {name!r} is over {MAX_DICTIONARY_FILE_BYTES // 2**20} MB; "
+                f"no dictionary is that big; {hint}"
+            )
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
         raise ValueError(f"tag dictionary file {name!r} is not OpenCV YAML; {hint}") from None
-    try:
-        dictionary = cv2.aruco.Dictionary()
-        ok = storage.isOpened() and dictionary.readDictionary(storage.root())
-    except cv2.error:
-        ok = False
-    finally:
-        storage.release()
-    if not ok or dictionary.bytesList is None or dictionary.bytesList.shape[0] == 0:
+    except OSError as error:
+        raise ValueError(f"tag dictionary file {name!r}: cannot read ({error.strerror})") from None
+    fields = _dictionary_fields(text, name, hint)
+    size, count, correction, markers = _dictionary_values(fields, name, hint)
+    bits = np.array([[c == "1" for c in m] for m in markers], dtype=np.uint8)
+    bytes_list = np.concatenate(
+        [cv2.aruco.Dictionary.getByteListFromBits(b.reshape(size, size)) for b in bits]
+    )
+    assert bytes_list.shape[0] == count
+    return cv2.aruco.Dictionary(bytes_list, size, correction)
+
+
+def _dictionary_fields(text: str, name: str, hint: str) -> dict[str, str]:
+    """``key: value`` lines of the YAML OpenCV writes, quotes taken off; nothing else."""
+    fields: dict[str, str] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith(("#", "%YAML", "---", "...")):
+            continue
+        key, sep, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or raw[:1].isspace() or not key.replace("_", "").isalnum():
+            raise ValueError(
+                f"tag dictionary file {name!r} is not OpenCV YAML (line {number}); {hint}"
+            )
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        if key in fields:
+            raise ValueError(f"tag dictionary file {name!r}: {key} is given twice; {hint}")
+        fields[key] = value
+    return fields
+
+
+def _dictionary_values(
+    fields: dict[str, str], name: str, hint: str
+) -> tuple[int, int, int, list[str]]:
+    """(marker size, count, max correction bits, markers as bit strings), each in bounds."""
+
+    def whole(key: str, low: int, high: int) -> int:
+        value = fields.get(key)
+        if value is None:
+            raise ValueError(
+                f"tag dictionary file {name!r} has no markers (needs nmarkers, markersize, "
+                f"marker_0...); {hint}"
+            )
+        digits = value[1:] if value[:1] in "+-" else value
+        if not (digits.isascii() and digits.isdigit()) or len(digits) > 9:
+            raise ValueError(
+                f"tag dictionary file {name!r}: {key} {value[:20]!r} must be a "
+                f"whole number from {low} to {high}"
+            )
+        number = int(value)
+        if not low <= number <= high:
+            raise ValueError(
+                f"tag dictionary file {name!r}: {key} {number} must be from {low} to {high}"
+            )
+        return number
+
+    count = whole("nmarkers", 1, MAX_DICTIONARY_MARKERS)
+    size = whole("markersize", *DICTIONARY_MARKER_SIZES)
+    cells = size * size
+    correction = whole("maxCorrectionBits", 0, cells) if "maxCorrectionBits" in fields else 0
+    markers = []
+    for index in range(count):
+        marker = fields.get(f"marker_{index}")
+        if marker is None:
+            raise ValueError(
+                f"tag dictionary file {name!r}: nmarkers is {count} but marker_{index} is "
+                f"missing; {hint}"
+            )
+        if len(marker) != cells or marker.strip("01"):
+            raise ValueError(
+                f"tag dictionary file {name!r}: marker_{index} must be {cells} characters of "
+                f"0 and 1 (markersize {size} squared), got {len(marker)} characters"
+                + ("" if not marker.strip("01") else " with others than 0 and 1")
+            )
+        markers.append(marker)
+    known = {"nmarkers", "markersize", "maxCorrectionBits"} | {f"marker_{i}" for i in range(count)}
+    extra = sorted(set(fields) - known)
+    if extra:
         raise ValueError(
-            f"tag dictionary file {name!r} has no markers (needs nmarkers, markersize, "
-            f"marker_0...); {hint}"
+            f"tag dictionary file {name!r}: unexpected field {extra[0]!r} (nmarkers is "
+            f"{count}); {hint}"
         )
-    return dictionary
+    return size, count, correction, markers
 
 
 def dictionary_size(name: str) -> int:
@@ -152,6 +241,13 @@ def anchor_ids(name: str) -> tuple[int, ...]:
     (96, 97, 98, 99)
     """
     n = dictionary_size(name)
+    if n < ANCHOR_COUNT:
+        # A RefereeError (a ValueError too): one line wherever anchors are asked of it.
+        raise RefereeError(
+            f"tag dictionary {name} has {n} marker{'s' if n != 1 else ''}; the table's "
+            f"{ANCHOR_COUNT} corner anchors take its last {ANCHOR_COUNT} ids, so it needs at "
+            f"least {ANCHOR_COUNT}"
+        )
     return tuple(range(n - ANCHOR_COUNT, n))
 
 

@@ -22,6 +22,8 @@ from numpy.typing import NDArray
 
 from referee.errors import RefereeError
 from referee.markers.roster import Roster
+from referee.media import quiet_libraries
+from referee.outputs import VIDEO_SUFFIXES, StagedFile
 from referee.scene import Scene
 from referee.vision.pipeline import FrameResult
 
@@ -67,18 +69,33 @@ class Annotator:
         # Width of the side panel (map and verdicts) as a fraction of the camera image's.
         self.inset_fraction = inset_fraction
         self._writer: Any = None
+        self._staged: StagedFile | None = None
         self._announced: list[_Announcement] = []
         sides = list(dict.fromkeys(p.side for p in roster))
         self._side_colour = {s: SIDE_COLOURS[i % len(SIDE_COLOURS)] for i, s in enumerate(sides)}
         self._entries = {p.id: p for p in roster}
 
     def _open(self, width: int, height: int) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        writer = cv2.VideoWriter(
-            str(self.path), cv2.VideoWriter.fourcc(*"mp4v"), self.fps, (width, height)
-        )
-        if not writer.isOpened():
-            raise RefereeError(f"{self.path}: cannot write a video here (is the folder writable?)")
+        # Written beside the target and renamed by close(complete=True): a failed run keeps
+        # an earlier video. OpenCV's own complaints stay out of the user's terminal.
+        self._staged = StagedFile(self.path, "--annotate")
+        try:
+            with quiet_libraries():
+                writer = cv2.VideoWriter(
+                    str(self._staged.path),
+                    cv2.VideoWriter.fourcc(*"mp4v"),
+                    self.fps,
+                    (width, height),
+                )
+                opened = writer.isOpened()
+        except cv2.error:
+            opened = False
+        if not opened:
+            self._staged.discard()
+            raise RefereeError(
+                f"--annotate {self.path}: cannot write a video here; give a writable "
+                f"{', '.join(VIDEO_SUFFIXES)} file"
+            )
         self._writer = writer
 
     def announce(self, lines: Sequence[str]) -> None:
@@ -222,10 +239,17 @@ class Annotator:
             self._open(image.shape[1], image.shape[0])
         self._writer.write(image)
 
-    def close(self) -> None:
+    def close(self, complete: bool = True) -> None:
+        """Finish the video; ``complete`` puts it in place, otherwise it is thrown away."""
         if self._writer is not None:
             self._writer.release()
             self._writer = None
+        if self._staged is not None:
+            staged, self._staged = self._staged, None
+            if complete:
+                staged.commit()
+            else:
+                staged.discard()
 
 
 def _fit(text: str, width: int, scale: float, thickness: int) -> str:

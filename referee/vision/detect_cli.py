@@ -22,6 +22,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.errors import RefereeError, SourceError
+from referee.media import quiet_libraries, read_image
+from referee.outputs import IMAGE_SUFFIXES as WRITABLE_IMAGES
+from referee.outputs import StagedFile, output_file, usable_path
 from referee.tags.detect import Detections, TagDetector
 from referee.tags.layout import DEFAULT_DICTIONARY, canonical_dictionary
 from referee.vision.sources import IMAGE_SUFFIXES, ImageFolderSource, open_source
@@ -52,7 +55,8 @@ class Seen:
 
 def is_single_image(source: str) -> bool:
     """True when ``source`` names one image file (one result, printed without its path)."""
-    return Path(source).suffix.lower() in IMAGE_SUFFIXES and Path(source).is_file()
+    path = usable_path(source, "SOURCE")
+    return path.suffix.lower() in IMAGE_SUFFIXES and path.is_file()
 
 
 def iter_source(
@@ -60,10 +64,7 @@ def iter_source(
 ) -> Iterator[tuple[str, int | None, NDArray[Any]]]:
     """(path, frame, image) for an image file, a folder, a video, a stream or a camera index."""
     if is_single_image(source):
-        image = cv2.imread(source, cv2.IMREAD_COLOR)
-        if image is None:
-            raise SourceError(f"{source}: cannot read this file as an image")
-        yield source, None, image
+        yield source, None, read_image(source)
         return
     with open_source(source) as frames:
         for frame in frames:
@@ -133,6 +134,21 @@ def picture_path(out: Path, count: int, seen: Seen, single: bool) -> Path:
     return out.with_name(f"{out.stem}-{number:04d}{out.suffix}")
 
 
+def write_image(target: Path, image: NDArray[Any]) -> None:
+    """Write ``image`` beside ``target`` and rename it into place: a failure keeps an earlier
+    file, and OpenCV's own complaints never reach the terminal."""
+    staged = StagedFile(target, "--picture")
+    try:
+        with quiet_libraries():
+            written = cv2.imwrite(str(staged.path), image)
+    except cv2.error:
+        written = False
+    if not written:
+        staged.discard()
+        raise RefereeError(f"--picture {target}: cannot write this image; choose another path")
+    staged.commit()
+
+
 def describe(seen: Seen) -> str:
     """Human-readable lines for one image: a heading, then one line per tag."""
     where = seen.path if seen.frame is None else f"{seen.path} frame {seen.frame}"
@@ -184,9 +200,11 @@ def detect(
     except ValueError as error:
         raise RefereeError(f"--dictionary: {error}") from None
     single = is_single_image(source)
-    out = Path(picture) if picture else None
-    if out is not None and out.suffix.lower() not in IMAGE_SUFFIXES:
-        raise RefereeError(f"--picture {picture}: give an image file name, e.g. seen.png")
+    out = None
+    if picture is not None:
+        out = output_file(picture, "--picture", WRITABLE_IMAGES, "seen.png")
+        if out.absolute() == Path(source).absolute():
+            raise RefereeError(f"SOURCE and --picture both name {source}; give two files")
     count = 0
     try:
         for seen, image in detect_source(source, name, frames):
@@ -197,9 +215,7 @@ def detect(
                 click.echo(describe(seen))
             if out is not None:
                 target = picture_path(out, count, seen, single)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if not cv2.imwrite(str(target), draw_tags(image, seen.detections)):
-                    raise RefereeError(f"--picture: cannot write {target}")
+                write_image(output_file(target, "--picture"), draw_tags(image, seen.detections))
     except KeyboardInterrupt:
         pass
     if count == 0:

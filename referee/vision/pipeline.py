@@ -15,19 +15,20 @@ are in table inches, so they survive the bump unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from referee.calibration.camera import TablePose
 from referee.calibration.profile import CalibrationProfile
 from referee.errors import ProfileError, RefereeError
 from referee.markers.roster import Roster
 from referee.tags.anchors import AnchorTag
 from referee.tags.detect import Detections, DetectorSettings, TagDetector
-from referee.vision.pose import PoseEstimator
+from referee.vision.pose import PiecePose, PoseEstimator
 from referee.vision.sources import Frame
 from referee.vision.track import Event, FlagEvent, Tracker, TrackerSettings, TrackerState
 
@@ -96,6 +97,15 @@ class Pipeline:
         self.tracker.reset()
         self._off_count = 0
         self._size_checked = False
+
+    def resume(self, resting: Mapping[str, PiecePose], table_pose: TablePose | None = None) -> None:
+        """Go on from where a logged game stopped: the pieces at rest at ``resting`` (tracked
+        from there, unseen until the camera finds them) and, after a logged camera move, the
+        table at ``table_pose`` (the lens stays the profile's). Forgets every track first."""
+        if table_pose is not None:
+            self.initial_profile = self.initial_profile.with_pose(table_pose)
+        self.reset()
+        self.tracker.restore(dict(resting))
 
     def use_roster(self, roster: Roster) -> None:
         """Go on with an edited roster (a piece added, retagged or removed mid-game).

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
-from referee.calibration.camera import inches_per_pixel, pixels_to_table
+from referee.calibration.camera import inches_per_pixel, pixels_to_table, project, table_xyz
 from referee.calibration.profile import CalibrationProfile
 from referee.geometry import base_corners, front_point
 from referee.markers.roster import Roster, RosterEntry
@@ -150,3 +150,19 @@ class PoseEstimator:
                 )
             )
         return [p for p in out if math.isfinite(p.x) and math.isfinite(p.y)]
+
+
+def point_doubt(
+    profile: CalibrationProfile, xy: ArrayLike, corner_noise_px: float = CORNER_NOISE_PX
+) -> NDArray[np.float64]:
+    """How far a bare point of the table (height 0) may be from where the map shows it, in
+    inches: the same two sigma as a piece's centre (corner noise and the calibration's RMS
+    through the local inches per pixel), for a tape laid on the map. NaN off the camera."""
+    points = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+    intr, pose = profile.intrinsics, profile.table_pose
+    pixels = project(intr, pose, table_xyz(points))
+    ipp = inches_per_pixel(intr, pose, pixels)
+    w, h = intr.image_size
+    seen = (pixels[:, 0] >= 0) & (pixels[:, 0] < w) & (pixels[:, 1] >= 0) & (pixels[:, 1] < h)
+    sigma = ipp * math.hypot(corner_noise_px / 2, profile.rms_px or 0.0)
+    return np.asarray(np.where(seen, 2.0 * sigma, np.nan), dtype=np.float64)

@@ -24,6 +24,8 @@ import cv2
 from numpy.typing import NDArray
 
 from referee.errors import SourceError
+from referee.media import camera_index, quiet_libraries, read_image
+from referee.outputs import usable_path
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff")
 URL_PREFIXES = ("rtsp://", "rtmp://", "http://", "https://", "udp://", "tcp://")
@@ -54,6 +56,9 @@ class FrameSource:
     fps: float = 30.0
     frame_count: int | None = None
     """Number of frames when known (files, folders), for progress bars."""
+    frame_size: tuple[int, int] | None = None
+    """(width, height) of the frames when known before the first is read (files, folders),
+    so a command checks it against the profile before it opens any output."""
 
     def __iter__(self) -> Iterator[Frame]:
         raise NotImplementedError
@@ -80,16 +85,19 @@ class VideoFileSource(FrameSource):
         self.name = str(path)
         if not Path(path).is_file():
             raise SourceError(f"{self.name}: no such video file")
-        self._capture = cv2.VideoCapture(self.name, cv2.CAP_FFMPEG)
-        if not self._capture.isOpened():
+        with quiet_libraries():
+            self._capture = cv2.VideoCapture(self.name, cv2.CAP_FFMPEG)
+            opened = self._capture.isOpened()
+            ok, first = self._capture.read() if opened else (False, None)
+        if not opened:
             raise SourceError(
                 f"{self.name}: cannot read this video (not a video file, or a codec OpenCV lacks)"
             )
-        ok, first = self._capture.read()
         if not ok or first is None:
             self._capture.release()
             raise SourceError(f"{self.name}: cannot decode any frame from this video")
         self._first: NDArray[Any] | None = first
+        self.frame_size = (int(first.shape[1]), int(first.shape[0]))
         self.fps = _fps(self._capture)
         count = int(self._capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
         self.frame_count = count if count > 0 else None
@@ -134,13 +142,13 @@ class ImageFolderSource(FrameSource):
             raise SourceError(f"{self.name}: no jpg or png images in this folder")
         self.fps = fps
         self.frame_count = len(self.files)
+        # Decoded, not read from the header: a JPEG's EXIF orientation may turn it.
+        first = read_image(self.files[0])
+        self.frame_size = (int(first.shape[1]), int(first.shape[0]))
 
     def __iter__(self) -> Iterator[Frame]:
         for index, file in enumerate(self.files):
-            image = cv2.imread(str(file), cv2.IMREAD_COLOR)
-            if image is None:
-                raise SourceError(f"{file}: cannot read this image")
-            yield Frame(index, index / self.fps, image)
+            yield Frame(index, index / self.fps, read_image(file))
 
 
 class LiveSource(FrameSource):
@@ -184,12 +192,8 @@ class LiveSource(FrameSource):
 
     def _open_capture(self, device: int | str) -> Any:
         # OpenCV's own warnings about missing devices would repeat our one-line message.
-        level = cv2.utils.logging.getLogLevel()
-        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
-        try:
+        with quiet_libraries():
             return cv2.VideoCapture(device)
-        finally:
-            cv2.utils.logging.setLogLevel(level)
 
     def _open(self) -> Any:
         capture = self._opener(self.device)
@@ -250,11 +254,12 @@ def open_source(
     on_camera: Callable[[str, str], None] | None = None,
 ) -> FrameSource:
     """Open what ``spec`` names: camera index, stream URL, image folder or video file."""
-    if isinstance(spec, int) or (isinstance(spec, str) and spec.isdigit()):
-        return LiveSource(int(spec), width, height, fps, on_warning, on_camera=on_camera)
+    if isinstance(spec, int) or (spec.isascii() and spec.isdigit()):
+        index = camera_index(spec, "camera")
+        return LiveSource(index, width, height, fps, on_warning, on_camera=on_camera)
     if spec.lower().startswith(URL_PREFIXES):
         return LiveSource(spec, width, height, fps, on_warning, on_camera=on_camera)
-    path = Path(spec)
+    path = usable_path(spec)
     if path.is_dir():
         return ImageFolderSource(path, fps or 30.0)
     if not path.exists():

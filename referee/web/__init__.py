@@ -1,9 +1,10 @@
 """The dashboard: a Flask app (factory + blueprints, as Flask's flaskr tutorial) over a live table.
 
-``create_app(test_config=None, live=None)`` builds the app; the live table
-(session, frame thread, browser fan-out) is reached with :func:`get_live`,
-the game log's read side with :func:`get_reader`. There is no module-level
-app: ``referee serve`` builds one and hands it to waitress.
+``create_app(live, test_config=None)`` builds the app over a ready live
+table (:class:`referee.game.LiveTable`: session, frame thread, what browsers
+wait on), reached with :func:`get_live`; the game log's read side with
+:func:`get_reader`. There is no module-level app: ``referee serve`` builds
+the live table and the app and hands the app to waitress.
 
 Configuration keys: ``TOKEN`` (when set, every request needs it: the
 ``token`` query parameter once, after which a cookie carries it, or the
@@ -11,7 +12,9 @@ Configuration keys: ``TOKEN`` (when set, every request needs it: the
 ``Origin`` header naming this server), ``MAX_CONTENT_LENGTH`` (request
 bodies, bytes), ``SSE_KEEPALIVE`` (seconds between keep-alive comments on
 an idle event stream), ``SSE_FRAME_RATE`` (most frame messages a second to one
-browser: a pipeline faster than a screen needs costs no more than that).
+browser: a pipeline faster than a screen needs costs no more than that),
+``SSE_MAX_STREAMS`` (open streams at once; more get 503 with ``Retry-After``) and
+``SSE_MAX_AGE`` (seconds before a stream ends and the browser reconnects).
 """
 
 from __future__ import annotations
@@ -21,31 +24,29 @@ from typing import Any
 
 from flask import Flask, current_app, g
 
+from referee.game import LiveTable
 from referee.store import GameLog
-from referee.web.live import LiveTable
 
 MAX_BODY = 64 * 1024
 """Largest request body accepted, bytes (a terrain polygon or a question is far smaller)."""
+MAX_STREAMS = 32
+"""Open event streams (one per browser tab) served at once; 'referee serve' runs more
+server threads than this, so requests always find one."""
 
 
-def create_app(
-    test_config: Mapping[str, Any] | None = None, live: LiveTable | None = None
-) -> Flask:
-    """The dashboard app over ``live`` (the bundled sample footage when None, not started)."""
+def create_app(live: LiveTable, test_config: Mapping[str, Any] | None = None) -> Flask:
+    """The dashboard app over ``live`` (started or not: the app only reads and waits on it)."""
     app = Flask(__name__)
     app.config.from_mapping(
         TOKEN=None,
         MAX_CONTENT_LENGTH=MAX_BODY,
         SSE_KEEPALIVE=15.0,
         SSE_FRAME_RATE=20.0,
-        SAMPLE_PACE=1.0,
+        SSE_MAX_STREAMS=MAX_STREAMS,
+        SSE_MAX_AGE=300.0,
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
-    if live is None:
-        from referee.web.cli import sample_live
-
-        live = sample_live(pace=float(app.config["SAMPLE_PACE"]))
     app.extensions["referee.live"] = live
 
     from referee.web import api, pages, security

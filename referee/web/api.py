@@ -8,25 +8,33 @@ there, 409 when the game is not logged. The README lists the endpoints.
 from __future__ import annotations
 
 import json
+import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import numpy as np
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from referee.errors import RefereeError, at
 from referee.events import finite_json
+from referee.game import scene_at
 from referee.markers.roster import Roster
 from referee.picture import PALETTE, RINGS, draw, side_colours, to_png, to_svg
 from referee.rules import QueryError, Ruleset
 from referee.scene import Piece, Scene, Table
+from referee.store import export_text
 from referee.web import get_live, get_reader
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 TERRAIN_KINDS = ("woods", "building", "hill", "river", "road", "bridge", "objective")
 """Kinds the terrain editor offers (any scene-file kind is accepted through the API)."""
+
+
+RETRY_AFTER = 5
+"""Seconds a browser is told to wait when every event-stream place is taken."""
 
 
 class BadRequest(RefereeError):
@@ -146,6 +154,8 @@ def info() -> Response:
             "terrain_kinds": list(TERRAIN_KINDS),
             "logged": live.log is not None,
             "source": live.footage.name if live.footage is not None else None,
+            # a camera or stream (True) or a recording that can end (False)
+            "live_source": live.footage is not None and live.footage.live,
         }
     )
 
@@ -243,6 +253,58 @@ def picture() -> Response:
     return Response(to_png(drawing), mimetype="image/png")
 
 
+DOUBT_STEP = 6.0
+"""Inches between the points of ``/api/doubt``'s grid (the doubt varies slowly over a table)."""
+
+
+def _table_arg(name: str, limit: float) -> float:
+    raw = request.args.get(name, "")
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BadRequest(f"{name}: must be inches on the table, got {raw!r}") from None
+    if not 0 <= value <= limit:  # also refuses nan
+        raise BadRequest(f"{name}: must be on the table, 0 to {limit:g} inches, got {raw!r}")
+    return value
+
+
+@bp.get("/doubt")
+def doubt() -> Response:
+    """How far a point the map shows may be from that point on the cloth, in inches (two
+    sigma, as a piece's position): ``table`` (the largest on the table), ``grid`` (every
+    ``step`` inches, rows by y, null where the camera does not see) and, for ``?x=&y=``,
+    ``at`` that point. The dashboard's ruler adds it up along its tape."""
+    from referee.game.views import map_doubt as point_doubt
+
+    live = get_live()
+    session = live.session
+    latest = session.latest
+    profile = latest.profile if latest is not None else live.calibration
+    noise = live.pipeline.poses.corner_noise_px
+    table = session.initial_scene.table
+    given = [name for name in ("x", "y") if name in request.args]
+    if len(given) == 1:
+        raise BadRequest("give both x and y (inches on the table), or neither")
+    # a uniform grid reaching the far edges (its last row or column may lie past them)
+    xs = np.arange(0.0, table.width + DOUBT_STEP, DOUBT_STEP)
+    ys = np.arange(0.0, table.depth + DOUBT_STEP, DOUBT_STEP)
+    grid = point_doubt(profile, np.array([(x, y) for y in ys for x in xs]), noise)
+    values = [[_finite(v) for v in row] for row in grid.reshape(len(ys), len(xs))]
+    seen = grid[np.isfinite(grid)]
+    answer: dict[str, Any] = {
+        "table": _finite(float(seen.max())) if len(seen) else None,
+        "grid": {"step": DOUBT_STEP, "values": values},
+    }
+    if given:
+        point = (_table_arg("x", table.width), _table_arg("y", table.depth))
+        answer["at"] = _finite(point_doubt(profile, np.array([point]), noise)[0])
+    return _json(answer)
+
+
+def _finite(value: float) -> float | None:
+    return round(float(value), 5) if np.isfinite(value) else None
+
+
 # -- live view ---------------------------------------------------------------------------------
 
 
@@ -285,7 +347,7 @@ def health() -> Response:
     live = get_live()
     session = live.session
     latest = session.latest
-    profile = latest.profile if latest is not None else session.pipeline.initial_profile
+    profile = latest.profile if latest is not None else live.calibration
     seen: list[str] = []
     hidden: list[str] = []
     if latest is not None:
@@ -293,14 +355,16 @@ def health() -> Response:
             (seen if tracked.pose.seen else hidden).append(tracked.pose.id)
     missing = [e.id for e in session.roster if e.id not in seen and e.id not in hidden]
     events, _ = live.events_since(0)
-    camera = [e for e in events if e.get("type") == "camera"]
+    camera = [e.to_json() for e in events if e.type == "camera"]
     flags: dict[str, int] = {}
     unknown: set[int] = set(latest.unknown_tags) if latest is not None else set()
     for event in events:
-        if event.get("type") == "flag":
-            flags[str(event.get("kind"))] = flags.get(str(event.get("kind")), 0) + 1
-            if event.get("kind") == "unknown_tag" and isinstance(event.get("tag"), int):
-                unknown.add(event["tag"])
+        if event.type == "flag":
+            kind = str(event.data.get("kind"))
+            flags[kind] = flags.get(kind, 0) + 1
+            tag = event.data.get("tag")
+            if kind == "unknown_tag" and isinstance(tag, int):
+                unknown.add(tag)
     return _json(
         {
             "calibration": {
@@ -309,7 +373,7 @@ def health() -> Response:
                 "views_used": profile.views_used,
                 "created": profile.created,
                 "image_size": list(profile.intrinsics.image_size),
-                "re_registered": profile is not session.pipeline.initial_profile,
+                "re_registered": profile is not live.calibration,
             },
             "fps": round(live.fps, 1),
             "frames": live.frames,
@@ -332,7 +396,7 @@ def health() -> Response:
 @bp.get("/events")
 def events() -> Response:
     """This game's events after ``?after=SEQ`` (all by default), as the JSONL export writes them."""
-    after = _int_arg("after", 0)
+    after = _int_arg("after", 0) or 0
     live = get_live()
     lines, _ = live.events_since(0)
     return _json(
@@ -340,7 +404,7 @@ def events() -> Response:
             "game": live.game_name,
             "last_seq": live.session.last_seq,
             "t": round(live.session.t, 3),
-            "events": [e for e in lines if e["seq"] > after],
+            "events": [e.to_json() for e in lines if e.seq > after],
         }
     )
 
@@ -376,8 +440,6 @@ def _not_logged(error: _NotLogged) -> tuple[Response, int]:
 @bp.get("/replay")
 def replay() -> Response:
     """The table at event ``?seq=N`` (or ``?t=SECONDS``), rebuilt from the log, as a scene file."""
-    from referee.session import scene_at
-
     seq = _int_arg("seq", None)
     raw_t = request.args.get("t")
     t: float | None = None
@@ -398,8 +460,6 @@ def replay() -> Response:
 @bp.get("/export")
 def export() -> Response:
     """This game's events as a file: ``?format=jsonl`` (default) or ``csv``."""
-    from referee.log_cli import export_text
-
     fmt = request.args.get("format", "jsonl")
     if fmt not in ("jsonl", "csv"):
         raise BadRequest(f"format: jsonl or csv, not {fmt!r}")
@@ -418,14 +478,62 @@ def _sse(kind: str, data: Any) -> str:
     return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
+class StreamSlots:
+    """At most ``limit`` open event streams: each holds a server thread for as long as it
+    lasts, so the streams must leave threads for the page's requests (DESIGN.md, "Threads")."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self.open = 0
+
+    def take(self) -> Callable[[], None] | None:
+        """A place for one stream and the call that gives it back (idempotent), or None."""
+        with self._lock:
+            if self.open >= self.limit:
+                return None
+            self.open += 1
+        given_back = False
+
+        def release() -> None:
+            nonlocal given_back
+            with self._lock:
+                if not given_back:
+                    given_back = True
+                    self.open -= 1
+
+        return release
+
+
+def stream_slots() -> StreamSlots:
+    slots = current_app.extensions.get("referee.streams")
+    if slots is None:  # one per app, made on first use
+        slots = current_app.extensions.setdefault(
+            "referee.streams", StreamSlots(int(current_app.config["SSE_MAX_STREAMS"]))
+        )
+    assert isinstance(slots, StreamSlots)
+    return slots
+
+
 @bp.get("/stream")
 def stream() -> Response:
     """Server-Sent Events: ``hello`` (on connect and when a new game starts), ``events`` (new
     game events) and ``frame`` (the newest frame's pieces and tags, at most
-    ``SSE_FRAME_RATE`` a second, skipping frames a slow browser could not take)."""
+    ``SSE_FRAME_RATE`` a second, skipping frames a slow browser could not take).
+
+    A stream ends after ``SSE_MAX_AGE`` seconds (the browser reconnects at once and is
+    greeted with ``hello`` again); beyond ``SSE_MAX_STREAMS`` open streams the answer is
+    503 with ``Retry-After``, so browsers never take every server thread."""
     live = get_live()
     keepalive = float(current_app.config["SSE_KEEPALIVE"])
     interval = 1.0 / float(current_app.config["SSE_FRAME_RATE"])
+    max_age = float(current_app.config["SSE_MAX_AGE"])
+    release = stream_slots().take()
+    if release is None:
+        busy = _json({"error": "too many open event streams; try again in a few seconds"}, 503)
+        busy.headers["Retry-After"] = str(RETRY_AFTER)
+        return busy
+    ends = time.monotonic() + max_age
 
     def generate() -> Iterator[str]:
         generation = -1
@@ -433,39 +541,44 @@ def stream() -> Response:
         version = -1
         last_frame: Any = None
         sent = 0.0
-        yield "retry: 1000\n\n"
-        while True:
-            if live.generation != generation:
-                generation = live.generation
-                _, index = live.events_since(0)
-                yield _sse(
-                    "hello",
-                    {
-                        "game": live.game_name,
-                        "generation": generation,
-                        "seq": live.session.last_seq,
-                    },
-                )
-            fresh, index = live.events_since(index)
-            if fresh:
-                yield _sse("events", fresh)
-            frame = live.frame_text()
-            if frame is not None and frame is not last_frame:
-                wait = sent + interval - time.monotonic()
-                if wait > 0:  # a faster pipeline than a screen needs: send the newest later
-                    time.sleep(wait)
-                    frame = live.frame_text() or frame
-                last_frame = frame
-                sent = time.monotonic()
-                yield f"event: frame\ndata: {frame}\n\n"
-            if live.stopped:
-                return
-            new = live.wait(version, keepalive)
-            if new == version:
-                yield ": keepalive\n\n"
-            version = new
+        try:
+            yield "retry: 1000\n\n"
+            while True:
+                if live.generation != generation:
+                    generation = live.generation
+                    _, index = live.events_since(0)
+                    yield _sse(
+                        "hello",
+                        {
+                            "game": live.game_name,
+                            "generation": generation,
+                            "seq": live.session.last_seq,
+                        },
+                    )
+                fresh, index = live.events_since(index)
+                if fresh:
+                    yield _sse("events", [e.to_json() for e in fresh])
+                frame = live.frame_text()
+                if frame is not None and frame is not last_frame:
+                    wait = sent + interval - time.monotonic()
+                    if wait > 0:  # a faster pipeline than a screen needs: send the newest later
+                        time.sleep(wait)
+                        frame = live.frame_text() or frame
+                    last_frame = frame
+                    sent = time.monotonic()
+                    yield f"event: frame\ndata: {frame}\n\n"
+                left = ends - time.monotonic()
+                if live.stopped or left <= 0:
+                    return
+                new = live.wait(version, min(keepalive, left))
+                if new == version:
+                    yield ": keepalive\n\n"
+                version = new
+        finally:
+            release()
 
     response = Response(generate(), mimetype="text/event-stream")
+    response.call_on_close(release)  # also when the generator never started
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"
     return response

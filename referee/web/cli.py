@@ -4,45 +4,35 @@ from __future__ import annotations
 
 import secrets
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
 
 from referee.errors import RefereeError, SourceError
-from referee.web.live import Footage, LiveTable, sample_footage
+from referee.game import (
+    LiveTable,
+    check_log_path,
+    game_name,
+    load_inputs,
+    open_log,
+    probe_source,
+    sample_live,
+    source_live,
+)
+from referee.media import MAX_CAMERA_INDEX
 
-THREADS = 32
-"""Waitress worker threads: each open event stream holds one."""
-
-
-def sample_live(pace: float = 1.0, log: Any = None, game: str | None = None) -> LiveTable:
-    """A live table on the bundled sample footage with its camera, roster and scene."""
-    from referee.calibration.profile import load_profile
-    from referee.demo import repo_footage
-    from referee.markers.roster import load_roster
-    from referee.scene import load_scene
-    from referee.vision.pipeline import Pipeline
-
-    folder = repo_footage()
-    footage = sample_footage(folder, pace)
-    roster = load_roster(folder / "roster.json")
-    profile = load_profile(folder / "camera.json")
-    scene = load_scene(folder / "scene.json")
-    return LiveTable(
-        Pipeline(profile, roster, source_name=footage.name),
-        scene,
-        footage=footage,
-        log=log,
-        game=game,
-        source_key=str(Path(footage.name).resolve()),
-    )
+THREADS = 48
+"""Waitress worker threads: each open event stream holds one, and at most
+``SSE_MAX_STREAMS`` (32) are open, so 16 are always left for requests."""
 
 
 def make_server(app: Any, host: str, port: int) -> Any:
     """The waitress server ``serve`` runs (also started in a thread by tests and benchmarks)."""
     from waitress.server import create_server
 
+    streams = int(app.config["SSE_MAX_STREAMS"])
+    if streams >= THREADS:
+        raise RefereeError(f"SSE_MAX_STREAMS ({streams}) must leave some of {THREADS} threads")
     return create_server(app, host=host, port=port, threads=THREADS, channel_timeout=60)
 
 
@@ -67,7 +57,11 @@ def terminal_qr(text: str) -> str:
 
 
 @click.command()
-@click.option("--camera", type=click.IntRange(min=0), help="Camera index (0 is the first).")
+@click.option(
+    "--camera",
+    type=click.IntRange(0, MAX_CAMERA_INDEX),
+    help="Camera index (0 is the first).",
+)
 @click.option("--video", metavar="FILE", help="A recorded video or a folder of images.")
 @click.option("--stream", metavar="URL", help="A network camera (rtsp://, http://...).")
 @click.option("--calibration", "-c", metavar="PROFILE.json", help="Calibration profile.")
@@ -109,35 +103,35 @@ def serve(
 
       referee serve --camera 0 -c camera.json -r roster.json --scene game.json
     """
-    from referee.session import game_name
-    from referee.session_cli import open_log
     from referee.web import create_app
 
     sources = [s for s in (camera, video, stream) if s is not None]
     if len(sources) > 1:
         raise SourceError("give at most one of --camera, --video and --stream")
-    log = open_log(db, no_log)
+    # The options are checked before the game log is opened: a refused start changes no log.
+    check_log_path(db, no_log)
     name = game or game_name("serve")
     if not sources:
         if calibration or roster:
             raise RefereeError("-c and -r go with --camera, --video or --stream")
-        live = sample_live(speed, log, name if log is not None else None)
         if scene or ruleset:
             raise RefereeError("--scene and --ruleset go with --camera, --video or --stream")
+        log = open_log(db, no_log)
+        live = sample_live(speed, log, name if log is not None else None)
     else:
-        live = _live_from_options(
+        live, log = _live_from_options(
             str(sources[0]),
             camera is not None or stream is not None,
             calibration,
             roster,
             scene,
             ruleset,
-            log,
-            name if log is not None else None,
+            lambda: open_log(db, no_log),
+            name,
             speed,
         )
     token = None if host in ("127.0.0.1", "localhost", "::1") else secrets.token_urlsafe(18)
-    app = create_app({"TOKEN": token}, live=live)
+    app = create_app(live, {"TOKEN": token})
     try:
         server = make_server(app, host, port)
     except OSError as error:
@@ -173,17 +167,24 @@ def _url_host(host: str) -> str:
         return f"[{host}]" if ":" in host else host
     import socket
 
-    # Only the local host table is read (no packet leaves the machine).
-    name = socket.gethostname()
+    return lan_address() or socket.gethostname()
+
+
+def lan_address(probe: Any = None) -> str | None:
+    """This machine's address on its network (what a tablet on the same network types),
+    or None without one. A tablet often cannot resolve a hostname, so the address is asked
+    of the routing table: a UDP socket "connected" to a non-routed address (TEST-NET-1)
+    takes the source address of the default route; UDP connect sends no packet."""
+    import socket
+
+    make = probe or (lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM))
     try:
-        infos = socket.getaddrinfo(name, None, socket.AF_INET)
+        with make() as sock:
+            sock.connect(("192.0.2.1", 9))
+            address = str(sock.getsockname()[0])
     except OSError:
-        return name
-    for info in infos:
-        address = str(info[4][0])
-        if not address.startswith("127."):
-            return address
-    return name
+        return None
+    return None if address.startswith(("127.", "0.")) else address
 
 
 def _live_from_options(
@@ -193,34 +194,29 @@ def _live_from_options(
     roster: str | None,
     scene: str | None,
     ruleset: str | None,
-    log: Any,
-    game: str | None,
+    open_game_log: Any,
+    game: str,
     speed: float,
-) -> LiveTable:
+) -> tuple[LiveTable, Any]:
+    """The live table and its game log, opened once every input was read and checked."""
     from referee.scene import load_scene
-    from referee.session_cli import _source_key, load_inputs, open_camera_source
     from referee.vision.pipeline import Pipeline
 
     if not calibration or not roster:
         raise RefereeError("-c PROFILE.json and -r ROSTER.json are needed with a camera or video")
     profile, roster_value = load_inputs(calibration, roster)
     scene_value = load_scene(scene) if scene else None
-    holder: list[Any] = []
-
-    def open_frames() -> Any:
-        frames, _ = open_camera_source(spec, holder)
-        return frames
-
-    open_frames().close()  # a source that cannot be opened is an error now, not in the thread
-    footage = Footage(open_frames, spec, loop=False, pace=speed, live=is_live)
-    live = LiveTable(
-        Pipeline(profile, roster_value, source_name=spec),
+    probe_source(spec, profile)  # opened, its frame size checked and closed again
+    log = open_game_log()
+    pipeline = Pipeline(profile, roster_value, source_name=spec)
+    live = source_live(
+        spec,
+        pipeline,
         scene_value,
         ruleset,
-        footage=footage,
+        camera=is_live,
+        pace=speed,
         log=log,
-        game=game,
-        source_key=_source_key(spec),
+        game=game if log is not None else None,
     )
-    holder.append(live.session)
-    return live
+    return live, log

@@ -29,8 +29,19 @@ def _refuse(status: int, message: str) -> Response:
 
 
 def _same_origin(origin: str) -> bool:
-    parts = urlsplit(origin)
+    try:
+        parts = urlsplit(origin)
+    except ValueError:  # "http://[": not a URL at all, so not this server
+        return False
     return bool(parts.scheme in ("http", "https") and parts.netloc == request.host)
+
+
+def _token_matches(given: str, token: str) -> bool:
+    """Constant-time compare of text from a header, query or cookie: any characters (the
+    compare takes ASCII text only, so both sides go as UTF-8 bytes)."""
+    return hmac.compare_digest(
+        given.encode("utf-8", "surrogateescape"), token.encode("utf-8", "surrogateescape")
+    )
 
 
 def check_request() -> Response | None:
@@ -40,7 +51,7 @@ def check_request() -> Response | None:
         given = (
             request.headers.get(HEADER) or request.args.get("token") or request.cookies.get(COOKIE)
         )
-        if not given or not hmac.compare_digest(str(given), str(token)):
+        if not given or not _token_matches(str(given), str(token)):
             return _refuse(
                 401, "this dashboard needs its access token: open the URL 'referee serve' printed"
             )

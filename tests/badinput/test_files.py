@@ -58,8 +58,8 @@ def test_any_profile_loads_cleanly_or_is_one_profile_error(tmp_path_factory, tex
         assert_message(str(error), path)
         return
     # A profile that loads is usable: strict JSON out, and it reads back as itself.
-    out = json.dumps(profile.toread_json(), allow_nan=False)
-    assert CalibrationProfile.fromread_json(json.loads(out)).toread_json() == profile.toread_json()
+    out = json.dumps(profile.to_json(), allow_nan=False)
+    assert CalibrationProfile.from_json(json.loads(out)).to_json() == profile.to_json()
     intr = profile.intrinsics
     assert intr.fx > 0 and intr.fy > 0
     assert all(math.isfinite(x) for x in intr.undistort_normalized([[intr.cx, intr.cy]]).ravel())
@@ -75,8 +75,8 @@ def test_any_roster_loads_cleanly_or_is_one_roster_error(tmp_path_factory, text)
     except RosterError as error:
         assert_message(str(error), path)
         return
-    out = json.dumps(roster.toread_json(), allow_nan=False)
-    assert Roster.fromread_json(json.loads(out)) == roster
+    out = json.dumps(roster.to_json(), allow_nan=False)
+    assert Roster.from_json(json.loads(out)) == roster
 
 
 def _small_scenario() -> dict[str, Any]:
@@ -97,7 +97,7 @@ def test_any_scenario_parses_cleanly_or_is_one_scenario_error(tmp_path_factory, 
         assert_message(str(error), path)
         return
     assert scenario.frame_count <= 200_000
-    json.dumps(scenario.profile().toread_json(), allow_nan=False)
+    json.dumps(scenario.profile().to_json(), allow_nan=False)
 
 
 # -- properties: commands --------------------------------------------------------------------

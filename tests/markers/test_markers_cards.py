@@ -141,7 +141,7 @@ def test_roster_scan_without_cards_fails_cleanly_and_writes_nothing(tmp_path):
     ("args", "message"),
     [
         (["roster", "scan", "missing-dir/x.png", "--out", "r.json"], "no such file or folder"),
-        (["roster", "scan", "notes.txt", "--out", "r.json"], "cannot read this file as an image"),
+        (["roster", "scan", "notes.txt", "--out", "r.json"], "not a PNG, JPEG, BMP or TIFF file"),
         (["roster", "scan", "7"], "say where to write the roster"),
         (["roster", "scan", "empty", "--out", "r.json"], "folder has no images"),
     ],

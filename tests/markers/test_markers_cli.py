@@ -82,7 +82,7 @@ def test_anchor_sheet_command_explains_placement(tmp_path):
         (["--dictionary", "DICT_3X3_9"], "--dictionary: unknown tag dictionary"),
         (["--anchors", "--ids", "1"], "--anchors prints the reserved anchor ids"),
         (["--roster", "nope.json"], "nope.json: no such roster file"),
-        (["--out", "tags.png"], "tags.png: output must be a .pdf file"),
+        (["--out", "tags.png"], "--out tags.png: cannot write this kind of file"),
         (["--size", "10in"], "does not fit the printable area"),
     ],
 )

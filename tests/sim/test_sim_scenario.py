@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
-from referee.demo import repo_footage
+from referee.game import repo_footage
 from referee.sim.scenario import REACH_S, ScenarioError, load_scenario, parse_scenario
 from referee.sim.video import simulate, true_moves
 

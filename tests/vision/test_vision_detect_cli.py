@@ -135,7 +135,7 @@ def test_custom_yml_and_apriltag_dictionaries(tmp_path, family):
     [
         (["--dictionary", "DICT_9X9_1"], "--dictionary: unknown tag dictionary 'DICT_9X9_1'"),
         (["--dictionary", "nope.yml"], "--dictionary: tag dictionary file 'nope.yml' does not"),
-        (["--picture", "out.txt"], "--picture out.txt: give an image file name"),
+        (["--picture", "out.txt"], "--picture out.txt: cannot write this kind of file"),
     ],
 )
 def test_bad_options_are_one_line_errors(args, message):

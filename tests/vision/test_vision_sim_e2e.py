@@ -156,7 +156,7 @@ def test_demo_without_footage_is_a_one_line_error(tmp_path):
 
 def test_demo_on_the_bundled_sample_footage():
     """The README's main command: calibrate from the clip, referee all 7 moves of the skirmish."""
-    from referee.demo import repo_footage
+    from referee.game import repo_footage
 
     assert (repo_footage() / "video.mp4").is_file(), "sample_footage/skirmish is committed"
     result = CliRunner().invoke(cli, ["demo"])

@@ -11,10 +11,8 @@ import cv2
 import pytest
 
 from referee.calibration.profile import load_profile
-from referee.demo import repo_footage
+from referee.game import Session, drive, open_camera_source, repo_footage
 from referee.markers.roster import load_roster
-from referee.session import Session
-from referee.session_cli import drive, open_camera_source
 from referee.store import GameLog
 from referee.vision.pipeline import Pipeline
 

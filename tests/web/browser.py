@@ -12,9 +12,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from referee.game import LiveTable
 from referee.web import create_app
 from referee.web.cli import make_server
-from referee.web.live import LiveTable
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = [
@@ -80,7 +80,7 @@ class Running:
 @contextmanager
 def dashboard(live: LiveTable, token: str | None = None) -> Iterator[Running]:
     """The dashboard over ``live`` on a free loopback port, in a thread (live not started)."""
-    app = create_app({"TOKEN": token, "SSE_KEEPALIVE": 2.0}, live=live)
+    app = create_app(live, {"TOKEN": token, "SSE_KEEPALIVE": 2.0})
     server = _start(app, 0)
     running = Running(f"http://127.0.0.1:{server.effective_port}/", live, server, app)
     try:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from referee.game import sample_live
 from referee.store import GameLog
 from referee.web import create_app
-from referee.web.cli import sample_live
 
 FRAMES = 60
 
@@ -28,7 +28,7 @@ def stepped(tmp_path_factory):
 
 @pytest.fixture
 def app(stepped):
-    return create_app({"TESTING": True}, live=stepped)
+    return create_app(stepped, {"TESTING": True})
 
 
 @pytest.fixture

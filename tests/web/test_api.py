@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
+from referee.game import sample_live
 from referee.picture import PALETTE
 from referee.scene import Scene
 from referee.store import GameLog
 from referee.web import create_app
-from referee.web.cli import sample_live
 
 POST = {"Content-Type": "application/json"}
 
@@ -208,8 +208,8 @@ def test_live_frame_images_and_health(client, stepped):
 def test_top_down_image_puts_the_anchors_at_their_table_places(stepped):
     """The rectified picture is the table seen from above: an anchor tag centred at (1.5, 1.5)
     inches lands at pixel (30, 30) at 20 px/in."""
+    from referee.game import top_down
     from referee.tags.detect import TagDetector
-    from referee.web.live import top_down
 
     result = stepped.session.latest
     image = top_down(np.asarray(result.image), result.profile, 20.0)
@@ -223,7 +223,7 @@ def test_top_down_image_puts_the_anchors_at_their_table_places(stepped):
 
 def test_no_frame_yet_is_503(tmp_path):
     live = sample_live(pace=0)
-    client = create_app({"TESTING": True}, live=live).test_client()
+    client = create_app(live, {"TESTING": True}).test_client()
     assert client.get("/api/live").status_code == 503
     assert client.get("/api/camera.jpg").status_code == 503
     replay = client.get("/api/replay?seq=1")
@@ -305,7 +305,7 @@ def test_stream_sends_hello_frames_and_new_events(app, stepped):
 
 @pytest.fixture
 def exposed(stepped):
-    return create_app({"TESTING": True, "TOKEN": "s3cret"}, live=stepped).test_client()
+    return create_app(stepped, {"TESTING": True, "TOKEN": "s3cret"}).test_client()
 
 
 def test_exposed_server_needs_the_token_on_every_request(exposed):
@@ -349,8 +349,34 @@ def test_the_page_and_its_assets_need_no_network(client):
             assert scheme not in text.replace("http://www.w3.org/2000/svg", "")
 
 
-def test_what_browsers_are_sent_is_what_the_log_keeps(stepped):
+def test_what_browsers_are_sent_is_what_the_log_keeps(stepped, client):
     with GameLog(stepped.log.path, readonly=True) as reader:
         logged = [e.to_json() for e in reader.events(reader.game("web-test"))]
-    sent, _ = stepped.events_since(0)
+    kept, _ = stepped.events_since(0)
+    assert kept == logged_events(stepped)  # the live table's typed events are the log's
+    sent = client.get("/api/events").get_json()["events"]
     assert sent == logged and any(e["type"] == "move" for e in sent)
+
+
+def logged_events(live):
+    with GameLog(live.log.path, readonly=True) as reader:
+        return reader.events(reader.game(live.game_name))
+
+
+def test_a_stream_ends_after_its_age_and_gives_its_place_back(app, stepped):
+    """The browser reconnects to a stream that ended (the page's EventSource does), so a
+    stream never holds a server thread for good; beyond the limit, 503 with Retry-After."""
+    app.config.update(SSE_MAX_AGE=0.5, SSE_KEEPALIVE=0.1, SSE_MAX_STREAMS=1)
+    client = app.test_client()
+    first = client.get("/api/stream", buffered=False)
+    chunks = iter(first.response)
+    assert "retry: 1000" in next(chunks).decode()
+    busy = client.get("/api/stream")
+    assert busy.status_code == 503 and int(busy.headers["Retry-After"]) > 0
+    assert "error" in busy.get_json()
+    text = "".join(chunk.decode() for chunk in chunks)  # ends by itself after SSE_MAX_AGE
+    assert "event: hello" in text
+    first.close()
+    again = client.get("/api/stream", buffered=False)
+    assert again.status_code == 200
+    again.close()

@@ -9,13 +9,11 @@ import numpy as np
 import pytest
 
 from referee.calibration.profile import load_profile
-from referee.demo import repo_footage
+from referee.game import LiveTable, bare_scene, repo_footage
 from referee.markers.roster import load_roster
 from referee.rules import find_ruleset
-from referee.session import bare_scene
 from referee.vision.pipeline import Pipeline
 from referee.web import create_app
-from referee.web.live import LiveTable
 
 from .browser import chromium, chromium_missing, dashboard
 
@@ -31,7 +29,7 @@ def _live(ruleset: str, **settings: float) -> LiveTable:
 
 
 def _info(live: LiveTable) -> dict:
-    return create_app({"TESTING": True}, live=live).test_client().get("/api/info").get_json()
+    return create_app(live, {"TESTING": True}).test_client().get("/api/info").get_json()
 
 
 def test_hex_mat_cells_cover_the_table_as_regular_hexes_the_ruleset_places_on():

@@ -3,9 +3,23 @@
 "use strict";
 
 const SVGNS = "http://www.w3.org/2000/svg";
-const params = new URLSearchParams(location.search);
-const TOKEN = params.get("token");
 const $ = (id) => document.getElementById(id);
+
+// The access token of an exposed server: read from the URL once, kept for this tab, and taken
+// out of the address bar (the server also set its cookie on this first visit), so it is not
+// left on screen for anyone looking over a shoulder, nor in a bookmark or a screenshot.
+const TOKEN = (() => {
+  const params = new URLSearchParams(location.search);
+  const given = params.get("token");
+  if (given) {
+    try { sessionStorage.setItem("referee-token", given); } catch (err) { /* private mode */ }
+    params.delete("token");
+    const rest = params.toString();
+    history.replaceState(null, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
+    return given;
+  }
+  try { return sessionStorage.getItem("referee-token"); } catch (err) { return null; }
+})();
 
 const S = {
   info: null,          // /api/info
@@ -22,6 +36,15 @@ const S = {
   redraw: null,        // terrain id whose outline is being drawn again
   lastFrame: null,
   shown: [],           // [frame, ms since epoch] when the map showed a frame (benchmarks)
+  generation: null,    // the newest game generation the stream announced
+  replaySeq: null,     // the event the replayed scene stands at
+  shownMove: null,     // seq of the move whose verdict is shown (tapped arrow)
+  tool: null,          // "ruler" while the map measures instead of picking pieces
+  ruler: { points: [], hover: null, done: false },
+  doubt: null,         // /api/doubt: how far a map point may be from the cloth (inches)
+  view: null,          // [x, y, w, h] of the map's viewBox (zoom and pan)
+  home: null,          // the whole table's viewBox
+  ended: null,         // why the table stopped ("video ended"...), null while it plays
 };
 window.referee = S;
 
@@ -72,6 +95,7 @@ function connect() {
   };
   source.addEventListener("hello", (e) => {
     const hello = JSON.parse(e.data);
+    S.generation = hello.generation;
     const load = !S.info || hello.generation !== S.info.generation
       ? loadAll() : Promise.all([refreshState(), loadEvents()]);
     load.catch(() => setConnected(false));  // the stream will say hello again
@@ -80,20 +104,40 @@ function connect() {
   source.addEventListener("frame", (e) => onFrame(JSON.parse(e.data)));
 }
 
+let connected = false;
 function setConnected(ok) {
+  connected = ok;
   const badge = $("conn");
-  badge.textContent = ok ? "live" : "reconnecting…";
+  // "live" only while frames can still come: a video that ended, or a stopped camera, says so
+  badge.textContent = !ok ? "reconnecting…" : S.ended || "live";
   badge.classList.toggle("away", !ok);
+  badge.classList.toggle("ended", ok && !!S.ended);
 }
 
-async function loadAll() {
-  S.info = await api("info");
+// One load at a time; a hello for a newer game while one runs loads again after it.
+let loading = null;
+function loadAll() {
+  if (!loading) {
+    loading = loadOnce().finally(() => { loading = null; });
+    loading.then(() => {
+      if (S.generation !== null && S.info && S.info.generation !== S.generation) return loadAll();
+    }).catch(() => {});
+  }
+  return loading;
+}
+
+async function loadOnce() {
+  const info = await api("info");
+  S.info = info;
   S.pieces = {};
-  for (const p of S.info.pieces) S.pieces[p.id] = p;
-  $("game").textContent = S.info.ruleset.title + " · " + (S.info.game || "not logged");
+  for (const p of info.pieces) S.pieces[p.id] = p;
+  $("game").textContent = info.ruleset.title + " · " + (info.game || "not logged");
   setupMap();
   setupTerrainKinds();
   setupTurn();
+  api("doubt").then((d) => { S.doubt = d; drawRuler(); }).catch(() => {});
+  // Frames that came before the roster are in S.live: draw them now, sized and coloured.
+  redraw();
   await refreshState();
   await loadEvents();
 }
@@ -104,17 +148,36 @@ async function refreshState() {
   for (const p of scene.pieces || []) {
     if (!S.live[p.id]) S.live[p.id] = { id: p.id, x: p.x, y: p.y, heading: p.heading, state: "settled", seen: false };
   }
-  drawTerrain();
-  drawPieces();
+  redraw();
   renderTerrainList();
 }
 
 // -- the live map ----------------------------------------------------------------------------
 
+// Map layers, bottom to top. Each draws its <g> from S alone, so any order of arrivals
+// (roster, scene, frames, events) ends in the same picture: whoever changes S calls redraw().
+// `poses`: the layer follows the pieces (redrawn on every frame). A new view (a threat view:
+// what one piece can hit) is one more entry here and one more <g> in index.html.
+const LAYERS = [
+  { id: "terrain", draw: () => drawTerrain() },
+  { id: "moves", draw: () => drawMoves() },
+  { id: "rings", draw: () => drawRings(), poses: true },
+  { id: "lines", draw: () => drawLines(), poses: true },
+  { id: "pieces", draw: () => drawPieces(), poses: true },
+  { id: "ruler", draw: () => drawRuler() },
+];
+
+function redraw(posesOnly) {
+  if (!S.info) return;  // nothing can be sized or coloured before the roster is known
+  for (const layer of LAYERS) if (!posesOnly || layer.poses) layer.draw();
+}
+
 function setupMap() {
   const t = S.info.table;
   const map = $("map");
-  map.setAttribute("viewBox", `-1 -1 ${t.width + 2} ${t.depth + 3.6}`);
+  S.home = [-1, -1, t.width + 2, t.depth + 3.6];
+  if (!S.view) S.view = S.home.slice();
+  applyView();
   const cloth = $("cloth");
   Object.entries({ x: 0, y: 0, width: t.width, height: t.depth, fill: S.info.palette.cloth,
     stroke: S.info.palette.edge, "stroke-width": 0.08 }).forEach(([k, v]) => cloth.setAttribute(k, v));
@@ -170,27 +233,40 @@ function piecePoses() {
   return Object.values(S.live);
 }
 
+// A piece the roster does not name (never one of this game's) is a plain grey square.
+const UNKNOWN_PIECE = { base: [1, 1], colour: "#ccc" };
+
 function drawPieces() {
   const g = $("pieces");
   const poses = piecePoses();
   const keep = new Set(poses.map((p) => p.id));
   for (const node of Array.from(g.children)) if (!keep.has(node.dataset.id)) node.remove();
   for (const pose of poses) {
-    const info = S.pieces[pose.id] || { base: [1, 1], colour: "#ccc" };
+    const info = S.pieces[pose.id] || UNKNOWN_PIECE;
     let node = g.querySelector(`[data-id="${CSS.escape(pose.id)}"]`);
     if (!node) {
       node = el("g", { class: "piece", "data-id": pose.id }, g);
-      const body = el("g", { class: "body" }, node);
+      el("g", { class: "body" }, node);
+      el("text", { class: "label" }, node, pose.id);
+      node.addEventListener("click", (e) => {
+        if (S.drawing || S.tool) return;  // a corner or a ruler point over a piece: the map's
+        e.stopPropagation();
+        tapPiece(pose.id);
+      });
+    }
+    // The body is rebuilt whenever what it shows (base, side colour) differs from the roster
+    // now: a piece first drawn from a frame that came before the roster is drawn again.
+    const look = `${info.base.join("x")} ${info.colour}`;
+    if (node.dataset.look !== look) {
+      const body = node.firstChild;
+      body.replaceChildren();
       const [w, d] = info.base;
       el("circle", { r: Math.max(w, d) * 0.75, fill: "transparent" }, body);
       el("rect", { class: "base", x: -d / 2, y: -w / 2, width: d, height: w, fill: info.colour }, body);
       el("line", { class: "front", x1: 0, y1: 0, x2: d / 2, y2: 0 }, body);
-      el("text", { class: "label", x: 0, y: Math.max(w, d) / 2 + 0.9 }, node, pose.id);
-      node.addEventListener("click", (e) => {
-        if (S.drawing) return;  // a corner drawn over a piece: the map takes the tap
-        e.stopPropagation();
-        tapPiece(pose.id);
-      });
+      node.lastChild.setAttribute("y", Math.max(w, d) / 2 + 0.15);
+      node.dataset.look = look;
+      node.dataset.side = info.side || "";
     }
     node.setAttribute("transform", `translate(${pose.x} ${pose.y})`);
     node.firstChild.setAttribute("transform", `rotate(${pose.heading})`);
@@ -198,8 +274,6 @@ function drawPieces() {
     node.dataset.x = pose.x;
     node.dataset.y = pose.y;
   }
-  drawRings();
-  drawLines();
 }
 
 function poseOf(id) {
@@ -250,11 +324,113 @@ function drawLines() {
   }
 }
 
+// -- moves on the map ---------------------------------------------------------------------------
+
+const MOVES_SHOWN = 5;  // the newest moves drawn; older ones fade, then go
+
+function shownMoves() {
+  const upto = S.replay ? S.replaySeq ?? 0 : Infinity;
+  const voided = new Set(S.events.filter((e) => e.type === "correction").map((e) => e.supersedes));
+  const moves = S.events.filter((e) => e.type === "move" && e.seq <= upto && !voided.has(e.seq) &&
+    e.from && e.to);
+  return moves.slice(-MOVES_SHOWN);
+}
+
+function moveVerdicts(seq) {
+  return S.events.filter((e) => e.type === "verdict" && e.about === seq).map((e) => e.verdict || {});
+}
+
+// The worst of the move's verdicts: one illegal makes it red, one too close to call amber.
+function moveMark(verdicts) {
+  if (!verdicts.length) return "none";
+  if (verdicts.some((v) => v.ok === false)) return "no";
+  if (verdicts.some((v) => v.ok !== true)) return "maybe";
+  return "ok";
+}
+
+function moveColour(markName) {
+  const c = S.info.palette.verdict;
+  return { ok: c.clear, no: c.blocked, maybe: c.doubtful }[markName] || "#e8e8e8";
+}
+
+function drawMoves() {
+  const g = $("moves");
+  g.replaceChildren();
+  const moves = shownMoves();
+  moves.forEach((m, i) => {
+    const verdicts = moveVerdicts(m.seq);
+    const markName = moveMark(verdicts);
+    const colour = moveColour(markName);
+    const path = [m.from, ...(m.via || []), m.to].map((p) => [p.x, p.y]);
+    const group = el("g", { class: "move" + (m.seq === S.shownMove ? " shown" : ""), "data-seq": m.seq,
+      "data-piece": m.piece, "data-verdict": markName,
+      opacity: (0.3 + 0.7 * (i + 1) / moves.length).toFixed(2) }, g);
+    const points = path.map((p) => p.join(",")).join(" ");
+    if (m.via && m.via.length) {  // the tracked course, and the straight line from rest to rest
+      el("polyline", { class: "via", points, stroke: colour }, group);
+    }
+    const [a, b] = [path[0], path[path.length - 1]];
+    el("line", { class: "shaft", x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: colour }, group);
+    const len = Math.hypot(b[0] - a[0], b[1] - a[1]) || 1;
+    const [ux, uy] = [(b[0] - a[0]) / len, (b[1] - a[1]) / len];
+    const head = Math.min(0.9, len * 0.4);
+    el("polygon", { class: "head", fill: colour, points: [
+      b, [b[0] - ux * head - uy * head * 0.5, b[1] - uy * head + ux * head * 0.5],
+      [b[0] - ux * head + uy * head * 0.5, b[1] - uy * head - ux * head * 0.5]].map((p) => p.join(",")).join(" ") }, group);
+    // a wide invisible band along the move: easy to tap with a finger
+    el("polyline", { class: "hit", points: path.length > 2 ? points : `${a.join(",")} ${b.join(",")}` }, group);
+    const label = el("text", { class: "move-label", x: (a[0] + b[0]) / 2 - uy * 0.6,
+      y: (a[1] + b[1]) / 2 + ux * 0.6, fill: colour }, group, `${Number(m.distance).toFixed(2)}"`);
+    label.dataset.distance = m.distance;
+    group.addEventListener("click", (e) => {
+      if (S.drawing || S.tool) return;
+      e.stopPropagation();
+      showMove(m.seq);
+    });
+  });
+}
+
+function moveText(m) {
+  return `Move ${m.piece}: ${Number(m.distance).toFixed(2)}" ± ${Number(m.uncertainty).toFixed(3)}` +
+    ` (${m.from.x.toFixed(1)}, ${m.from.y.toFixed(1)}) → (${m.to.x.toFixed(1)}, ${m.to.y.toFixed(1)})`;
+}
+
+// A tapped arrow: the move and what the rules said about it, in the verdict box.
+function showMove(seq) {
+  const m = S.events.find((e) => e.seq === seq && e.type === "move");
+  if (!m) return;
+  S.shownMove = seq;
+  S.selected = [];
+  S.dispute = null;
+  const verdicts = moveVerdicts(seq);
+  const box = $("verdict");
+  box.replaceChildren();
+  $("dispute-hint").textContent = "";
+  const head = html("div", moveText(m), "line move " + moveMark(verdicts));
+  head.dataset.ask = "move";
+  head.dataset.seq = seq;
+  box.appendChild(head);
+  const notes = html("ul", undefined, "reasons");
+  for (const n of m.notes || []) notes.appendChild(html("li", n));
+  box.appendChild(notes);
+  if (!verdicts.length) box.appendChild(html("p", "no rule judged this move", "muted"));
+  for (const v of verdicts) {
+    box.appendChild(html("div", v.summary || v.ask, "line " + mark(v)));
+    const reasons = html("ul", undefined, "reasons");
+    for (const r of v.reasons || []) reasons.appendChild(html("li", r));
+    box.appendChild(reasons);
+  }
+  showTab("dispute");
+  renderOverlay([[moveText(m), moveMark(verdicts)],
+    ...verdicts.map((v) => [v.summary || v.ask, mark(v)])]);
+  redraw();
+}
+
 function onFrame(msg) {
   S.lastFrame = msg;
   for (const p of msg.pieces) S.live[p.id] = p;
   $("fps").textContent = `${msg.fps.toFixed(1)} fps · frame ${msg.frame}`;
-  if (!S.replay) drawPieces();
+  if (!S.replay) redraw(true);
   drawCamera(msg);
   // When the change is on screen: the animation frame after the one that painted it.
   requestAnimationFrame(() => requestAnimationFrame(() => {
@@ -321,11 +497,12 @@ function tapPiece(id) {
   if (S.selected.length >= 2 || S.selected.includes(id)) S.selected = [];
   S.selected.push(id);
   S.dispute = null;
+  S.shownMove = null;
   $("follow-me").disabled = S.selected.length !== 1;
   $("save-picture").disabled = true;
   if (S.selected.length === 2) askDispute();
   else renderDispute();
-  drawPieces();
+  redraw();
 }
 
 async function askDispute() {
@@ -343,7 +520,8 @@ async function runQueries(queries) {
     $("save-picture").disabled = false;
   } catch (err) {
     S.dispute = null;
-    verdict.replaceChildren(html("p", err.message, "error"));
+    verdict.replaceChildren(html("p", plainError(err.message), "error"));
+    renderOverlay([[plainError(err.message), "no"]]);
     return;
   }
   renderDispute();
@@ -355,6 +533,7 @@ function mark(v) { return v.ok === true ? "ok" : v.ok === false ? "no" : "maybe"
 function renderDispute() {
   const box = $("verdict");
   box.replaceChildren();
+  renderOverlay([]);
   if (!S.dispute) {
     $("dispute-hint").textContent = S.selected.length === 1
       ? `${S.selected[0]} selected: tap another piece, or Follow Me.`
@@ -362,6 +541,7 @@ function renderDispute() {
     return;
   }
   $("dispute-hint").textContent = "";
+  const shown = [];
   for (const v of S.dispute.verdicts) {
     let text = v.summary || v.ask;
     if (v.ask === "range" && v.distance !== undefined) {
@@ -385,21 +565,35 @@ function renderDispute() {
     const reasons = html("ul", undefined, "reasons");
     for (const r of v.reasons || []) reasons.appendChild(html("li", r));
     box.appendChild(reasons);
+    shown.push([text, mark(v)]);
   }
+  renderOverlay(shown);
+}
+
+// The verdict's headlines over the map: readable on a tablet or a phone without scrolling
+// away from the table (the reasons stay in the Dispute pane).
+function renderOverlay(lines) {
+  const box = $("map-verdict");
+  box.replaceChildren();
+  for (const [text, cls] of lines) box.appendChild(html("div", text, "line " + cls));
+  box.hidden = !lines.length;
 }
 
 $("follow-me").onclick = () => {
   if (S.selected.length !== 1) return;
   runQueries([{ ask: "follow_me", leader: S.selected[0] }]);
 };
-$("clear-dispute").onclick = () => { S.selected = []; S.dispute = null; renderDispute(); drawPieces(); };
+$("clear-dispute").onclick = () => {
+  S.selected = []; S.dispute = null; S.shownMove = null; renderDispute(); redraw();
+};
+$("map-verdict").onclick = () => { $("map-verdict").hidden = true; };
 $("save-picture").onclick = async () => {
   if (!S.dispute) return;
   let blob;
   try {
     blob = await api("picture", { queries: S.dispute.queries, selected: S.selected[0] || null });
   } catch (err) {
-    $("verdict").appendChild(html("p", err.message, "error"));
+    $("verdict").appendChild(html("p", plainError(err.message), "error"));
     return;
   }
   const link = $("picture-link");
@@ -481,7 +675,7 @@ async function editTerrain(body) {
     $("terrain-error").textContent = err.message;
     return;
   }
-  drawTerrain();
+  redraw();
   renderTerrainList();
   if (S.dispute) runQueries(S.dispute.queries);  // a terrain edit may change the verdict
 }
@@ -526,27 +720,321 @@ $("show-photo").onchange = () => {
   if (on) { load(); photoTimer = setInterval(load, 2000); }
 };
 
+// -- zoom, pan and the free ruler ------------------------------------------------------------
+
+function applyView() {
+  $("map").setAttribute("viewBox", S.view.map((v) => +v.toFixed(3)).join(" "));
+  fitLabels();
+}
+
+// Labels at least 11.5 screen pixels tall, however small the map is drawn (a phone) and
+// never smaller than 0.8 in on the table when zoomed in.
+function fitLabels() {
+  const map = $("map");
+  const width = map.getBoundingClientRect().width;
+  if (!width || !S.view) return;
+  const perInch = width / S.view[2];
+  map.style.setProperty("--label", Math.max(0.8, 11.5 / perInch).toFixed(3) + "px");
+  map.style.setProperty("--small", Math.max(0.6, 11.5 / perInch).toFixed(3) + "px");
+}
+window.addEventListener("resize", fitLabels);
+
+function tableAt(clientX, clientY) {
+  const map = $("map");
+  const pt = map.createSVGPoint();
+  pt.x = clientX; pt.y = clientY;
+  const p = pt.matrixTransform(map.getScreenCTM().inverse());
+  return [p.x, p.y];
+}
+
+// Zoom by `factor` (>1 zooms in) keeping the table point under (clientX, clientY) in place.
+function zoomAt(factor, clientX, clientY) {
+  if (!S.view) return;
+  const [px, py] = tableAt(clientX, clientY);
+  const [x, y, w, h] = S.view;
+  const nw = Math.min(S.home[2] * 1.5, Math.max(4, w / factor));
+  const k = nw / w;
+  S.view = [px - (px - x) * k, py - (py - y) * k, w * k, h * k];
+  applyView();
+}
+
+function zoomCentre(factor) {
+  const r = $("map").getBoundingClientRect();
+  zoomAt(factor, r.left + r.width / 2, r.top + r.height / 2);
+}
+
+function panBy(dxPx, dyPx) {
+  const r = $("map").getBoundingClientRect();
+  // the viewBox is fitted (meet): one screen pixel is the larger of the two ratios
+  const perPx = Math.max(S.view[2] / r.width, S.view[3] / r.height);
+  S.view = [S.view[0] - dxPx * perPx, S.view[1] - dyPx * perPx, S.view[2], S.view[3]];
+  applyView();
+}
+
+$("zoom-in").onclick = () => zoomCentre(1.5);
+$("zoom-out").onclick = () => zoomCentre(1 / 1.5);
+$("zoom-fit").onclick = () => { S.view = S.home.slice(); applyView(); };
+
+const TAP_SLOP = 8;  // px a finger may wander and still tap
+const gesture = { pointers: new Map(), start: null, pinch: null, moved: false, swallow: false };
+
+function onPointerDown(e) {
+  if (!S.view || (e.pointerType === "mouse" && e.button !== 0)) return;
+  gesture.pointers.set(e.pointerId, [e.clientX, e.clientY]);
+  if (gesture.pointers.size === 1) {
+    gesture.start = { x: e.clientX, y: e.clientY, last: [e.clientX, e.clientY] };
+    gesture.moved = false;
+    if (S.tool === "ruler") rulerDown(tableAt(e.clientX, e.clientY));
+  } else if (gesture.pointers.size === 2) {
+    const [a, b] = Array.from(gesture.pointers.values());
+    gesture.pinch = { dist: Math.hypot(a[0] - b[0], a[1] - b[1]) || 1 };
+    gesture.moved = true;  // two fingers never tap
+    if (S.tool === "ruler") S.ruler.hover = null;
+  }
+}
+
+function onPointerMove(e) {
+  if (S.tool === "ruler" && !gesture.pointers.size && e.pointerType === "mouse") {
+    rulerHover(tableAt(e.clientX, e.clientY));  // the tape follows the mouse to the next point
+    return;
+  }
+  if (!gesture.pointers.has(e.pointerId)) return;
+  gesture.pointers.set(e.pointerId, [e.clientX, e.clientY]);
+  if (gesture.pointers.size === 2 && gesture.pinch) {
+    const [a, b] = Array.from(gesture.pointers.values());
+    const dist = Math.hypot(a[0] - b[0], a[1] - b[1]) || 1;
+    zoomAt(dist / gesture.pinch.dist, (a[0] + b[0]) / 2, (a[1] + b[1]) / 2);
+    gesture.pinch.dist = dist;
+    return;
+  }
+  const st = gesture.start;
+  if (!st) return;
+  if (!gesture.moved && Math.hypot(e.clientX - st.x, e.clientY - st.y) > TAP_SLOP) gesture.moved = true;
+  if (!gesture.moved) return;
+  if (S.tool === "ruler") {
+    rulerHover(tableAt(e.clientX, e.clientY));
+  } else if (!S.drawing) {
+    panBy(e.clientX - st.last[0], e.clientY - st.last[1]);
+  }
+  st.last = [e.clientX, e.clientY];
+}
+
+function onPointerUp(e) {
+  if (!gesture.pointers.has(e.pointerId)) return;
+  gesture.pointers.delete(e.pointerId);
+  if (gesture.pointers.size) return;
+  const wasPinch = !!gesture.pinch;
+  const st = gesture.start;
+  gesture.pinch = null;
+  gesture.start = null;
+  if (gesture.moved) gesture.swallow = true;  // a drag or a pinch is not a tap on what is under it
+  // a tap is where the finger came down (it may wander a few pixels before lifting)
+  const at = gesture.moved || !st ? [e.clientX, e.clientY] : [st.x, st.y];
+  if (S.tool === "ruler" && !wasPinch && e.type === "pointerup") rulerUp(tableAt(...at));
+}
+
+function setupGestures() {
+  const map = $("map");
+  map.addEventListener("pointerdown", onPointerDown);
+  window.addEventListener("pointermove", onPointerMove);
+  window.addEventListener("pointerup", onPointerUp);
+  window.addEventListener("pointercancel", onPointerUp);
+  map.addEventListener("click", (e) => {
+    if (gesture.swallow) { e.stopPropagation(); e.preventDefault(); }
+    gesture.swallow = false;
+  }, true);
+  map.addEventListener("wheel", (e) => {
+    e.preventDefault();
+    zoomAt(Math.exp(-e.deltaY * 0.0015), e.clientX, e.clientY);
+  }, { passive: false });
+  map.addEventListener("dblclick", (e) => {
+    if (S.tool === "ruler") { e.preventDefault(); rulerFinish(); }
+  });
+}
+setupGestures();
+
+// The ruler: a tape laid from point to point on the table, in table inches (never pixels).
+// Tap or drag to lay it; each tap adds a waypoint; double-tap or Enter ends it; Escape clears.
+
+function setTool(tool) {
+  S.tool = S.tool === tool ? null : tool;
+  $("ruler-tool").classList.toggle("active", S.tool === "ruler");
+  $("map").classList.toggle("measuring", S.tool === "ruler");
+  if (S.tool !== "ruler") S.ruler = { points: [], hover: null, done: false };
+  drawRuler();
+}
+$("ruler-tool").onclick = () => setTool("ruler");
+
+function rulerDown(p) {
+  if (S.ruler.done || !S.ruler.points.length) S.ruler = { points: [p], hover: null, done: false, fresh: true };
+  else S.ruler.fresh = false;
+  drawRuler();
+}
+
+function rulerHover(p) {
+  if (!S.ruler.points.length || S.ruler.done) return;
+  S.ruler.hover = p;
+  drawRuler();
+}
+
+function rulerUp(p) {
+  const r = S.ruler;
+  if (r.done || !r.points.length) return;
+  // a drag lays the tape to where the finger lifts; a tap adds a point (the first tap of a
+  // ruler was already laid by rulerDown)
+  if (gesture.moved || !r.fresh) r.points.push(p);
+  r.fresh = false;
+  r.hover = null;
+  // a double tap ends the tape (a touch screen may send no dblclick)
+  const now = performance.now(), last = rulerUp.last;
+  rulerUp.last = gesture.moved ? null : { t: now, p };
+  const near = 20 * S.view[2] / ($("map").getBoundingClientRect().width || 1);  // 20 px
+  if (!gesture.moved && last && now - last.t < 400 && Math.hypot(p[0] - last.p[0], p[1] - last.p[1]) < near) {
+    rulerUp.last = null;
+    rulerFinish();
+    return;
+  }
+  drawRuler();
+}
+
+function rulerFinish() {
+  const r = S.ruler;
+  // the double tap laid its point twice: keep one
+  while (r.points.length > 1) {
+    const [a, b] = r.points.slice(-2);
+    if (Math.hypot(a[0] - b[0], a[1] - b[1]) > 0.05) break;
+    r.points.pop();
+  }
+  r.hover = null;
+  r.done = r.points.length > 1;
+  drawRuler();
+}
+
+function rulerClear() {
+  S.ruler = { points: [], hover: null, done: false };
+  drawRuler();
+}
+
+document.addEventListener("keydown", (e) => {
+  if (S.tool !== "ruler" || e.target.closest("input, textarea, select")) return;
+  if (e.key === "Enter") { e.preventDefault(); rulerFinish(); }
+  if (e.key === "Escape") { e.preventDefault(); rulerClear(); }
+});
+
+// How far a point the map shows may be from that point on the cloth (inches): /api/doubt's
+// grid over the table, interpolated; its largest value off the grid.
+function pointDoubt([x, y]) {
+  const d = S.doubt;
+  if (!d || !d.grid) return d ? d.table || 0 : 0;
+  const g = d.grid;
+  const fx = Math.min(Math.max(x / g.step, 0), g.values[0].length - 1);
+  const fy = Math.min(Math.max(y / g.step, 0), g.values.length - 1);
+  const [i, j] = [Math.floor(fy), Math.floor(fx)];
+  const [i2, j2] = [Math.min(i + 1, g.values.length - 1), Math.min(j + 1, g.values[0].length - 1)];
+  const at = (r, c) => g.values[r][c] ?? d.table;
+  const [ty, tx] = [fy - i, fx - j];
+  return (at(i, j) * (1 - tx) + at(i, j2) * tx) * (1 - ty) + (at(i2, j) * (1 - tx) + at(i2, j2) * tx) * ty;
+}
+
+// The tape's length and its doubt: each end moves the length by up to its own doubt; a
+// waypoint turning by angle θ by up to 2 sin(θ/2) times its doubt (added up, as the
+// referee adds the two pieces' doubts of a range).
+function measure(points) {
+  let length = 0, doubt = 0;
+  for (let i = 0; i < points.length; i++) {
+    const p = points[i];
+    if (i) length += Math.hypot(p[0] - points[i - 1][0], p[1] - points[i - 1][1]);
+    let k = 1;
+    if (i > 0 && i < points.length - 1) {
+      const a = points[i - 1], b = points[i + 1];
+      const u = [p[0] - a[0], p[1] - a[1]], v = [b[0] - p[0], b[1] - p[1]];
+      const nu = Math.hypot(...u) || 1, nv = Math.hypot(...v) || 1;
+      k = Math.hypot(u[0] / nu - v[0] / nv, u[1] / nu - v[1] / nv);  // = 2 sin(θ/2)
+    }
+    doubt += k * pointDoubt(p);
+  }
+  return { length, doubt };
+}
+window.measure = measure;
+
+function drawRuler() {
+  const g = $("ruler");
+  g.replaceChildren();
+  const out = $("ruler-readout");
+  const r = S.ruler;
+  const points = r.hover && !r.done ? [...r.points, r.hover] : r.points;
+  if (S.tool !== "ruler" || !points.length) {
+    out.textContent = S.tool === "ruler" ? "tap or drag on the table" : "";
+    return;
+  }
+  el("polyline", { class: "tape", points: points.map((p) => p.join(",")).join(" ") }, g);
+  for (const p of points) el("circle", { class: "stop", cx: p[0], cy: p[1], r: 0.22 }, g);
+  const { length, doubt } = measure(points);
+  const text = `${length.toFixed(2)}" ± ${doubt < 0.01 ? doubt.toFixed(3) : doubt.toFixed(2)}`;
+  const end = points[points.length - 1];
+  el("text", { class: "tape-label", x: end[0], y: end[1] - 0.6 }, g, text);
+  g.dataset.length = length;
+  g.dataset.doubt = doubt;
+  out.textContent = text + (points.length > 2 ? ` (${points.length - 2} waypoint${points.length > 3 ? "s" : ""})` : "") +
+    (r.done ? "" : " · double-tap or Enter to end, Esc clears");
+}
+
 // -- turn assistant -----------------------------------------------------------------------------
 
+// Built again for each new game (a new pass of the sample...), keeping what the player typed
+// and picked: only a side or a piece the new game lacks loses its entry.
 function setupTurn() {
   const pt = S.info.ruleset.name === "paper-tigers";
   $("turn-pt").hidden = !pt;
   $("turn-questions").textContent = `${S.info.ruleset.title} answers: ${S.info.ruleset.questions.join(", ")}`;
   const sides = $("dice-sides");
+  const typed = {};
+  for (const input of sides.querySelectorAll("input")) typed[input.dataset.side] = input.value;
   sides.replaceChildren();
   for (const side of Object.keys(S.info.sides)) {
     const input = html("input");
-    input.placeholder = `${side}: two dice`;
+    input.placeholder = `${side}: two dice 1-6, e.g. 5 2`;
     input.dataset.side = side;
-    input.size = 10;
+    input.size = 14;
+    input.value = typed[side] || "";
     sides.appendChild(input);
   }
   const sel = $("act-piece");
+  const picked = sel.value;
   sel.replaceChildren(html("option", ""));
   for (const id of Object.keys(S.pieces)) sel.appendChild(html("option", id));
+  if (picked in S.pieces) sel.value = picked;
+  diceHint();
 }
 
+// Paper Tigers: a red card fires with 3 dice or moves with 2, a black card moves with 3 or
+// fires with 2, a recovery rolls 2: the hint asks for the number the rules will accept.
+function diceHint() {
+  const card = $("act-card").value.trim().toUpperCase();
+  const action = $("act-action").value;
+  const suit = card.slice(-1);
+  const red = suit === "H" || suit === "D";
+  const black = suit === "S" || suit === "C";
+  let need = null;
+  if (action === "recover") need = 2;
+  else if (red) need = action === "fire" ? 3 : 2;
+  else if (black) need = action === "move" ? 3 : 2;
+  $("act-dice").placeholder = need === null ? "dice 1-6, e.g. 4 5" : `${need} dice 1-6, e.g. ${[4, 5, 2].slice(0, need).join(" ")}`;
+}
+$("act-card").oninput = diceHint;
+$("act-action").onchange = diceHint;
+
 function numbers(text) { return (text.match(/\d+/g) || []).map(Number); }
+
+// A refusal in plain words: the API names the field the way a scene file does
+// ("request: $.queries[0].dice.red: must be..."); the player typed no scene file.
+function plainError(message) {
+  return String(message)
+    .replace(/^request: \$\.queries\[0\]\.?/, "")
+    .replace(/\$\.queries\[\d+\]\.?/g, "")
+    .replace(/^([\w.\[\]]+): /, (_, path) => path.replace(/\[(\d+)\]/g, (m, i) => ` ${Number(i) + 1}`)
+      .replace(/\./g, " ") + ": ");
+}
 
 async function declare(query) {
   const out = $("turn-result");
@@ -561,7 +1049,7 @@ async function declare(query) {
     }
     if (!answer.verdicts.length) out.appendChild(html("p", "noted for the next moves"));
   } catch (err) {
-    out.appendChild(html("p", err.message, "error"));
+    out.appendChild(html("p", plainError(err.message), "error"));
   }
 }
 
@@ -590,7 +1078,8 @@ $("act-go").onclick = () => {
 $("declare-go").onclick = () => {
   let q;
   try { q = JSON.parse($("declare-json").value); } catch (err) {
-    $("turn-result").replaceChildren(html("p", "not JSON: " + err.message, "error"));
+    $("turn-result").replaceChildren(html("p", "that is not a question in JSON, like the example: " +
+      err.message, "error"));
     return;
   }
   declare(q);
@@ -614,6 +1103,7 @@ async function loadEvents() {
   const answer = await api("events");
   S.events = answer.events;
   renderEvents();
+  redraw();
 }
 
 function onEvents(list) {
@@ -626,6 +1116,9 @@ function onEvents(list) {
     if (e.type === "verdict" && e.about !== undefined) showRuling(e);
   }
   if (terrainChanged) refreshState().catch(() => {});
+  if (list.some((e) => e.type === "move" || e.type === "correction" || e.about !== undefined)) {
+    redraw();
+  }
   if (S.dispute && S.selected.some((id) => moved.has(id))) runQueries(S.dispute.queries);
 }
 
@@ -674,22 +1167,22 @@ async function scrubTo(seq) {
     return;
   }
   S.replay = answer.scene;
+  S.replaySeq = answer.event ? answer.event.seq : 0;
   const where = answer.event ? `#${answer.event.seq}, ${answer.event.t.toFixed(1)}s` : "the start";
   $("replay-where").textContent = where;
   $("scrub-label").textContent = "replay at " + where;
   $("replay-banner").hidden = false;
-  drawTerrain();
-  drawPieces();
+  redraw();
 }
 
 function goLive() {
   S.replay = null;
+  S.replaySeq = null;
   $("replay-banner").hidden = true;
   const scrub = $("scrubber");
   scrub.value = scrub.max;
   $("scrub-label").textContent = `live (event #${scrub.max})`;
-  drawTerrain();
-  drawPieces();
+  redraw();
 }
 $("replay-live").onclick = goLive;
 
@@ -700,8 +1193,13 @@ async function refreshHealth() {
   try { h = await api("health"); } catch (err) { return; }
   const cal = h.calibration;
   const rms = cal.rms_px === null ? "n/a" : `${cal.rms_px.toFixed(2)} px`;
+  // The sample's camera is simulated: its profile is exact, made without photos of a
+  // board; "0 views, RMS 0" would read as a calibration that failed.
+  const calText = cal.frame_source === "simulated"
+    ? "exact (the sample's simulated camera: no calibration photos needed)"
+    : `${cal.frame_source}, RMS ${rms}, ${cal.views_used} views`;
   const rows = [
-    ["Calibration", `${cal.frame_source}, RMS ${rms}, ${cal.views_used} views${cal.re_registered ? ", re-registered after a bump" : ""}`],
+    ["Calibration", calText + (cal.re_registered ? ", re-registered after a bump" : "")],
     ["Frame rate", `${h.fps} fps (${h.frames} frames)`],
     ["Pieces seen", h.pieces.seen.join(", ") || "none"],
     ["Hidden", h.pieces.hidden.join(", ") || "none"],
@@ -710,6 +1208,10 @@ async function refreshHealth() {
     ["Camera", h.camera.map((e) => `${e.t.toFixed(1)}s ${e.kind}`).join("; ") || "no events"],
   ];
   if (h.error) rows.push(["Stopped", h.error]);
+  const was = S.ended;
+  S.ended = h.running || !h.frames ? null : h.error ? "stopped"
+    : S.info && S.info.live_source ? "camera stopped" : "video ended";
+  if (was !== S.ended) setConnected(connected);
   const table = $("health");
   table.replaceChildren();
   for (const [k, v] of rows) {
@@ -723,12 +1225,11 @@ async function refreshHealth() {
 
 // -- tabs and start -------------------------------------------------------------------------------
 
-for (const tab of document.querySelectorAll(".tab")) {
-  tab.onclick = () => {
-    for (const t of document.querySelectorAll(".tab")) t.classList.toggle("active", t === tab);
-    for (const pane of document.querySelectorAll(".pane")) pane.hidden = pane.id !== "pane-" + tab.dataset.tab;
-  };
+function showTab(name) {
+  for (const t of document.querySelectorAll(".tab")) t.classList.toggle("active", t.dataset.tab === name);
+  for (const pane of document.querySelectorAll(".pane")) pane.hidden = pane.id !== "pane-" + name;
 }
+for (const tab of document.querySelectorAll(".tab")) tab.onclick = () => showTab(tab.dataset.tab);
 
 loadAll().catch((err) => { $("camera-note").textContent = "cannot reach the referee: " + err.message; });
 connect();

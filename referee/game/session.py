@@ -23,7 +23,9 @@ from __future__ import annotations
 import json
 import math
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -33,6 +35,7 @@ from referee.calibration.camera import TablePose
 from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError, SceneError, at
 from referee.events import GameEvent
+from referee.game.edits import apply_edit, apply_roster_edit, edit_data
 from referee.geometry import Pose
 from referee.markers.roster import Roster
 from referee.rules import QueryError, Ruleset, Verdict, find_ruleset
@@ -155,7 +158,8 @@ class Session:
     """One game: pipeline + ruleset (+ game log), publishing one stream of events.
 
     Build it with :meth:`start`. Methods are thread-safe: the frame loop and a
-    dashboard's requests may call them at once.
+    dashboard's requests may call them at once. Subscribers hear every update in
+    sequence order, with no session lock held, possibly on another caller's thread.
     """
 
     def __init__(
@@ -174,7 +178,20 @@ class Session:
         self.log = log
         self.game = game
         self._lock = threading.RLock()
+        """Guards the session's state. Lock order (DESIGN.md, "Threads"): this lock may be
+        held while the session calls the components it owns (pipeline, ruleset and flow, the
+        game log, whose lock is taken inside it and calls nothing back); it is never held
+        while a subscriber is called (:meth:`_deliver`), so a subscriber's own lock (the
+        live table's) is never taken inside it, and a subscriber may call the session."""
         self._subscribers: list[Subscriber] = []
+        self._outbox: deque[SessionUpdate] = deque()
+        """Updates logged but not yet handed to the subscribers, oldest first."""
+        self._fresh: list[tuple[int | None, Verdict]] = []
+        """Verdicts made by the change in progress (what they judge, the verdict): the
+        update carries these values, not their logged JSON read back."""
+        self._delivering = False
+        self._depth = 0
+        """How deep this thread is in :meth:`_changing` (the lock is re-entrant)."""
         self._seq = 0
         self._frame = -1
         self._t = 0.0
@@ -284,6 +301,7 @@ class Session:
             if not declared.taken and declared.verdict is None:
                 self._standing.append(dict(query))
         voided = {e.supersedes for e in history if e.type == "correction" and e.data.get("void")}
+        table_pose: TablePose | None = None  # where the last logged camera move put the table
         for event in history:
             if event.seq in voided:
                 continue
@@ -303,22 +321,19 @@ class Session:
                 self._answers[event.data["question"]] = event.data["verdict"]
             elif event.type == "camera" and isinstance(event.data.get("table_pose"), Mapping):
                 pose = event.data["table_pose"]
-                profile = self.pipeline.initial_profile.with_pose(
-                    TablePose(pose["rvec"], pose["tvec"])
-                )
-                self.pipeline.initial_profile = profile
-                self.pipeline.reset()
+                table_pose = TablePose(pose["rvec"], pose["tvec"])
         resting = self.log.positions_at(game, resting=True)
         for pid, position in resting.items():
             self._place(pid, Pose(position.x, position.y, position.heading), position.uncertainty)
         self._logged = dict(self.log.positions_at(game))
         entries = {e.id: e for e in self.roster}
-        self.pipeline.tracker.restore(
+        self.pipeline.resume(
             {
                 pid: PiecePose(pid, entries[pid].tag, p.x, p.y, p.heading, p.uncertainty, False)
                 for pid, p in resting.items()
                 if pid in entries
-            }
+            },
+            table_pose,
         )
         if source is not None and source == game.source and Path(source).exists():
             self.resume_after = game.last_frame  # the same recording: skip what was logged
@@ -423,6 +438,7 @@ class Session:
         pieces = sorted(named_pieces(verdict.query))
         if pieces:
             data["pieces"] = pieces
+        self._fresh.append((about, verdict))
         return self._event("verdict", data)
 
     def _commit(
@@ -456,19 +472,68 @@ class Session:
     def _emit(self, events: Sequence[GameEvent]) -> SessionUpdate:
         """Log events that came from the players (not a frame), then publish them."""
         self._commit(events)
-        update = SessionUpdate(tuple(events), verdicts=tuple(_verdicts_of(events, (), ())))
+        update = SessionUpdate(tuple(events), verdicts=self._verdicts_made(()))
         self._publish(update)
         return update
 
+    def _verdicts_made(self, rulings: Sequence[Ruling]) -> tuple[Verdict, ...]:
+        """This change's verdicts: the rulings' first, then the others in event order."""
+        judged = {r.seq for r in rulings}
+        others = [v for about, v in self._fresh if about is None or about not in judged]
+        self._fresh.clear()
+        return (*(v for r in rulings for v in r.verdicts), *others)
+
     def _publish(self, update: SessionUpdate) -> None:
-        for subscriber in list(self._subscribers):
-            subscriber(update)
+        """Queue ``update`` for the subscribers (with the lock held; see :meth:`_deliver`)."""
+        self._outbox.append(update)
+
+    @contextmanager
+    def _changing(self) -> Iterator[None]:
+        """Hold the session lock for a change, then hand its updates to the subscribers with
+        the lock released (a subscriber may take its own lock or call back into the session)."""
+        with self._lock:
+            if self._depth == 0:
+                self._fresh.clear()
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            outermost = self._depth == 0
+        if outermost:
+            self._deliver()
+
+    def _deliver(self) -> None:
+        """Call the subscribers with every queued update, in sequence order, holding no lock.
+
+        One thread delivers at a time (whichever finds the queue unattended); another
+        thread's updates queued meanwhile are delivered by it, so order is kept without
+        holding the session lock across a subscriber.
+        """
+        with self._lock:
+            if self._delivering:
+                return
+            self._delivering = True
+        try:
+            while True:
+                with self._lock:
+                    if not self._outbox:
+                        self._delivering = False
+                        return
+                    update = self._outbox.popleft()
+                    subscribers = tuple(self._subscribers)
+                for subscriber in subscribers:
+                    subscriber(update)
+        except BaseException:
+            with self._lock:
+                self._delivering = False
+            raise
 
     # -- frames --------------------------------------------------------------------------------
 
     def process(self, frame: Frame) -> SessionUpdate:
         """Run one frame through the pipeline, judge what settled, log it, then publish it."""
-        with self._lock:
+        with self._changing():
             frame = replace(
                 frame, index=frame.index + self._frame_offset, t=frame.t + self._t_offset
             )
@@ -498,7 +563,7 @@ class Session:
                 tuple(events),
                 result,
                 tuple(rulings),
-                tuple(_verdicts_of(events, rulings, self._standing)),
+                self._verdicts_made(rulings),
             )
             self._publish(update)
             return update
@@ -562,7 +627,7 @@ class Session:
 
     def camera_event(self, kind: str, message: str) -> None:
         """A camera lost or reopened (from the frame source); logged and published at once."""
-        with self._lock:
+        with self._changing():
             self._emit([self._event("camera", {"kind": kind, "message": message})])
 
     def _changed_positions(self, result: FrameResult) -> list[Position]:
@@ -636,14 +701,14 @@ class Session:
 
     def ask(self, query: Mapping[str, Any]) -> Verdict:
         """Answer a question on the live table and log the verdict (a dispute settled)."""
-        with self._lock:
+        with self._changing():
             verdict = self.ruleset.answer(self.scene, query)
             self._emit([self._verdict(verdict)])
             return verdict
 
     def declare(self, query: Mapping[str, Any]) -> SessionUpdate:
         """A declaration (cards, dice, a Follow Me, an allowance): kept for the next moves."""
-        with self._lock:
+        with self._changing():
             self._check_declaration(query)
             return self._emit(self._declare(query, asked=True))
 
@@ -658,8 +723,8 @@ class Session:
 
     def edit_terrain(self, action: str, terrain: Mapping[str, Any] | str) -> SessionUpdate:
         """Add, replace or remove a terrain piece (validated as a scene file would be)."""
-        with self._lock:
-            data = _edit_data("terrain", action, terrain)
+        with self._changing():
+            data = edit_data("terrain", action, terrain)
             terrain_now = apply_edit(self._terrain, data)
             candidate = replace(self.scene, terrain=terrain_now).to_json()
             Scene.from_json(candidate, "terrain edit")  # every scene-file check, one error line
@@ -674,8 +739,8 @@ class Session:
         The camera follows the edited roster from the next frame; a removed
         piece leaves the table.
         """
-        with self._lock:
-            data = _edit_data("roster", action, entry)
+        with self._changing():
+            data = edit_data("roster", action, entry)
             roster = apply_roster_edit(self.roster, data)
             self.pipeline.use_roster(roster)
             self.roster = roster
@@ -689,7 +754,7 @@ class Session:
 
     def correct(self, seq: int, reason: str, **fields: Any) -> GameEvent:
         """A correction of event ``seq`` (e.g. ``void=True`` for a move that did not happen)."""
-        with self._lock:
+        with self._changing():
             if not 1 <= seq <= self._seq:
                 raise RefereeError(f"no event #{seq} to correct (the log has 1 to {self._seq})")
             event = self._event("correction", {"supersedes": seq, "reason": reason, **fields})
@@ -717,156 +782,4 @@ def _check_questions(rules: Ruleset, scene: Scene) -> None:
             raise SceneError(at(scene.source, where, error.problem)) from None
 
 
-def _verdicts_of(
-    events: Sequence[GameEvent], rulings: Sequence[Ruling], standing: Sequence[Any]
-) -> list[Verdict]:
-    out: list[Verdict] = [v for r in rulings for v in r.verdicts]
-    about = {r.seq for r in rulings}
-    for event in events:
-        if event.type == "verdict" and event.data.get("about") not in about:
-            out.append(_verdict_from_json(event.data["verdict"]))
-    return out
-
-
-def _verdict_from_json(data: Mapping[str, Any]) -> Verdict:
-    return Verdict(
-        str(data.get("ask")),
-        data.get("ok"),
-        tuple(data.get("reasons", ())),
-        data.get("distance"),
-        data.get("uncertainty"),
-        data.get("limit"),
-        data.get("los"),
-        summary=str(data.get("summary", "")),
-    )
-
-
-def scene_at(
-    log: GameLog, game: GameInfo, *, seq: int | None = None, t: float | None = None
-) -> tuple[Scene, GameEvent | None]:
-    """The table of a logged game at event ``seq`` or at ``t`` seconds, rebuilt from the log.
-
-    Returns the scene (pieces where they last rested, terrain as edited,
-    the standing questions whose pieces are on the table) and the last event
-    up to that moment (None before the first).
-    """
-    # Only edits and corrections change what a replay shows beyond the positions.
-    events = log.events(game, upto_seq=seq, upto_t=t, types=("edit", "correction"))
-    final = log.events(game, upto_seq=seq, upto_t=t, last=True)
-    last = final[0] if final else None
-    if seq is not None:
-        frame = last.frame if last is not None and last.frame is not None else -1
-    else:
-        frame = log.frame_at(game, t if t is not None else math.inf)
-    initial = Scene.from_json(game.scene, f"{log.path}:{game.name}")
-    voided = {e.supersedes for e in events if e.type == "correction" and e.data.get("void")}
-    started_with = Roster.from_json(game.roster or {"pieces": []}, f"{log.path}:{game.name}")
-    roster = started_with
-    terrain: tuple[Any, ...] = initial.terrain
-    for event in events:
-        if event.type == "edit" and event.seq not in voided:
-            if event.data.get("edit") == "roster":
-                roster = apply_roster_edit(roster, event.data)
-            else:
-                terrain = apply_edit(terrain, event.data)
-    templates = {p.id: p for p in initial}
-    pieces = [p for p in initial if started_with.by_id(p.id) is None]  # the untagged ones
-    for pid, position in log.positions_at(game, frame, resting=True).items():
-        template = templates.get(pid)
-        entry = roster.by_id(pid)
-        if entry is None:
-            continue  # taken off the roster by then
-        if template is None:
-            template = Piece(entry.id, entry.side, entry.kind, 0, 0, 0, entry.base, name=entry.name)
-        if template is not None:
-            moved = template.moved(position.x, position.y, position.heading)
-            pieces.append(replace(moved, uncertainty=position.uncertainty))
-    present = {p.id for p in pieces}
-    flow = find_ruleset(initial.ruleset, initial.settings).game_flow()
-    scene = replace(initial, pieces=tuple(pieces), terrain=terrain, queries=())
-    standing = tuple(
-        q
-        for q in initial.queries
-        if named_pieces(q) <= present and not flow.declare(scene, q).taken
-    )
-    return replace(scene, queries=standing), last
-
-
-def _edit_data(kind: str, action: str, value: Mapping[str, Any] | str) -> dict[str, Any]:
-    """An ``edit`` event's data: the object added or replaced, or the id removed."""
-    data: dict[str, Any] = {"edit": kind, "action": action}
-    if action == "remove":
-        data["id"] = value if isinstance(value, str) else value.get("id")
-    else:
-        data["terrain" if kind == "terrain" else "piece"] = (
-            dict(value) if isinstance(value, Mapping) else value
-        )
-    return data
-
-
-def apply_roster_edit(roster: Roster, edit: Mapping[str, Any]) -> Roster:
-    """The roster after one logged edit (``add``, ``replace`` or ``remove`` a piece)."""
-    data = roster.to_json()
-    pieces = data["pieces"]
-    action = edit.get("action")
-    if action == "remove":
-        target = edit.get("id")
-        if roster.by_id(str(target)) is None:
-            raise RefereeError(f"no piece {target!r} in the roster to remove")
-        data["pieces"] = [p for p in pieces if p["id"] != target]
-    elif action in ("add", "replace") and isinstance(edit.get("piece"), Mapping):
-        piece = dict(edit["piece"])
-        exists = roster.by_id(str(piece.get("id"))) is not None
-        if action == "add" and exists:
-            raise RefereeError(f"piece {piece.get('id')!r} is in the roster; replace it instead")
-        if action == "replace" and not exists:
-            raise RefereeError(f"no piece {piece.get('id')!r} in the roster; add it instead")
-        data["pieces"] = [p for p in pieces if p["id"] != piece.get("id")] + [piece]
-    else:
-        raise RefereeError(
-            f"a roster edit is add, replace or remove with a piece object, got {action!r}"
-        )
-    return Roster.from_json(data, "roster edit")
-
-
-def apply_edit(terrain: Sequence[Any], edit: Mapping[str, Any]) -> tuple[Any, ...]:
-    """The terrain after one logged edit (``add``, ``replace`` or ``remove``)."""
-    from referee.scene import Terrain
-
-    action = edit.get("action")
-    if action == "remove":
-        target = edit.get("id")
-        if not any(t.id == target for t in terrain):
-            raise RefereeError(f"no terrain {target!r} to remove")
-        return tuple(t for t in terrain if t.id != target)
-    raw = edit.get("terrain")
-    if action not in ("add", "replace") or not isinstance(raw, Mapping):
-        raise RefereeError(
-            f"a terrain edit is add, replace or remove with a terrain object, got {action!r}"
-        )
-    parsed = Scene.from_json(
-        {"ruleset": DEFAULT_RULESET, "table": {"width": 1, "depth": 1}, "terrain": [dict(raw)]},
-        "terrain",
-    ).terrain[0]
-    assert isinstance(parsed, Terrain)
-    exists = any(t.id == parsed.id for t in terrain)
-    if action == "add" and exists:
-        raise RefereeError(f"terrain {parsed.id!r} exists already; replace it instead")
-    if action == "replace" and not exists:
-        raise RefereeError(f"no terrain {parsed.id!r} to replace; add it instead")
-    if action == "add":
-        return (*terrain, parsed)
-    return tuple(parsed if t.id == parsed.id else t for t in terrain)
-
-
-__all__ = [
-    "Ruling",
-    "Session",
-    "SessionUpdate",
-    "apply_edit",
-    "apply_roster_edit",
-    "bare_scene",
-    "game_name",
-    "named_pieces",
-    "scene_at",
-]
+__all__ = ["Ruling", "Session", "SessionUpdate", "bare_scene", "game_name", "named_pieces"]

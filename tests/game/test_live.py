@@ -2,34 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
 import time
 from dataclasses import replace
 
+from game.footage import First, until
+
+from referee.game import sample_live
 from referee.store import GameLog
-from referee.vision.sources import FrameSource, VideoFileSource
-from referee.web.cli import sample_live
-
-
-class First(FrameSource):
-    """The first ``n`` frames of a video."""
-
-    def __init__(self, path, n):
-        self.source = VideoFileSource(path)
-        self.name, self.fps, self.frame_count, self.n = self.source.name, self.source.fps, n, n
-
-    def __iter__(self):
-        return itertools.islice(iter(self.source), self.n)
-
-    def close(self):
-        self.source.close()
-
-
-def _until(condition, seconds=30.0):
-    deadline = time.monotonic() + seconds
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert condition()
 
 
 def test_the_sample_loops_as_new_games_keeping_the_terrain(tmp_path):
@@ -41,7 +20,7 @@ def test_the_sample_loops_as_new_games_keeping_the_terrain(tmp_path):
     live.session.edit_terrain("add", woods)
     first_generation = live.generation
     live.start()
-    _until(lambda: live.passes >= 2)
+    until(lambda: live.passes >= 2)
     live.stop()
     assert not live.running and live.error is None
     assert live.generation > first_generation
@@ -59,7 +38,7 @@ def test_recordings_are_paced_to_real_time():
     live.footage = replace(live.footage, open=lambda: First(video, 13), loop=False)
     started = time.monotonic()
     live.start()
-    _until(lambda: not live.running)
+    until(lambda: not live.running)
     elapsed = time.monotonic() - started
     live.stop()
     assert live.frames == 13
@@ -76,6 +55,6 @@ def test_a_failing_source_stops_the_loop_with_its_reason():
 
     live.footage = replace(live.footage, open=broken)
     live.start()
-    _until(lambda: not live.running)
+    until(lambda: not live.running)
     assert live.error == "camera unplugged for good"
     live.stop()

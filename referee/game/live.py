@@ -1,14 +1,20 @@
-"""The live table behind the dashboard: one session fed by a frame thread, fanned out to browsers.
+"""The live table: one session fed by a frame thread, for the dashboard to read and wait on.
 
-:class:`LiveTable` owns the :class:`~referee.session.Session` the dashboard
+:class:`LiveTable` owns the :class:`~referee.game.Session` a dashboard
 shows. A background thread drives the session over the frame source with
-:func:`referee.session_cli.drive` (the loop every command uses); the
-session's subscriber only appends the update's events and bumps a version
-under a condition variable, so the frame thread never waits for a browser.
-Each browser's Server-Sent Events stream waits on that condition and builds
-its message from the newest state, so a slow client skips frames instead of
-queueing them, and the JSON of one frame is built once however many
-browsers watch.
+:func:`referee.game.drive` (the loop every command uses); the session's
+subscriber only appends the update's events and bumps a version under a
+condition variable, so the frame thread never waits for a browser. Each
+browser's event stream waits on that condition and builds its message from
+the newest state, so a slow client skips frames instead of queueing them,
+and what one frame shows (its message, its pictures) is built once however
+many browsers watch.
+
+Locks (DESIGN.md, "Threads"): ``LiveTable._cond`` is a leaf: held only over
+the live table's own fields, never while calling the session, the log or a
+browser. The session calls its subscriber with no session lock held, so the
+order is simply: the session's lock (and the game log's inside it), or the
+live table's, never one inside the other.
 
 With no source the bundled sample footage plays in a loop: each pass is a
 new game in the log (``NAME``, ``NAME-2``...) that keeps the terrain drawn
@@ -25,20 +31,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import cv2
-import numpy as np
-from numpy.typing import NDArray
-
-from referee.calibration.camera import project, table_xyz
 from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError
-from referee.events import finite_json
+from referee.events import GameEvent
+from referee.game.loop import drive, warn
+from referee.game.session import Session, SessionUpdate
+from referee.game.sources import open_camera_source, repo_footage, source_key
+from referee.game.views import frame_json, jpeg, scaled, top_down
 from referee.markers.roster import Roster
 from referee.scene import Scene
-from referee.session import Session, SessionUpdate
 from referee.store import GameLog
+from referee.tags.anchors import AnchorTag
 from referee.vision.pipeline import FrameResult, Pipeline
-from referee.vision.sources import Frame, FrameSource
+from referee.vision.sources import Frame, FrameSource, VideoFileSource
 
 FPS_WINDOW = 2.0
 """Seconds of frames the frame rate is averaged over."""
@@ -93,6 +98,16 @@ class Paced(FrameSource):
         self.source.close()
 
 
+@dataclass(frozen=True)
+class LiveView:
+    """What a frame's message needs from the live table beside the frame result."""
+
+    roster: Roster
+    anchors: tuple[AnchorTag, ...]
+    fps: float
+    seq: int
+
+
 class LiveTable:
     """The session a dashboard shows, its frame thread, and what browsers wait on."""
 
@@ -116,10 +131,11 @@ class LiveTable:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._version = 0
-        self._events: list[dict[str, Any]] = []
+        self._events: list[GameEvent] = []
         self._frame_times: list[float] = []
         self._cache: dict[str, tuple[FrameResult, Any]] = {}
         self._unsubscribe: Callable[[], None] = lambda: None
+        self.session: Session
         self._stepper: Iterator[SessionUpdate] | None = None
         self._camera: tuple[float, int, bytes] | None = None
         self.error: str | None = None
@@ -134,30 +150,42 @@ class LiveTable:
     # -- the session ---------------------------------------------------------------------------
 
     def _open_session(self, scene: Scene | None, game: str | None) -> Session:
+        """Start a game and make it the one shown. Nothing is called with ``_cond`` held:
+        the session is subscribed and its history read first, then the switch is one
+        assignment under the lock (DESIGN.md, "Threads")."""
         session = Session.start(
             self.pipeline, scene, self.ruleset_name, log=self.log, game=game, source=self.source_key
         )
+        unsubscribe = session.subscribe(lambda update: self._on_update(session, update))
+        history = self._history(session)
         with self._cond:
-            self._unsubscribe()
+            old = self._unsubscribe
             self.session = session
             self.game_name = session.game.name if session.game is not None else game
-            self._events = [e.to_json() for e in self._history(session)]
-            self._unsubscribe = session.subscribe(self._on_update)
+            self._events = history
+            self._unsubscribe = unsubscribe
             self.generation += 1
             self._version += 1
             self._cond.notify_all()
+        old()
         return session
 
-    def _history(self, session: Session) -> list[Any]:
+    def _history(self, session: Session) -> list[GameEvent]:
         if self.log is not None and session.game is not None:
             return self.log.events(self.log.game(session.game.name))
         return list(session.opening)
 
-    def _on_update(self, update: SessionUpdate) -> None:
-        """The session's subscriber (frame thread or a request): record, bump, wake browsers."""
+    def _on_update(self, session: Session, update: SessionUpdate) -> None:
+        """The session's subscriber (frame thread or a request): record, bump, wake browsers.
+
+        Called with no session lock held. An update of a game no longer shown (a request
+        that reached the previous pass) is dropped, and an event already in the history
+        read at the switch is not added twice."""
         with self._cond:
-            if update.events:
-                self._events.extend(e.to_json() for e in update.events)
+            if session is not self.session:
+                return
+            last = self._events[-1].seq if self._events else 0
+            self._events.extend(e for e in update.events if e.seq > last)
             if update.result is not None:
                 now = time.monotonic()
                 self._frame_times.append(now)
@@ -196,8 +224,6 @@ class LiveTable:
         return self._thread is not None and self._thread.is_alive()
 
     def _run(self) -> None:
-        from referee.session_cli import drive, warn
-
         assert self.footage is not None
         footage = self.footage
         try:
@@ -206,7 +232,7 @@ class LiveTable:
                 if not footage.live:
                     source = Paced(source, footage.pace, self._stop)
                 try:
-                    drive(self.session, source, progress=False)
+                    drive(self.session, source, progress=False, stop=self._stop)
                 finally:
                     source.close()
                 self.passes += 1
@@ -247,6 +273,17 @@ class LiveTable:
             done += 1
         return done
 
+    @property
+    def view(self) -> LiveView:
+        """What a frame message names beside the frame: roster, anchors, rate, last event."""
+        session = self.session
+        return LiveView(session.roster, self.pipeline.anchors, self.fps, session.last_seq)
+
+    @property
+    def calibration(self) -> CalibrationProfile:
+        """The calibration profile the game started with (a bump re-registers from it)."""
+        return self.pipeline.initial_profile
+
     # -- what browsers wait on -----------------------------------------------------------------
 
     @property
@@ -259,7 +296,7 @@ class LiveTable:
             self._cond.wait_for(lambda: self._version != version or self.stopped, timeout)
             return self._version
 
-    def events_since(self, index: int) -> tuple[list[dict[str, Any]], int]:
+    def events_since(self, index: int) -> tuple[list[GameEvent], int]:
         """Events of this game after the first ``index``, and the new index."""
         with self._cond:
             return self._events[index:], len(self._events)
@@ -288,7 +325,7 @@ class LiveTable:
         result = self.session.latest
         if result is None:
             return None
-        return self._cached("frame", result, lambda: frame_json(result, self))
+        return self._cached("frame", result, lambda: frame_json(result, self.view))
 
     def frame_text(self) -> str | None:
         """:meth:`frame_message` as JSON text, built once per frame for every stream."""
@@ -313,7 +350,7 @@ class LiveTable:
             return None
         if hit is not None and hit[1] == result.frame:
             return hit[1], hit[2]
-        data = _jpeg(_scaled(result.image, CAMERA_WIDTH))
+        data = jpeg(scaled(result.image, CAMERA_WIDTH))
         with self._cond:
             self._camera = (time.monotonic(), result.frame, data)
         return result.frame, data
@@ -324,88 +361,11 @@ class LiveTable:
         if result is None or result.image is None:
             return None
         image, profile = result.image, result.profile
-        return self._cached("table", result, lambda: _jpeg(top_down(image, profile, TOP_DOWN_PPI)))
-
-
-def frame_json(result: FrameResult, live: LiveTable) -> dict[str, Any]:
-    roster = live.pipeline.roster
-    anchors = {a.tag for a in live.pipeline.anchors}
-    unknown = set(result.unknown_tags)
-    tags = []
-    for tag, corners in zip(result.detections.ids, result.detections.corners_px, strict=True):
-        entry = roster.by_tag(int(tag))
-        kind = "piece" if entry else "anchor" if int(tag) in anchors else "unknown"
-        if int(tag) in unknown:
-            kind = "unknown"
-        tags.append(
-            {
-                "tag": int(tag),
-                "kind": kind,
-                "label": entry.id if entry else str(int(tag)),
-                "corners": np.round(corners, 1).tolist(),
-            }
-        )
-    pieces = [
-        {
-            "id": p.pose.id,
-            "x": round(p.pose.x, 3),
-            "y": round(p.pose.y, 3),
-            "heading": round(p.pose.heading, 1),
-            "uncertainty": round(p.pose.uncertainty, 4),
-            "seen": p.pose.seen,
-            "state": p.state,
-        }
-        for p in result.tracks.pieces
-    ]
-    size = result.profile.intrinsics.image_size
-    return finite_json(
-        {
-            "frame": result.frame,
-            "t": round(result.t, 3),
-            "fps": round(live.fps, 1),
-            "seq": live.session.last_seq,
-            "image_size": [int(size[0]), int(size[1])],
-            "pieces": pieces,
-            "tags": tags,
-            "unknown_tags": sorted(unknown),
-        }
-    )
-
-
-def top_down(
-    image: NDArray[np.uint8], profile: CalibrationProfile, ppi: float
-) -> NDArray[np.uint8]:
-    """The table as seen from straight above: each output pixel is the camera pixel that sees
-    that table point (lens distortion included), ``ppi`` pixels per inch, origin top-left."""
-    width = max(1, round(profile.table.width * ppi))
-    depth = max(1, round(profile.table.depth * ppi))
-    xs = (np.arange(width) + 0.5) / ppi
-    ys = (np.arange(depth) + 0.5) / ppi
-    grid = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
-    pixels = project(profile.intrinsics, profile.table_pose, table_xyz(grid))
-    maps = pixels.reshape(depth, width, 2).astype(np.float32)
-    out = cv2.remap(image, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR)
-    return np.asarray(out, dtype=np.uint8)
-
-
-def _scaled(image: NDArray[np.uint8], width: int) -> NDArray[np.uint8]:
-    if image.shape[1] <= width:
-        return image
-    height = round(image.shape[0] * width / image.shape[1])
-    return np.asarray(cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA))
-
-
-def _jpeg(image: NDArray[np.uint8]) -> bytes:
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
-    if not ok:
-        raise RefereeError("could not encode the camera picture as JPEG")
-    return bytes(data)
+        return self._cached("table", result, lambda: jpeg(top_down(image, profile, TOP_DOWN_PPI)))
 
 
 def sample_footage(folder: Path, pace: float = 1.0) -> Footage:
     """The bundled sample video, looped."""
-    from referee.vision.sources import VideoFileSource
-
     video = folder / "video.mp4"
     if not video.is_file():
         raise RefereeError(
@@ -415,5 +375,53 @@ def sample_footage(folder: Path, pace: float = 1.0) -> Footage:
     return Footage(lambda: VideoFileSource(video), str(video), loop=True, pace=pace)
 
 
-def roster_json(roster: Roster) -> list[dict[str, Any]]:
-    return [e.to_json() for e in roster]
+def sample_live(
+    pace: float = 1.0, log: GameLog | None = None, game: str | None = None
+) -> LiveTable:
+    """A live table on the bundled sample footage with its camera, roster and scene (looped,
+    not started)."""
+    from referee.calibration.profile import load_profile
+    from referee.markers.roster import load_roster
+    from referee.scene import load_scene
+
+    folder = repo_footage()
+    footage = sample_footage(folder, pace)
+    roster = load_roster(folder / "roster.json")
+    profile = load_profile(folder / "camera.json")
+    scene = load_scene(folder / "scene.json")
+    return LiveTable(
+        Pipeline(profile, roster, source_name=footage.name),
+        scene,
+        footage=footage,
+        log=log,
+        game=game,
+        source_key=str(Path(footage.name).resolve()),
+    )
+
+
+def source_live(
+    spec: str,
+    pipeline: Pipeline,
+    scene: Scene | None = None,
+    ruleset: str | None = None,
+    *,
+    camera: bool = False,
+    pace: float = 1.0,
+    log: GameLog | None = None,
+    game: str | None = None,
+) -> LiveTable:
+    """A live table on a camera or stream (``camera``: never paced or looped) or a recording
+    played once at ``pace`` (not started; :func:`~referee.game.probe_source` checks the
+    source first, before a game log is opened)."""
+    holder: list[Session] = []
+
+    def open_frames() -> FrameSource:
+        frames, _ = open_camera_source(spec, holder)
+        return frames
+
+    footage = Footage(open_frames, spec, loop=False, pace=pace, live=camera)
+    live = LiveTable(
+        pipeline, scene, ruleset, footage=footage, log=log, game=game, source_key=source_key(spec)
+    )
+    holder.append(live.session)
+    return live

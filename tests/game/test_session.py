@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 
@@ -18,11 +19,10 @@ from click.testing import CliRunner
 from referee.calibration.camera import Intrinsics, TablePose
 from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.cli import cli
-from referee.demo import repo_footage
 from referee.errors import RefereeError
+from referee.game import Session, repo_footage, scene_at
 from referee.markers.roster import Roster, RosterEntry
 from referee.scene import Piece, Scene, Table
-from referee.session import Session, scene_at
 from referee.store import GameLog
 from referee.tags.detect import Detections
 from referee.vision.pipeline import FrameResult
@@ -56,10 +56,11 @@ class ScriptedPipeline:
         self.roster = ROSTER
         self.initial_profile = PROFILE
         self.restored = {}
-        self.tracker = self
+        self.table_pose = None
 
-    def restore(self, poses):
-        self.restored = dict(poses)
+    def resume(self, resting, table_pose=None):
+        self.restored = dict(resting)
+        self.table_pose = table_pose
 
     def reset(self):
         pass
@@ -469,7 +470,7 @@ def test_run_refuses_a_scene_question_check_would_refuse_before_any_frame(tmp_pa
 
 
 def test_a_video_shorter_than_its_header_is_warned_about(tmp_path, capsys):
-    from referee.session_cli import drive
+    from referee.game import drive
     from referee.vision.sources import FrameSource
 
     class Truncated(FrameSource):
@@ -576,3 +577,33 @@ def test_a_declared_speed_holds_for_the_next_move_and_a_resumed_game_replays_the
     again = Session.start(TrackingPipeline(pivot_then_slide), log=log, game="c")
     assert again.resumed and again.flow._speeds == {"mtb": 4}
     again.close()
+
+
+def test_subscribers_are_called_with_no_session_lock_held(tmp_path):
+    """A subscriber with a lock of its own (the live table's) and a thread holding that lock
+    while it asks the session a question: neither waits for the other (DESIGN.md, "Threads";
+    issue 30: this cycle froze 'referee serve')."""
+    session, log = start(tmp_path)
+    theirs = threading.Lock()
+    heard: list[int] = []
+
+    def subscriber(update):
+        with theirs:
+            heard.extend(e.seq for e in update.events)
+
+    session.subscribe(subscriber)
+    theirs.acquire()
+    framer = threading.Thread(target=lambda: list(session.run(frames(12))), daemon=True)
+    framer.start()
+    time.sleep(0.2)  # let the frame reach the subscriber (the test holds for either order)
+    asker = threading.Thread(
+        target=session.ask, args=({"ask": "range", "from": "t34", "to": "pz4"},), daemon=True
+    )
+    asker.start()
+    asker.join(20)
+    asked = not asker.is_alive()
+    theirs.release()
+    framer.join(20)
+    assert asked, "deadlock: the question waited for a subscriber holding the session lock"
+    assert not framer.is_alive()
+    assert heard == sorted(heard) == [e.seq for e in log.events(session.game)][-len(heard) :]
