@@ -1,7 +1,8 @@
 """Rules speed: all-pairs range + LOS for 100 pieces and 50 terrain polygons, every system.
 
-Run: .venv/bin/python benchmarks/bench_rules.py [--quick] [--no-400]
-(``--no-400``: the 100-piece tables only, the 400-piece columns left empty.)
+Run: .venv/bin/python benchmarks/bench_rules.py [--quick] [--single] [--no-400]
+(``--single``: the single questions only, with no all-pairs map, in a minute;
+``--no-400``: the 100-piece tables only, the 400-piece columns left empty.)
 Goal: <= 10 ms median for the whole matrix in every system, and < 40 ms for 400 pieces.
 The 400-piece tables are measured twice: bases drawn independently (many overlap, which
 stresses the geometry: the goal's first figure, 89 ms, was measured so) and bases drawn
@@ -16,6 +17,7 @@ matrix never runs, also shows how fast the shared machine was running at the tim
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import resource
 import statistics
@@ -70,6 +72,9 @@ def main() -> None:
         pass
     keep_freed_memory()  # as every `referee` command runs
     quick = "--quick" in sys.argv
+    if "--single" in sys.argv:
+        single_questions(quick)
+        return
     sizes = ((100, False),) if "--no-400" in sys.argv else ((100, False), (400, False), (400, True))
     rules = find_ruleset("paper-tigers")
     counts = {}
@@ -141,6 +146,50 @@ def main() -> None:
                 blocked = int((maps.visibility(rs, big).los == 2).sum() // 2)
         cells = " | ".join([f"{ms:.1f}" for ms in row] + ["-"] * (6 - len(row)))
         print(f"| {system} | {cells} | {blocked} | {statistics.median(gauge):.2f} |")
+
+
+def single_questions(quick: bool) -> None:
+    """The single `move`, `range` and `los` questions alone, in Paper Tigers and in a few
+    systems whose questions take other paths through the core (no all-pairs map)."""
+    scene = random_table(100, 50, 0.02)
+    rules = find_ruleset("paper-tigers")
+    cases: dict[str, Callable[[], object]] = {}
+    questions = {
+        "los": {"ask": "los", "from": "p1", "to": "p2"},
+        "range": {"ask": "range", "from": "p1", "to": "p2"},
+        "move": {"ask": "move", "piece": "p3", "to": {"x": 30, "y": 20}, "allowance": 8},
+    }
+    for ask, query in questions.items():
+        cases[f"paper-tigers `{ask}`"] = lambda query=query: rules.answer(scene, query)
+    for system in ("pz8-ww2", "plastic-skirmish", "pz8-colonial"):
+        rs = find_ruleset(system)
+        table = random_table(100, 50, 0.02, ruleset=system)
+        ids = [p.id for p in table.pieces if p.state != "destroyed"]
+        # The first pair that may fire at all (some kinds carry no weapon).
+        firer, target = next(
+            (a, b) for a, b in itertools.pairwise(ids) if _answers(rs, table, a, b)
+        )
+        mover = ids[2]
+        for ask, query in (
+            ("range", {"ask": "range", "from": firer, "to": target}),
+            ("move", {**questions["move"], "piece": mover}),
+        ):
+            cases[f"{system} `{ask}`"] = lambda rs=rs, t=table, q=query: rs.answer(t, q)
+    result = measure(cases, rounds=3 if quick else 10, repeat=10)
+    print("| question | median CPU ms | median wall ms |")
+    print("|---|---|---|")
+    for name, (cpu, wall, _) in result.items():
+        print(f"| {name} | {cpu:.3f} | {wall:.3f} |")
+
+
+def _answers(rules: object, scene: object, a: str, b: str) -> bool:
+    from referee.errors import SceneError
+
+    try:
+        rules.answer(scene, {"ask": "range", "from": a, "to": b})  # type: ignore[attr-defined]
+    except SceneError:
+        return False
+    return True
 
 
 if __name__ == "__main__":

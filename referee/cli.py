@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "track": "referee.session_cli:track",
     "run": "referee.session_cli:run",
     "log": "referee.log_cli:log",
+    "club": "referee.club.cli:club",
     "detect": "referee.vision.detect_cli:detect",
     "demo": "referee.demo:demo",
     "serve": "referee.web.cli:serve",
@@ -85,7 +86,7 @@ class LazyGroup(click.Group):
             # click's three-line usage block becomes the promised single line.
             where = error.ctx.command_path if error.ctx is not None else "referee"
             problem = error.format_message().rstrip(".")
-            click.echo(f"referee: error: {problem}; see '{where} --help'", err=True)
+            click.echo(f"referee: error: {readable(problem)}; see '{where} --help'", err=True)
             ctx.exit(2)
         except KeyboardInterrupt:
             # Ctrl-C is the user's choice, not a failure of ours: the shell's 130, no traceback.

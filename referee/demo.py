@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from referee.calibration.profile import CalibrationProfile, load_profile
+from referee.club.sender import ClubTarget, club_options, finish
 from referee.errors import RefereeError, read_json_file
 from referee.game import SessionUpdate, drive, repo_footage
 from referee.geometry import front_point
@@ -100,6 +101,7 @@ def accuracy_summary(moves: list[Any], truth: dict[str, Any], roster: Roster) ->
     help="Skip calibration and use the footage's true camera.json.",
 )
 @log_options
+@club_options
 def demo(
     footage: Path | None,
     annotate: str | None,
@@ -107,6 +109,8 @@ def demo(
     db: str | None,
     game: str | None,
     no_log: bool,
+    club_url: str | None = None,
+    club_token: str | None = None,
 ) -> None:
     """Referee the bundled sample game: calibrate, track, judge every move, and log the game."""
     from referee.game import Session, game_name
@@ -127,6 +131,7 @@ def demo(
             "--out sample_footage/skirmish'"
         )
     started = time.monotonic()
+    club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
     roster = load_roster(folder / "roster.json")
     scene_path = folder / "scene.json"
     scene = load_scene(scene_path) if scene_path.is_file() else None
@@ -181,6 +186,7 @@ def demo(
     click.echo(f"refereeing {video} ({source.frame_count} frames, {source.fps:g} fps):")
     moves: list[Any] = []
     flags = 0
+    sender = club.start(log.path, name) if club is not None and log is not None else None
 
     def show(update: SessionUpdate) -> None:
         nonlocal flags
@@ -205,6 +211,7 @@ def demo(
         if annotator is not None:
             annotator.close(complete)
         if log is not None:
+            finish(sender, log.path)
             log.close()
     click.echo(f"{len(moves)} moves, {flags} warnings, in {time.monotonic() - started:.1f}s")
     if truth is not None:

@@ -15,6 +15,7 @@ from typing import IO, Any
 
 import click
 
+from referee.club.sender import ClubTarget, club_options, finish
 from referee.errors import RefereeError, SourceError
 from referee.events import GameEvent, finite_json
 from referee.game import (
@@ -252,6 +253,7 @@ def _close(writers: list[JsonLinesWriter], complete: bool, source: FrameSource) 
 @click.option("--width", type=click.IntRange(min=1), help="Requested camera width in pixels.")
 @click.option("--height", type=click.IntRange(min=1), help="Requested camera height in pixels.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@club_options
 def run(
     camera: int | None,
     video: str | None,
@@ -268,6 +270,8 @@ def run(
     width: int | None,
     height: int | None,
     quiet: bool,
+    club_url: str | None = None,
+    club_token: str | None = None,
 ) -> None:
     """Referee a game live: print each settled move with the ruleset's verdict.
 
@@ -283,6 +287,7 @@ def run(
     from referee.scene import load_scene
 
     spec = _source_option(camera, video)
+    club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
     # Every check before any output or the game log is opened: a refused run changes nothing.
     distinct_outputs(
         {"--tracks": tracks, "--events": events, "--annotate": annotate},
@@ -355,6 +360,7 @@ def run(
             click.echo(describe_answer(logged))
     progress = not quiet and frames.frame_count is not None
     interrupted = False
+    sender = club.start(log.path, name) if club is not None and log is not None else None
     # Outputs go in place only when the run ended well (or the user stopped it: what was
     # seen up to then is whole); a failure keeps the earlier files.
     complete = False
@@ -371,6 +377,7 @@ def run(
         for writer in writers:
             writer.close(complete)
         if log is not None:
+            finish(sender, log.path)
             log.close()
     for line in session.unanswered():
         warn(f"not answered: {line}")

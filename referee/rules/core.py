@@ -21,12 +21,13 @@ than the doubt, or passes within the doubt of it is ``doubtful``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,7 +50,29 @@ from referee.geometry import (
 from referee.maps import LOS_CODES, MapTable, Obstacle, PreparedPolygons, Visibility
 from referee.maps.clearance import clear_distance
 from referee.rules import QueryError, Ruleset, Verdict, judge, name_key
-from referee.scene import LIMIT, Piece, Scene, Terrain
+from referee.rules.queries import (
+    MAX_VIA,
+    LosQuery,
+    MoveQuery,
+    PairQuery,
+    RangeQuery,
+    allowance_arg,
+    number_arg,
+    path_arg,
+    piece_arg,
+    pose_arg,
+)
+from referee.scene import Piece, Scene, Terrain, normalise_edge
+
+__all__ = [  # the query readers, where the systems have always imported them from
+    "MAX_VIA",
+    "QueryError",
+    "allowance_arg",
+    "number_arg",
+    "path_arg",
+    "piece_arg",
+    "pose_arg",
+]
 
 DIE_ROLL = "if in doubt roll one die: 1-3 blocked, 4-6 clear"
 MEASURES = ("centre", "edge", "clear", "front")
@@ -93,6 +116,82 @@ def judge_at_least(distance: float, floor: float, uncertainty: float) -> bool | 
 def worst(oks: Sequence[bool | None]) -> bool | None:
     """False if any is False, None if any is None, else True."""
     return False if False in oks else (None if None in oks else True)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A system's extra check of a shared question (a hook's answer): it adds reasons and
+    can only make the verdict worse (``ok`` True leaves it as it was)."""
+
+    ok: bool | None = True
+    reasons: tuple[str, ...] = ()
+    suffix: str = ""
+    """Added to the summary."""
+    summary: str | None = None
+    """The whole summary instead, when the check decides the question."""
+    details: Mapping[str, Any] = field(default_factory=dict)
+    first: bool = False
+    """Its reasons go before the others (the rule that shaped the whole question)."""
+
+
+def worsen(verdict: Verdict, findings: Sequence[Finding]) -> Verdict:
+    """``verdict`` with the findings of a system's extra checks applied, in order."""
+    if not findings:
+        return verdict
+    ok, reasons, summary = verdict.ok, verdict.reasons, verdict.summary
+    details = dict(verdict.details)
+    for f in findings:
+        ok = worst([ok, f.ok])
+        reasons = (*f.reasons, *reasons) if f.first else (*reasons, *f.reasons)
+        summary = f.summary if f.summary is not None else summary + f.suffix
+        details.update(f.details)
+    return dataclasses.replace(verdict, ok=ok, reasons=reasons, summary=summary, details=details)
+
+
+class Fire(NamedTuple):
+    """How the system's weapons judged a range (:meth:`TableRuleset.judge_fire`); a
+    named tuple, as cheap to build as the microseconds a range question takes."""
+
+    ok: bool | None
+    limit: float | None
+    reasons: list[str]
+    details: dict[str, Any]
+    summary: Callable[[bool | None], str]
+    """The summary after ``range a -> b: ``, given the final verdict (a firer that may
+    not act changes the words)."""
+    settled: bool = False
+    """The weapons alone decide (a vessel with no guns): whether the firer may act is
+    not asked."""
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A move's length as the system measures it, between the points ``p0`` and ``p1``."""
+
+    distance: float
+    p0: Sequence[float]
+    p1: Sequence[float]
+    reason: str
+
+
+@dataclass(frozen=True)
+class MoveLimit:
+    """How a system judged a move's length (:meth:`TableRuleset.move_limit`)."""
+
+    ok: bool | None
+    limit: float | None
+    reasons: list[str]
+    details: dict[str, Any]
+    lead: tuple[str, ...] = ()
+    """Reasons before the measurement (what changed the allowance)."""
+    over: bool = False
+    """The length is over the limit (the summary says so)."""
+    label: str = "limit"
+    """The summary's word for the limit (``speed`` for a vessel's speed die)."""
+    explain: bool = True
+    """Whether the summary lists what made the move illegal."""
+    doubtful_word: str | None = None
+    """The summary's verdict word when the move is too close to call (``needs 7+ on 2D6``)."""
 
 
 class TableRuleset(Ruleset):
@@ -270,18 +369,75 @@ class TableRuleset(Ruleset):
 
     # -- questions ------------------------------------------------------------------------
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """Range from ``from`` to ``to``: the firer's weapon range, minimum range, firing
-        arc and half range, measured as ``range_measure`` says."""
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
-        measure = self.settings.range_measure
-        distance = self.piece_distance(firer, target, measure, scene)
-        doubt = firer.uncertainty + target.uncertainty
-        limit = self.fire_range(firer)
-        reasons = [f"{fmt(distance)} {MEASURE_WORDS[measure]}"]
+    def judge_range(self, scene: Scene, query: RangeQuery) -> Verdict:
+        """The range template: measure ``from`` to ``to`` as ``range_measure`` says, judge
+        it by the system's weapons (:meth:`judge_fire`), then whether the firer may act
+        (:meth:`can_act`) and the system's extra checks (:meth:`range_findings`), which
+        add reasons and can only make the verdict worse."""
+        firer, target = query.firer, query.target
+        doubt = query.doubt
+        touch = self.touch_only(firer, target)
+        if touch is not None:  # fire only in base contact: the bases' gap against 0
+            distance = polygon_distance(firer.corners(), target.corners())
+            ok = judge(distance, 0.0, doubt)
+            word = {True: "touching", False: "not touching", None: "too close to call"}[ok]
+            fire = Fire(
+                ok,
+                0.0,
+                [f"bases {fmt(distance)} apart: {word}", touch],
+                {"touch": True},
+                lambda ok: f"{word} (touch only)",
+            )
+        else:
+            measure = self.settings.range_measure
+            distance = self.piece_distance(firer, target, measure, scene)
+            reasons = [self.measure_words(distance, measure)]
+            fire = self.judge_fire(scene, query, distance, reasons)
+        reasons = list(fire.reasons)
+        ok_all = fire.ok if fire.settled else self.can_fire(firer, fire.ok, reasons)
+        verdict = Verdict(
+            "range",
+            ok_all,
+            tuple(reasons),
+            distance=distance if math.isfinite(distance) else None,
+            uncertainty=doubt,
+            limit=fire.limit,
+            details=fire.details,
+            summary=f"range {firer.id} -> {target.id}: {fire.summary(ok_all)}",
+        )
+        return worsen(verdict, self.range_findings(scene, query, verdict))
+
+    def can_fire(self, firer: Piece, ok: bool | None, reasons: list[str]) -> bool | None:
+        """:meth:`can_act` for a firer (a system may not say why a wreck cannot fire)."""
+        return self.can_act(firer, ok, reasons)
+
+    def measure_words(self, distance: float, measure: str) -> str:
+        """The first reason of a range: what was measured, and how."""
         if not math.isfinite(distance):
-            reasons[0] = "every edge-to-edge line crosses another unit"
+            return "every edge-to-edge line crosses another unit"
+        return f"{fmt(distance)} {MEASURE_WORDS[measure]}"
+
+    def range_limit(self, firer: Piece, target: Piece) -> tuple[float | None, str]:
+        """The longest range ``firer`` may fire at ``target`` (None: any distance) and the
+        rule's sentence: :meth:`fire_range` and :meth:`range_rule` unless the target
+        matters (a sniper at figures)."""
+        limit = self.fire_range(firer)
+        return limit, "" if limit is None else self.range_rule(firer, limit)
+
+    def touch_only(self, firer: Piece, target: Piece) -> str | None:
+        """The rule's sentence when ``firer`` may fire at ``target`` only in base contact
+        (then ``range`` judges the gap between the bases against 0), or None."""
+        return None
+
+    def judge_fire(
+        self, scene: Scene, query: RangeQuery, distance: float, reasons: list[str]
+    ) -> Fire:
+        """The distance against the firer's weapon: :meth:`fire_range` (with
+        :meth:`range_rule`), :meth:`min_range`, :meth:`fire_arc` and, where the system
+        has it, half range. ``reasons`` holds the measurement's sentence."""
+        firer, target, doubt = query.firer, query.target, query.doubt
+        limit, rule = self.range_limit(firer, target)
+        if not math.isfinite(distance):
             summary_d = "no line free of other units"
         else:
             summary_d = f"{fmt(distance)}{pm(doubt)}"
@@ -295,7 +451,7 @@ class TableRuleset(Ruleset):
             ok = judge(distance, limit, doubt) if math.isfinite(distance) else False
             oks.append(ok)
             word = {True: "in range", False: "out of range", None: "too close to call"}[ok]
-            reasons.append(self.range_rule(firer, limit))
+            reasons.append(rule)
             summary = f"{summary_d}, {word} (limit {inches(limit)})"
             if ok is not False and self.half_range:
                 half = judge(distance, limit / 2, doubt)
@@ -334,24 +490,25 @@ class TableRuleset(Ruleset):
             )
             if in_arc is False:
                 summary += f"; outside the {arc:g} deg arc"
-        ok_all = self.can_act(firer, worst(oks), reasons)
-        return Verdict(
-            "range",
-            ok_all,
-            tuple(reasons),
-            distance=distance if math.isfinite(distance) else None,
-            uncertainty=doubt,
-            limit=limit,
-            details=details,
-            summary=f"range {firer.id} -> {target.id}: {summary}",
-        )
+        return Fire(worst(oks), limit, reasons, details, lambda ok: summary)
+
+    def range_findings(
+        self, scene: Scene, query: RangeQuery, verdict: Verdict
+    ) -> Sequence[Finding]:
+        """The system's extra checks of a range question (a target only some weapons may
+        fire at, a unit that moved): each adds reasons and can only make it worse."""
+        return ()
+
+    def los_findings(self, scene: Scene, query: LosQuery, verdict: Verdict) -> Sequence[Finding]:
+        """The system's extra checks of a ``los`` question, as :meth:`range_findings`."""
+        return ()
 
     def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
+        q = LosQuery.parse(scene, query)
+        firer, target = q.firer, q.target
         los, reasons, blockers = self.line_of_sight(scene, firer, target)
         ok = {"clear": True, "blocked": False, "doubtful": None}[los]
-        doubt = firer.uncertainty + target.uncertainty
+        doubt = q.doubt
         distance = centre_distance(firer.xy, target.xy)
         details: dict[str, Any] = {"blocking": blockers["blocked"]}
         if blockers["doubtful"]:
@@ -362,7 +519,7 @@ class TableRuleset(Ruleset):
             summary += f" by {', '.join(blockers['blocked'])}"
         elif los == "doubtful":
             summary += f" ({', '.join(blockers['doubtful'])}): {self.doubt_rule()}"
-        return Verdict(
+        verdict = Verdict(
             "los",
             ok,
             tuple(reasons),
@@ -372,6 +529,7 @@ class TableRuleset(Ruleset):
             details=details,
             summary=summary,
         )
+        return worsen(verdict, self.los_findings(scene, q, verdict))
 
     def doubt_rule(self) -> str:
         """What the players do with a doubtful line (Paper Tigers rolls a die)."""
@@ -586,61 +744,46 @@ class TableRuleset(Ruleset):
 
     # -- moving ---------------------------------------------------------------------------
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """A move from the piece's pose (or ``from``) to ``to``: the distance at the front
-        of the base (``move_measure``) against the allowance (the query's, else the
-        piece's own by type), with stretches in rough ground or on roads counted at the
-        system's factors, then terrain entry, stop-on-entry and impassable terrain."""
-        piece = piece_arg(scene, query, "piece")
-        start = pose_arg(query.get("from"), ".from", piece.pose) if "from" in query else piece.pose
-        if "to" not in query:
-            raise QueryError(".to", "missing field (the pose moved to)")
-        end = pose_arg(query["to"], ".to", start)
-        path_arg(query, start)  # validated for every system; those that judge a path use it
-        allowance = allowance_arg(query)
-        mover = self.moving_piece(scene, piece)
-        doubt = number_arg(query.get("uncertainty", 2 * piece.uncertainty), ".uncertainty")
-        depth = piece.base[1]
-        if self.settings.move_measure == "front":
-            p0 = front_point(start.x, start.y, start.heading, depth)
-            p1 = front_point(end.x, end.y, end.heading, depth)
-            how = "front of the base"
-        else:
-            p0, p1, how = start.xy, end.xy, "base centre"
-        distance = centre_distance(p0, p1)
-        reasons = [f"moved {fmt(distance)} measured at the {how}"]
-        own = self.move_allowance(mover) if allowance is None else None
-        cost, stretches = self.move_cost(scene, mover, p0, p1)
-        if abs(cost - distance) > 1e-9:
-            reasons.append(
-                "counted "
-                + ", ".join(f"{fmt(s)} x{f:g} ({why})" for s, f, why in stretches if f != 1)
-                + f": {fmt(cost)} of allowance"
+    tracks_path: ClassVar[bool] = False
+    """Whether a move is judged along its tracked path (``via``), step by step (Coastal),
+    rather than as the straight line from start to end."""
+
+    def judge_move(self, scene: Scene, move: MoveQuery) -> Verdict:
+        """The move template: measure the move (:meth:`measure_move`), judge its length
+        against the system's limit (:meth:`move_limit`), its path (:meth:`path_checks`)
+        and the terrain along it (:meth:`move_terrain`), whether the piece (and what it
+        moves with, :meth:`moving_piece`) may act, then the system's extra checks
+        (:meth:`move_findings`), which add reasons and can only make it worse."""
+        piece, start, end = move.piece, move.start, move.end
+        placed = self.placed_freely(piece)
+        if placed is not None:
+            d = centre_distance(start.xy, end.xy)
+            return Verdict(
+                "move",
+                True,
+                (placed[0],),
+                distance=d,
+                uncertainty=2 * piece.uncertainty,
+                summary=f"move {piece.id}: {fmt(d)}, {placed[1]} (no limit)",
             )
-        judged = cost
-        cap = self.move_cap(mover)
-        base_allowance = float(allowance) if allowance is not None else own
-        limits = [x for x in (base_allowance, cap) if x is not None]
-        limit = min(limits) if limits else None
-        oks: list[bool | None] = []
-        over = False
-        if limit is not None:
-            verdict = judge(judged, limit, doubt * max(1.0, cost / max(distance, 1e-9)))
-            oks.append(verdict)
-            over = verdict is False
-            if cap is not None and (base_allowance is None or cap < base_allowance):
-                source = self.cap_rule(mover, cap)
-            elif allowance is None and own is not None:
-                source = f"{mover.id} ({self.category(mover)}) moves {inches(own)}"
-            else:
-                source = f"allowance {inches(float(limit))}"
-            word = {True: "within", False: "exceeds", None: "too close to call against"}[verdict]
-            reasons.append(f"{fmt(judged)} {word} the limit: {source}")
-        terrain_ok, terrain_reasons, stopped = self.move_terrain(
-            scene, piece, start, end, doubt / 2
-        )
+        mover = self.moving_piece(scene, piece)
+        doubt = move.doubt
+        measured = self.measure_move(move)
+        judged = self.move_limit(scene, move, mover, measured)
+        reasons = [*judged.lead, measured.reason, *judged.reasons]
+        oks: list[bool | None] = [judged.ok]
+        details: dict[str, Any] = {
+            "from": {"x": start.x, "y": start.y, "heading": start.heading},
+            "to": {"x": end.x, "y": end.y, "heading": end.heading},
+            **judged.details,
+        }
+        path_ok, path_reasons, path_details = self.path_checks(move)
+        if path_ok is not True or path_reasons:
+            oks.append(path_ok)
+            reasons += path_reasons
+            details.update(path_details)
+        terrain_ok, terrain_reasons, stopped = self.terrain_along(scene, move, reasons)
         oks.append(terrain_ok)
-        reasons += terrain_reasons
         acting = self.can_act(piece, True, reasons)
         if mover is not piece:
             reasons.append(f"{piece.id} moves with {mover.id}")
@@ -648,7 +791,7 @@ class TableRuleset(Ruleset):
         oks.append(acting)
         ok = worst(oks)
         causes = []
-        if over:
+        if judged.over:
             causes.append("over the limit")
         if terrain_ok is False:
             bad = [r for r in terrain_reasons if not r.startswith(("entered", "too close"))]
@@ -656,34 +799,130 @@ class TableRuleset(Ruleset):
             causes.append((bad or terrain_reasons)[0].split(":")[0])
         if acting is False:
             causes.append(f"{piece.id} may not act")
-        details: dict[str, Any] = {
-            "from": {"x": start.x, "y": start.y, "heading": start.heading},
-            "to": {"x": end.x, "y": end.y, "heading": end.heading},
-        }
+        if mover is not piece:
+            details["moved_with"] = mover.id
+        if stopped:
+            details["stopped_in"] = stopped
+        word = {True: "legal", False: "illegal", None: "too close to call"}[ok]
+        if ok is None and judged.doubtful_word:
+            word = judged.doubtful_word
+        limit = judged.limit
+        limit_text = f" ({judged.label} {inches(limit)})" if limit is not None else ""
+        if causes and judged.explain:
+            limit_text += ": " + "; ".join(causes)
+        verdict = Verdict(
+            "move",
+            ok,
+            tuple(reasons),
+            distance=measured.distance,
+            uncertainty=doubt,
+            limit=limit,
+            details=details,
+            summary=f"move {piece.id}: {fmt(measured.distance)}{pm(doubt)}, {word}{limit_text}",
+        )
+        return worsen(verdict, self.move_findings(scene, move, verdict))
+
+    def placed_freely(self, piece: Piece) -> tuple[str, str] | None:
+        """(reason, what) when the piece is placed anywhere, not moved (an impact marker):
+        then any move is legal."""
+        return None
+
+    def measure_move(self, move: MoveQuery) -> Measured:
+        """The move's length as the system measures it: the displacement of the front of
+        the base or of its centre (``move_measure``)."""
+        start, end = move.start, move.end
+        if self.settings.move_measure == "front":
+            depth = move.piece.base[1]
+            p0 = front_point(start.x, start.y, start.heading, depth)
+            p1 = front_point(end.x, end.y, end.heading, depth)
+            how = "front of the base"
+        else:
+            p0, p1, how = start.xy, end.xy, "base centre"
+        distance = centre_distance(p0, p1)
+        return Measured(distance, p0, p1, f"moved {fmt(distance)} measured at the {how}")
+
+    def move_limit(
+        self, scene: Scene, move: MoveQuery, mover: Piece, measured: Measured
+    ) -> MoveLimit:
+        """The length against the limit: the query's allowance, else the mover's own
+        (:meth:`move_allowance`), under its cap (:meth:`move_cap`), with stretches in rough
+        ground or on roads counted at :meth:`terrain_factor` (:meth:`move_cost`)."""
+        allowance = move.allowance
+        distance = measured.distance
+        reasons: list[str] = []
+        details: dict[str, Any] = {}
+        own = self.move_allowance(mover) if allowance is None else None
+        cost, stretches = self.move_cost(scene, mover, measured.p0, measured.p1)
+        if abs(cost - distance) > 1e-9:
+            reasons.append(
+                "counted "
+                + ", ".join(f"{fmt(s)} x{f:g} ({why})" for s, f, why in stretches if f != 1)
+                + f": {fmt(cost)} of allowance"
+            )
+        cap = self.move_cap(mover)
+        base_allowance = float(allowance) if allowance is not None else own
+        limits = [x for x in (base_allowance, cap) if x is not None]
+        limit = min(limits) if limits else None
+        ok: bool | None = True
+        if limit is not None:
+            ok = judge(cost, limit, move.doubt * max(1.0, cost / max(distance, 1e-9)))
+            if cap is not None and (base_allowance is None or cap < base_allowance):
+                source = self.cap_rule(mover, cap)
+            elif allowance is None and own is not None:
+                source = f"{mover.id} ({self.category(mover)}) moves {inches(own)}"
+            else:
+                source = f"allowance {inches(float(limit))}"
+            word = {True: "within", False: "exceeds", None: "too close to call against"}[ok]
+            reasons.append(f"{fmt(cost)} {word} the limit: {source}")
         if allowance is not None:
             details["allowance"] = float(allowance)
         elif own is not None:
             details["allowance"] = own
         if abs(cost - distance) > 1e-9:
             details["counted"] = cost
-        if mover is not piece:
-            details["moved_with"] = mover.id
-        if stopped:
-            details["stopped_in"] = stopped
-        word = {True: "legal", False: "illegal", None: "too close to call"}[ok]
-        limit_text = f" (limit {inches(limit)})" if limit is not None else ""
-        if causes:
-            limit_text += ": " + "; ".join(causes)
-        return Verdict(
-            "move",
-            ok,
-            tuple(reasons),
-            distance=distance,
-            uncertainty=doubt,
-            limit=limit,
-            details=details,
-            summary=f"move {piece.id}: {fmt(distance)}{pm(doubt)}, {word}{limit_text}",
+        return MoveLimit(ok, limit, reasons, details, over=ok is False)
+
+    def path_checks(self, move: MoveQuery) -> tuple[bool | None, list[str], dict[str, Any]]:
+        """Checks of the path's shape (a vessel's turns): (ok, reasons, details)."""
+        return True, [], {}
+
+    def terrain_along(
+        self, scene: Scene, move: MoveQuery, reasons: list[str]
+    ) -> tuple[bool | None, list[str], str | None]:
+        """:meth:`move_terrain` along the move (each step of the tracked path where the
+        system judges it, :attr:`tracks_path`), its reasons added to ``reasons``."""
+        piece, doubt = move.piece, move.doubt
+        if not self.tracks_path:
+            ok, why, stopped = self.move_terrain(scene, piece, move.start, move.end, doubt / 2)
+            reasons += why
+            return ok, why, stopped
+        poses = [move.start, *move.via, move.end]
+        # Only terrain near the whole path can matter to any of its steps.
+        pts = np.array([p.xy for p in poses])
+        reach = max(piece.base) + doubt + 1e-6
+        lo, hi = pts.min(axis=0) - reach, pts.max(axis=0) + reach
+        near = tuple(
+            t
+            for t in scene.terrain
+            if np.all(t.outline().min(axis=0) <= hi) and np.all(t.outline().max(axis=0) >= lo)
         )
+        nearby = dataclasses.replace(scene, terrain=near)
+        oks: list[bool | None] = []
+        said: list[str] = []
+        first: str | None = None
+        for a, b in itertools.pairwise(poses):
+            ok_t, why, stopped = self.move_terrain(nearby, piece, a, b, doubt / 2)
+            oks.append(ok_t)
+            new = [r for r in why if r not in reasons]
+            reasons += new
+            said += new
+            first = first or stopped
+        return worst(oks), said, first
+
+    def move_findings(self, scene: Scene, move: MoveQuery, verdict: Verdict) -> Sequence[Finding]:
+        """The system's extra checks of a move (a corpse moved over, an enemy touched on
+        the way): each adds reasons and can only make the verdict worse."""
+        return ()
 
     def moving_piece(self, scene: Scene, piece: Piece) -> Piece:
         """Whose allowance and caps a move uses (a towed gun moves as its vehicle)."""
@@ -748,14 +987,9 @@ class TableRuleset(Ruleset):
         ok: bool | None = True
         reasons: list[str] = []
         a, b = np.array(start.xy), np.array(end.xy)
-        w, d = piece.base
-
-        def footprint(pose: Pose, grow: float) -> np.ndarray:
-            size = (max(w + 2 * grow, 1e-6), max(d + 2 * grow, 1e-6))
-            return base_corners(pose.x, pose.y, pose.heading, size)
-
-        inner = [footprint(start, -doubt), footprint(end, -doubt)]
-        outer = [footprint(start, doubt), footprint(end, doubt)]
+        base = piece.base
+        inner = [footprint(start, base, -doubt), footprint(end, base, -doubt)]
+        outer = [footprint(start, base, doubt), footprint(end, base, doubt)]
         swept = self.settings.move_path == "swept"
         entered: list[tuple[float, Terrain, bool]] = []
         reach = np.concatenate(outer)
@@ -820,8 +1054,8 @@ class TableRuleset(Ruleset):
             _, first_t, certain = entered[0]
             stopped = first_t.id
             poly = first_t.outline()
-            ends_sure = polygons_overlap(footprint(end, -doubt), poly)
-            ends_maybe = ends_sure or polygons_overlap(footprint(end, doubt), poly)
+            ends_sure = polygons_overlap(footprint(end, base, -doubt), poly)
+            ends_maybe = ends_sure or polygons_overlap(footprint(end, base, doubt), poly)
             if ends_sure or (ends_maybe and not certain):
                 reasons.append(f"entered {first_t.kind} {first_t.id}: the move ends there")
             elif not certain:
@@ -845,7 +1079,179 @@ class TableRuleset(Ruleset):
         return ok, reasons, stopped
 
 
+@dataclass(frozen=True)
+class Reach:
+    """How far a spotter sees a target, as a system reckons it (:meth:`Spotting.spot_reach`)."""
+
+    within: bool | None
+    """The target is within the spotting distance (None: too close to call)."""
+    distance: float
+    limit: float
+    reasons: list[str]
+    details: dict[str, Any]
+
+
+class Spotting(TableRuleset):
+    """A system with a ``spot`` question (Coastal at night, Divisional): the target
+    within the spotting distance the system reckons (:meth:`spot_reach`) and a clear
+    line of sight; the system may add checks after the line (:meth:`spot_after_line`)."""
+
+    spot_limit_word: ClassVar[str] = "limit"
+    """The summary's name for the spotting distance."""
+    spot_doubtful_word: ClassVar[str] = "too close to call"
+
+    def spot_reach(self, scene: Scene, query: PairQuery) -> Reach:
+        raise NotImplementedError
+
+    def spot_after_line(
+        self,
+        query: PairQuery,
+        reach: Reach,
+        los: str,
+        seen: bool | None,
+        reasons: list[str],
+        details: dict[str, Any],
+    ) -> tuple[list[bool | None], str | None]:
+        """Checks after the line of sight (oks, and the summary's word in place of the
+        verdict's), adding reasons and details: a submarine is then spotted on a die."""
+        return [], None
+
+    def ask_spot(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        return self.judge_spot(scene, PairQuery.parse(scene, query))
+
+    def judge_spot(self, scene: Scene, query: PairQuery) -> Verdict:
+        """Can ``from`` spot ``to``: within reach and a clear line of sight."""
+        spotter, target, doubt = query.firer, query.target, query.doubt
+        reach = self.spot_reach(scene, query)
+        reasons = list(reach.reasons)
+        los, why, blockers = self.line_of_sight(scene, spotter, target)
+        seen = {"clear": True, "blocked": False, "doubtful": None}[los]
+        if los != "clear":
+            reasons += why
+        details = {**reach.details, "blocking": blockers["blocked"]}
+        more, word = self.spot_after_line(query, reach, los, seen, reasons, details)
+        ok = self.can_act(spotter, worst([reach.within, seen, *more]), reasons)
+        if word is None:
+            word = {True: "spotted", False: "not spotted", None: self.spot_doubtful_word}[ok]
+        return Verdict(
+            "spot",
+            ok,
+            tuple(reasons),
+            distance=reach.distance,
+            uncertainty=doubt,
+            limit=reach.limit,
+            los=los,
+            details=details,
+            summary=f"spot {spotter.id} -> {target.id}: {fmt(reach.distance)}{pm(doubt)}, "
+            f"{word} ({self.spot_limit_word} {inches(reach.limit)})",
+        )
+
+
+@dataclass(frozen=True)
+class Placed:
+    """One piece's set-up check (:class:`Deployment`): how far in from its side's edge it
+    reaches against its zone."""
+
+    piece: Piece
+    edge: str
+    depth: float
+    zone: float
+    ok: bool | None
+
+
+class Deployment(TableRuleset):
+    """A system with a ``deployment`` question: every piece asked about reaches no deeper
+    from its side's table edge than its set-up zone (:meth:`deploy_zone`), measured as
+    :meth:`deploy_depth` says; the system words the answer (:meth:`outside_reason`,
+    :meth:`deployment_verdict`)."""
+
+    deploy_edge_problem: ClassVar[str] = 'no deployment edge for side {side!r}: add "deployment"'
+    """The one-line error for a side with no edge (``{side}`` is filled in)."""
+    deploy_edge_path: ClassVar[str] = ".edge"
+
+    def deploy_pieces(self, scene: Scene, query: Mapping[str, Any]) -> list[Piece]:
+        """The pieces asked about: every live one, or the ``side``'s."""
+        side = query.get("side")
+        return [
+            p for p in scene.pieces if p.state != "destroyed" and (side is None or p.side == side)
+        ]
+
+    def deploy_edges(
+        self, scene: Scene, query: Mapping[str, Any], pieces: Sequence[Piece]
+    ) -> dict[str, str]:
+        """Each side's edge: the scene's ``deployment``, or the query's ``edge`` for the
+        sides asked about."""
+        edges = dict(scene.deployment)
+        if "edge" in query:
+            try:
+                edge = normalise_edge(str(query["edge"]))
+            except ValueError as error:
+                raise QueryError(".edge", str(error)) from None
+            edges.update({p.side: edge for p in pieces})
+        for p in pieces:
+            if p.side not in edges:
+                raise QueryError(
+                    self.deploy_edge_path, self.deploy_edge_problem.format(side=p.side)
+                )
+        return edges
+
+    def deploy_zone(self, scene: Scene, piece: Piece, edge: str, query: Mapping[str, Any]) -> float:
+        """How deep the piece's set-up zone reaches from its edge, inches."""
+        raise NotImplementedError
+
+    def deploy_depth(self, scene: Scene, piece: Piece, edge: str) -> float:
+        """How far in from the edge the piece reaches: its base's farthest corner."""
+        return float(np.max(from_edge(piece.corners(), edge, scene)))
+
+    def deploy_check(
+        self, scene: Scene, piece: Piece, edge: str, ok: bool | None, reasons: list[str]
+    ) -> bool | None:
+        """Further checks of one piece (off the table), which can only make ``ok`` worse."""
+        return ok
+
+    def outside_reason(self, row: Placed) -> str:
+        """The sentence for a piece not surely inside its zone."""
+        word = "too close to call against" if row.ok is None else "outside"
+        return f"{row.piece.id} reaches {fmt(row.depth)} from the {row.edge} edge: {word} its zone"
+
+    def deployment_verdict(
+        self, scene: Scene, rows: list[Placed], reasons: list[str], ok: bool | None
+    ) -> Verdict:
+        outside = [r.piece.id for r in rows if r.ok is not True]
+        return Verdict(
+            "deployment",
+            ok,
+            tuple(reasons) or ("every unit is inside its set-up zone",),
+            details={"outside": outside},
+            summary="deployment: " + ("all inside" if ok else f"outside: {', '.join(outside)}"),
+        )
+
+    def ask_deployment(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        pieces = self.deploy_pieces(scene, query)
+        edges = self.deploy_edges(scene, query, pieces)
+        rows: list[Placed] = []
+        reasons: list[str] = []
+        for p in pieces:
+            edge = edges[p.side]
+            zone = self.deploy_zone(scene, p, edge, query)
+            depth = self.deploy_depth(scene, p, edge)
+            ok = self.deploy_check(scene, p, edge, judge(depth, zone, p.uncertainty), reasons)
+            rows.append(Placed(p, edge, depth, zone, ok))
+            if ok is not True:
+                reasons.append(self.outside_reason(rows[-1]))
+        return self.deployment_verdict(scene, rows, reasons, worst([r.ok for r in rows]))
+
+
 # -- shared geometry of the rules ----------------------------------------------------------
+
+
+def footprint(pose: Pose, base: tuple[float, float], grow: float) -> np.ndarray:
+    """The corners of a base of size ``base`` at ``pose``, grown on every side by
+    ``grow`` (shrunk when negative, never below a hair): a move's footprint with the
+    position doubt added or taken away."""
+    w, d = base
+    size = (max(w + 2 * grow, 1e-6), max(d + 2 * grow, 1e-6))
+    return base_corners(pose.x, pose.y, pose.heading, size)
 
 
 def sweep_entry(base: np.ndarray, d: np.ndarray, poly: np.ndarray) -> float | None:
@@ -858,6 +1264,11 @@ def sweep_entry(base: np.ndarray, d: np.ndarray, poly: np.ndarray) -> float | No
     >>> sweep_entry(sq, np.array([4.0, 0.0]), wood)
     0.5
     >>> sweep_entry(sq, np.array([2.0, 0.0]), wood) is None   # stops touching it
+    True
+    >>> mine = [(2, 0), (3, 0), (3, 1), (2, 1)]                  # sides lined up with sq's
+    >>> round(sweep_entry(sq, np.array([8.0, 0.0]), mine), 6)    # passes over it
+    0.125
+    >>> sweep_entry(sq + [0, 1], np.array([8.0, 0.0]), mine) is None   # slides past beside
     True
     """
     poly = np.asarray(poly, float)
@@ -876,14 +1287,20 @@ def sweep_entry(base: np.ndarray, d: np.ndarray, poly: np.ndarray) -> float | No
                     best = s0 if best is None else min(best, s0)
                     break
     if best is None:
-        # Equal-width bases sliding exactly along the outline's corners: test the middle.
-        # A base a hair smaller tells sharing area from touching along an edge.
+        # Sides lined up exactly with the outline's (a 1in base over a 1in minefield
+        # square): every corner slides along an edge, yet the two share area wherever
+        # they meet. A base a hair smaller tells sharing area from touching along an
+        # edge: its corners run just inside the lined-up sides, so their paths find
+        # where the overlap starts, wherever along the move that is.
         centre = base.mean(axis=0)
         size = float(np.max(np.linalg.norm(base - centre, axis=1)))
         small = centre + (base - centre) * (1 - 1e-7 / max(size, 1e-9))
-        if polygons_overlap(small + d / 2, poly) or polygons_overlap(small + d, poly):
-            return 0.5
-        return None
+        for starts, step, other in ((small, d, poly), (poly, -d, small)):
+            for v in starts:
+                spans = segment_spans(v, v + step, other)
+                if spans:
+                    best = spans[0][0] if best is None else min(best, spans[0][0])
+        return best
     return float(best)
 
 
@@ -1016,78 +1433,6 @@ def subtract(
                 nxt.append((c1, s1))
         out = nxt
     return [(a, b) for a, b in out if b - a > 1e-9]
-
-
-# -- reading questions -------------------------------------------------------------------
-
-
-def piece_arg(scene: Scene, query: Mapping[str, Any], key: str) -> Piece:
-    """The piece a query field names; :class:`QueryError` when missing or unknown."""
-    if key not in query:
-        raise QueryError(f".{key}", "missing field (a piece id)")
-    pid = query[key]
-    if not isinstance(pid, str) or pid not in scene:
-        raise QueryError(f".{key}", f"unknown piece id {pid!r}")
-    return scene.piece(pid)
-
-
-def allowance_arg(query: Mapping[str, Any]) -> float | None:
-    """The query's ``allowance`` (inches moved at most), or None when it gives none."""
-    allowance = query.get("allowance")
-    if allowance is not None and (
-        isinstance(allowance, bool)
-        or not isinstance(allowance, (int, float))
-        or not math.isfinite(allowance)
-        or not 0 <= allowance <= LIMIT
-    ):
-        raise QueryError(".allowance", f"must be a number of inches >= 0, got {allowance!r}")
-    return allowance
-
-
-def number_arg(value: Any, path: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise QueryError(path, f"must be a finite number, got {value!r}")
-    if abs(value) > LIMIT:
-        raise QueryError(path, f"must be within +/-{LIMIT:g}, got {value!r}")
-    return float(value)
-
-
-def pose_arg(raw: Any, path: str, default: Pose) -> Pose:
-    if not isinstance(raw, dict):
-        raise QueryError(
-            path, f'must be a pose like {{"x": 10, "y": 4, "heading": 90}}, got {raw!r}'
-        )
-    for key in ("x", "y"):
-        if key not in raw:
-            raise QueryError(f"{path}.{key}", "missing field")
-    heading = raw.get("heading", default.heading)
-    return Pose(
-        number_arg(raw["x"], f"{path}.x"),
-        number_arg(raw["y"], f"{path}.y"),
-        number_arg(heading, f"{path}.heading") % 360.0,
-    )
-
-
-MAX_VIA = 10_000
-"""Most intermediate poses a move's ``via`` may list."""
-
-
-def path_arg(query: Mapping[str, Any], start: Pose) -> tuple[Pose, ...]:
-    """The move's ``via``: intermediate poses between ``from`` and ``to``, in order (the
-    tracked path). Absent: no path. Each pose's heading defaults to the one before it."""
-    raw = query.get("via")
-    if raw is None:
-        return ()
-    if not isinstance(raw, list) or len(raw) > MAX_VIA:
-        raise QueryError(
-            ".via",
-            f"must be a list of at most {MAX_VIA} poses like "
-            f'[{{"x": 10, "y": 4, "heading": 90}}], got {str(raw)[:60]}',
-        )
-    out: list[Pose] = []
-    for k, item in enumerate(raw):
-        out.append(pose_arg(item, f".via[{k}]", out[-1] if out else start))
-    return tuple(out)
 
 
 def from_edge(points: np.ndarray, edge: str, scene: Scene) -> np.ndarray:

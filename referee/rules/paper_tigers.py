@@ -47,6 +47,7 @@ from referee.maps import LOS_CODES
 from referee.rules import (
     PieceField,
     QueryError,
+    Ruleset,
     Verdict,
     as_ids,
     judge,
@@ -56,6 +57,9 @@ from referee.rules import (
 from referee.rules.cards import Card
 from referee.rules.core import (
     DIE_ROLL,
+    Deployment,
+    Finding,
+    Placed,
     TableRuleset,
     fmt,
     forest_contact,
@@ -65,8 +69,9 @@ from referee.rules.core import (
     piece_arg,
     union_boundary,
 )
-from referee.rules.flow import GameFlow, PaperTigersFlow
-from referee.scene import Piece, Scene, Terrain, normalise_edge
+from referee.rules.flow import Declared, GameFlow, Judgement, SettledMove
+from referee.rules.queries import LosQuery, PairQuery, RangeQuery
+from referee.scene import Piece, Scene, Terrain
 from referee.validate import is_number
 
 #: Piece kind (lowercase, letters and digits only) -> category.
@@ -93,7 +98,7 @@ VEHICLES = ("tank", "armoured car", "halftrack", "truck", "jeep", "weapons carri
 
 
 @register
-class PaperTigers(TableRuleset):
+class PaperTigers(Deployment):
     name = "paper-tigers"
     aliases = ("papertigers", "pt", "paper tigers")
     title = "Paper Tigers"
@@ -269,16 +274,16 @@ class PaperTigers(TableRuleset):
             )
         return why
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        return self._passengers(scene, query, super().ask_range(scene, query))
+    def range_findings(self, scene: Scene, query: RangeQuery, verdict: Verdict) -> list[Finding]:
+        return self._passengers(query)
 
-    def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        return self._passengers(scene, query, super().ask_los(scene, query))
+    def los_findings(self, scene: Scene, query: LosQuery, verdict: Verdict) -> list[Finding]:
+        return self._passengers(query)
 
-    def _passengers(self, scene: Scene, query: Mapping[str, Any], verdict: Verdict) -> Verdict:
+    def _passengers(self, query: PairQuery) -> list[Finding]:
         """Passengers may not fire until they dismount (F.2) and are not fired upon, only
         the vehicle carrying them (F.3): the line is measured, the fire is not allowed."""
-        firer, target = scene.piece(query["from"]), scene.piece(query["to"])
+        firer, target = query.firer, query.target
         why = []
         if self.field(firer, "carried_by"):
             why.append(
@@ -291,13 +296,8 @@ class PaperTigers(TableRuleset):
                 "fired upon, only the vehicle carrying them (F.3)"
             )
         if not why:
-            return verdict
-        return dataclasses.replace(
-            verdict,
-            ok=False,
-            reasons=(*verdict.reasons, *why),
-            summary=verdict.summary + "; passenger: may not fire or be fired upon",
-        )
+            return []
+        return [Finding(False, tuple(why), "; passenger: may not fire or be fired upon")]
 
     def doubt_rule(self) -> str:
         return DIE_ROLL
@@ -901,74 +901,75 @@ class PaperTigers(TableRuleset):
             summary = "cards: " + ", ".join(f"{k} {v}" for k, v in dealt.items())
         return Verdict("cards", ok, tuple(reasons), details=details, summary=summary)
 
-    def ask_deployment(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        s = self.settings
+    def deploy_pieces(self, scene: Scene, query: Mapping[str, Any]) -> list[Piece]:
         if "pieces" in query:
             ids = as_ids(query["pieces"], ".pieces")
             for k, pid in enumerate(ids):
                 if pid not in scene:
                     raise QueryError(f".pieces[{k}]", f"unknown piece id {pid!r}")
-            pieces = [scene.piece(pid) for pid in ids]
-        elif "side" in query:
+            return [scene.piece(pid) for pid in ids]
+        if "side" in query:
             pieces = [p for p in scene.pieces if p.side == query["side"]]
             if not pieces:
                 raise QueryError(".side", f"no pieces of side {query['side']!r}")
-        else:
-            pieces = list(scene.pieces)
-        edges = dict(scene.deployment)
-        if "edge" in query:
-            if "side" not in query and len({p.side for p in pieces}) > 1:
-                raise QueryError(".edge", "give a side too: one edge cannot serve both sides")
-            try:
-                edge = normalise_edge(str(query["edge"]))
-            except ValueError as error:
-                raise QueryError(".edge", str(error)) from None
-            edges.update({p.side: edge for p in pieces})
-        reasons: list[str] = []
-        oks: list[bool | None] = []
-        per_piece: dict[str, Any] = {}
-        outside: list[str] = []
-        for p in pieces:
-            if p.side not in edges:
-                raise QueryError(
-                    ".edge",
-                    f'no deployment edge for side {p.side!r}: add "deployment": '
-                    f'{{"{p.side}": "bottom"}} to the scene or "edge" to the query',
-                )
-            edge = edges[p.side]
-            span = scene.table.depth if edge in ("top", "bottom") else scene.table.width
-            zone = s.deployment_fraction * span
-            pts = p.corners() if s.deployment_measure == "base" else np.array([p.xy])
-            depth_in = float(np.max(from_edge(pts, edge, scene)))
-            near = float(np.min(from_edge(pts, edge, scene)))
-            verdict = judge(depth_in, zone, p.uncertainty)
-            if near < -p.uncertainty - 1e-9:
-                verdict = False
-                reasons.append(f"{p.id} is off the table beyond the {edge} edge")
-            oks.append(verdict)
-            per_piece[p.id] = {
-                "edge": edge,
-                "depth": round(depth_in, 4),
-                "limit": round(zone, 4),
-                "ok": verdict,
-            }
-            if verdict is not True:
-                outside.append(p.id)
-                word = "too close to call" if verdict is None else "outside"
-                reasons.append(
-                    f"{p.id} reaches {fmt(depth_in)} in from the {edge} edge: {word} its "
-                    f"zone of {fmt(zone)}"
-                )
-        ok = False if False in oks else (None if None in oks else True)
-        if ok:
-            reasons.append(f"all {len(pieces)} pieces are inside their side's set-up zone")
-        return Verdict(
-            "deployment",
-            ok,
-            tuple(reasons),
-            details={"pieces": per_piece, "outside": outside},
-            summary="deployment: " + ("all inside" if ok else f"outside: {', '.join(outside)}"),
+            return pieces
+        return list(scene.pieces)
+
+    def deploy_edges(
+        self, scene: Scene, query: Mapping[str, Any], pieces: Sequence[Piece]
+    ) -> dict[str, str]:
+        if "edge" in query and "side" not in query and len({p.side for p in pieces}) > 1:
+            raise QueryError(".edge", "give a side too: one edge cannot serve both sides")
+        return super().deploy_edges(scene, query, pieces)
+
+    deploy_edge_problem = (
+        'no deployment edge for side {side!r}: add "deployment": '
+        '{{"{side}": "bottom"}} to the scene or "edge" to the query'
+    )
+
+    def deploy_zone(self, scene: Scene, piece: Piece, edge: str, query: Mapping[str, Any]) -> float:
+        span = scene.table.depth if edge in ("top", "bottom") else scene.table.width
+        return self.settings.deployment_fraction * span
+
+    def _deploy_points(self, piece: Piece) -> np.ndarray:
+        base = self.settings.deployment_measure == "base"
+        return piece.corners() if base else np.array([piece.xy])
+
+    def deploy_depth(self, scene: Scene, piece: Piece, edge: str) -> float:
+        return float(np.max(from_edge(self._deploy_points(piece), edge, scene)))
+
+    def deploy_check(
+        self, scene: Scene, piece: Piece, edge: str, ok: bool | None, reasons: list[str]
+    ) -> bool | None:
+        near = float(np.min(from_edge(self._deploy_points(piece), edge, scene)))
+        if near < -piece.uncertainty - 1e-9:
+            reasons.append(f"{piece.id} is off the table beyond the {edge} edge")
+            return False
+        return ok
+
+    def outside_reason(self, row: Placed) -> str:
+        word = "too close to call" if row.ok is None else "outside"
+        return (
+            f"{row.piece.id} reaches {fmt(row.depth)} in from the {row.edge} edge: {word} its "
+            f"zone of {fmt(row.zone)}"
         )
+
+    def deployment_verdict(
+        self, scene: Scene, rows: list[Placed], reasons: list[str], ok: bool | None
+    ) -> Verdict:
+        if ok:
+            reasons.append(f"all {len(rows)} pieces are inside their side's set-up zone")
+        per_piece = {
+            r.piece.id: {
+                "edge": r.edge,
+                "depth": round(r.depth, 4),
+                "limit": round(r.zone, 4),
+                "ok": r.ok,
+            }
+            for r in rows
+        }
+        verdict = super().deployment_verdict(scene, rows, reasons, ok)
+        return dataclasses.replace(verdict, details={"pieces": per_piece, **verdict.details})
 
     def unit_points(self, piece: Piece) -> float:
         """Victory points the enemy scores for destroying ``piece``."""
@@ -1055,6 +1056,89 @@ class PaperTigers(TableRuleset):
 
 
 # ----------------------------------------------------------------------------------------
+
+
+class PaperTigersFlow(GameFlow):
+    """Paper Tigers: allowances from the dice, and Follow Me obligations (RULES.md D.1, E).
+
+    A ``move`` declaration with an ``allowance`` (or a successful ``action``
+    move roll for a piece) sets that piece's next move's allowance, in order,
+    and marks it as acting on its own card. A ``follow_me`` declared with
+    action ``move`` makes the leader's next move open a follow action: the
+    chains are worked out from where everyone stood before it, and each
+    follower that moves next is checked to end within reach of the unit it
+    follows, until a piece outside the chains moves.
+    """
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        super().__init__(ruleset)
+        self._allowances: dict[str, list[float]] = {}
+        self._announced: list[Mapping[str, Any]] = []
+        self._own_moves: set[str] = set()
+        self._following: dict[str, str] = {}
+        """follower id -> id of the unit it follows, during a Follow Me move action."""
+
+    def declare(self, scene: Scene, query: Mapping[str, Any]) -> Declared:
+        ask = query.get("ask")
+        if ask == "move":
+            piece = str(query.get("piece"))
+            self._own_moves.add(piece)
+            allowance = query.get("allowance")
+            if isinstance(allowance, (int, float)) and not isinstance(allowance, bool):
+                self._allowances.setdefault(piece, []).append(float(allowance))
+                return Declared(True, notes=(f"{piece} may move up to {allowance:g}in next",))
+            return Declared(True)
+        if ask == "follow_me" and query.get("action", "move") == "move":
+            self._announced.append(dict(query))
+            return Declared(True, notes=(f"Follow Me announced by {query.get('leader')}",))
+        if ask == "action" and query.get("action") == "move" and "piece" in query:
+            verdict = self.answer(scene, query)
+            allowance = verdict.details.get("allowance")
+            piece = str(query["piece"])
+            if isinstance(allowance, (int, float)):
+                self._own_moves.add(piece)
+                self._allowances.setdefault(piece, []).append(float(allowance))
+                return Declared(True, verdict, (f"{piece} may move up to {allowance:g}in next",))
+            return Declared(False, verdict)
+        return Declared(False)
+
+    def judge(self, scene: Scene, move: SettledMove) -> Judgement:
+        query = self.move_query(move)
+        queue = self._allowances.get(move.piece)
+        if queue:
+            query["allowance"] = queue.pop(0)
+        verdicts = [self.answer(scene, query)]
+        notes: list[str] = []
+        piece = scene.get(move.piece)
+        follows = self._following.pop(move.piece, None)
+        if follows is None:
+            self._following = {}
+            notes.extend(self._open_follow_action(scene, move.piece))
+        if follows is None and piece is not None and piece.followed:
+            follows = piece.followed
+        if follows is not None and piece is not None:
+            after = scene.with_pieces(piece.moved(move.end.x, move.end.y, move.end.heading))
+            check = {"ask": "follow_check", "follower": move.piece, "follows": follows}
+            verdicts.append(self.answer(after, check))
+        return Judgement(tuple(verdicts), tuple(notes))
+
+    def _open_follow_action(self, scene: Scene, leader: str) -> list[str]:
+        """If a Follow Me was announced for ``leader``, work out who may follow whom."""
+        announced = next((q for q in self._announced if q.get("leader") == leader), None)
+        if announced is None or leader not in scene:
+            return []
+        self._announced.remove(announced)
+        verdict = self.answer(scene, announced)
+        for chain in sorted(verdict.chains or (), key=len, reverse=True):
+            for before, after in itertools.pairwise(chain):
+                # A unit with its own announced move acts on its own card, not as a follower.
+                if after in self._own_moves:
+                    break
+                self._following[after] = before
+        if not self._following:
+            return [f"Follow Me by {leader}: no unit may follow"]
+        pairs = ", ".join(f"{f} follows {lead}" for f, lead in self._following.items())
+        return [f"Follow Me by {leader}: {pairs}"]
 
 
 def _any(values: Any) -> bool | None:

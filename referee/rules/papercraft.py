@@ -19,6 +19,7 @@ Questions: ``range``, ``los``, ``move`` (shared), ``deployment`` (start zones),
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,17 +29,19 @@ import numpy as np
 from referee.geometry import base_corners, base_corners_many
 from referee.maps import Visibility
 from referee.maps.clearance import clear_edge_distances, clear_segment
-from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
+from referee.rules import PieceField, QueryError, Verdict, name_key, register
 from referee.rules.core import (
+    Deployment,
+    Finding,
+    Placed,
     TableRuleset,
     fmt,
-    from_edge,
     inches,
     piece_arg,
     sweep_entry,
-    worst,
 )
-from referee.scene import Piece, Scene, normalise_edge
+from referee.rules.queries import MoveQuery, RangeQuery
+from referee.scene import Piece, Scene
 
 TEMPLATES: dict[str, tuple[float, float]] = {
     "character": (1.0, 1.0),
@@ -52,7 +55,7 @@ KINDS = {name_key(k): k for k in TEMPLATES}
 
 
 @register
-class Papercraft(TableRuleset):
+class Papercraft(Deployment):
     name = "papercraft"
     aliases = ("paper craft", "pc")
     title = "Papercraft"
@@ -114,25 +117,12 @@ class Papercraft(TableRuleset):
     def is_vehicle(self, piece: Piece) -> bool:
         return False
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        verdict = super().ask_range(scene, query)
-        firer = scene.piece(str(query["from"]))
+    def range_findings(self, scene: Scene, query: RangeQuery, verdict: Verdict) -> list[Finding]:
+        firer = query.firer
         if self.field(firer, "moved") and not self.field(firer, "melee"):
-            reasons = (
-                *verdict.reasons,
-                f"{firer.id} moved this turn: a ranged unit may not attack",
-            )
-            return Verdict(
-                "range",
-                False,
-                reasons,
-                distance=verdict.distance,
-                uncertainty=verdict.uncertainty,
-                limit=verdict.limit,
-                details=verdict.details,
-                summary=verdict.summary + "; moved this turn",
-            )
-        return verdict
+            why = f"{firer.id} moved this turn: a ranged unit may not attack"
+            return [Finding(False, (why,), "; moved this turn")]
+        return []
 
     def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """Not blocked by other units: some edge-to-edge line crosses no other live unit.
@@ -166,12 +156,10 @@ class Papercraft(TableRuleset):
             summary=f"los {firer.id} -> {target.id}: {los}",
         )
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        verdict = super().ask_move(scene, query)
-        piece = scene.piece(str(query["piece"]))
-        end = verdict.details["to"]
-        start = verdict.details["from"]
-        step = np.array([end["x"] - start["x"], end["y"] - start["y"]], float)
+    def move_findings(self, scene: Scene, move: MoveQuery, verdict: Verdict) -> list[Finding]:
+        """Large-unit corpses cannot be moved over: the base swept from start to end."""
+        piece, start = move.piece, move.start
+        step = np.array([move.end.x - start.x, move.end.y - start.y], float)
         w, d = piece.base
         crossed: list[str] = []
         maybe: list[str] = []
@@ -181,43 +169,24 @@ class Papercraft(TableRuleset):
             # The mover's base shrunk by the doubt surely crosses; grown by it, may cross.
             g = (verdict.uncertainty or 0.0) / 2 + p.uncertainty
             inner = base_corners(
-                start["x"],
-                start["y"],
-                start["heading"],
-                (max(w - 2 * g, 1e-6), max(d - 2 * g, 1e-6)),
+                start.x, start.y, start.heading, (max(w - 2 * g, 1e-6), max(d - 2 * g, 1e-6))
             )
-            outer = base_corners(start["x"], start["y"], start["heading"], (w + 2 * g, d + 2 * g))
+            outer = base_corners(start.x, start.y, start.heading, (w + 2 * g, d + 2 * g))
             if sweep_entry(inner, step, p.corners()) is not None:
                 crossed.append(p.id)
             elif g > 0 and sweep_entry(outer, step, p.corners()) is not None:
                 maybe.append(p.id)
         if crossed:
-            return Verdict(
-                "move",
-                False,
-                (*verdict.reasons, f"moves over the large-unit corpse {', '.join(crossed)}"),
-                distance=verdict.distance,
-                uncertainty=verdict.uncertainty,
-                limit=verdict.limit,
-                details=verdict.details,
-                summary=f"move {piece.id}: illegal: large-unit corpses cannot be moved over",
-            )
+            why = f"moves over the large-unit corpse {', '.join(crossed)}"
+            summary = f"move {piece.id}: illegal: large-unit corpses cannot be moved over"
+            return [Finding(False, (why,), summary=summary)]
         if maybe and verdict.ok is not False:
-            return Verdict(
-                "move",
-                None,
-                (
-                    *verdict.reasons,
-                    f"too close to call whether it moves over the large-unit corpse "
-                    f"{', '.join(maybe)}",
-                ),
-                distance=verdict.distance,
-                uncertainty=verdict.uncertainty,
-                limit=verdict.limit,
-                details=verdict.details,
-                summary=f"move {piece.id}: too close to call (large-unit corpse)",
+            why = "too close to call whether it moves over the large-unit corpse " + ", ".join(
+                maybe
             )
-        return verdict
+            summary = f"move {piece.id}: too close to call (large-unit corpse)"
+            return [Finding(None, (why,), summary=summary)]
+        return []
 
     def visibility(self, scene: Scene) -> Visibility:
         """All pairs: the edge-to-edge distance crossing no other unit, and LOS clear exactly
@@ -231,48 +200,25 @@ class Papercraft(TableRuleset):
         los = np.where(np.isinf(dist), 2, 0).astype(np.int8)
         return Visibility(tuple(p.id for p in pieces), dist, los)
 
-    def ask_deployment(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        zone = self.settings.start_zone
-        pieces = [
-            p
-            for p in scene.pieces
-            if p.state != "destroyed" and ("side" not in query or p.side == query["side"])
-        ]
-        edges = dict(scene.deployment)
-        if "edge" in query:
-            try:
-                edges.update({p.side: normalise_edge(str(query["edge"])) for p in pieces})
-            except ValueError as error:
-                raise QueryError(".edge", str(error)) from None
-        oks: list[bool | None] = []
-        reasons: list[str] = []
-        outside: list[str] = []
-        for p in pieces:
-            if p.side not in edges:
-                raise QueryError(
-                    ".edge", f'no start edge for side {p.side!r}: add "deployment" to the scene'
-                )
-            depth = float(np.max(from_edge(p.corners(), edges[p.side], scene)))
-            ok = judge(depth, zone, p.uncertainty)
-            oks.append(ok)
-            if ok is not True:
-                outside.append(p.id)
-                reasons.append(
-                    f"{p.id} reaches {fmt(depth)} in from the {edges[p.side]} edge: "
-                    + ("too close to call against" if ok is None else "outside")
-                    + f" the {inches(zone)} start zone"
-                )
-        ok_all = worst(oks)
-        if ok_all:
-            reasons.append(f"all {len(pieces)} units are inside their {inches(zone)} start zone")
-        return Verdict(
-            "deployment",
-            ok_all,
-            tuple(reasons),
-            limit=zone,
-            details={"outside": outside},
-            summary="deployment: " + ("all inside" if ok_all else f"outside: {', '.join(outside)}"),
+    deploy_edge_problem = 'no start edge for side {side!r}: add "deployment" to the scene'
+
+    def deploy_zone(self, scene: Scene, piece: Piece, edge: str, query: Mapping[str, Any]) -> float:
+        return self.settings.start_zone
+
+    def outside_reason(self, row: Placed) -> str:
+        word = "too close to call against" if row.ok is None else "outside"
+        return (
+            f"{row.piece.id} reaches {fmt(row.depth)} in from the {row.edge} edge: {word} "
+            f"the {inches(row.zone)} start zone"
         )
+
+    def deployment_verdict(
+        self, scene: Scene, rows: list[Placed], reasons: list[str], ok: bool | None
+    ) -> Verdict:
+        zone = self.settings.start_zone
+        if ok:
+            reasons.append(f"all {len(rows)} units are inside their {inches(zone)} start zone")
+        return dataclasses.replace(super().deployment_verdict(scene, rows, reasons, ok), limit=zone)
 
     def ask_templates(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         tol = self.settings.template_tolerance

@@ -22,8 +22,11 @@ A piece's ``kind`` is its row of the table (``rifle guy``, ``mg guy``,
 ``groups``, ``exact_target`` (``from``, ``to``), ``cover`` (``from``, ``to``),
 ``hull_down`` (``from``, ``to``), ``rear_armor`` (``from``, ``to``), ``load``
 (``vehicle``, ``pieces``), ``unload`` (``vehicle``, ``pieces``), ``snipers``,
-``deployment`` (``first``: the side that set up first) and ``exit`` (``piece``,
-``edge``).
+``deployment`` (``first``: the side that set up first), ``exit`` (``piece``,
+``edge``), ``placement`` (``terrain``, optional ``previous``: a terrain piece is 6in-2ft
+a side and at least 2ft from the same player's previous piece) and ``within`` (the
+scenarios' distance conditions: ``pieces`` or ``side``, ``distance``, ``of``: ``centre``,
+a point, a terrain id or a piece's group, ``want``: all/any/none).
 """
 
 from __future__ import annotations
@@ -55,15 +58,22 @@ from referee.maps import Visibility
 from referee.rules import PieceField, QueryError, Verdict, as_ids, judge, name_key, register
 from referee.rules.core import (
     MEASURE_WORDS,
+    Deployment,
+    Measured,
+    MoveLimit,
+    Placed,
     TableRuleset,
     fmt,
     from_edge,
     inches,
+    judge_at_least,
+    number_arg,
     piece_arg,
     pm,
     pose_arg,
     worst,
 )
+from referee.rules.queries import MoveQuery
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 TOUCH = "touch"
@@ -145,7 +155,7 @@ KINDS = {**{name_key(k): k for k in TABLE}, **{name_key(k): v for k, v in ALIASE
 
 
 @register
-class PlasticSkirmish(TableRuleset):
+class PlasticSkirmish(Deployment):
     name = "plastic-skirmish"
     aliases = ("wwii plastic skirmish", "plastic skirmish", "ps")
     title = "WWII Plastic Skirmish"
@@ -195,7 +205,8 @@ class PlasticSkirmish(TableRuleset):
         tiger_range: float = 36.0
         """Tiger tanks fire as tanks (36in); one scenario gives them 4ft (48)."""
         sight_limit: float | None = None
-        """Dust clouds: nobody sees farther than this (12 in that scenario); None: no dust."""
+        """Dust clouds: nobody sees farther than this (12 in that scenario), so both range
+        and LOS stop there (measured as range is); None: no dust."""
         first_zone: float = 3.0
         """The side setting up first places its units within this of its edge."""
         pillbox_zone: float = 12.0
@@ -204,6 +215,13 @@ class PlasticSkirmish(TableRuleset):
         """The other side places its units within this of the opposite edge."""
         rear_armor_kinds: tuple[str, ...] = ("tank", "tiger tank", "aa tank")
         """The tanks whose rear armour cannon fire from behind the rear-edge line hits."""
+        terrain_min_side: float = 6.0
+        """Terrain pieces are 6in to 2ft on a side (the basic game's set-up)..."""
+        terrain_max_side: float = 24.0
+        """...measured as the sides of the smallest rectangle around the piece."""
+        terrain_spacing: float = 24.0
+        """No player places a feature within 2ft of one he placed before (outline to
+        outline: at least this far apart)."""
         exit_width: float = 4.0
         """Units leaving through the centre this-wide stretch of an enemy's edge count: the
         base reaches the edge with its centre within the stretch (never one's own edge)."""
@@ -256,40 +274,16 @@ class PlasticSkirmish(TableRuleset):
 
     # -- shared questions -----------------------------------------------------------------
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
+    def touch_only(self, firer: Piece, target: Piece) -> str | None:
         limit, rule = self.weapon_range(firer, target)
-        doubt = firer.uncertainty + target.uncertainty
-        if limit == TOUCH:
-            d = polygon_distance(firer.corners(), target.corners())
-            ok = judge(d, 0.0, doubt)
-            word = {True: "touching", False: "not touching", None: "too close to call"}[ok]
-            return Verdict(
-                "range",
-                self.can_act(firer, ok, []),
-                (f"bases {fmt(d)} apart: {word}", rule),
-                distance=d,
-                uncertainty=doubt,
-                limit=0.0,
-                details={"touch": True},
-                summary=f"range {firer.id} -> {target.id}: {word} (touch only)",
-            )
-        limit = float(limit)
-        measure = self.settings.range_measure
-        d = self.piece_distance(firer, target, measure, scene)
-        ok = judge(d, limit, doubt)
-        word = {True: "in range", False: "out of range", None: "too close to call"}[ok]
-        return Verdict(
-            "range",
-            self.can_act(firer, ok, []),
-            (f"{fmt(d)} {MEASURE_WORDS[measure]}", rule),
-            distance=d,
-            uncertainty=doubt,
-            limit=limit,
-            summary=f"range {firer.id} -> {target.id}: {fmt(d)}{pm(doubt)}, {word} "
-            f"(limit {inches(limit)})",
-        )
+        return rule if limit == TOUCH else None
+
+    def can_fire(self, firer: Piece, ok: bool | None, reasons: list[str]) -> bool | None:
+        return self.can_act(firer, ok, [])  # a wreck's range says only the measurement
+
+    def range_limit(self, firer: Piece, target: Piece) -> tuple[float | None, str]:
+        limit, rule = self.weapon_range(firer, target)
+        return float(limit), rule
 
     def line_of_sight(
         self, scene: Scene, firer: Piece, target: Piece
@@ -297,7 +291,11 @@ class PlasticSkirmish(TableRuleset):
         """The shared rule, except that a figure wholly inside woods or a building is seen
         only from inside the same feature: figures are seen at the edges (base partly in
         and partly out). Doubtful where the measurement doubt could put the base wholly
-        inside or the other centre inside the same feature."""
+        inside or the other centre inside the same feature. In dust clouds
+        (``sight_limit``) nobody sees farther than the limit, whatever lies between."""
+        within, sight = self.within_sight(firer, target, scene)
+        if within is False:
+            return "blocked", [sight], {"blocked": ["dust"], "doubtful": []}
         hidden = self._buried(scene, firer, target)
         if hidden and hidden[2]:
             who, t, _ = hidden
@@ -314,8 +312,27 @@ class PlasticSkirmish(TableRuleset):
                 f"where only figures at its edge are seen: {self.doubt_rule()}"
             )
             parts = {**parts, "doubtful": [*parts.get("doubtful", []), t.id]}
-            return "doubtful", reasons, parts
+            why = "doubtful"
+        if within is None and why != "blocked":
+            reasons.append(sight)
+            parts = {**parts, "doubtful": [*parts.get("doubtful", []), "dust"]}
+            why = "doubtful"
         return why, reasons, parts
+
+    def within_sight(self, a: Piece, b: Piece, scene: Scene) -> tuple[bool | None, str]:
+        """Whether ``b`` is within the dust clouds' sight limit of ``a`` (measured as
+        range is; True when there is no dust), and the sentence saying so."""
+        limit = self.settings.sight_limit
+        if limit is None:
+            return True, ""
+        measure = self.settings.range_measure
+        d = self.piece_distance(a, b, measure, scene)
+        ok = judge(d, limit, a.uncertainty + b.uncertainty)
+        word = {True: "within", False: "beyond", None: "too close to call at"}[ok]
+        return ok, (
+            f"dust clouds: nobody sees farther than {inches(limit)}; {fmt(d)} "
+            f"{MEASURE_WORDS[measure]} is {word} it"
+        )
 
     def _buried(self, scene: Scene, a: Piece, b: Piece) -> tuple[str, Terrain, bool] | None:
         """A piece whose base is wholly inside a woods or building (deeper than the pair's
@@ -350,6 +367,8 @@ class PlasticSkirmish(TableRuleset):
         the other's centre (farther than the doubt outside it), doubtful where the doubt
         allows it."""
         vis = super().visibility(scene)
+        if self.settings.sight_limit is not None:
+            vis = self.dust_visibility(scene, vis)
         pieces = list(scene.pieces)
         n = len(pieces)
         features = [t.outline() for t in scene.terrain if t.kind in self.settings.blocking]
@@ -403,24 +422,42 @@ class PlasticSkirmish(TableRuleset):
         np.fill_diagonal(los, 0)
         return Visibility(vis.ids, vis.distance, los)
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        piece = piece_arg(scene, query, "piece")
-        start = pose_arg(query["from"], ".from", piece.pose) if "from" in query else piece.pose
-        end = pose_arg(query.get("to", {}), ".to", start) if "to" in query else start
+    def dust_visibility(self, scene: Scene, vis: Visibility) -> Visibility:
+        """``vis`` with every pair farther apart than the dust clouds' sight limit blocked
+        and those within their doubt of it doubtful (:meth:`within_sight` for each pair:
+        ``vis.distance`` is measured as range is)."""
+        limit = float(self.settings.sight_limit or 0.0)
+        unc = np.array([p.uncertainty for p in scene.pieces], float)
+        u = unc[:, None] + unc[None, :]
+        d = vis.distance
+        seen = (d <= limit - u - 1e-9) | ((u == 0) & (d <= limit + 1e-9))
+        level = np.where(seen, 0, np.where(d > limit + u + 1e-9, 2, 1)).astype(np.int8)
+        los = np.maximum(vis.los, level)
+        np.fill_diagonal(los, 0)
+        return Visibility(vis.ids, vis.distance, los)
+
+    move_needs_end = False  # a move without "to" stays put
+
+    def move_limit(
+        self, scene: Scene, move: MoveQuery, mover: Piece, measured: Measured
+    ) -> MoveLimit:
+        """The shared limit, on the allowance the ground gives: a truck entirely on road,
+        an amphib in water, a figure crossing barbed wire (said before the measurement)."""
+        piece, start, end = move.piece, move.start, move.end
         extra: list[str] = []
-        q = dict(query)
+        allowance = move.allowance
         unloading = bool(self.field(piece, "unloading"))
         half = " (half: unloading)" if unloading else ""
-        own = "allowance" not in q
+        own = allowance is None
         truck = self.category(piece) == "truck" and own
         if truck and self._on_road(scene, start.xy, end.xy):
             road = self.settings.road_move
-            q["allowance"] = road / 2 if unloading else road
+            allowance = road / 2 if unloading else road
             extra.append(f"entirely on road: a truck moves {inches(road)}{half}")
         amphib = self.category(piece) == "amphib" and own
         if amphib and self._in_water(scene, start.xy, end.xy):
             wet = self.settings.amphib_water_move
-            q["allowance"] = wet / 2 if unloading else wet
+            allowance = wet / 2 if unloading else wet
             extra.append(f"in water: an amphib moves {inches(wet)}{half}")
         if self.is_guy(piece):
             wire = [
@@ -429,26 +466,18 @@ class PlasticSkirmish(TableRuleset):
                 if t.kind == "wire" and segment_spans(start.xy, end.xy, t.outline(), strict=False)
             ]
             if wire:
-                q["allowance"] = min(
-                    float(q.get("allowance", self.row(piece).move)), self.settings.wire_move
+                allowance = min(
+                    float(allowance if allowance is not None else self.row(piece).move),
+                    self.settings.wire_move,
                 )
                 extra.append(
                     f"crosses barbed wire {', '.join(wire)}: figures move at most "
                     f"{inches(self.settings.wire_move)}"
                 )
-        verdict = super().ask_move(scene, q)
-        if not extra:
-            return verdict
-        return Verdict(
-            "move",
-            verdict.ok,
-            (*extra, *verdict.reasons),
-            distance=verdict.distance,
-            uncertainty=verdict.uncertainty,
-            limit=verdict.limit,
-            details=verdict.details,
-            summary=verdict.summary,
-        )
+        if allowance != move.allowance:
+            move = dataclasses.replace(move, allowance=allowance)
+        judged = super().move_limit(scene, move, mover, measured)
+        return dataclasses.replace(judged, lead=tuple(extra)) if extra else judged
 
     def _in_water(self, scene: Scene, a: Sequence[float], b: Sequence[float]) -> bool:
         """Whether the centre line of a move from ``a`` to ``b`` is anywhere in water."""
@@ -903,40 +932,192 @@ class PlasticSkirmish(TableRuleset):
             summary="snipers: " + {True: "alone", False: "touching friends", None: "doubtful"}[ok],
         )
 
-    def ask_deployment(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+    deploy_edge_problem = 'no edge for side {side!r}: add "deployment"'
+    deploy_edge_path = ".first"
+
+    def deploy_pieces(self, scene: Scene, query: Mapping[str, Any]) -> list[Piece]:
         first = query.get("first")
         if not isinstance(first, str) or first not in scene.sides():
             raise QueryError(".first", f"must name the side that set up first, got {first!r}")
+        return list(scene.pieces)
+
+    def deploy_edges(
+        self, scene: Scene, query: Mapping[str, Any], pieces: Sequence[Piece]
+    ) -> dict[str, str]:
+        return super().deploy_edges(scene, {}, pieces)  # the scene's edges only
+
+    def deploy_zone(self, scene: Scene, piece: Piece, edge: str, query: Mapping[str, Any]) -> float:
         s = self.settings
-        oks: list[bool | None] = []
-        reasons = []
-        outside = []
-        for p in scene.pieces:
-            if p.side not in scene.deployment:
-                raise QueryError(".first", f'no edge for side {p.side!r}: add "deployment"')
-            edge = scene.deployment[p.side]
-            if p.side == first:
-                zone = s.pillbox_zone if "pillbox" in self.category(p) else s.first_zone
-            else:
-                zone = s.second_zone
-            depth = float(np.max(from_edge(p.corners(), edge, scene)))
-            ok = judge(depth, zone, p.uncertainty)
-            oks.append(ok)
-            if ok is not True:
-                outside.append(p.id)
-                reasons.append(
-                    f"{p.id} reaches {fmt(depth)} from the {edge} edge: "
-                    + ("too close to call against" if ok is None else "outside")
-                    + f" its {inches(zone)} zone"
-                )
-        ok_all = worst(oks)
-        return Verdict(
-            "deployment",
-            ok_all,
-            tuple(reasons) or ("every unit is inside its set-up zone",),
-            details={"outside": outside},
-            summary="deployment: " + ("all inside" if ok_all else f"outside: {', '.join(outside)}"),
+        if piece.side == query["first"]:
+            return s.pillbox_zone if "pillbox" in self.category(piece) else s.first_zone
+        return s.second_zone
+
+    def outside_reason(self, row: Placed) -> str:
+        word = "too close to call against" if row.ok is None else "outside"
+        return (
+            f"{row.piece.id} reaches {fmt(row.depth)} from the {row.edge} edge: {word} "
+            f"its {inches(row.zone)} zone"
         )
+
+    def ask_placement(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """A terrain piece placed before the game: 6in to 2ft on a side (the sides of the
+        smallest rectangle around it) and no nearer than 2ft to the feature(s) the same
+        player placed before (``previous``: an id or a list; outline to outline).
+        ``uncertainty``: inches of doubt in the measured outlines."""
+        from referee.rules.pz8_divisional import min_rectangle  # one shared measure
+
+        t = self.terrain_arg(scene, query, "terrain")
+        previous = [
+            self.terrain_arg(scene, {"previous": tid}, "previous")
+            for tid in (as_ids(query["previous"], ".previous") if "previous" in query else ())
+        ]
+        if any(q.id == t.id for q in previous):
+            raise QueryError(".previous", f"{t.id} cannot be its own previous feature")
+        doubt = number_arg(query.get("uncertainty", 0.0), ".uncertainty")
+        if doubt < 0:
+            raise QueryError(".uncertainty", f"must be >= 0 inches, got {doubt!r}")
+        s = self.settings
+        long, short, _ = min_rectangle(t.outline())
+        lo, hi = s.terrain_min_side, s.terrain_max_side
+        oks = [
+            worst([judge_at_least(x, lo, 2 * doubt), judge(x, hi, 2 * doubt)])
+            for x in (long, short)
+        ]
+        word = {True: "within", False: "outside", None: "too close to call against"}
+        reasons = [
+            f"{t.id} is {fmt(long)} by {fmt(short)}: {word[worst(oks)]} "
+            f"{inches(lo)}-{inches(hi)} a side"
+        ]
+        gaps = {}
+        for q in previous:
+            gap = polygon_distance(t.outline(), q.outline())
+            gaps[q.id] = gap
+            apart = judge_at_least(gap, s.terrain_spacing, 2 * doubt)
+            oks.append(apart)
+            reasons.append(
+                f"{fmt(gap)} from {q.id}, placed before by the same player: "
+                + {True: "at least", False: "within", None: "too close to call at"}[apart]
+                + f" {inches(s.terrain_spacing)}"
+            )
+        ok = worst(oks)
+        verdict = {True: "legal", False: "illegal", None: "too close to call"}[ok]
+        return Verdict(
+            "placement",
+            ok,
+            tuple(reasons),
+            distance=min(gaps.values()) if gaps else None,
+            uncertainty=doubt,
+            limit=s.terrain_spacing if gaps else None,
+            details={"length": long, "width": short, "gaps": gaps},
+            summary=f"placement {t.id}: {fmt(long)} x {fmt(short)}, {verdict}",
+        )
+
+    def ask_within(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """A scenario's distance condition: are the pieces (``pieces``: ids, or ``side``)
+        within ``distance`` inches of ``of`` (``centre``: the table's centre; a point
+        ``{"x", "y"}``; a terrain id: a road, bridge or building, 0 inside it; a piece id:
+        that piece's group of touching figures)? Measured from the nearest point of each
+        base; ``want`` is ``all`` (default), ``any`` or ``none`` ("no Brits within 3in of
+        the centre": ``side``, ``want: none``). Destroyed pieces are off the table."""
+        if ("pieces" in query) == ("side" in query):
+            raise QueryError(".pieces", 'give either "pieces" (ids) or "side" (a side)')
+        if "pieces" in query:
+            ids = as_ids(query["pieces"], ".pieces")
+            for pid in ids:
+                if pid not in scene:
+                    raise QueryError(".pieces", f"unknown piece id {pid!r}")
+            chosen = [scene.piece(pid) for pid in ids]
+        else:
+            side = query["side"]
+            if not isinstance(side, str) or side not in scene.sides():
+                known = ", ".join(sorted(scene.sides())) or "none"
+                raise QueryError(".side", f"unknown side {side!r} (sides: {known})")
+            chosen = [p for p in scene.pieces if p.side == side]
+        chosen = [p for p in chosen if p.state != "destroyed"]
+        if "distance" not in query:
+            raise QueryError(".distance", "missing field (inches)")
+        limit = number_arg(query["distance"], ".distance")
+        if limit < 0:
+            raise QueryError(".distance", f"must be >= 0 inches, got {limit!r}")
+        want = query.get("want", "all")
+        if want not in ("all", "any", "none"):
+            raise QueryError(".want", f'must be "all", "any" or "none", got {want!r}')
+        extra = number_arg(query.get("uncertainty", 0.0), ".uncertainty")
+        if extra < 0:
+            raise QueryError(".uncertainty", f"must be >= 0 inches, got {extra!r}")
+        ref = query.get("of")
+        w, h = scene.table.width, scene.table.depth
+        group: list[Piece] = []
+        if isinstance(ref, str) and name_key(ref) in ("centre", "center"):
+            shape, name = np.array([[w / 2, h / 2]]), "the table's centre"
+        elif isinstance(ref, dict):
+            point = pose_arg(ref, ".of", Pose(0.0, 0.0, 0.0))
+            shape, name = np.array([point.xy]), f"({fmt(point.x)}, {fmt(point.y)})"
+        elif isinstance(ref, str) and any(t.id == ref for t in scene.terrain):
+            t = next(t for t in scene.terrain if t.id == ref)
+            shape, name = t.outline(), f"{t.kind} {t.id}"
+        elif isinstance(ref, str) and ref in scene:
+            members = next((g for g in self.groups(scene)[0] if ref in g), [ref])
+            group = [scene.piece(pid) for pid in members]
+            shape, name = np.empty((0, 2)), f"{ref}'s group ({', '.join(members)})"
+        else:
+            raise QueryError(
+                ".of",
+                'must be "centre", a point {"x": .., "y": ..}, a terrain id or a piece id, '
+                f"got {ref!r}",
+            )
+        gaps: dict[str, float] = {}
+        marks: dict[str, bool | None] = {}
+        for p in chosen:
+            if group:
+                if any(g.id == p.id for g in group):
+                    raise QueryError(".of", f"{p.id} is in {name}: measure to another group")
+                gap = min(polygon_distance(p.corners(), g.corners()) for g in group)
+                u = extra + p.uncertainty + max(g.uncertainty for g in group)
+            elif len(shape) == 1:
+                # A point: 0 on or inside the base, else its distance to the outline.
+                gap = max(0.0, -float(signed_boundary_distance(shape, p.corners())[0]))
+                u = extra + p.uncertainty
+            else:
+                gap = polygon_distance(p.corners(), shape)
+                u = extra + p.uncertainty
+            gaps[p.id] = gap
+            marks[p.id] = judge(gap, limit, u)
+        within = [k for k, v in marks.items() if v is True]
+        beyond = [k for k, v in marks.items() if v is False]
+        doubtful = [k for k, v in marks.items() if v is None]
+        ok: bool | None
+        if want == "all":
+            ok = False if beyond else None if doubtful else True
+        elif want == "any":
+            ok = True if within else None if doubtful else False
+        else:
+            ok = False if within else None if doubtful else True
+        reasons = [
+            f"{pid} is {fmt(gap)} from {name} (nearest point of its base): "
+            + {True: "within", False: "beyond", None: "too close to call at"}[marks[pid]]
+            + f" {inches(limit)}"
+            for pid, gap in gaps.items()
+        ] or [f"no piece to measure: {want} holds" if ok else "no piece to measure"]
+        verdict = {True: "holds", False: "fails", None: "too close to call"}[ok]
+        return Verdict(
+            "within",
+            ok,
+            tuple(reasons),
+            distance=min(gaps.values()) if gaps else None,
+            limit=limit,
+            details={"want": want, "within": within, "beyond": beyond, "doubtful": doubtful},
+            summary=f"within {inches(limit)} of {name}, {want}: {verdict}",
+        )
+
+    def terrain_arg(self, scene: Scene, query: Mapping[str, Any], key: str) -> Terrain:
+        """The terrain feature a query field names; :class:`QueryError` when unknown."""
+        tid = query.get(key)
+        for t in scene.terrain:
+            if t.id == tid:
+                return t
+        known = ", ".join(t.id for t in scene.terrain) or "none"
+        raise QueryError(f".{key}", f"unknown terrain id {tid!r} (known: {known})")
 
     def ask_exit(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         piece = piece_arg(scene, query, "piece")

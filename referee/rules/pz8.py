@@ -12,7 +12,8 @@ fired, side or rear hits, rally within 12" of an HQ, contact, AA and SAM reach.
 
 A piece's ``kind`` is its unit type from the era's movement list (``medium
 tank``, ``hmg``, ``helicopter``...); its own fields are ``weapon`` (a row of
-the era's range table: ``88mm``, ``atgw``...; infantry, HMG, mortars and the
+the era's range table: ``88mm``, ``atgw``..., or in WW2 any name its table gives a
+row: ``6pdr``, ``17pdr``, ``122mm``...; infantry, HMG, mortars and the
 Sci-Fi sample units have a default), ``fired`` (fired this turn), ``hq``,
 ``mounting`` (mounting/dismounting or limbering/unlimbering this move: on a towed
 gun it halves its vehicle's move), ``turretless``, ``laser`` (1975-2010 laser
@@ -24,8 +25,13 @@ target may not be fired at by that weapon: helicopters only by infantry, HMG, AA
 guns and SAM, Sci-Fi GEV only by light guns and infantry), ``facing`` (``from``,
 ``to``: side or rear hit halves the defence of armour, as does any attack by a
 1950-2010 helicopter or a Sci-Fi GEV), ``rally`` (``piece``: within 12" of an HQ
-of its side), ``contact`` (``from``, ``to``: bases touch: close combat),
-``air_defence`` (``target``: AA guns within 6", SAM teams within 40").
+of its side), ``contact`` (``from``, ``to``: bases touch, or one touches a building or field defence
+holding the other as the nearest enemy unit inside it: close combat),
+``air_defence`` (``target``: the target side's AA guns within 6" and SAM teams within
+40" of it, which defend it), ``deviation`` (``at`` or ``target``, ``roll``: the D6,
+``direction``: the deviation die's arrow in degrees: where indirect fire that missed
+lands and what it hits), ``section`` (``terrain``: a minefield or smoke counter is a 1"
+square, a wire section 1" wide; not in Sci-Fi, whose text has none).
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from referee.geometry import (
     centre_distance,
     point_in_polygon,
     polygon_distance,
+    signed_boundary_distance,
 )
 from referee.maps import (
     Visibility,
@@ -51,13 +58,20 @@ from referee.maps import (
 )
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
+    Finding,
+    Measured,
+    MoveLimit,
     TableRuleset,
     fmt,
     inches,
+    judge_at_least,
+    number_arg,
     piece_arg,
     pm,
+    pose_arg,
     worst,
 )
+from referee.rules.queries import MoveQuery, RangeQuery
 from referee.scene import Piece, Scene, Terrain
 
 ROUGH = ("woods", "hill", "building", "rough", "difficult")
@@ -80,11 +94,8 @@ class UnitType:
     wheeled: bool = False
     """Cannot cross wire."""
     exempt: bool = False
-    """Not halved in rough ground nor doubled on roads."""
-    rough_exempt: bool = False
-    """Not halved in rough ground, still doubled on roads (Sci-Fi walkers: RULES.md lists
-    them among the units exempt from rough-ground halving; the text's road exception names
-    only hovertanks, jet bikes and GEV)."""
+    """Not halved in rough ground nor doubled on roads (helicopters; in Sci-Fi only
+    hovertanks, jet bikes and GEV: the text's asterisk names those three, not walkers)."""
     sees_all: bool = False
     """Always sees and is seen (helicopters; Sci-Fi walkers and GEV)."""
     hunter: bool = False
@@ -104,6 +115,12 @@ class Pz8(TableRuleset):
     """Weapon row -> range, inches."""
     minimums: ClassVar[Mapping[str, float]] = {}
     """Weapon row -> minimum range, inches."""
+    weapon_names: ClassVar[Mapping[str, str]] = {}
+    """Every other name the text's range table gives a row (``6pdr``, ``17pdr``...) -> the
+    row, so a piece's ``weapon`` may be any of them."""
+    split_names: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    """Names the table puts in more than one row (WW2 ``76mm``: early or later): a piece
+    must name the row."""
     arc_weapons: ClassVar[tuple[str, ...]] = ()
     """Weapon rows that fire only in the forward arc (artillery, AT guns)."""
     laser_weapons: ClassVar[tuple[str, ...]] = ()
@@ -116,6 +133,9 @@ class Pz8(TableRuleset):
     """Unit type -> the only weapon rows that may target it (``aa``: an AA gun of any
     row): helicopters only by infantry, HMG, AA guns and SAM; Sci-Fi GEV only by light
     guns and infantry."""
+    section_kinds: ClassVar[tuple[str, ...]] = ("minefield", "wire", "smoke")
+    """The counters the era's text has (11): minefields and smoke are 1in squares, wire
+    sections 1in wide."""
     hq_radius: ClassVar[float | None] = 12.0
     half_range = True
     source = "004_6d86763d460ce231.txt"
@@ -155,11 +175,27 @@ class Pz8(TableRuleset):
         road_factor: float = 0.5
         """Each inch on a road costs this many (doubled movement, 4)."""
         aa_radius: float = 6.0
-        """AA guns within this of the target reduce an air attack (12)."""
+        """The target side's AA guns within this of it reduce an air attack (12)."""
         sam_radius: float = 40.0
-        """SAM teams within this of the target reduce an air attack (12)."""
+        """The target side's SAM teams within this of it reduce an air attack (12)."""
+        contact_terrain: tuple[str, ...] = ("building", "fortification")
+        """A unit touching one of these is in close combat with the nearest enemy unit(s)
+        inside it (buildings and field defences, 5)."""
         laser_bonus: float = 0.5
         """Laser range finders add this fraction to a gun's range (1975-2010, 7)."""
+        counter_size: float = 1.0
+        """Minefield and smoke counters are squares this big; wire sections this wide (11)."""
+        section_tolerance: float = 0.0
+        """Slack either way on a counter's size (0: exactly ``counter_size``)."""
+        deviation_inch: float = 1.0
+        """Indirect fire that misses deviates one D6 times this many inches (5)."""
+
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            value = self.contact_terrain
+            if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+                raise ValueError("setting contact_terrain must be a list of terrain kinds")
+            object.__setattr__(self, "contact_terrain", tuple(v.lower() for v in value))
 
     settings: Pz8.Settings
 
@@ -179,17 +215,37 @@ class Pz8(TableRuleset):
     def weapon(self, piece: Piece) -> str | None:
         raw = self.field(piece, "weapon")
         if raw is not None:
-            key = name_key(str(raw))
-            for row in self.ranges:
-                if name_key(row) == key:
-                    return row
-            known = ", ".join(self.ranges)
-            raise QueryError(
-                ".from",
-                f"{piece.id}'s weapon {raw!r} is not in the {self.name} range table "
-                f"(known: {known})",
-            )
+            row, problem = self.weapon_row(str(raw))
+            if row is not None:
+                return row
+            raise QueryError(".from", f"{piece.id}'s weapon {raw!r} {problem}")
         return self.unit(piece).weapon
+
+    @classmethod
+    def weapon_row(cls, raw: str) -> tuple[str | None, str]:
+        """The range-table row a weapon name is in: a row's own name or any name the
+        text's table gives for it (``weapon_names``); else None and why not."""
+        key = name_key(raw)
+        for row in cls.ranges:
+            if name_key(row) == key:
+                return row, ""
+        names = {name_key(k): v for k, v in cls.weapon_names.items()}
+        if key in names:
+            return names[key], ""
+        if key in {name_key(k) for k in cls.split_names}:
+            rows = next(v for k, v in cls.split_names.items() if name_key(k) == key)
+            return None, (
+                f"is in more than one row of the {cls.name} range table: "
+                + " or ".join(f"{r} ({inches(cls.ranges[r])})" for r in rows)
+                + ": name the row"
+            )
+        known = ", ".join(cls.ranges)
+        also = f"; or a name from the text's table: {', '.join(cls.weapon_names)}"
+        return None, (
+            f"is not in the {cls.name} range table (known: {known}"
+            + (also if cls.weapon_names else "")
+            + ")"
+        )
 
     @classmethod
     def validate(cls, scene: Scene) -> None:
@@ -198,13 +254,12 @@ class Pz8(TableRuleset):
 
         for i, p in enumerate(scene.pieces):
             raw = p.get("weapon")
-            if raw is not None and name_key(str(raw)) not in {name_key(r) for r in cls.ranges}:
+            if raw is None:
+                continue
+            row, problem = cls.weapon_row(str(raw))
+            if row is None:
                 raise SceneError(
-                    at(
-                        scene.source,
-                        f"$.pieces[{i}].weapon",
-                        f"unknown weapon {raw!r} for {cls.name} (known: {', '.join(cls.ranges)})",
-                    )
+                    at(scene.source, f"$.pieces[{i}].weapon", f"weapon {raw!r} {problem}")
                 )
 
     # -- hooks ----------------------------------------------------------------------------
@@ -288,7 +343,7 @@ class Pz8(TableRuleset):
         if self.unit(piece).exempt or self.unit(piece).role == "air":
             return 1.0
         if terrain.kind in ROUGH:
-            return 1.0 if self.unit(piece).rough_exempt else self.settings.rough_factor
+            return self.settings.rough_factor
         if terrain.kind == "road":
             return self.settings.road_factor
         return 1.0
@@ -309,44 +364,40 @@ class Pz8(TableRuleset):
 
     # -- questions ------------------------------------------------------------------------
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        piece = piece_arg(scene, query, "piece")
-        if self.unit(piece).role == "gun" and self.field(piece, "towed_by") is None:
-            reasons = [
-                f"{piece.id} ({self.category(piece)}) can move only limbered: give it "
-                '"towed_by": the truck or half-track towing it'
-            ]
-            verdict = super().ask_move(scene, {**query, "allowance": 0})
-            return Verdict(
-                "move",
-                False if (verdict.distance or 0) > 1e-9 else verdict.ok,
-                tuple(reasons) + verdict.reasons,
-                distance=verdict.distance,
-                uncertainty=verdict.uncertainty,
-                limit=0.0,
-                details=verdict.details,
-                summary=f"move {piece.id}: artillery and AT guns move only limbered",
-            )
-        verdict = super().ask_move(scene, query)
+    def limbered_only(self, piece: Piece) -> bool:
+        """An artillery piece or AT gun with no vehicle towing it: it moves only limbered."""
+        return self.unit(piece).role == "gun" and self.field(piece, "towed_by") is None
+
+    def move_limit(
+        self, scene: Scene, move: MoveQuery, mover: Piece, measured: Measured
+    ) -> MoveLimit:
+        if not self.limbered_only(move.piece):
+            return super().move_limit(scene, move, mover, measured)
+        piece = move.piece
+        judged = super().move_limit(scene, dataclasses.replace(move, allowance=0), mover, measured)
+        why = (
+            f"{piece.id} ({self.category(piece)}) can move only limbered: give it "
+            '"towed_by": the truck or half-track towing it'
+        )
+        return dataclasses.replace(judged, lead=(why,))
+
+    def move_findings(self, scene: Scene, move: MoveQuery, verdict: Verdict) -> list[Finding]:
+        piece = move.piece
+        if self.limbered_only(piece):
+            moved = (verdict.distance or 0) > 1e-9
+            summary = f"move {piece.id}: artillery and AT guns move only limbered"
+            return [Finding(not moved, summary=summary)]
         if self.field(piece, "towed_by") is not None and self.field(piece, "mounting"):
             why = f"{piece.id} limbers or unlimbers this move: its vehicle's move is halved"
-            return dataclasses.replace(verdict, reasons=(*verdict.reasons, why))
-        return verdict
+            return [Finding(reasons=(why,))]
+        return []
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        verdict = super().ask_range(scene, query)
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
-        why = self.may_not_target(firer, target)
+    def range_findings(self, scene: Scene, query: RangeQuery, verdict: Verdict) -> list[Finding]:
+        why = self.may_not_target(query.firer, query.target)
         if why is None:
-            return verdict
-        return dataclasses.replace(
-            verdict,
-            ok=False,
-            reasons=(*verdict.reasons, why),
-            details={**verdict.details, "may_target": False},
-            summary=f"{verdict.summary}; may not target {target.id}",
-        )
+            return []
+        suffix = f"; may not target {query.target.id}"
+        return [Finding(False, (why,), suffix, details={"may_target": False})]
 
     def may_not_target(self, firer: Piece, target: Piece) -> str | None:
         """Why ``firer`` may not fire at ``target`` at all (helicopters and GEV are
@@ -568,15 +619,80 @@ class Pz8(TableRuleset):
             False: "not in contact",
             None: "too close to call",
         }
+        reasons = [f"bases {fmt(d)} apart: {word[ok]}"]
+        details: dict[str, Any] = {}
+        if ok is not True:
+            # A unit in contact with a building or field defence is in close combat with
+            # the nearest enemy unit(s) inside it (5), either way round.
+            found = [self.contact_inside(scene, a, b), self.contact_inside(scene, b, a)]
+            best = max(found, key=lambda f: {True: 2, None: 1, False: 0}[f[0]])
+            if best[2]:
+                reasons += best[1]
+                # Close combat if either way is certain; too close to call if either may be.
+                ok = True if best[0] is True else (None if best[0] is None else ok)
+                details["through"] = best[2]
         return Verdict(
             "contact",
             ok,
-            (f"bases {fmt(d)} apart: {word[ok]}",),
+            tuple(reasons),
             distance=d,
             uncertainty=doubt,
             limit=0.0,
-            summary=f"contact {a.id} -> {b.id}: {word[ok]}",
+            details=details,
+            summary=f"contact {a.id} -> {b.id}: {word[ok]}"
+            + (
+                f" (through {details['through']})"
+                if "through" in details and ok is not False
+                else ""
+            ),
         )
+
+    def contact_inside(
+        self, scene: Scene, outside: Piece, inside: Piece
+    ) -> tuple[bool | None, list[str], str | None]:
+        """Whether ``outside`` touches a building or field defence (``contact_terrain``)
+        holding ``inside``, an enemy, as the nearest enemy unit(s) in it (base edge to base
+        edge): the close combat of (5). Returns (verdict, reasons, the feature's id or None
+        when no such feature holds ``inside``). A unit is inside a feature when its base
+        centre is; ``outside``'s centre must be out of it."""
+        if outside.side == inside.side:
+            return False, [], None
+        for t in scene.terrain:
+            poly = t.outline()
+            if t.kind not in self.settings.contact_terrain or not point_in_polygon(inside.xy, poly):
+                continue
+            if point_in_polygon(outside.xy, poly):
+                continue
+            touch = judge(polygon_distance(outside.corners(), poly), 0.0, outside.uncertainty)
+            if touch is False:
+                continue
+            enemies = [
+                p
+                for p in scene.pieces
+                if p.side != outside.side
+                and p.state != "destroyed"
+                and point_in_polygon(p.xy, poly)
+            ]
+            gaps = {p.id: polygon_distance(outside.corners(), p.corners()) for p in enemies}
+            nearest = min(gaps.values())
+            gap = gaps[inside.id]
+            slack = outside.uncertainty + max(p.uncertainty for p in enemies)
+            is_nearest = judge(gap, nearest, slack if gap > nearest + 1e-9 else 0.0)
+            closest = sorted(i for i, g in gaps.items() if g <= nearest + 1e-9)
+            reasons = [
+                f"{outside.id} "
+                + ("touches" if touch else "too close to call whether it touches")
+                + f" {t.kind} {t.id}, which holds {inside.id}; the nearest enemy unit(s) "
+                f"inside it: {', '.join(closest)} ({fmt(nearest)} away)"
+            ]
+            if is_nearest is True:
+                reasons.append(f"{outside.id} is in close combat with {inside.id} (5)")
+            elif is_nearest is None:
+                reasons.append(f"too close to call whether {inside.id} ({fmt(gap)}) is the nearest")
+            else:
+                reasons.append(f"{inside.id} ({fmt(gap)}) is not the nearest: no close combat")
+            return worst([touch, is_nearest]), reasons, t.id
+        return False, [], None
 
     def ask_air_defence(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         target = piece_arg(scene, query, "target")
@@ -585,7 +701,8 @@ class Pz8(TableRuleset):
         doubtful: list[str] = []
         reasons: list[str] = []
         for p in scene.pieces:
-            if p.side == target.side or p.state == "destroyed":
+            # The target side's own AA and SAM defend it; the attacker's do not (12).
+            if p.side != target.side or p.state == "destroyed":
                 continue
             unit = self.unit(p)
             for key, flag, radius in (
@@ -604,7 +721,10 @@ class Pz8(TableRuleset):
                         + f" {inches(radius)}"
                     )
         penalty = len(found["aa"]) + len(found["sam"])
-        reasons.append(f"air attacks on {target.id}: -{penalty} to hit")
+        reasons.append(
+            f"air attacks on {target.id}: -{penalty} to hit (only {target.side}'s own AA guns "
+            "and SAM teams defend it)"
+        )
         return Verdict(
             "air_defence",
             None if doubtful else True,
@@ -617,6 +737,128 @@ class Pz8(TableRuleset):
             },
             summary=f"air_defence {target.id}: -{penalty}"
             + (f" (doubtful: {', '.join(doubtful)})" if doubtful else ""),
+        )
+
+    def ask_deviation(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """Indirect fire that missed deviates (5): one D6 in inches (``roll``) along the
+        deviation die's arrow (``direction``, degrees on the table: 0 along +x, 90 along
+        +y) from the aim point (``at``: a point, or ``target``: a piece's centre). Says
+        where it lands and what is there: the live pieces whose base holds the point
+        (too close to call within their doubt of its edge) and the terrain under it."""
+        if ("at" in query) == ("target" in query):
+            raise QueryError(".at", 'give either "at" (the aim point) or "target" (a piece id)')
+        aimed = piece_arg(scene, query, "target") if "target" in query else None
+        aim = aimed.pose if aimed else pose_arg(query["at"], ".at", Pose(0.0, 0.0, 0.0))
+        roll = query.get("roll")
+        if not isinstance(roll, int) or isinstance(roll, bool) or not 1 <= roll <= 6:
+            raise QueryError(".roll", f"must be the D6 rolled for the distance, 1-6, got {roll!r}")
+        if "direction" not in query:
+            raise QueryError(".direction", "missing field (the deviation die's arrow, degrees)")
+        direction = number_arg(query["direction"], ".direction") % 360.0
+        d = float(roll) * self.settings.deviation_inch
+        a = np.radians(direction)
+        land = (aim.x + d * float(np.cos(a)), aim.y + d * float(np.sin(a)))
+        doubt = aimed.uncertainty if aimed else 0.0
+        hits: list[str] = []
+        maybe: list[str] = []
+        for p in scene.pieces:
+            if p.state == "destroyed":
+                continue
+            depth = float(signed_boundary_distance([land], p.corners())[0])
+            inside = point_in_polygon(land, p.corners())
+            u = doubt + p.uncertainty
+            if inside and (depth > u + 1e-9 or u == 0):
+                hits.append(p.id)
+            elif depth >= -u - 1e-9 and u > 0:
+                maybe.append(p.id)
+        under = [t.id for t in scene.terrain if point_in_polygon(land, t.outline())]
+        w, h = scene.table.width, scene.table.depth
+        off = not (0 <= land[0] <= w and 0 <= land[1] <= h)
+        reasons = [
+            f"deviates {inches(d)} (D6 = {roll}) at {direction:g} degrees from "
+            + (f"{aimed.id}'s centre" if aimed else f"({fmt(aim.x)}, {fmt(aim.y)})")
+            + f": lands at ({fmt(land[0])}, {fmt(land[1])})"
+        ]
+        if off:
+            reasons.append("lands off the table: hits nothing")
+        elif hits:
+            them = "it" if len(hits) == 1 else "them"
+            reasons.append(f"lands on {', '.join(hits)}: the fire attacks {them} instead")
+        else:
+            reasons.append("lands on no unit")
+        if maybe:
+            reasons.append(
+                f"too close to call whether it lands on {', '.join(maybe)} (within the doubt)"
+            )
+        if under:
+            reasons.append(f"lands in {', '.join(under)}")
+        return Verdict(
+            "deviation",
+            None if maybe else True,
+            tuple(reasons),
+            distance=d,
+            uncertainty=doubt,
+            details={
+                "landing": {"x": land[0], "y": land[1]},
+                "hits": [] if off else hits,
+                "doubtful": maybe,
+                "terrain": under,
+                "off_table": off,
+            },
+            summary=f"deviation: lands at ({fmt(land[0])}, {fmt(land[1])})"
+            + (f" on {', '.join(hits)}" if hits and not off else "")
+            + (" off the table" if off else "")
+            + (f" (doubtful: {', '.join(maybe)})" if maybe else ""),
+        )
+
+    def ask_section(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """A minefield or smoke counter is a 1in square, a wire section 1in wide (11): the
+        sides of the smallest rectangle around the terrain against ``counter_size``
+        (either way by ``section_tolerance``; ``uncertainty`` in the query: the doubt in
+        the measured outline)."""
+        from referee.rules.pz8_divisional import min_rectangle  # pz8_divisional imports pz8
+
+        kinds = self.section_kinds
+        if not kinds:
+            raise QueryError(".ask", f"{self.title} has no minefield, wire or smoke counters")
+        tid = query.get("terrain")
+        found = [t for t in scene.terrain if t.id == tid]
+        if not found:
+            known = ", ".join(t.id for t in scene.terrain if t.kind in kinds) or "none"
+            raise QueryError(
+                ".terrain", f"unknown terrain id {tid!r} ({', '.join(kinds)} on the table: {known})"
+            )
+        t = found[0]
+        if t.kind not in kinds:
+            raise QueryError(".terrain", f"{t.id} is {t.kind}: not {' or '.join(kinds)}")
+        doubt = number_arg(query.get("uncertainty", 0.0), ".uncertainty")
+        if doubt < 0:
+            raise QueryError(".uncertainty", f"must be >= 0 inches, got {doubt!r}")
+        s = self.settings
+        size, tol = s.counter_size, s.section_tolerance
+        width, depth, _ = min_rectangle(t.outline())
+        # Wire is 1in wide and as long as it is laid; the counters are 1in squares.
+        sides = [depth] if t.kind == "wire" else [width, depth]
+        oks = [
+            worst([judge_at_least(x, size - tol, doubt), judge(x, size + tol, doubt)])
+            for x in sides
+        ]
+        ok = worst(oks)
+        word = {True: "the right size", False: "the wrong size", None: "too close to call"}[ok]
+        shape = (
+            f"wire sections are {inches(size)} wide"
+            if t.kind == "wire"
+            else f"{t.kind} counters are {inches(size)} squares"
+        )
+        return Verdict(
+            "section",
+            ok,
+            (f"{t.kind} {t.id} is {fmt(width)} by {fmt(depth)}", f"{shape} (11): {word}"),
+            distance=depth if t.kind == "wire" else width,
+            uncertainty=doubt,
+            limit=size,
+            details={"kind": t.kind, "length": width, "width": depth},
+            summary=f"section {t.id}: {fmt(width)} x {fmt(depth)}{pm(doubt)}, {word}",
         )
 
 
@@ -676,6 +918,41 @@ WW2_RANGES = {
 }
 
 
+WW2_WEAPON_NAMES = {
+    # Every name in the text's WW2 range table (7), each to its row.
+    "20mm": "20-25mm",
+    "25mm": "20-25mm",
+    "37mm": "37-47mm",
+    "47mm": "37-47mm",
+    "2pdr": "37-47mm",
+    "37-47mm or 2pdr": "37-47mm",
+    "50mm": "long 50mm",
+    "early 75mm": "short 75mm",
+    "short 76mm": "short 75mm",
+    "early 76mm": "short 75mm",
+    "6pdr": "short 75mm",
+    "short/early 75mm, 76mm or 6pdr": "short 75mm",
+    "later 76mm": "later 75mm",
+    "85mm": "later 75mm",
+    "17pdr": "later 75mm",
+    "later 75mm, 76mm, 85mm, 17pdr": "later 75mm",
+    "90mm": "88mm",
+    "100mm": "88mm",
+    "122mm": "88mm",
+    "88mm, 90mm, 100mm or 122mm": "88mm",
+    "105mm": "medium artillery",
+    "medium artillery (up to 105mm)": "medium artillery",
+    "rocket launchers": "rocket launcher",
+    "rockets": "rocket launcher",
+}
+WW2_SPLIT_NAMES = {
+    "75mm": ("short 75mm", "later 75mm"),
+    "76mm": ("short 75mm", "later 75mm"),
+    # Same range, but rockets have a 5in minimum and fire in the forward arc.
+    "medium artillery (up to 105mm) or rocket launchers": ("medium artillery", "rocket launcher"),
+}
+
+
 @register
 class Pz8WW2(Pz8):
     name = "pz8-ww2"
@@ -684,6 +961,8 @@ class Pz8WW2(Pz8):
     units = WW2_UNITS
     kinds = _kinds(WW2_UNITS, WW2_ALIASES)
     ranges = WW2_RANGES
+    weapon_names = WW2_WEAPON_NAMES
+    split_names = WW2_SPLIT_NAMES
     minimums: ClassVar[Mapping[str, float]] = {"mortar": 2.0, "rocket launcher": 5.0}
     arc_weapons = ("medium artillery", "heavy artillery", "rocket launcher")
 
@@ -722,13 +1001,19 @@ Y1950_ALIASES = {
     "aa": "aa gun",
     "land rover": "jeep",
 }
-Y1950_RANGES = {
+MODERN_INFANTRY_RANGES = {
     "infantry": 2.0,
     "hmg": 4.0,
     "mortar": 10.0,
     "rcl": 10.0,
     "atgw": 30.0,
     "sam": 40.0,
+}
+"""The infantry rows 1950-1975 and 1975-2010 share."""
+MODERN_ARTILLERY_RANGES = {"medium artillery": 30.0, "rockets": 30.0, "heavy artillery": 40.0}
+"""The artillery rows 1950-1975 and 1975-2010 share."""
+Y1950_RANGES = {
+    **MODERN_INFANTRY_RANGES,
     "ww2 45-47mm": 5.0,
     "ww2 75mm": 10.0,
     "ww2 76-85mm": 12.0,
@@ -736,9 +1021,7 @@ Y1950_RANGES = {
     "modern up to 57mm": 12.0,
     "modern 75-100mm": 15.0,
     "modern 105mm": 18.0,
-    "medium artillery": 30.0,
-    "rockets": 30.0,
-    "heavy artillery": 40.0,
+    **MODERN_ARTILLERY_RANGES,
 }
 
 
@@ -783,41 +1066,26 @@ Y1975_ALIASES = {
     "jeep": "4x4",
 }
 Y1975_RANGES = {
-    "infantry": 2.0,
-    "hmg": 4.0,
-    "mortar": 10.0,
-    "rcl": 10.0,
-    "atgw": 30.0,
-    "sam": 40.0,
+    **MODERN_INFANTRY_RANGES,
     "guns up to 77mm": 12.0,
     "guns 84-100mm": 15.0,
     "guns 105mm": 18.0,
-    "medium artillery": 30.0,
-    "rockets": 30.0,
-    "heavy artillery": 40.0,
+    **MODERN_ARTILLERY_RANGES,
 }
 
 
 @register
-class Pz8Y1975(Pz8):
+class Pz8Y1975(Pz8Y1950):
+    """1975-2010: the 1950-1975 rules with its own units and gun rows, and laser range
+    finders that lengthen those gun rows."""
+
     name = "pz8-1975"
     aliases = ("pz8 1975", "pz8-1975-2010", "pz8 1975/2010")
     title = "Pz8 1975-2010"
     units = Y1975_UNITS
     kinds = _kinds(Y1975_UNITS, Y1975_ALIASES)
     ranges = Y1975_RANGES
-    minimums: ClassVar[Mapping[str, float]] = {
-        "mortar": 2.0,
-        "rockets": 5.0,
-        "atgw": 5.0,
-        "sam": 5.0,
-    }
-    arc_weapons = ("medium artillery", "heavy artillery", "rockets")
     laser_weapons = ("guns up to 77mm", "guns 84-100mm", "guns 105mm")
-    halving_attackers = ("helicopter",)
-    target_limits: ClassVar[Mapping[str, tuple[str, ...]]] = {
-        "helicopter": ("infantry", "hmg", "aa", "sam")
-    }
 
 
 SCIFI_UNITS = {
@@ -838,10 +1106,10 @@ SCIFI_UNITS = {
     "light hover tank": U(5, "armour", "light gun", exempt=True),
     "medium hover tank": U(4, "armour", "medium gun", exempt=True),
     "heavy hover tank": U(3, "armour", "heavy gun", exempt=True),
-    "light walker": U(4, "armour", "light gun", rough_exempt=True, sees_all=True),
-    "medium walker": U(4, "armour", "medium gun", rough_exempt=True, sees_all=True),
-    "heavy walker": U(4, "armour", "heavy gun", rough_exempt=True, sees_all=True),
-    "x-heavy walker": U(4, "armour", "heavy gun", rough_exempt=True, sees_all=True),
+    "light walker": U(4, "armour", "light gun", sees_all=True),
+    "medium walker": U(4, "armour", "medium gun", sees_all=True),
+    "heavy walker": U(4, "armour", "heavy gun", sees_all=True),
+    "x-heavy walker": U(4, "armour", "heavy gun", sees_all=True),
     "gev": U(12, "vehicle", "light gun", exempt=True, sees_all=True),
 }
 SCIFI_ALIASES = {"jetbike": "jet bike", "4x4": "4x4 transport", "hovertank": "medium hover tank"}
@@ -867,6 +1135,7 @@ class Pz8SciFi(Pz8):
     halving_attackers = ("gev",)
     target_limits: ClassVar[Mapping[str, tuple[str, ...]]] = {"gev": ("light gun", "infantry")}
     hq_radius = None  # the Sci-Fi rally rule names no distance
+    section_kinds = ()  # the Sci-Fi text has no minefields, wire or smoke
 
     @dataclass(frozen=True)
     class Settings(Pz8.Settings):

@@ -33,7 +33,6 @@ the run), ``spot`` (``from``, ``to``, ``roll``: the visibility D3) and
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import re
@@ -53,18 +52,23 @@ from referee.geometry import (
 )
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
+    Finding,
+    Fire,
+    Measured,
+    MoveLimit,
+    Reach,
+    Spotting,
     TableRuleset,
     fmt,
     inches,
     judge_at_least,
     number_arg,
-    path_arg,
     piece_arg,
     pm,
-    pose_arg,
     worst,
 )
 from referee.rules.flow import Declared, GameFlow, Judgement, SettledMove
+from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
 from referee.scene import Piece, Scene
 
 LAND = ("hill", "woods", "building", "rough", "difficult", "wall", "fortification", "road")
@@ -293,7 +297,7 @@ def split_turns(poses: Sequence[Pose], noise: float) -> list[Turn]:
 
 
 @register
-class Pz8Coastal(TableRuleset):
+class Pz8Coastal(Spotting):
     """Pz8 WW2 Coastal: vessels on a sea table, one model each."""
 
     name = "pz8-coastal"
@@ -510,14 +514,15 @@ class Pz8Coastal(TableRuleset):
             ),
         )
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+    def judge_fire(
+        self, scene: Scene, query: RangeQuery, distance: float, reasons: list[str]
+    ) -> Fire:
         """Which guns of ``from`` reach ``to`` and bear on it (its arc), with the hit number
         (4-6 within half range, 5-6 beyond) and the small guns' attack factor; ``weapon``
         names one weapon. Torpedoes: ask ``torpedo``."""
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
+        firer, target, doubt = query.firer, query.target, query.doubt
         mounts = self.mounts(firer)
-        weapon = query.get("weapon")
+        weapon = query.extra.get("weapon")
         if weapon is not None:
             row = _WEAPON_KEYS.get(name_key(weapon)) if isinstance(weapon, str) else None
             if row is None:
@@ -530,51 +535,34 @@ class Pz8Coastal(TableRuleset):
                 raise QueryError(".weapon", f"{firer.id} carries no {row} (aboard: {aboard})")
         else:
             mounts = tuple(m for m in mounts if WEAPONS[m.weapon].kind != "torpedo")
-        distance = self.piece_distance(firer, target, self.settings.range_measure, scene)
-        doubt = firer.uncertainty + target.uncertainty
         _, _, inside = self.arcs_of(firer, target)
-        reasons = [
-            f"{fmt(distance)} centre to centre"
-            if self.settings.range_measure == "centre"
-            else f"{fmt(distance)} between nearest base edges"
-        ]
         if not mounts:
             reasons.append(f"{firer.id} has no guns (torpedoes: ask torpedo)")
-            return Verdict(
-                "range",
-                False,
-                tuple(reasons),
-                distance=distance,
-                uncertainty=doubt,
-                summary=f"range {firer.id} -> {target.id}: no guns",
-            )
-        rows: list[dict[str, Any]] = []
-        for m in mounts:
-            rows.append(self._mount_row(m, firer, target, distance, doubt, inside, reasons))
-        # The verdict is the best mount's: any that surely fires makes it a yes.
-        order = {True: 0, None: 1, False: 2}
-        best = min(rows, key=lambda r: (order[r["ok"]], -r["range"]))
-        ok = self.can_act(firer, best["ok"], reasons)
+            return Fire(False, None, reasons, {}, lambda ok: "no guns", settled=True)
+        rows = [self._mount_row(m, firer, target, distance, doubt, inside, reasons) for m in mounts]
+        best = _best_mount(rows)
         details: dict[str, Any] = {"weapons": [{k: v for k, v in r.items()} for r in rows]}
         if best["ok"] is not False:
             details["half_range"] = best["half_range"]
             details["to_hit"] = best["to_hit"]
-        mod, why = self.hit_modifier(firer, target, best["kind"])
-        if why:
-            details["to_hit_modifier"] = mod
-            reasons.append("to hit " + ", ".join(why))
-        word = {True: "can fire", False: "cannot fire", None: "too close to call"}[ok]
-        return Verdict(
-            "range",
-            ok,
-            tuple(reasons),
-            distance=distance,
-            uncertainty=doubt,
-            limit=best["range"],
-            details=details,
-            summary=f"range {firer.id} -> {target.id}: {fmt(distance)}{pm(doubt)}, {word}"
-            + (f" ({best['weapon']}, limit {inches(best['range'])})" if ok is not False else ""),
-        )
+
+        def summary(ok: bool | None) -> str:
+            word = {True: "can fire", False: "cannot fire", None: "too close to call"}[ok]
+            return f"{fmt(distance)}{pm(doubt)}, {word}" + (
+                f" ({best['weapon']}, limit {inches(best['range'])})" if ok is not False else ""
+            )
+
+        return Fire(best["ok"], best["range"], reasons, details, summary)
+
+    def range_findings(self, scene: Scene, query: RangeQuery, verdict: Verdict) -> list[Finding]:
+        """The to-hit modifiers of the mount that decides (said after the verdict)."""
+        rows = verdict.details.get("weapons")
+        if not rows:
+            return []
+        mod, why = self.hit_modifier(query.firer, query.target, _best_mount(rows)["kind"])
+        if not why:
+            return []
+        return [Finding(reasons=("to hit " + ", ".join(why),), details={"to_hit_modifier": mod})]
 
     def _mount_row(
         self,
@@ -850,19 +838,21 @@ class Pz8Coastal(TableRuleset):
             return None, entry
         return False, None
 
-    def ask_spot(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """Can ``from`` spot ``to`` at night: within the visibility (the D3 ``roll`` x 10in,
-        +5in for a large target or one moving at 5-6in, -5in for a small one; a submarine
-        -5in and then a die: 5-6 over half the distance, 4-6 within), with a clear line."""
-        spotter = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
+    spot_limit_word = "visibility"
+    spot_doubtful_word = "doubtful"
+
+    def spot_reach(self, scene: Scene, query: PairQuery) -> Reach:
+        """Spotting at night: the visibility (the D3 ``roll`` x 10in, +5in for a large
+        target or one moving at 5-6in, -5in for a small one; a submarine -5in), centre to
+        centre."""
+        spotter, target = query.firer, query.target
         s = self.settings
-        roll = query.get("roll", s.visibility_roll or None)
+        roll = query.extra.get("roll", s.visibility_roll or None)
         if roll is None:
             raise QueryError(".roll", "missing field: the visibility D3 rolled before play (1-3)")
         if isinstance(roll, bool) or roll not in (1, 2, 3):
             raise QueryError(".roll", f"must be the D3 rolled for visibility, 1-3, got {roll!r}")
-        speed = query.get("target_speed", self.field(target, "speed"))
+        speed = query.extra.get("target_speed", self.field(target, "speed"))
         if speed is not None and (isinstance(speed, bool) or speed not in range(MAX_DIE + 1)):
             raise QueryError(".target_speed", f"must be a speed die face 0-6, got {speed!r}")
         v = self.vessel(target)
@@ -884,38 +874,31 @@ class Pz8Coastal(TableRuleset):
             reasons.append(f"-{step:g}in: {target.id} is a submarine (low profile)")
         limit = max(base + mods, 0.0) * self.k
         distance = centre_distance(spotter.xy, target.xy)
-        doubt = spotter.uncertainty + target.uncertainty
-        within = judge(distance, limit, doubt)
+        within = judge(distance, limit, query.doubt)
         word = {True: "within", False: "beyond", None: "too close to call at"}[within]
         reasons.append(f"{fmt(distance)} centre to centre: {word} {inches(limit)}")
-        los, why, blockers = self.line_of_sight(scene, spotter, target)
-        seen = {"clear": True, "blocked": False, "doubtful": None}[los]
-        if los != "clear":
-            reasons += why
-        details: dict[str, Any] = {"visibility": limit, "los": los, "blocking": blockers["blocked"]}
-        oks = [within, seen]
-        if v.submarine and within is not False:
-            half = judge(distance, limit / 2, doubt)
-            need = {True: "4-6", False: "5-6", None: "4-6 or 5-6"}[half]
-            details["roll_needed"] = need
-            reasons.append(f"a submarine is spotted on a die roll of {need}")
-            oks.append(None)  # the die decides
-        ok = self.can_act(spotter, worst(oks), reasons)
-        verdict_word = {True: "spotted", False: "not spotted", None: "doubtful"}[ok]
-        if v.submarine and within is True and seen is True:
-            verdict_word = f"roll {details['roll_needed']}"
-        return Verdict(
-            "spot",
-            ok,
-            tuple(reasons),
-            distance=distance,
-            uncertainty=doubt,
-            limit=limit,
-            los=los,
-            details=details,
-            summary=f"spot {spotter.id} -> {target.id}: {fmt(distance)}{pm(doubt)}, "
-            f"{verdict_word} (visibility {inches(limit)})",
-        )
+        return Reach(within, distance, limit, reasons, {"visibility": limit})
+
+    def spot_after_line(
+        self,
+        query: PairQuery,
+        reach: Reach,
+        los: str,
+        seen: bool | None,
+        reasons: list[str],
+        details: dict[str, Any],
+    ) -> tuple[list[bool | None], str | None]:
+        """A submarine within the visibility is then spotted on a die: 5-6 over half the
+        distance, 4-6 within."""
+        details["los"] = los
+        if not self.vessel(query.target).submarine or reach.within is False:
+            return [], None
+        half = judge(reach.distance, reach.limit / 2, query.doubt)
+        need = {True: "4-6", False: "5-6", None: "4-6 or 5-6"}[half]
+        details["roll_needed"] = need
+        reasons.append(f"a submarine is spotted on a die roll of {need}")
+        sure = reach.within is True and seen is True
+        return [None], f"roll {need}" if sure else None  # the die decides
 
     def ask_speed(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """A speed declared for this turn (3, 5, 7): 0-6 and at most the vessel's top speed
@@ -947,37 +930,33 @@ class Pz8Coastal(TableRuleset):
             summary=f"speed {piece.id}: {speed}, {'ok' if ok else 'not allowed'}",
         )
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """A move of the base centre from ``from`` (default: where the piece stands)
-        through the tracked path ``via`` to ``to``: its whole length against this turn's
-        speed (``speed`` in the query, else the piece's; a move shorter or longer than the
-        speed is illegal (4), within the doubt too close to call; no speed declared: at most
-        the top speed), every turn against the straight movement before it (45 degrees per
-        1in or 2in), and no land entered."""
-        piece = piece_arg(scene, query, "piece")
-        start = pose_arg(query.get("from"), ".from", piece.pose) if "from" in query else piece.pose
-        if "to" not in query:
-            raise QueryError(".to", "missing field (the pose moved to)")
-        end = pose_arg(query["to"], ".to", start)
-        via = path_arg(query, start)
-        if "allowance" in query:
-            raise QueryError(".allowance", 'a vessel moves its speed die: give "speed" (0-6)')
-        speed = _die(query.get("speed", self.field(piece, "speed")), ".speed")
-        doubt = number_arg(query.get("uncertainty", 2 * piece.uncertainty), ".uncertainty")
-        if doubt < 0:
-            raise QueryError(".uncertainty", f"must be >= 0, got {doubt!r}")
-        poses = [start, *via, end]
+    tracks_path = True  # a vessel's move is judged along the path the camera tracked
+
+    def measure_move(self, move: MoveQuery) -> Measured:
+        """The base centre's path: start, the tracked ``via`` poses, end."""
+        poses = [move.start, *move.via, move.end]
         length = sum(centre_distance(a.xy, b.xy) for a, b in itertools.pairwise(poses))
+        how = f"along the tracked path ({len(move.via)} poses)" if move.via else "start to end"
+        reason = f"moved {fmt(length)} {how}, at the base centre"
+        return Measured(length, move.start.xy, move.end.xy, reason)
+
+    def move_limit(
+        self, scene: Scene, move: MoveQuery, mover: Piece, measured: Measured
+    ) -> MoveLimit:
+        """The whole length against this turn's speed (``speed`` in the query, else the
+        piece's): a move shorter or longer than the speed is illegal (4), within the doubt
+        too close to call; no speed declared: at most the top speed."""
+        piece, doubt, length = move.piece, move.doubt, measured.distance
+        if move.allowance is not None:
+            raise QueryError(".allowance", 'a vessel moves its speed die: give "speed" (0-6)')
+        speed = _die(move.extra.get("speed", self.field(piece, "speed")), ".speed")
         k = self.k
         top = self.max_speed(piece)
-        how = f"along the tracked path ({len(via)} poses)" if via else "start to end"
-        reasons = [f"moved {fmt(length)} {how}, at the base centre"]
+        reasons: list[str] = []
         oks: list[bool | None] = []
         details: dict[str, Any] = {
-            "from": {"x": start.x, "y": start.y, "heading": start.heading},
-            "to": {"x": end.x, "y": end.y, "heading": end.heading},
             "max_speed": top * k,
-            "path": "tracked" if via else "start and end",
+            "path": "tracked" if move.via else "start and end",
         }
         if speed is None:
             limit = top * k
@@ -1009,38 +988,12 @@ class Pz8Coastal(TableRuleset):
                 )
             else:
                 reasons.append(f"the whole move of {inches(limit)} used")
-        turn_ok, turn_reasons, turn_rows = self.judge_turns(piece, poses, doubt, bool(via))
-        oks.append(turn_ok)
-        reasons += turn_reasons
-        details["turns"] = turn_rows
-        terrain_oks: list[bool | None] = []
-        # Only terrain near the whole path can matter to any of its steps.
-        pts = np.array([p.xy for p in poses])
-        reach = max(piece.base) + doubt + 1e-6
-        lo, hi = pts.min(axis=0) - reach, pts.max(axis=0) + reach
-        near = tuple(
-            t
-            for t in scene.terrain
-            if np.all(t.outline().min(axis=0) <= hi) and np.all(t.outline().max(axis=0) >= lo)
-        )
-        nearby = dataclasses.replace(scene, terrain=near)
-        for a, b in itertools.pairwise(poses):
-            ok_t, why, _ = self.move_terrain(nearby, piece, a, b, doubt / 2)
-            terrain_oks.append(ok_t)
-            reasons += [r for r in why if r not in reasons]
-        oks.append(worst(terrain_oks))
-        ok = self.can_act(piece, worst(oks), reasons)
-        word = {True: "legal", False: "illegal", None: "too close to call"}[ok]
-        return Verdict(
-            "move",
-            ok,
-            tuple(reasons),
-            distance=length,
-            uncertainty=doubt,
-            limit=limit,
-            details=details,
-            summary=f"move {piece.id}: {fmt(length)}{pm(doubt)}, {word} (speed {inches(limit)})",
-        )
+        return MoveLimit(worst(oks), limit, reasons, details, label="speed", explain=False)
+
+    def path_checks(self, move: MoveQuery) -> tuple[bool | None, list[str], dict[str, Any]]:
+        poses = [move.start, *move.via, move.end]
+        ok, reasons, rows = self.judge_turns(move.piece, poses, move.doubt, bool(move.via))
+        return ok, reasons, {"turns": rows}
 
     def judge_turns(
         self, piece: Piece, poses: Sequence[Pose], doubt: float, tracked: bool
@@ -1087,6 +1040,12 @@ def _nearest_along(a: np.ndarray, b: np.ndarray, poly: np.ndarray) -> float:
 
 SCALES = {"1/1250": 1.0, "1/600": 2.0, "1/700": 2.0}
 """Model scale -> distance factor (1)."""
+
+
+def _best_mount(rows: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """The mount whose verdict is the range's: any that surely fires makes it a yes."""
+    order = {True: 0, None: 1, False: 2}
+    return min(rows, key=lambda r: (order[r["ok"]], -r["range"]))
 
 
 def _die(value: Any, path: str, required: bool = False) -> int | None:

@@ -11,7 +11,7 @@ buildings, woods or fortifications; rifles reach 24", native rifles and carbines
 hits (not revolvers and spears); European cavalry must dismount to fire
 (revolvers excepted); machine guns fire as rifles; artillery shells have no
 range limit and hit every figure within 2" (light gun) or 3" (medium gun) of
-the impact marker, canister reaches 12"; melee losers recoil 2"; camels move 9"
+the impact marker, canister reaches 12"; melee losers recoil exactly 2"; camels move 9"
 and charge 12" on any ground; native snipers hit any figure in line of sight up
 to 24"; a unit that moved may move another 1D6"; a fallen Native rifleman's
 place may be taken by a Native with sword or spear within 2"; a routing unit
@@ -61,7 +61,6 @@ from referee.geometry import (
     base_corners,
     boundary_distance,
     centre_distance,
-    front_point,
     point_in_polygon,
     polygon_distance,
     polygons_overlap,
@@ -71,9 +70,12 @@ from referee.geometry import (
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
     MEASURE_WORDS,
+    Fire,
+    Measured,
+    MoveLimit,
     TableRuleset,
-    allowance_arg,
     fmt,
+    footprint,
     from_edge,
     inches,
     judge_at_least,
@@ -84,6 +86,7 @@ from referee.rules.core import (
     sweep_entry,
     worst,
 )
+from referee.rules.queries import MoveQuery, RangeQuery
 from referee.scene import Piece, Scene
 
 WORD = {True: "within", False: "beyond", None: "too close to call at"}
@@ -252,6 +255,10 @@ class Pz8Colonial(TableRuleset):
         blast_measure: str = "edge"
         """A figure is within a shell's blast when the nearest point of its base is
         (``centre``: its base centre)."""
+        recoil_tolerance: float = 0.0
+        """A melee loser recoils 2in (2): exactly that by default, as Divisional
+        withdrawals are; a table that accepts a hand-placed recoil within some slack sets
+        it (inches either way)."""
         units_block: bool = False
         """Figures do not block lines of sight (the text is silent; ``true`` switches to
         every live figure's base blocking, as in the other Pz8 eras)."""
@@ -278,6 +285,8 @@ class Pz8Colonial(TableRuleset):
             for key in ("cohesion_measure", "blast_measure"):
                 if getattr(self, key) not in ("edge", "centre"):
                     raise ValueError(f'setting {key} must be "edge" or "centre"')
+            if not 0 <= self.recoil_tolerance <= RECOIL:
+                raise ValueError("setting recoil_tolerance must be 0-2 inches")
             if not isinstance(self.units_block, bool):
                 raise ValueError("setting units_block must be true or false")
 
@@ -361,12 +370,7 @@ class Pz8Colonial(TableRuleset):
         sure: list[str] = []
         maybe: list[str] = []
         a, b = np.array(start.xy), np.array(end.xy)
-        w, d = piece.base
-
-        def footprint(pose: Pose, grow: float) -> np.ndarray:
-            size = (max(w + 2 * grow, 1e-6), max(d + 2 * grow, 1e-6))
-            return base_corners(pose.x, pose.y, pose.heading, size)
-
+        base = piece.base
         swept = self.settings.move_path == "swept"
         for t in scene.terrain:
             if t.kind not in kinds:
@@ -378,13 +382,13 @@ class Pz8Colonial(TableRuleset):
                 # A hair of shrink: a base ending flush against an outline touches it, even
                 # after rounding (a table turned by 37 degrees).
                 hair = max(doubt, 1e-7)
-                certain = sweep_entry(footprint(start, -hair), b - a, poly) is not None
-                certain = certain or polygons_overlap(footprint(end, -hair), poly)
+                certain = sweep_entry(footprint(start, base, -hair), b - a, poly) is not None
+                certain = certain or polygons_overlap(footprint(end, base, -hair), poly)
                 possible = certain or (
                     doubt > 0
                     and (
-                        sweep_entry(footprint(start, doubt), b - a, poly) is not None
-                        or polygons_overlap(footprint(end, doubt), poly)
+                        sweep_entry(footprint(start, base, doubt), b - a, poly) is not None
+                        or polygons_overlap(footprint(end, base, doubt), poly)
                     )
                 )
             else:
@@ -470,50 +474,32 @@ class Pz8Colonial(TableRuleset):
 
     # -- shared questions -----------------------------------------------------------------
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+    def placed_freely(self, piece: Piece) -> tuple[str, str] | None:
+        if self.category(piece) != "marker":
+            return None
+        why = f"{piece.id} is an impact marker: placed where the shot is estimated, no limit"
+        return why, "impact marker placed"
+
+    def move_limit(
+        self, scene: Scene, move: MoveQuery, mover: Piece, measured: Measured
+    ) -> MoveLimit:
         """A figure's move: 6in foot, 12in mounted, 9in camel (doubled for 28mm), 1D6in
         or 2D6in when the path meets bad ground; ``extra: true`` judges the extra 1D6in
         move, ``charged: true`` the charged unit's half move; ``roll`` the dice total;
-        ``allowance`` replaces it all. Terrain: impassable ground as the core says. An
-        impact marker is placed where the gunner estimates, so any move of it is legal."""
-        piece = piece_arg(scene, query, "piece")
-        start = pose_arg(query["from"], ".from", piece.pose) if "from" in query else piece.pose
-        if "to" not in query:
-            raise QueryError(".to", "missing field (the pose moved to)")
-        end = pose_arg(query["to"], ".to", start)
-        if self.category(piece) == "marker":
-            d = centre_distance(start.xy, end.xy)
-            return Verdict(
-                "move",
-                True,
-                (f"{piece.id} is an impact marker: placed where the shot is estimated, no limit",),
-                distance=d,
-                uncertainty=2 * piece.uncertainty,
-                summary=f"move {piece.id}: {fmt(d)}, impact marker placed (no limit)",
-            )
+        ``allowance`` replaces it all."""
+        piece, start, end, doubt = move.piece, move.start, move.end, move.doubt
+        query = move.extra
         flags = {}
         for key in ("extra", "charged"):
             value = query.get(key, False)
             if not isinstance(value, bool):
                 raise QueryError(f".{key}", f"must be true or false, got {value!r}")
             flags[key] = value
-        allowance = allowance_arg(query)
-        doubt = number_arg(query.get("uncertainty", 2 * piece.uncertainty), ".uncertainty")
-        if doubt < 0:
-            raise QueryError(".uncertainty", f"must be >= 0, got {doubt!r}")
+        allowance = move.allowance
         row = self.figure(piece)
-        if self.settings.move_measure == "front":
-            p0 = front_point(start.x, start.y, start.heading, piece.base[1])
-            p1 = front_point(end.x, end.y, end.heading, piece.base[1])
-            how = "front of the base"
-        else:
-            p0, p1, how = start.xy, end.xy, "base centre"
-        distance = centre_distance(p0, p1)
-        reasons = [f"moved {fmt(distance)} measured at the {how}"]
-        details: dict[str, Any] = {
-            "from": {"x": start.x, "y": start.y, "heading": start.heading},
-            "to": {"x": end.x, "y": end.y, "heading": end.heading},
-        }
+        distance, p0, p1 = measured.distance, measured.p0, measured.p1
+        reasons: list[str] = []
+        details: dict[str, Any] = {}
         stretch = self.settings.bad_ground_move == "stretch"
         if stretch:  # only the measured line's stretch in bad ground counts
             inside, sure = self.bad_stretch(scene, p0, p1)
@@ -571,22 +557,11 @@ class Pz8Colonial(TableRuleset):
                 ok = judge(distance, good, doubt)
                 reasons.append(f"{fmt(distance)} {_word(ok)} the limit: {good_rule}")
             details["allowance"] = limit
-        terrain_ok, terrain_reasons, _ = self.move_terrain(scene, piece, start, end, doubt / 2)
-        reasons += terrain_reasons
-        ok_all = self.can_act(piece, worst([ok, terrain_ok]), reasons)
-        word = {True: "legal", False: "illegal", None: "too close to call"}[ok_all]
-        if details.get("needs_roll") is not None and ok_all is None and (sure or flags["extra"]):
-            word = f"needs {details['needs_roll']}+ on {details['dice']}"
-        return Verdict(
-            "move",
-            ok_all,
-            tuple(reasons),
-            distance=distance,
-            uncertainty=doubt,
-            limit=limit,
-            details=details,
-            summary=f"move {piece.id}: {fmt(distance)}{pm(doubt)}, {word} (limit {inches(limit)})",
-        )
+        needs = details.get("needs_roll")
+        word = None
+        if needs is not None and (sure or flags["extra"]):
+            word = f"needs {needs}+ on {details['dice']}"
+        return MoveLimit(ok, limit, reasons, details, explain=False, doubtful_word=word)
 
     def ask_rout(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """A routing figure's move (``piece``, ``to``, optional ``from``): a charge move
@@ -659,17 +634,18 @@ class Pz8Colonial(TableRuleset):
         """The piece's own row, mounted or not."""
         return self.figures[self.category(piece)]
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """Fire range from ``from`` to ``to`` by the firer's weapon (snipers 24in, shells
-        unlimited), with the over-half-range rule (only a 6 hits, not revolvers and
-        spears) and the mounted-fire rules."""
-        firer = self.figure_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
-        measure = self.settings.range_measure
-        d = self.piece_distance(firer, target, measure, scene)
-        doubt = firer.uncertainty + target.uncertainty
+    def check_firer(self, piece: Piece) -> None:
+        if self.category(piece) == "marker":
+            raise QueryError(".from", f"{piece.id} is an impact marker, not a figure")
+
+    def judge_fire(
+        self, scene: Scene, query: RangeQuery, distance: float, reasons: list[str]
+    ) -> Fire:
+        """Fire range by the firer's weapon (snipers 24in, shells unlimited), with the
+        over-half-range rule (only a 6 hits, not revolvers and spears) and the
+        mounted-fire rules."""
+        firer, doubt, d = query.firer, query.doubt, distance
         row = self.figure(firer)
-        reasons = [f"{fmt(d)} {MEASURE_WORDS[measure]}"]
         details: dict[str, Any] = {}
         oks: list[bool | None] = []
         limit: float | None
@@ -726,19 +702,13 @@ class Pz8Colonial(TableRuleset):
             summary = f"{fmt(d)}{pm(doubt)}, {word} (limit {inches(limit)})"
             if details.get("half_range") == "over":
                 summary += ", over half range: 6 to hit"
-        ok_all = self.can_act(firer, worst(oks), reasons)
-        if ok_all is False and oks[0] is not False:
-            summary += ": may not fire"
-        return Verdict(
-            "range",
-            ok_all,
-            tuple(reasons),
-            distance=d,
-            uncertainty=doubt,
-            limit=limit,
-            details=details,
-            summary=f"range {firer.id} -> {target.id}: {summary}",
-        )
+        measured_ok = oks[0]
+
+        def summary_of(ok_all: bool | None) -> str:
+            may_not = ok_all is False and measured_ok is not False
+            return summary + (": may not fire" if may_not else "")
+
+        return Fire(worst(oks), limit, reasons, details, summary_of)
 
     # -- the Colonial questions -----------------------------------------------------------
 
@@ -1097,8 +1067,9 @@ class Pz8Colonial(TableRuleset):
         )
 
     def ask_recoil(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """A melee recoil: at most 2in (at the base centre) and, with ``enemy``, not
-        ending nearer that figure than it started."""
+        """A melee recoil: exactly 2in (at the base centre; ``recoil_tolerance`` either
+        way, as Divisional withdrawals are exact) and, with ``enemy``, not ending nearer
+        that figure than it started."""
         piece = self.figure_arg(scene, query, "piece")
         start = pose_arg(query["from"], ".from", piece.pose) if "from" in query else piece.pose
         if "to" not in query:
@@ -1107,9 +1078,21 @@ class Pz8Colonial(TableRuleset):
         d = centre_distance(start.xy, end.xy)
         doubt = 2 * piece.uncertainty
         limit = RECOIL * self.k
-        ok = judge(d, limit, doubt)
+        tol = self.settings.recoil_tolerance
+        far = judge_at_least(d, limit - tol, doubt)
+        near = judge(d, limit + tol, doubt)
+        ok = worst([far, near])
         oks = [ok]
-        reasons = [f"recoiled {fmt(d)} (base centre): {_word(ok)} {inches(limit)}"]
+        how = (
+            "the distance"
+            if ok
+            else "short of it"
+            if far is False
+            else "too far"
+            if near is False
+            else "too close to call against it"
+        )
+        reasons = [f"recoiled {fmt(d)} (base centre): {how}: a recoil is exactly {inches(limit)}"]
         if "enemy" in query:
             enemy = self.figure_arg(scene, query, "enemy")
             gain = centre_distance(end.xy, enemy.xy) - centre_distance(start.xy, enemy.xy)
@@ -1129,7 +1112,7 @@ class Pz8Colonial(TableRuleset):
             distance=d,
             uncertainty=doubt,
             limit=limit,
-            summary=f"recoil {piece.id}: {fmt(d)}{pm(doubt)}, {word} (limit {inches(limit)})",
+            summary=f"recoil {piece.id}: {fmt(d)}{pm(doubt)}, {word} (exactly {inches(limit)})",
         )
 
     def ask_snipe(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:

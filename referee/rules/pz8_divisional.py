@@ -72,6 +72,11 @@ from referee.geometry import (
 from referee.maps import MapTable, Obstacle, PreparedPolygons, Visibility, prepare_polygons
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
+    Deployment,
+    Finding,
+    Placed,
+    Reach,
+    Spotting,
     TableRuleset,
     fmt,
     inches,
@@ -84,6 +89,7 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.pz8 import ROUGH
+from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
 from referee.runtime import CORES, in_shares
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
@@ -226,7 +232,7 @@ DIV_ALIASES = {
 
 
 @register
-class Pz8Divisional(DivisionalBase):
+class Pz8Divisional(DivisionalBase, Spotting):
     """Pz8 WW2 Divisional: battalions and divisional HQs, artillery fire on spotted targets."""
 
     name = "pz8-divisional"
@@ -556,8 +562,11 @@ class Pz8Divisional(DivisionalBase):
         return (None, doubtful) if doubtful else (False, "")
 
     def spot(self, scene: Scene, spotter: Piece, target: Piece) -> Verdict:
-        """Can ``spotter`` spot ``target``: within its spotting distance (with the hill
-        and cover modifiers) and a clear line of sight."""
+        return self.judge_spot(scene, PairQuery(spotter, target))
+
+    def spot_reach(self, scene: Scene, query: PairQuery) -> Reach:
+        """The spotting distance (with the hill and cover modifiers) from the base centre."""
+        spotter, target = query.firer, query.target
         s = self.settings
         unit = self.unit(spotter)
         base = s.spot_far if unit.far_spotter else s.spot_near
@@ -580,36 +589,12 @@ class Pz8Divisional(DivisionalBase):
         elif cover is None:
             reasons.append(f"whether {target.id} is in {cover_id} is too close to call")
         distance = self.piece_distance(spotter, target, s.range_measure, scene)
-        doubt = spotter.uncertainty + target.uncertainty
-        verdicts = {judge(distance, lim, doubt) for lim in limits}
+        verdicts = {judge(distance, lim, query.doubt) for lim in limits}
         in_reach = verdicts.pop() if len(verdicts) == 1 else None
         limit = base + (s.hill_bonus if hill else 0.0) - (s.cover_malus if cover else 0.0)
         reasons.append(f"{fmt(distance)} from the base centre: {WORD[in_reach]} {inches(limit)}")
-        los, why, who = self.line_of_sight(scene, spotter, target)
-        if los != "clear":
-            reasons += why
-        ok = worst([in_reach, {"clear": True, "blocked": False, "doubtful": None}[los]])
-        ok = self.can_act(spotter, ok, reasons)
-        word = {True: "spotted", False: "not spotted", None: "too close to call"}[ok]
-        return Verdict(
-            "spot",
-            ok,
-            tuple(reasons),
-            distance=distance,
-            uncertainty=doubt,
-            limit=limit,
-            los=los,
-            details={
-                "on_hill": hill,
-                "in_cover": cover,
-                "blocking": who["blocked"],
-            },
-            summary=f"spot {spotter.id} -> {target.id}: {fmt(distance)}{pm(doubt)}, {word} "
-            f"(limit {inches(limit)})",
-        )
-
-    def ask_spot(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        return self.spot(scene, piece_arg(scene, query, "from"), piece_arg(scene, query, "to"))
+        details = {"on_hill": hill, "in_cover": cover}
+        return Reach(in_reach, distance, limit, reasons, details)
 
     def ask_fire(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """Artillery fire: the target within 18in and spotted by at least one unengaged unit
@@ -658,28 +643,22 @@ class Pz8Divisional(DivisionalBase):
 
     # -- moving into contact --------------------------------------------------------------
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """The shared move, then contact: a unit that touches an enemy on its way must stop
-        there (6), and HQs and artillery may not move into contact at all."""
-        verdict = super().ask_move(scene, query)
-        piece = piece_arg(scene, query, "piece")
-        start = pose_arg(query.get("from"), ".from", piece.pose) if "from" in query else piece.pose
-        end = pose_arg(query["to"], ".to", start)
+    def move_findings(self, scene: Scene, move: MoveQuery, verdict: Verdict) -> list[Finding]:
+        """Contact on the way: a unit that touches an enemy must stop there (6), and HQs
+        and artillery may not move into contact at all."""
+        piece, start, end = move.piece, move.start, move.end
         doubt = verdict.uncertainty or 0.0
         exact = self.first_contact(scene, piece, start, end, ())
         maybe = self.first_contact(scene, piece, start, end, (), doubt, +1)
         first = exact or maybe
         if first is None:
-            return verdict
+            return []
         enemy, at_inch, length = first
-        reasons = list(verdict.reasons)
-        details = dict(verdict.details)
-        details["contact"] = enemy.id
         role = self.unit(piece).role
         if role in ("hq", "artillery"):
             sure = self.first_contact(scene, piece, start, end, (), doubt, -1)
             ok: bool | None = False if sure else None
-            reasons.append(
+            why = (
                 f"{piece.id} ({self.category(piece)}) may not move into contact with an enemy "
                 f"(6): it touches {enemy.id} after {fmt(at_inch)}"
                 + ("" if sure else " (too close to call)")
@@ -691,21 +670,18 @@ class Pz8Divisional(DivisionalBase):
                 )  # the hair the base was grown by
             else:
                 ok = None if length - at_inch > doubt + enemy.uncertainty + 1e-9 else True
-            reasons.append(
+            why = (
                 f"{piece.id} touches {enemy.id} after {fmt(at_inch)} and must stop there to "
                 "fight (6): "
                 + {True: "it does", False: "it went on", None: "too close to call"}[ok]
             )
         final = worst([verdict.ok, ok])
         word = {True: "legal", False: "illegal", None: "too close to call"}[final]
-        return dataclasses.replace(
-            verdict,
-            ok=final,
-            reasons=tuple(reasons),
-            details=details,
-            summary=f"move {piece.id}: {fmt(verdict.distance or 0)}{pm(doubt)}, {word} "
-            f"(contact with {enemy.id})",
+        summary = (
+            f"move {piece.id}: {fmt(verdict.distance or 0)}{pm(doubt)}, {word} "
+            f"(contact with {enemy.id})"
         )
+        return [Finding(ok, (why,), summary=summary, details={"contact": enemy.id})]
 
     def first_contact(
         self,
@@ -1182,7 +1158,7 @@ def _verdicts(outcomes: Iterable[bool]) -> bool | None:
 
 
 @register
-class Pz8WW1(DivisionalBase):
+class Pz8WW1(DivisionalBase, Deployment):
     """Pz8 WW1 Divisional: battalions, MG and tank companies and field defences on squares."""
 
     name = "pz8-ww1"
@@ -1263,11 +1239,14 @@ class Pz8WW1(DivisionalBase):
 
     def _unit_arg(self, scene: Scene, query: Mapping[str, Any], key: str) -> Piece:
         piece = piece_arg(scene, query, key)
+        self._unit_problem(piece, f".{key}")
+        return piece
+
+    def _unit_problem(self, piece: Piece, path: str) -> None:
         if self.unit(piece).role != "unit":
             raise QueryError(
-                f".{key}", f"{piece.id} is a {self.category(piece)}, not a unit (it does not act)"
+                path, f"{piece.id} is a {self.category(piece)}, not a unit (it does not act)"
             )
-        return piece
 
     def difficult_square(self, scene: Scene, grid: Grid, sq: Square) -> str | None:
         """Why the square is difficult ground (the terrain or crater id), or None."""
@@ -1329,11 +1308,14 @@ class Pz8WW1(DivisionalBase):
             + ("" if ok else f" (or {', '.join(x for x in labels if x != grid.label(sq))})"),
         )
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """Assault reach: the target's square is next to the firer's, forward, back, left
-        or right, never corner to corner (5a)."""
-        firer = self._unit_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
+    def check_firer(self, piece: Piece) -> None:
+        self._unit_problem(piece, ".from")
+
+    def judge_range(self, scene: Scene, query: RangeQuery) -> Verdict:
+        """The squares' range (the grid's geometry in place of the table core's): assault
+        reach, the target's square next to the firer's, forward, back, left or right,
+        never corner to corner (5a)."""
+        firer, target = query.firer, query.target
         grid = self.grid(scene)
         a, b = grid.at(firer.x, firer.y), grid.at(target.x, target.y)
         ca = grid.candidates(firer.x, firer.y, firer.uncertainty)
@@ -1377,15 +1359,12 @@ class Pz8WW1(DivisionalBase):
         gap = np.maximum(0, np.maximum(lo[None] - hi[:, None], lo[:, None] - hi[None]))
         return Visibility(vis.ids, gap.sum(axis=2), vis.los)
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """One square forward, back, left or right (stormtroopers: any direction; MG units
-        static; tanks never into difficult ground, nor once stuck), into a square that
-        still has room (4, 2c)."""
-        piece = piece_arg(scene, query, "piece")
-        start = pose_arg(query.get("from"), ".from", piece.pose) if "from" in query else piece.pose
-        if "to" not in query:
-            raise QueryError(".to", "missing field (the pose moved to)")
-        end = pose_arg(query["to"], ".to", start)
+    def judge_move(self, scene: Scene, move: MoveQuery) -> Verdict:
+        """The squares' move (the grid's geometry in place of the table core's): one square
+        forward, back, left or right (stormtroopers: any direction; MG units static; tanks
+        never into difficult ground, nor once stuck), into a square that still has room
+        (4, 2c)."""
+        piece, start, end = move.piece, move.start, move.end
         grid = self.grid(scene)
         unit = self.unit(piece)
         reach = unit.steps
@@ -1631,48 +1610,49 @@ class Pz8WW1(DivisionalBase):
             d = p.x if edge == "left" else extent - p.x
         return d, extent
 
-    def ask_deployment(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """Units and field defences start in their own half of the table (2a, 2c): the
-        base centre no deeper than half the table from the side's edge."""
-        side = query.get("side")
-        pieces = [
-            p
-            for p in scene.pieces
-            if p.state != "destroyed"
-            and self.unit(p).role != "crater"
-            and (side is None or p.side == side)
-        ]
-        edges = self._edges(scene, query, {p.side for p in pieces})
-        oks: list[bool | None] = []
-        reasons: list[str] = []
-        outside: list[str] = []
-        worst_d, worst_p, half = -math.inf, None, 0.0
-        for p in pieces:
-            d, extent = self._depth(scene, p, edges[p.side])
-            ok = judge(d, extent / 2, p.uncertainty)
-            oks.append(ok)
-            if d - extent / 2 > worst_d:
-                worst_d, worst_p, half = d - extent / 2, p, extent / 2
-            if ok is not True:
-                outside.append(p.id)
-                reasons.append(
-                    f"{p.id} is {fmt(d)} in from the {edges[p.side]} edge: "
-                    + ("too close to call against" if ok is None else "beyond")
-                    + f" the half line at {inches(extent / 2)}"
-                )
-        ok_all = worst(oks)
-        if ok_all:
-            reasons.append(f"all {len(pieces)} pieces are in their own half (2a, 2c)")
+    def deploy_pieces(self, scene: Scene, query: Mapping[str, Any]) -> list[Piece]:
+        """Units and field defences (not craters) start in their own half (2a, 2c)."""
+        pieces = super().deploy_pieces(scene, query)
+        return [p for p in pieces if self.unit(p).role != "crater"]
+
+    def deploy_edges(
+        self, scene: Scene, query: Mapping[str, Any], pieces: Sequence[Piece]
+    ) -> dict[str, str]:
+        return self._edges(scene, query, {p.side for p in pieces})
+
+    def deploy_zone(self, scene: Scene, piece: Piece, edge: str, query: Mapping[str, Any]) -> float:
+        return self._depth(scene, piece, edge)[1] / 2  # the half line
+
+    def deploy_depth(self, scene: Scene, piece: Piece, edge: str) -> float:
+        return self._depth(scene, piece, edge)[0]  # the base centre
+
+    def outside_reason(self, row: Placed) -> str:
+        word = "too close to call against" if row.ok is None else "beyond"
+        return (
+            f"{row.piece.id} is {fmt(row.depth)} in from the {row.edge} edge: {word} the "
+            f"half line at {inches(row.zone)}"
+        )
+
+    def deployment_verdict(
+        self, scene: Scene, rows: list[Placed], reasons: list[str], ok: bool | None
+    ) -> Verdict:
+        if ok:
+            reasons.append(f"all {len(rows)} pieces are in their own half (2a, 2c)")
+        deepest = None
+        for r in rows:  # the piece deepest past (or least short of) its half line
+            if deepest is None or r.depth - r.zone > deepest.depth - deepest.zone:
+                deepest = r
+        outside = [r.piece.id for r in rows if r.ok is not True]
         return Verdict(
             "deployment",
-            ok_all,
+            ok,
             tuple(reasons),
-            distance=None if worst_p is None else worst_d + half,
-            uncertainty=None if worst_p is None else worst_p.uncertainty,
-            limit=half if worst_p is not None else None,
+            distance=None if deepest is None else deepest.depth,
+            uncertainty=None if deepest is None else deepest.piece.uncertainty,
+            limit=None if deepest is None else deepest.zone,
             details={"outside": outside},
             summary="deployment: "
-            + ("all in their half" if ok_all else f"outside: {', '.join(outside)}"),
+            + ("all in their half" if ok else f"outside: {', '.join(outside)}"),
         )
 
     def ask_victory(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:

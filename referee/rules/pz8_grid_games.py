@@ -30,12 +30,11 @@ from referee.maps import Visibility
 from referee.rules import PieceField, QueryError, Ruleset, Verdict, name_key, register
 from referee.rules.core import (
     fmt,
-    number_arg,
     piece_arg,
-    pose_arg,
     worst,
 )
 from referee.rules.grid import Cell, Grid, HexGrid, Placement, ZoneGrid, outlines, spread
+from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
 from referee.scene import Piece, Scene, Table, normalise_edge
 
 SOURCE = "004_6d86763d460ce231.txt"
@@ -368,24 +367,18 @@ class HexGame(GridGame):
         """Whether a move may not end on this piece's hex."""
         return True
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """A move from the piece's pose (or ``from``) to ``to`` in movement points: the
-        fewest MPs of the text's manoeuvres that take it from its hex and facing to the end
-        hex and facing, within the least and most it may spend, not ending on another
-        piece's hex. Every hex and facing the position doubt allows is tried."""
-        piece = piece_arg(scene, query, "piece")
-        start = pose_arg(query.get("from"), ".from", piece.pose) if "from" in query else piece.pose
-        if "to" not in query:
-            raise QueryError(".to", "missing field (the pose moved to)")
-        end = pose_arg(query["to"], ".to", start)
+    def judge_move(self, scene: Scene, move: MoveQuery) -> Verdict:
+        """The hex grid's move (the grid's geometry in place of the table core's): the
+        fewest MPs of the text's manoeuvres that take the piece from its hex and facing to
+        the end hex and facing, within the least and most it may spend, not ending on
+        another piece's hex. Every hex and facing the position doubt allows is tried."""
+        piece, start, end = move.piece, move.start, move.end
         g = self.grid(scene.table)
-        doubt = piece.uncertainty
-        if "uncertainty" in query:
-            doubt = number_arg(query["uncertainty"], ".uncertainty") / 2
+        doubt = piece.uncertainty if move.uncertainty is None else move.uncertainty / 2
         alt0 = self.altitude(piece)
         alt1: int | None = None
-        if "altitude" in query:
-            raw = query["altitude"]
+        if "altitude" in move.extra:
+            raw = move.extra["altitude"]
             if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
                 raise QueryError(".altitude", f"must be a whole altitude level, got {raw!r}")
             alt1 = raw
@@ -536,15 +529,13 @@ class Pz8Space(HexGame):
                 out.update(self.place(scene, p).cells)
         return out
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        piece = piece_arg(scene, query, "piece")
+    def check_mover(self, piece: Piece) -> None:
         if self.category(piece) != "spaceship":
             raise QueryError(
                 ".piece",
                 f"{piece.id} is a {self.category(piece)}: only spaceships move by MPs "
                 "(torpedoes run at the nearest enemy: ask torpedo; asteroids shift one hex)",
             )
-        return super().ask_move(scene, query)
 
     def occupies(self, piece: Piece) -> bool:
         return self.category(piece) == "spaceship"
@@ -661,11 +652,10 @@ class Pz8Space(HexGame):
         los[i, j] = final
         los[j, i] = final
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """Fire from ``from`` at ``to``: straight forward (the row of hexes ahead of the
-        side it faces), 1 to 9 hexes, with the to-hit band."""
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
+    def judge_range(self, scene: Scene, query: RangeQuery) -> Verdict:
+        """Fire from ``from`` at ``to`` in hexes: straight forward (the row of hexes ahead
+        of the side it faces), 1 to 9 hexes, with the to-hit band."""
+        firer, target = query.firer, query.target
         if self.category(firer) != "spaceship":
             raise QueryError(".from", f"{firer.id} is a {self.category(firer)}: it does not fire")
         g = self.grid(scene.table)
@@ -948,10 +938,72 @@ class AerialGame(HexGame):
     def occupies(self, piece: Piece) -> bool:
         return self.aircraft(piece) is not None
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        piece = piece_arg(scene, query, "piece")
-        self.plane(piece, ".piece")
-        return super().ask_move(scene, query)
+    def check_mover(self, piece: Piece) -> None:
+        self.plane(piece, ".piece")  # only aircraft move by MPs
+
+    def judge_range(self, scene: Scene, query: RangeQuery) -> Verdict:
+        """Fire from ``from`` at ``to`` with the era's ``weapon`` (:meth:`fire_weapon`):
+        in its arc, within its hexes, at the level it allows, with the era's own checks
+        (:meth:`weapon_checks`) and to-hit table (:meth:`to_hit_table`)."""
+        firer, target = query.firer, query.target
+        plane = self.plane(firer, ".from")
+        weapon, low, high, rear = self.fire_weapon(firer, plane, query)
+        reasons: list[str] = []
+        details: dict[str, Any] = {}
+        oks = self.weapon_checks(scene, query, plane, weapon, reasons, details)
+        arc = self.arc_test(scene, firer, target, rear)
+        alt = self.altitude_test(firer, target, rear, reasons)
+        verdict = self.fire_verdict(
+            scene,
+            firer,
+            target,
+            weapon,
+            low,
+            high,
+            arc,
+            alt,
+            reasons,
+            details,
+            self.to_hit_table(weapon),
+        )
+        modifiers = self.fire_modifiers(weapon, verdict.distance)
+        if modifiers:
+            details["modifiers"] = modifiers
+        ok = worst([verdict.ok, *oks])
+        word = {True: "may fire", False: "may not fire", None: "too close to call"}[ok]
+        summary = verdict.summary.replace(
+            {True: "may fire", False: "may not fire", None: "too close to call"}[verdict.ok], word
+        )
+        return dataclasses.replace(
+            verdict, ok=ok, reasons=tuple(reasons), details=details, summary=summary
+        )
+
+    def fire_weapon(
+        self, firer: Piece, plane: Aircraft, query: RangeQuery
+    ) -> tuple[str, int, int, bool]:
+        """(weapon, fewest hexes, most hexes, fires to the rear) for the asked ``weapon``."""
+        raise NotImplementedError
+
+    def weapon_checks(
+        self,
+        scene: Scene,
+        query: RangeQuery,
+        plane: Aircraft,
+        weapon: str,
+        reasons: list[str],
+        details: dict[str, Any],
+    ) -> list[bool | None]:
+        """The era's own conditions on the weapon (missiles left, a target flying the same
+        way), their reasons and details added."""
+        return []
+
+    def to_hit_table(self, weapon: str) -> Mapping[int, str]:
+        """Hexes -> the D6 roll that hits."""
+        return AERIAL_TO_HIT
+
+    def fire_modifiers(self, weapon: str, distance: float | None) -> list[str]:
+        """To-hit modifiers the distance brings."""
+        return []
 
     def ask_tailing(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """Whether ``piece`` is tailed: an enemy aircraft on its rear hex flying in the
@@ -1078,24 +1130,17 @@ class Pz8Aerial(AerialGame):
 
     settings: AerialGame.Settings
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """Fire from ``from`` at ``to`` (``weapon``: ``front``, the fixed guns, or ``rear``,
-        the flexible ones): in the arc, 1-4 hexes, at the same level (rear: or one
-        higher)."""
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
-        t = self.plane(firer, ".from")
-        weapon = str(query.get("weapon", "front")).lower()
+    def fire_weapon(
+        self, firer: Piece, plane: Aircraft, query: RangeQuery
+    ) -> tuple[str, int, int, bool]:
+        """``weapon``: ``front``, the fixed guns, or ``rear``, the flexible ones: 1-4
+        hexes, in the arc, at the same level (rear: or one higher)."""
+        weapon = str(query.extra.get("weapon", "front")).lower()
         if weapon not in ("front", "rear"):
-            raise QueryError(".weapon", f"must be front or rear, got {query.get('weapon')!r}")
-        reasons: list[str] = []
-        if weapon == "rear" and not t.rear:
+            raise QueryError(".weapon", f"must be front or rear, got {query.extra.get('weapon')!r}")
+        if weapon == "rear" and not plane.rear:
             raise QueryError(".weapon", f"{firer.id} ({self.category(firer)}) has no rear guns")
-        arc = self.arc_test(scene, firer, target, weapon == "rear")
-        alt = self.altitude_test(firer, target, weapon == "rear", reasons)
-        return self.fire_verdict(
-            scene, firer, target, weapon, 1, 4, arc, alt, reasons, {}, AERIAL_TO_HIT
-        )
+        return weapon, 1, 4, weapon == "rear"
 
     def ask_ground_attack(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """A ground attack by ``from`` on ``to``: the aircraft ends its move in a hex
@@ -1148,60 +1193,53 @@ class Pz8Aerial1965(AerialGame):
 
     settings: AerialGame.Settings
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """Fire from ``from`` at ``to`` with ``weapon`` (``cannon``, ``hs`` or ``rh``): in
-        the forward arc at the same level; cannon 1-2 hexes, heat-seeking missiles 4-12
-        hexes at a target flying the same direction, radar-homing 7-24 (-1 over 12)."""
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
-        t = self.plane(firer, ".from")
-        weapon = str(query.get("weapon", "cannon")).lower()
+    def fire_weapon(
+        self, firer: Piece, plane: Aircraft, query: RangeQuery
+    ) -> tuple[str, int, int, bool]:
+        """``weapon``: ``cannon``, ``hs`` or ``rh``: in the forward arc at the same level;
+        cannon 1-2 hexes, heat-seeking missiles 4-12 hexes at a target flying the same
+        direction, radar-homing 7-24 (-1 over 12)."""
+        weapon = str(query.extra.get("weapon", "cannon")).lower()
         if weapon not in self.weapons:
-            raise QueryError(".weapon", f"must be cannon, hs or rh, got {query.get('weapon')!r}")
+            raise QueryError(
+                ".weapon", f"must be cannon, hs or rh, got {query.extra.get('weapon')!r}"
+            )
         low, high = self.weapons[weapon]
-        reasons: list[str] = []
-        details: dict[str, Any] = {}
+        return weapon, low, high, False
+
+    def weapon_checks(
+        self,
+        scene: Scene,
+        query: RangeQuery,
+        plane: Aircraft,
+        weapon: str,
+        reasons: list[str],
+        details: dict[str, Any],
+    ) -> list[bool | None]:
+        firer, target = query.firer, query.target
         oks: list[bool | None] = []
         if weapon != "cannon":
             left = self.field(firer, weapon)
-            left = getattr(t, weapon) if left is None else left
+            left = getattr(plane, weapon) if left is None else left
             if not left:
                 reasons.append(f"{firer.id} has no {weapon.upper()} missiles")
                 oks.append(False)
             details["missiles"] = left
         if weapon == "hs":
-            g = self.grid(scene.table)
             same = over(a == b for a in self.sides(scene, firer) for b in self.sides(scene, target))
             reasons.append(
                 f"{target.id} flying the same direction: {WORD[same]} (heat-seeking missiles)"
             )
             oks.append(same)
-            del g
-        arc = self.arc_test(scene, firer, target, False)
-        alt = self.altitude_test(firer, target, False, reasons)
-        verdict = self.fire_verdict(
-            scene,
-            firer,
-            target,
-            weapon,
-            low,
-            high,
-            arc,
-            alt,
-            reasons,
-            details,
-            JET_CANNON_TO_HIT if weapon == "cannon" else {},
-        )
-        if weapon == "rh" and verdict.distance is not None and verdict.distance > 12:
-            details["modifiers"] = ["-1 target over 12 hexes"]
-        ok = worst([verdict.ok, *oks])
-        word = {True: "may fire", False: "may not fire", None: "too close to call"}[ok]
-        summary = verdict.summary.replace(
-            {True: "may fire", False: "may not fire", None: "too close to call"}[verdict.ok], word
-        )
-        return dataclasses.replace(
-            verdict, ok=ok, reasons=tuple(reasons), details=details, summary=summary
-        )
+        return oks
+
+    def to_hit_table(self, weapon: str) -> Mapping[int, str]:
+        return JET_CANNON_TO_HIT if weapon == "cannon" else {}
+
+    def fire_modifiers(self, weapon: str, distance: float | None) -> list[str]:
+        if weapon == "rh" and distance is not None and distance > 12:
+            return ["-1 target over 12 hexes"]
+        return []
 
 
 # -- Naval --------------------------------------------------------------------------------------
@@ -1398,16 +1436,13 @@ class Pz8Naval(GridGame):
             out.append("broadside")
         return tuple(out)
 
-    def ask_move(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """One zone forward or backward, or stay (1, 3): never across the central line
+    def judge_move(self, scene: Scene, move: MoveQuery) -> Verdict:
+        """The zones' move (the zone plan's geometry in place of the table core's): one
+        zone forward or backward, or stay (1, 3): never across the central line
         (a ship backing out of its home zone leaves the table); moving forward it must
         face the central line, backward its own edge, staying it lies broadside. A ship
         with H damages of half its Defence may not change zone, a Crippled one not move."""
-        piece = piece_arg(scene, query, "piece")
-        start = pose_arg(query.get("from"), ".from", piece.pose) if "from" in query else piece.pose
-        if "to" not in query:
-            raise QueryError(".to", "missing field (the pose moved to)")
-        end = pose_arg(query["to"], ".to", start)
+        piece, start, end = move.piece, move.start, move.end
         g = self.grid(scene.table)
         n = self.settings.zones
         doubt = piece.uncertainty
@@ -1477,23 +1512,24 @@ class Pz8Naval(GridGame):
         )
 
     def _fire(
-        self, scene: Scene, query: Mapping[str, Any], ask: str
+        self, scene: Scene, query: Mapping[str, Any] | PairQuery, ask: str
     ) -> tuple[Piece, Piece, Placement, Placement, list[str]]:
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
+        pair = query if isinstance(query, PairQuery) else PairQuery.parse(scene, query)
+        firer, target = pair.firer, pair.target
         pa, pb = self.place(scene, firer), self.place(scene, target)
         reasons = [self.where(scene, firer, pa), self.where(scene, target, pb)]
         return firer, target, pa, pb, reasons
 
-    def ask_range(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+    def judge_range(self, scene: Scene, query: RangeQuery) -> Verdict:
         """Fire from ``from`` at ``to`` in zones (``weapon``: ``main`` or ``secondary``):
         within the battery's range (4 zones for 18"-14" guns, 3 for 12"-8"), the
         to-straddle number and the broadside modifier from the firer's heading."""
         firer, target, pa, pb, reasons = self._fire(scene, query, "range")
         ship = self.ship(firer)
-        weapon = str(query.get("weapon", "main")).lower()
+        raw = query.extra.get("weapon", "main")
+        weapon = str(raw).lower()
         if weapon not in ("main", "secondary"):
-            raise QueryError(".weapon", f"must be main or secondary, got {query.get('weapon')!r}")
+            raise QueryError(".weapon", f"must be main or secondary, got {raw!r}")
         limit = ship.secondary if weapon == "secondary" else ship.range
         if limit <= 0:
             raise QueryError(

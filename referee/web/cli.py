@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from referee.club.sender import ClubTarget, club_options, finish
 from referee.errors import RefereeError, SourceError
 from referee.game import (
     LiveTable,
@@ -80,6 +81,7 @@ def terminal_qr(text: str) -> str:
     show_default=True,
     help="Play recordings at this multiple of real time (0: as fast as possible).",
 )
+@club_options
 def serve(
     camera: int | None,
     video: str | None,
@@ -94,6 +96,8 @@ def serve(
     host: str,
     port: int,
     speed: float,
+    club_url: str | None = None,
+    club_token: str | None = None,
 ) -> None:
     """Serve the dashboard: live table, disputes, terrain, turn assistant, game log.
 
@@ -108,6 +112,7 @@ def serve(
     sources = [s for s in (camera, video, stream) if s is not None]
     if len(sources) > 1:
         raise SourceError("give at most one of --camera, --video and --stream")
+    club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
     # The options are checked before the game log is opened: a refused start changes no log.
     check_log_path(db, no_log)
     name = game or game_name("serve")
@@ -150,6 +155,7 @@ def serve(
     click.echo("press Ctrl-C to stop", err=True)
     sys.stdout.flush()
     live.start()
+    sender = club.start(log.path, live.game_name) if club and log and live.game_name else None
     try:
         server.run()
     except KeyboardInterrupt:
@@ -158,6 +164,7 @@ def serve(
         live.stop()
         server.close()
         if log is not None:
+            finish(sender, log.path)
             log.close()
 
 

@@ -310,3 +310,38 @@ def test_rulesets_lists_the_colonial_questions_kinds_and_conventions() -> None:
     assert 'figure_scale = "15mm": The rules\' distances are for 15mm figures' in result.output
     assert "piece kinds: " in result.output and "camel" in result.output
     assert "unit (text, default null)" in result.output
+
+
+# -- recoil is exactly 2in (issue 29 item 6) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("to_x", "doubt", "tolerance", "ok"),
+    [
+        (32.0, 0.0, 0.0, True),  # exactly 2in away from the enemy
+        (31.0, 0.0, 0.0, False),  # 1in: short (it was ruled legal)
+        (31.99, 0.0, 0.0, False),
+        (32.01, 0.0, 0.0, False),  # too far
+        (31.99, 0.01, 0.0, None),  # within the doubt of 2in either way
+        (32.01, 0.01, 0.0, None),
+        (31.9, 0.0, 0.1, True),  # a table's slack of 0.1in either way
+        (31.89, 0.0, 0.1, False),
+    ],
+)
+def test_recoil_is_exactly_2in(
+    to_x: float, doubt: float, tolerance: float, ok: bool | None
+) -> None:
+    loser = _fig("l", 30, 30, side="zulu", uncertainty=doubt)
+    winner = _fig("w", 28.5, 30)
+    scene = _scene(loser, winner, terrain=(), settings={"recoil_tolerance": tolerance})
+    query = {"ask": "recoil", "piece": "l", "to": {"x": to_x, "y": 30}, "enemy": "w"}
+    verdict = ruleset_for(scene).answer(scene, query)
+    assert verdict.ok is ok
+    if ok is False:
+        assert "a recoil is exactly 2in" in verdict.reasons[0]
+
+
+@pytest.mark.parametrize("value", [-0.1, 2.5])
+def test_recoil_tolerance_is_checked(value: float) -> None:
+    with pytest.raises(ValueError, match="recoil_tolerance must be 0-2 inches"):
+        find_ruleset("pz8-colonial", recoil_tolerance=value)

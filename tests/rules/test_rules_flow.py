@@ -6,7 +6,8 @@ import pytest
 
 from referee.geometry import Pose
 from referee.rules import find_ruleset
-from referee.rules.flow import GameFlow, PaperTigersFlow, SettledMove
+from referee.rules.flow import GameFlow, SettledMove
+from referee.rules.paper_tigers import PaperTigersFlow
 from referee.scene import Piece, Scene, Table, Terrain
 
 START = {"t34a": (10.0, 20.0), "t34b": (12.5, 20.0), "sq1": (30.0, 20.0)}
@@ -132,3 +133,23 @@ def test_papercraft_flow_uses_the_units_own_move_stat():
     f = rules.game_flow()
     assert f.judge(table, SettledMove("orc", Pose(10, 10, 0), Pose(15, 10, 0))).ok is True
     assert f.judge(table, SettledMove("orc", Pose(10, 10, 0), Pose(15.1, 10, 0))).ok is False
+
+
+def test_a_typed_move_is_judged_as_its_json_question() -> None:
+    """The session's typed entry point: a MoveQuery built from a settled move gives the
+    verdict the same question asked as JSON gives."""
+    from referee.rules import MoveQuery
+    from referee.rules.cli import EXAMPLE
+    from referee.scene import load_scene
+
+    scene = load_scene(EXAMPLE)
+    rules = find_ruleset(scene.ruleset)
+    piece = scene.piece("sq1")
+    end = Pose(20.0, 16.0, 270.0)
+    typed = rules.answer_move(scene, MoveQuery.of(piece, piece.pose, end, allowance=5))
+    asked = rules.answer(
+        scene,
+        {"ask": "move", "piece": "sq1", "to": {"x": 20, "y": 16, "heading": 270}, "allowance": 5},
+    )
+    assert typed.to_json() == asked.to_json()
+    assert typed.to_json()["piece"] == "sq1"

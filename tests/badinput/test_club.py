@@ -1,0 +1,306 @@
+"""Bad input of the club server (issue 33): malformed batches and registrations, tokens that
+are not a table's, URLs that are not databases or clubs, option values. Every batch is taken
+whole or refused whole with a 400/401/403/409 (never a 500); every command succeeds or says
+one ``referee: error:`` line with exit 2, and nothing already written changes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from urllib.parse import quote
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from badinput.harness import FUZZ, SAMPLE, VALUES, assert_clean, invoke, mutated_text, snapshot
+from referee.club import create_app
+from referee.club.store import ClubStore
+from referee.events import GameEvent
+from referee.store import GameLog
+
+SCENE = json.loads((SAMPLE / "scene.json").read_text())
+MOVE = GameEvent(
+    1,
+    0.5,
+    "move",
+    {
+        "piece": "t34a",
+        "from": {"x": 10, "y": 20.5, "heading": 270},
+        "to": {"x": 10, "y": 14.5, "heading": 270},
+        "distance": 6.0,
+        "uncertainty": 0.006,
+    },
+    frame=6,
+).to_json()
+FLAG = {"seq": 2, "t": 0.6, "type": "flag", "frame": 7, "kind": "jump", "message": "m"}
+BATCH = {"events": [MOVE, FLAG]}
+REGISTRATION = {"ruleset": "paper-tigers", "scene": SCENE, "roster": None, "created": None}
+
+
+@pytest.fixture(scope="module")
+def club(tmp_path_factory):
+    store = ClubStore(f"sqlite:///{tmp_path_factory.mktemp('club') / 'club.sqlite'}")
+    token = store.add_table("alpha")
+    other = store.add_table("beta")
+    client = create_app(store, {"TESTING": True}).test_client()
+    yield client, store, token, other
+    store.close()
+
+
+def _files_of(files: dict[str, bytes]) -> dict[str, bytes]:
+    """Files by name without SQLite's -wal and -shm beside a log (a WAL reader makes them)."""
+    return {k: v for k, v in files.items() if not k.endswith(("-wal", "-shm"))}
+
+
+def _files(folder) -> dict[str, bytes]:
+    return _files_of(snapshot(folder))
+
+
+def _state(store: ClubStore) -> list[tuple[str, int]]:
+    return [(g.name, g.last_seq) for g in store.games()]
+
+
+@FUZZ
+@given(text=mutated_text(BATCH), n=st.integers(0, 10**9))
+def test_any_batch_is_taken_whole_or_refused_whole(club, text, n):
+    client, store, token, _ = club
+    name = f"g{n}"
+    client.put(
+        f"/api/games/{name}", json=REGISTRATION, headers={"Authorization": f"Bearer {token}"}
+    )
+    before = _state(store)
+    answer = client.post(
+        f"/api/games/{name}/events",
+        data=text,
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
+    assert answer.status_code in (200, 400, 409), answer.get_data(as_text=True)
+    assert isinstance(answer.json, dict)
+    if answer.status_code != 200:
+        assert answer.json["error"] and "\n" not in answer.json["error"]
+        assert _state(store) == before
+    else:
+        stored = store.events(store.game(name))
+        assert [e.seq for e in stored] == list(range(1, len(stored) + 1))
+
+
+@FUZZ
+@given(text=mutated_text(REGISTRATION))
+def test_any_registration_registers_or_is_400(club, text):
+    client, store, token, _ = club
+    before = _state(store)
+    answer = client.put(
+        "/api/games/reg",
+        data=text,
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
+    assert answer.status_code in (200, 400), answer.get_data(as_text=True)
+    if answer.status_code == 400:
+        assert _state(store) == before
+
+
+@FUZZ
+@given(header=st.one_of(st.text(max_size=60), st.sampled_from(["Bearer", "Bearer ", "bearer x"])))
+def test_any_token_but_a_tables_own_is_401(club, header):
+    client, store, token, other = club
+    if token in header or other in header:
+        return
+    before = _state(store)
+    for method, path, body in (
+        ("put", "/api/games/t", REGISTRATION),
+        ("post", "/api/games/t/events", BATCH),
+    ):
+        try:
+            answer = getattr(client, method)(path, json=body, headers={"Authorization": header})
+        except ValueError:  # a header werkzeug itself refuses to send (a newline in it)
+            continue
+        assert answer.status_code == 401
+    assert _state(store) == before
+
+
+def test_another_tables_game_is_403_and_the_same_name_409(club):
+    client, store, token, other = club
+    auth = {"Authorization": f"Bearer {token}"}
+    client.put("/api/games/mine", json=REGISTRATION, headers=auth)
+    before = _state(store)
+    theirs = {"Authorization": f"Bearer {other}"}
+    assert client.post("/api/games/mine/events", json=BATCH, headers=theirs).status_code == 403
+    assert client.put("/api/games/mine", json=REGISTRATION, headers=theirs).status_code == 409
+    assert _state(store) == before
+
+
+@FUZZ
+@given(value=VALUES)
+def test_any_db_url_is_a_club_or_one_line(tmp_path_factory, value):
+    folder = tmp_path_factory.mktemp("url")
+    log = folder / "games.sqlite"
+    GameLog(log).close()
+    before = snapshot(folder)
+    text = str(value) if not isinstance(value, str) else value
+    # A random user and database, never a random host: nothing here reaches the network.
+    pg = f"postgresql://{quote(text[:60], safe='')}@127.0.0.1:1/{quote(text[:60], safe='')}"
+    for url in (text, f"sqlite:///{log}", pg):
+        if "\x00" in url:
+            continue
+        result = invoke("club", "table", "list", "--db", url)
+        assert_clean(result)
+    assert snapshot(folder) == before  # a game log given as a club is never touched
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "games.sqlite",
+        "sqlite://games.sqlite",
+        "sqlite:///",
+        "mysql://root@localhost/club",
+        "http://127.0.0.1:8780/",
+        "postgresql://nobody@127.0.0.1:1/club?connect_timeout=1",
+        "postgresql://bad url with spaces",
+    ],
+)
+def test_urls_that_are_not_databases_are_one_line(url):
+    result = invoke("club", "table", "add", "alpha", "--db", url)
+    assert_clean(result)
+    assert result.exit_code == 2
+    assert "--db" in result.stderr or "PostgreSQL" in result.stderr
+
+
+def test_another_programs_sqlite_file_is_left_as_it_was(tmp_path):
+    path = tmp_path / "other.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE notes (x TEXT)")
+    con.commit()
+    con.close()
+    before = snapshot(tmp_path)
+    for args in (["table", "add", "x"], ["table", "list"], ["export"]):
+        result = invoke("club", *args, "--db", f"sqlite:///{path}")
+        assert_clean(result)
+        assert result.exit_code == 2
+    assert snapshot(tmp_path) == before
+
+
+@FUZZ
+@given(
+    option=st.sampled_from(["--club", "--club-token", "--db", "--game"]),
+    value=VALUES,
+)
+def test_push_options_are_accepted_or_one_line(tmp_path_factory, option, value):
+    folder = tmp_path_factory.mktemp("push")
+    log = GameLog(folder / "games.sqlite")
+    log.create_game("g", "paper-tigers", SCENE)
+    log.close()
+    before = snapshot(folder)
+    args = {
+        "--db": str(folder / "games.sqlite"),
+        "--club": "http://127.0.0.1:9/",
+        "--club-token": "t",
+        "--wait": "0",
+    }
+    args[option] = str(value)
+    if "\x00" in str(value):
+        return
+    flat = [x for pair in args.items() for x in pair]
+    result = invoke("club", "push", *flat)
+    assert_clean(result)
+    assert result.exit_code == 2  # nothing listens on port 9: never a success
+    assert _files(folder) == _files_of(before)
+
+
+@pytest.mark.parametrize("wait", ["-1", "nan", "inf", "3601", "soon", "x" * 100_000])
+def test_push_wait_out_of_range_is_one_line(tmp_path, wait):
+    result = invoke(
+        "club",
+        "push",
+        "--db",
+        str(tmp_path / "g.sqlite"),
+        "--club",
+        "http://127.0.0.1:9/",
+        "--club-token",
+        "t",
+        "--wait",
+        wait,
+    )
+    assert_clean(result)
+    assert result.exit_code == 2 and "--wait" in result.stderr
+    assert not (tmp_path / "g.sqlite").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--club", "http://127.0.0.1:9/"], "--club and --club-token go together"),
+        (["--club-token", "t"], "--club and --club-token go together"),
+        (["--club", "ftp://x/", "--club-token", "t"], "--club: 'ftp://x/' is not a club"),
+        (["--club", "http://h/", "--club-token", " "], "--club-token"),
+        (["--club", "http://h/", "--club-token", "t", "--no-log"], "cannot go with --no-log"),
+    ],
+)
+@pytest.mark.parametrize("command", ["run", "demo", "serve"])
+def test_club_options_of_a_table_are_checked_before_anything_is_written(
+    tmp_path, args, message, command
+):
+    base = {
+        "run": [
+            "run",
+            "--video",
+            str(SAMPLE / "video.mp4"),
+            "-c",
+            str(SAMPLE / "camera.json"),
+            "-r",
+            str(SAMPLE / "roster.json"),
+        ],
+        "demo": ["demo", "--use-true-camera"],
+        "serve": ["serve"],
+    }[command]
+    db = [] if "--no-log" in args else ["--db", str(tmp_path / "games.sqlite")]
+    result = invoke(*base, *db, *args)
+    assert_clean(result)
+    assert result.exit_code == 2 and message in result.stderr
+    assert snapshot(tmp_path) == {}
+
+
+def test_club_export_and_table_options(tmp_path):
+    url = f"sqlite:///{tmp_path / 'club.sqlite'}"
+    for args in (
+        ["table", "add", "", "--db", url],
+        ["table", "add", "x" * 65, "--db", url],
+        ["table", "remove", "nobody", "--db", url],
+        ["export", "--db", url, "--format", "xml"],
+        ["export", "--db", url, "--game", "nope"],
+        ["serve", "--db", url, "--port", "70000"],
+        ["export", "--db", url, "--out", str(tmp_path)],
+    ):
+        result = invoke("club", *args)
+        assert_clean(result)
+        assert result.exit_code == 2, args
+
+
+def test_a_club_port_in_use_is_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = invoke(
+            "club", "serve", "--db", f"sqlite:///{tmp_path / 'c.sqlite'}", "--port", str(port)
+        )
+    assert_clean(result)
+    assert result.exit_code == 2 and f"--port {port}" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["push", "--db", "x" * 5000, "--club", "http://127.0.0.1:9/", "--club-token", "t"],
+        ["table", "list", "--db", "sqlite:///" + "x" * 5000],
+        ["table", "list", "--db", "sqlite:///a/" + "x" * 300],
+        ["export", "--out", "x" * 5000],
+    ],
+)
+def test_names_too_long_for_the_system_are_one_line(args):
+    result = invoke("club", *args)
+    assert_clean(result)
+    assert result.exit_code == 2 and "--" in result.stderr
