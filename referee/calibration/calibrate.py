@@ -28,9 +28,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee import media
-from referee.calibration.camera import Intrinsics, TablePose
+from referee.calibration.camera import Intrinsics, TablePose, pixels_to_table
 from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.calibration.table import (
+    COMMON_TABLES_IN,
     FlatTag,
     TableFix,
     anchor_misfits,
@@ -762,13 +763,75 @@ def _table_fix(
         if worst > ANCHOR_MISFIT_IN:
             where = next(f"({a.x:g}, {a.y:g})" for a in anchors if a.tag == tag)
             size = f"{table.width:g}x{table.depth:g}in"
+            fits = _table_the_anchors_fit(intr, ids, corners, anchors, dictionary, table)
+            hint = f"; the anchors seen fit a {fits} table (--table {fits})" if fits else ""
             raise RefereeError(
                 f"table view {frame.name}: the corner anchors do not fit a {size} table "
                 f"(anchor {tag} is seen {worst:.2f}in from its place {where}); check --table "
                 "(the table's size in game inches) or the roster's anchors, and that each "
-                "anchor is glued in its corner"
+                f"anchor is glued in its corner{hint}"
             )
     return fix
+
+
+def _table_the_anchors_fit(
+    intr: Intrinsics,
+    ids: NDArray[Any],
+    corners: FloatArray,
+    anchors: Sequence[AnchorTag],
+    dictionary: str,
+    table: TableSize,
+) -> str | None:
+    """The common table size (``48x36``) whose default anchors fit the ones seen, if any.
+
+    Only for the default anchors (placed from ``--table``): a roster's own
+    anchors say nothing of another size. Each common table is tried both ways
+    round, smallest first, by the same fit and tolerance that refused ``table``.
+    """
+    if tuple(anchors) != tuple(default_anchors(dictionary, table)):
+        return None
+    for long_side, short_side in COMMON_TABLES_IN:
+        for width, depth in ((long_side, short_side), (short_side, long_side)):
+            size = TableSize(width, depth, table.inch_mm)
+            if (width, depth) == (table.width, table.depth):
+                continue
+            trial = default_anchors(dictionary, size)
+            try:
+                fix = locate_table(intr, None, None, ids, corners, trial)
+            except RefereeError:
+                continue
+            misfits = anchor_misfits(intr, fix.pose, ids, corners, trial)
+            if (
+                misfits
+                and max(misfits.values()) <= ANCHOR_MISFIT_IN
+                and _anchor_sides_fit(intr, fix.pose, ids, corners, trial)
+            ):
+                return f"{width:g}x{depth:g}"
+    return None
+
+
+def _anchor_sides_fit(
+    intr: Intrinsics,
+    pose: TablePose,
+    ids: NDArray[Any],
+    corners: FloatArray,
+    anchors: Sequence[AnchorTag],
+) -> bool:
+    """True when every seen anchor measures its printed size (within 5%) on the fitted table.
+
+    Four anchors of a table of another size but the same shape (30x22 for
+    48x36) fit by moving the camera nearer; their printed size tells them apart.
+    """
+    sizes = {a.tag: a.size for a in anchors}
+    quads = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
+    for tag, quad in zip(np.asarray(ids).ravel(), quads, strict=True):
+        if int(tag) not in sizes:
+            continue
+        on_table = pixels_to_table(intr, pose, quad, 0.0)
+        side = np.linalg.norm(on_table - np.roll(on_table, -1, axis=0), axis=1).mean()
+        if abs(side / sizes[int(tag)] - 1.0) > 0.05:
+            return False
+    return True
 
 
 def _nothing_found_message(
@@ -779,6 +842,20 @@ def _nothing_found_message(
         return (
             f"every view of the board was too blurry ({rejected}); hold the camera and board "
             "still, add light, or focus the lens"
+        )
+    flipped = _other_pattern_seen(spec, images)
+    if flipped is not None:
+        if flipped.legacy:
+            return (
+                f"no corners of {spec.to_string()} seen, but the board is printed in OpenCV's "
+                "legacy ChArUco pattern (OpenCV before 4.6; it differs "
+                "when the rows are even): add the :legacy ending, "
+                f"--board {flipped.to_string()}"
+            )
+        return (
+            f"no corners of {spec.to_string()} seen, but the board is printed in the current "
+            "ChArUco pattern, not the legacy one: drop the :legacy ending, "
+            f"--board {flipped.to_string()}"
         )
     found = identify_markers(images)
     if not found and np.median([sharpness(to_gray(i)) for i in images]) < 10.0:
@@ -804,6 +881,22 @@ def _nothing_found_message(
         f"no calibration board seen in any view ({rejected or 'nothing decoded'}); check the "
         "source shows the board, well lit and in focus"
     )
+
+
+def _other_pattern_seen(spec: BoardSpec, images: Sequence[Image]) -> BoardSpec | None:
+    """The spec with the other ChArUco pattern when that one finds the board and ``spec`` not.
+
+    OpenCV 4.6 changed which squares of a board with an even number of rows
+    hold markers; a board printed one way and given the other shows its
+    markers but never a chessboard corner.
+    """
+    if spec.rows % 2:
+        return None  # odd rows: both patterns are the same board
+    flipped = replace(spec, legacy=not spec.legacy)
+    detector = BoardDetector(flipped)
+    if any(len(detector.detect(image)) >= MIN_CORNERS for image in images):
+        return flipped
+    return None
 
 
 def _ids(ids: Sequence[int]) -> str:

@@ -7,7 +7,11 @@ boolean-mask indexing, never mutated. :class:`TagDetector` wraps OpenCV's
 table (a 0.8 in tag on a 72 in table seen in 1080p is about 20 px across;
 OpenCV's default minimum perimeter drops tags under about 14 px) and, to
 stay fast, re-detects only in regions around the tags it saw last frame,
-with a full-frame pass every few frames to pick up tags that appear.
+with a full-frame pass every few frames to pick up tags that appear. Squares
+OpenCV closes but cannot read get a second look at twice the resolution, and
+on AprilTag families AprilTag 3 (the optional ``pupil-apriltags``,
+:mod:`referee.tags.apriltag`) adds its candidates; every candidate then gets
+the same edge-fitted corners and cell re-read.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import cv2
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from referee.tags import apriltag
 from referee.tags.corners import LensModel, refine_tag_corners
 from referee.tags.layout import (
     DEFAULT_DICTIONARY,
@@ -142,6 +147,15 @@ class DetectorSettings:
     """Margin around a known tag's box, in tag sides, searched on the frames in between."""
     adaptive_window: tuple[int, int, int] = (3, 23, 10)
     """Adaptive threshold window sizes (min, max, step)."""
+    upscale_rejects: bool = True
+    """Look again, at twice the resolution, around each square OpenCV found but could not
+    read (up to ``upscale_max_side_px`` across): tags of about 14 px (2.3 px a cell) that
+    the first pass misses are read there (see benchmarks/README.md, hard tags)."""
+    upscale_max_side_px: float = 48.0
+    """Largest unread square worth the second look, px."""
+    apriltag_backend: bool = True
+    """On AprilTag families, also take candidates from AprilTag 3 (``pupil-apriltags``) when
+    it is installed (see :mod:`referee.tags.apriltag`); ignored for other dictionaries."""
     verify: bool = True
     """Re-read each tag's cells at the refined corners and drop tags whose id is not the
     nearest code to what is read (a misread id)."""
@@ -177,6 +191,10 @@ class TagDetector:
                 f"use one of {sorted(REFINE_METHODS)}"
             )
         self._params = self._make_params()
+        # AprilTag 3 adds candidates on its own families when installed; else OpenCV alone.
+        family = apriltag.family_of(dictionary)
+        use_april = self.settings.apriltag_backend and family is not None
+        self._april_family = family if use_april and apriltag.available() else None
         self._cells = marker_bits(dictionary) + 2
         centres = np.arange(self._cells, dtype=np.float32) + 0.5
         grid_x, grid_y = np.meshgrid(centres, centres)
@@ -229,20 +247,29 @@ class TagDetector:
         gray: NDArray[np.uint8],
         origin: tuple[int, int] = (0, 0),
         rates: tuple[float, ...] = MARKER_DISTANCE_RATES[:1],
+        scale: float = 1.0,
+        april: bool = True,
     ) -> Detections:
         """Detect in ``gray``, whose pixel (0, 0) is ``origin`` in the full frame.
 
         One OpenCV pass per candidate grouping distance in ``rates``; a tag found
-        again by a later pass is not repeated.
+        again by a later pass is not repeated. ``scale`` > 1 marks a crop already
+        enlarged that much (the second look at unread squares), which is not enlarged again.
+        ``april`` lets AprilTag 3 add its candidates (when the back-end is on): it costs
+        about 0.25 s a 1080p frame, so per-frame passes ask for it only where a tag may be
+        missed, as for the finer grouping.
         """
         height, width = gray.shape[:2]
-        rate = 4.0 * self.settings.min_side_px / max(height, width)
+        rate = 4.0 * self.settings.min_side_px * scale / max(height, width)
         self._params.minMarkerPerimeterRate = float(min(rate, 1.0))
         quads, tags = np.zeros((0, 4, 2)), np.zeros(0, np.int64)
+        unread: list[FloatArray] = []
         for distance in rates:
             self._params.minMarkerDistanceRate = distance
             self._detector.setDetectorParameters(self._params)
-            corners, ids, _ = self._detector.detectMarkers(gray)
+            corners, ids, rejected = self._detector.detectMarkers(gray)
+            if len(rejected):
+                unread.append(np.asarray(rejected, dtype=np.float64).reshape(-1, 4, 2))
             if ids is None or len(ids) == 0:
                 continue
             new_quads = np.asarray(corners, dtype=np.float64).reshape(-1, 4, 2)
@@ -250,14 +277,77 @@ class TagDetector:
             fresh = ~_same_tags(new_tags, new_quads, tags, quads)
             quads = np.concatenate([quads, new_quads[fresh]])
             tags = np.concatenate([tags, new_tags[fresh]])
-        if len(tags) == 0:
+        if april and self._april_family is not None:
+            new_tags, new_quads = apriltag.detect_apriltag(gray, self._april_family)
+            fresh = ~_same_tags(new_tags, new_quads, tags, quads)
+            quads = np.concatenate([quads, new_quads[fresh]])
+            tags = np.concatenate([tags, new_tags[fresh]])
+        if len(tags) == 0 and not unread:
             return Detections.empty()
-        if self.settings.refine == "edges":
-            quads = refine_tag_corners(gray, quads, self._cells, self.intrinsics, origin)
-        if self.settings.verify:
+        if len(tags) and self.settings.refine == "edges":
+            lens, shift = self.intrinsics, origin
+            if lens is not None and scale != 1.0:
+                lens, shift = _ScaledLens(lens, scale, origin), (0, 0)
+            quads = refine_tag_corners(gray, quads, self._cells, lens, shift)
+        if len(tags) and self.settings.verify:
             keep = self._cells_agree(gray, quads, tags)
             quads, tags = quads[keep], tags[keep]
-        return Detections(tags, quads)
+        found = Detections(tags, quads)
+        if scale == 1.0 and self.settings.upscale_rejects and unread:
+            found = self._add_new(
+                found, self._second_look(gray, origin, np.concatenate(unread), found)
+            )
+        return found
+
+    def _second_look(
+        self,
+        gray: NDArray[np.uint8],
+        origin: tuple[int, int],
+        unread: FloatArray,
+        found: Detections,
+    ) -> Detections:
+        """Tags read at twice the resolution in boxes around squares OpenCV could not read.
+
+        A tag of 2-3 px a cell often closes its outline (or its base's) but not
+        its cells; enlarged 2x (bicubic) the same detector reads it. Only squares
+        of at most ``upscale_max_side_px`` not already holding a found tag are
+        looked at, so a frame with nothing unread costs nothing more.
+        """
+        side = np.linalg.norm(unread - np.roll(unread, -1, axis=1), axis=2).mean(axis=1)
+        centre = unread.mean(axis=1)
+        small = (side >= self.settings.min_side_px) & (side <= self.settings.upscale_max_side_px)
+        if len(found):
+            gap = np.linalg.norm(centre[:, None] - found.centers_px[None], axis=2)
+            small &= ~(gap < found.side_px[None] * 0.5).any(axis=1)
+        if not small.any():
+            return Detections.empty()
+        height, width = gray.shape[:2]
+        lo = unread[small].min(axis=1) - side[small, None] * 0.5 - 2
+        hi = unread[small].max(axis=1) + side[small, None] * 0.5 + 2
+        boxes = _merge_boxes(
+            [
+                (
+                    int(max(a[0], 0)),
+                    int(max(a[1], 0)),
+                    int(min(b[0], width)),
+                    int(min(b[1], height)),
+                )
+                for a, b in zip(np.floor(lo), np.ceil(hi), strict=True)
+            ]
+        )
+        parts = []
+        for x0, y0, x1, y1 in boxes:
+            if x1 - x0 < 4 or y1 - y0 < 4:
+                continue
+            crop = np.asarray(
+                cv2.resize(gray[y0:y1, x0:x1], None, fx=2.0, fy=2.0, interpolation=cv2.INTER_CUBIC),
+                dtype=np.uint8,
+            )
+            local = self._run(crop, (origin[0] + x0, origin[1] + y0), scale=2.0, april=False)
+            # Enlarged pixel p is centred on original pixel (p + 0.5) / 2 - 0.5 of the crop.
+            quads = (local.corners_px + 0.5) / 2.0 - 0.5 + np.array([x0, y0], float)
+            parts.append(Detections(local.ids, quads))
+        return Detections.merge(parts)
 
     @staticmethod
     def _add_new(found: Detections, extra: Detections) -> Detections:
@@ -333,9 +423,10 @@ class TagDetector:
         full = self._full_next or len(self._last) == 0 or self._since_full + 1 >= s.full_every
         if full:
             gray = _gray(image)
-            found = self._run(gray)
+            found = self._run(gray, april=False)
             if len(self._last) == 0 or not np.isin(self._last.ids, found.ids).all():
-                # Nothing known yet, or a known tag is missing: try the other grouping too.
+                # Nothing known yet, or a known tag is missing: try the other grouping (and
+                # AprilTag 3) too.
                 found = self._add_new(found, self._run(gray, rates=MARKER_DISTANCE_RATES[1:]))
             self._since_full = 0
             self._full_next = False
@@ -382,7 +473,7 @@ class TagDetector:
                 # Nothing in this region changed since it was measured: same tags, same corners.
                 found = previous[1]
             else:
-                local = self._run(crop, (x0, y0))
+                local = self._run(crop, (x0, y0), april=False)
                 centres = self._last.centers_px
                 inside = (
                     (centres[:, 0] >= x0)
@@ -391,7 +482,7 @@ class TagDetector:
                     & (centres[:, 1] < y1)
                 )
                 if not np.isin(self._last.ids[inside], local.ids).all():
-                    # A known tag went missing here: try the other grouping before losing it.
+                    # A known tag went missing here: try the other grouping (and AprilTag 3).
                     extra = self._run(crop, (x0, y0), MARKER_DISTANCE_RATES[1:])
                     local = self._add_new(local, extra)
                 found = Detections(local.ids, local.corners_px + np.array([x0, y0], float))
@@ -402,6 +493,23 @@ class TagDetector:
             parts.append(found)
         self._patches = patches
         return Detections.merge(parts)
+
+
+class _ScaledLens:
+    """The lens model seen from an enlarged crop: crop pixel ``p`` is full-frame pixel
+    ``(p + 0.5) / scale - 0.5 + offset`` (the second look at unread squares)."""
+
+    def __init__(self, lens: LensModel, scale: float, offset: tuple[int, int]) -> None:
+        self.lens, self.scale = lens, scale
+        self.offset = np.asarray(offset, dtype=np.float64)
+
+    def undistort_normalized(self, xy_px: ArrayLike) -> FloatArray:
+        full = (np.asarray(xy_px, np.float64) + 0.5) / self.scale - 0.5 + self.offset
+        return self.lens.undistort_normalized(full)
+
+    def distort_normalized(self, normalized: ArrayLike) -> FloatArray:
+        full = self.lens.distort_normalized(normalized)
+        return np.asarray((full - self.offset + 0.5) * self.scale - 0.5, dtype=np.float64)
 
 
 def _same_tags(

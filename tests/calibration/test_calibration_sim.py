@@ -180,6 +180,8 @@ def test_anchors_for_another_table_size_are_refused(
         with pytest.raises(RefereeError, match=r"do not fit a .*check --table") as error:
             calibrate_frames(held_frames, spec=SIM_BOARD, table=wrong, table_image=view)
         assert f"{wrong.width:g}x{wrong.depth:g}in" in str(error.value)
+        # ... and names the size the anchors seen do fit (issue 32).
+        assert str(error.value).endswith("the anchors seen fit a 48x36 table (--table 48x36)")
     # half an inch off is within the tolerance of anchors glued by hand: accepted
     run = calibrate_frames(
         held_frames, spec=SIM_BOARD, table=TableSize(48.5, 36.0), table_image=view
