@@ -43,6 +43,7 @@ from referee.geometry import (
     segment_polygon,
     signed_boundary_distance,
 )
+from referee.maps import LOS_CODES
 from referee.rules import (
     PieceField,
     QueryError,
@@ -56,7 +57,6 @@ from referee.rules import (
 from referee.rules.cards import Card
 from referee.rules.core import (
     DIE_ROLL,
-    LOS_CODES,
     Deployment,
     Finding,
     Placed,
