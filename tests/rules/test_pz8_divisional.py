@@ -64,17 +64,35 @@ def _moved_query(q: dict[str, Any], dx: float, dy: float, turn: float) -> dict[s
 # -- WW2 Divisional ------------------------------------------------------------------------
 
 
-@settings(max_examples=12, deadline=None, derandomize=True)
-@given(
+#: A shift of the whole table in x and y, and a turn of it, degrees.
+SHIFTS = (
     st.floats(-60, 60, allow_nan=False),
     st.floats(-60, 60, allow_nan=False),
     st.floats(0, 360, allow_nan=False),
 )
+
+
+@settings(max_examples=3, deadline=None, derandomize=True)
+@given(*SHIFTS)
 def test_divisional_verdicts_do_not_depend_on_the_table_axes(
     dx: float, dy: float, turn: float
 ) -> None:
     """Every question of every golden file (spotting, fire, withdrawals, sections...) gives
-    the same verdict and distance when the whole table is shifted and turned."""
+    the same verdict and distance when the whole table is shifted and turned (a few shifts
+    here; the long run below takes twelve)."""
+    _same_verdicts_when_shifted(dx, dy, turn)
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None, derandomize=True)
+@given(*SHIFTS)
+def test_divisional_verdicts_do_not_depend_on_the_table_axes_long_run(
+    dx: float, dy: float, turn: float
+) -> None:
+    _same_verdicts_when_shifted(dx, dy, turn)
+
+
+def _same_verdicts_when_shifted(dx: float, dy: float, turn: float) -> None:
     for path in DIV:
         scene = load_scene(path)
         rules = ruleset_for(scene)
