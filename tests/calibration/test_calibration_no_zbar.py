@@ -65,6 +65,7 @@ def test_readme_calibration_of_the_sample_clip_works_without_libzbar(tmp_path: P
     assert json.loads(out.read_text())["board"] == LETTER
 
 
+@pytest.mark.slow  # calibrates the whole sample clip again: a minute of the README's run
 def test_printed_size_follows_the_tags_beside_the_board() -> None:
     """Anchors 10% larger make the same pattern the 10% larger (A4) board."""
     true = load_profile(FOOTAGE / "camera.json")
