@@ -26,7 +26,7 @@ import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -267,7 +267,162 @@ class Visibility:
         return LOS_NAMES[int(self.los[self.ids.index(a), self.ids.index(b)])]
 
 
-class TableRuleset(Ruleset):
+class Targets(Ruleset):
+    """The ``targets`` question ("what can this piece hit?"), one template for every system
+    with an all-pairs map (:meth:`visibility`) and single ``range`` and ``los`` questions.
+
+    Each entry is exactly the pair's single ``range`` and ``los`` verdicts, but worked
+    out from the map, measured once per scene (:meth:`targets_map`): the order (nearest
+    first) and the range distance come from it, and each line of sight is judged against
+    only the terrain near that line (:meth:`near_terrain`), which the single question
+    would have read and dropped, on a scene trimmed to it."""
+
+    targets_trim: ClassVar[bool] = True
+    """Whether ``targets`` may judge each line of sight on the scene trimmed to the terrain
+    near the line. A system whose line of sight reads terrain away from the line (none
+    today) sets it False and gets the single question per pair."""
+
+    def visibility(self, scene: Scene) -> Visibility:
+        raise QueryError(".ask", f"{self.name} has no targets question (no all-pairs map)")
+
+    def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        raise QueryError(".ask", f"{self.name} has no los question")
+
+    def targets_map(self, scene: Scene) -> Visibility:
+        """:meth:`visibility` of ``scene``, kept for the scene object last asked about: a
+        ``check`` run or a dashboard frame asks ``targets`` of many pieces of one scene.
+        Scenes are frozen, so a new scene object (a piece settled, terrain edited, the next
+        frame) is the only invalidation needed; one scene is kept, so memory stays flat."""
+        cached = self.__dict__.get("_targets_cache")
+        if cached is not None and cached[0] is scene:
+            return cast(Visibility, cached[1])
+        vis = self.visibility(scene)
+        self.__dict__["_targets_cache"] = (scene, vis, {})
+        return vis
+
+    def _trimmed(self, scene: Scene, keep: tuple[int, ...]) -> Scene:
+        """``scene`` with only the terrain ``keep`` indexes (shared by the lines that keep
+        the same terrain, for as long as :meth:`targets_map` keeps the scene)."""
+        if len(keep) == len(scene.terrain):
+            return scene
+        cache = self.__dict__["_targets_cache"][2]
+        out = cache.get(keep)
+        if out is None:
+            out = cache[keep] = dataclasses.replace(
+                scene, terrain=tuple(scene.terrain[k] for k in keep)
+            )
+        return cast(Scene, out)
+
+    def near_terrain(
+        self, scene: Scene, firer: Piece, targets: Sequence[Piece]
+    ) -> list[tuple[int, ...]]:
+        """For each line from ``firer`` to a target, the terrain that may touch it: every
+        piece whose bounding circle comes within the line's doubt of the line (a line that
+        misses it by more gets no reason, no blocker and no doubt from it, in the single
+        question too), with every piece it touches (woods form forests as one; a forest's
+        name lists its members), in the scene's order."""
+        terrain = scene.terrain
+        if not terrain or not targets:
+            return [tuple(range(len(terrain)))] * len(targets)
+        centre, radius, group = _terrain_circles(terrain)
+        a = np.asarray(firer.xy, float)
+        b = np.array([t.xy for t in targets], float).reshape(-1, 2)
+        u = firer.uncertainty + np.array([t.uncertainty for t in targets], float)
+        d = b - a  # (m, 2)
+        w = centre[None, :, :] - a  # (1, t, 2)
+        den = np.maximum((d * d).sum(axis=1), 1e-300)[:, None]
+        s = np.clip((w * d[:, None, :]).sum(axis=2) / den, 0.0, 1.0)  # (m, t)
+        gap = np.hypot(*(w - s[:, :, None] * d[:, None, :]).transpose(2, 0, 1))
+        near = gap <= radius[None, :] + u[:, None] + 1e-3
+        out = []
+        for row in near:
+            hit = set(group[row].tolist())
+            out.append(tuple(np.flatnonzero(np.isin(group, list(hit))).tolist()) if hit else ())
+        return out
+
+    def ask_targets(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """What ``from`` can hit: every piece of another side, nearest first (by the
+        map's range measure), with the single ``range`` and ``los`` verdicts of the pair.
+        Options of the range question (a ``weapon``) are passed to each range judgement.
+        A pair the range question refuses (an unarmed firer, a target it may not be asked
+        about) gets ``"range": null`` and the refusal as ``range_error``."""
+        firer = piece_arg(scene, query, "from")
+        if "to" in query:
+            raise QueryError(".to", "targets takes no 'to' (it answers for every enemy piece)")
+        vis = self.targets_map(scene)
+        row = vis.ids.index(firer.id)
+        others = [p for p in scene.pieces if p.side != firer.side]
+        col = [vis.ids.index(p.id) for p in others]
+        dist = vis.distance[row, col] if col else np.zeros(0)
+        order = sorted(
+            range(len(others)),
+            key=lambda k: (dist[k], centre_distance(firer.xy, others[k].xy), others[k].id),
+        )
+        others = [others[k] for k in order]
+        dist = dist[order]
+        near = (
+            self.near_terrain(scene, firer, others)
+            if self.targets_trim
+            else [tuple(range(len(scene.terrain)))] * len(others)
+        )
+        measured = isinstance(self, TableRuleset) and type(self).judge_range is (
+            TableRuleset.judge_range
+        )
+        options = {k: v for k, v in query.items() if k not in ("ask", "from")}
+        entries: list[dict[str, Any]] = []
+        counts = {"hit": 0, "maybe": 0, "no": 0}
+        for k, target in enumerate(others):
+            los_q = {"ask": "los", "from": firer.id, "to": target.id}
+            los_v = self.ask_los(self._trimmed(scene, near[k]), los_q).asked(los_q)
+            range_q = {"ask": "range", "from": firer.id, "to": target.id, **options}
+            entry: dict[str, Any] = {"to": target.id}
+            try:
+                rq = RangeQuery.parse(scene, range_q, self.check_firer)
+                if measured:
+                    assert isinstance(self, TableRuleset)
+                    range_v = self.judge_range_measured(scene, rq, float(dist[k]))
+                else:
+                    range_v = self.judge_range(scene, rq)
+                entry["range"] = range_v.asked(range_q).to_json()
+            except QueryError as error:
+                if error.path not in (".from", ".to"):
+                    raise  # a bad option: the question is wrong, not the pair
+                entry["range"] = None
+                entry["range_error"] = str(error)
+                range_v = None
+            entry["los"] = los_v.to_json()
+            entries.append(entry)
+            oks = (False if range_v is None else range_v.ok, los_v.ok)
+            counts["no" if False in oks else "maybe" if None in oks else "hit"] += 1
+        ok = True if counts["hit"] else None if counts["maybe"] else False
+        reasons = (
+            f"{len(entries)} pieces of other sides: {counts['hit']} in range and in sight, "
+            f"{counts['maybe']} too close to call, {counts['no']} not",
+        )
+        summary = f"targets {firer.id}: {counts['hit']} of {len(entries)} in range and sight" + (
+            f", {counts['maybe']} too close to call" if counts["maybe"] else ""
+        )
+        return Verdict("targets", ok, reasons, details={"targets": entries}, summary=summary)
+
+
+@functools.lru_cache(maxsize=8)
+def _terrain_circles(
+    terrain: tuple[Terrain, ...],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.intp]]:
+    """Each terrain piece's bounding circle (vertex mean, farthest vertex) and the index of
+    its group of touching pieces of any kind (so a forest is kept or dropped whole)."""
+    centre = np.array([t.outline().mean(axis=0) for t in terrain], float).reshape(-1, 2)
+    radius = np.array(
+        [np.hypot(*(t.outline() - c).T).max() for t, c in zip(terrain, centre, strict=True)]
+    )
+    kinds = tuple(sorted({t.kind for t in terrain}))
+    group = np.zeros(len(terrain), np.intp)
+    for g, members in enumerate(_forests(terrain, kinds)):
+        group[list(members)] = g
+    return centre, radius, group
+
+
+class TableRuleset(Targets):
     """A game played with pieces on a table: the shared core of every such system.
 
     Subclasses set :attr:`kinds` (piece kind -> category), override the
@@ -447,6 +602,14 @@ class TableRuleset(Ruleset):
         it by the system's weapons (:meth:`judge_fire`), then whether the firer may act
         (:meth:`can_act`) and the system's extra checks (:meth:`range_findings`), which
         add reasons and can only make the verdict worse."""
+        return self.judge_range_measured(scene, query, None)
+
+    def judge_range_measured(
+        self, scene: Scene, query: RangeQuery, measured: float | None
+    ) -> Verdict:
+        """:meth:`judge_range` with the distance ``range_measure`` gives already measured
+        (by the all-pairs map, for ``targets``; None: measure it here). Centre distances
+        are cheap and measured here always, so the floats are the single question's."""
         firer, target = query.firer, query.target
         doubt = query.doubt
         touch = self.touch_only(firer, target)
@@ -463,7 +626,10 @@ class TableRuleset(Ruleset):
             )
         else:
             measure = self.settings.range_measure
-            distance = self.piece_distance(firer, target, measure, scene)
+            if measured is None or measure == "centre":
+                distance = self.piece_distance(firer, target, measure, scene)
+            else:
+                distance = measured
             reasons = [self.measure_words(distance, measure)]
             fire = self.judge_fire(scene, query, distance, reasons)
         reasons = list(fire.reasons)

@@ -26,8 +26,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from referee.rules import PieceField, QueryError, Ruleset, Verdict, name_key, register
+from referee.rules import PieceField, QueryError, Verdict, name_key, register
 from referee.rules.core import (
+    Targets,
     Visibility,
     fmt,
     piece_arg,
@@ -54,7 +55,7 @@ def over(values: Iterable[bool | None]) -> bool | None:
 WORD = {True: "yes", False: "no", None: "too close to call"}
 
 
-class GridGame(Ruleset):
+class GridGame(Targets):
     """The shared engine: a grid from the table, pieces on cells, answers in cells."""
 
     unit_word: ClassVar[str] = "hexes"
