@@ -281,6 +281,10 @@ class Targets(Ruleset):
     """Whether ``targets`` may judge each line of sight on the scene trimmed to the terrain
     near the line. A system whose line of sight reads terrain away from the line (none
     today) sets it False and gets the single question per pair."""
+    targets_trim_pieces: ClassVar[bool] = True
+    """Whether the trimmed scene also keeps only the pieces whose bases come near the line
+    (with the two ends). False where a line of sight reads bases away from the centre
+    line (Papercraft's edge-to-edge line around other units)."""
 
     def visibility(self, scene: Scene) -> Visibility:
         raise QueryError(".ask", f"{self.name} has no targets question (no all-pairs map)")
@@ -300,9 +304,16 @@ class Targets(Ruleset):
         self.__dict__["_targets_cache"] = (scene, vis, {})
         return vis
 
-    def _trimmed(self, scene: Scene, keep: tuple[int, ...]) -> Scene:
-        """``scene`` with only the terrain ``keep`` indexes (shared by the lines that keep
-        the same terrain, for as long as :meth:`targets_map` keeps the scene)."""
+    def _trimmed(
+        self, scene: Scene, keep: tuple[int, ...], pieces: tuple[Piece, ...] | None
+    ) -> Scene:
+        """``scene`` with only the terrain ``keep`` indexes and the ``pieces`` (None: all);
+        the terrain-only ones are shared by the lines that keep the same terrain, for as
+        long as :meth:`targets_map` keeps the scene."""
+        if pieces is not None:
+            return dataclasses.replace(
+                scene, pieces=pieces, terrain=tuple(scene.terrain[k] for k in keep)
+            )
         if len(keep) == len(scene.terrain):
             return scene
         cache = self.__dict__["_targets_cache"][2]
@@ -312,6 +323,26 @@ class Targets(Ruleset):
                 scene, terrain=tuple(scene.terrain[k] for k in keep)
             )
         return cast(Scene, out)
+
+    def near_pieces(
+        self, scene: Scene, firer: Piece, targets: Sequence[Piece]
+    ) -> list[tuple[Piece, ...]]:
+        """For each line from ``firer`` to a target, the pieces (in the scene's order) whose
+        base's circle comes within the line's doubt of it, with the two ends: only those
+        bases may block it or cast doubt on it (:meth:`los_obstacles`)."""
+        pieces = scene.pieces
+        xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
+        radius = np.array([math.hypot(*p.base) / 2 for p in pieces], float)
+        gap = _line_gaps(firer, targets, xy)
+        u = firer.uncertainty + np.array([t.uncertainty for t in targets], float)
+        near = gap <= radius[None, :] + u[:, None] + 1e-3
+        out = []
+        for k, target in enumerate(targets):
+            keep = near[k]
+            out.append(
+                tuple(p for p, m in zip(pieces, keep, strict=True) if m or p in (firer, target))
+            )
+        return out
 
     def near_terrain(
         self, scene: Scene, firer: Piece, targets: Sequence[Piece]
@@ -325,14 +356,8 @@ class Targets(Ruleset):
         if not terrain or not targets:
             return [tuple(range(len(terrain)))] * len(targets)
         centre, radius, group = _terrain_circles(terrain)
-        a = np.asarray(firer.xy, float)
-        b = np.array([t.xy for t in targets], float).reshape(-1, 2)
         u = firer.uncertainty + np.array([t.uncertainty for t in targets], float)
-        d = b - a  # (m, 2)
-        w = centre[None, :, :] - a  # (1, t, 2)
-        den = np.maximum((d * d).sum(axis=1), 1e-300)[:, None]
-        s = np.clip((w * d[:, None, :]).sum(axis=2) / den, 0.0, 1.0)  # (m, t)
-        gap = np.hypot(*(w - s[:, :, None] * d[:, None, :]).transpose(2, 0, 1))
+        gap = _line_gaps(firer, targets, centre)
         near = gap <= radius[None, :] + u[:, None] + 1e-3
         out = []
         for row in near:
@@ -360,10 +385,16 @@ class Targets(Ruleset):
         )
         others = [others[k] for k in order]
         dist = dist[order]
+        trim = self.targets_trim and bool(others)
         near = (
             self.near_terrain(scene, firer, others)
-            if self.targets_trim
+            if trim
             else [tuple(range(len(scene.terrain)))] * len(others)
+        )
+        bases = (
+            self.near_pieces(scene, firer, others)
+            if trim and self.targets_trim_pieces
+            else [None] * len(others)
         )
         measured = isinstance(self, TableRuleset) and type(self).judge_range is (
             TableRuleset.judge_range
@@ -373,7 +404,7 @@ class Targets(Ruleset):
         counts = {"hit": 0, "maybe": 0, "no": 0}
         for k, target in enumerate(others):
             los_q = {"ask": "los", "from": firer.id, "to": target.id}
-            los_v = self.ask_los(self._trimmed(scene, near[k]), los_q).asked(los_q)
+            los_v = self.ask_los(self._trimmed(scene, near[k], bases[k]), los_q).asked(los_q)
             range_q = {"ask": "range", "from": firer.id, "to": target.id, **options}
             entry: dict[str, Any] = {"to": target.id}
             try:
@@ -405,19 +436,29 @@ class Targets(Ruleset):
         return Verdict("targets", ok, reasons, details={"targets": entries}, summary=summary)
 
 
+def _line_gaps(firer: Piece, targets: Sequence[Piece], points: NDArray[np.float64]) -> Any:
+    """``(targets, points)``: each point's distance to the segment from ``firer``'s centre
+    to each target's."""
+    a = np.asarray(firer.xy, float)
+    d = np.array([t.xy for t in targets], float).reshape(-1, 2) - a  # (m, 2)
+    w = points[None, :, :] - a  # (1, p, 2)
+    den = np.maximum((d * d).sum(axis=1), 1e-300)[:, None]
+    s = np.clip((w * d[:, None, :]).sum(axis=2) / den, 0.0, 1.0)  # (m, p)
+    return np.hypot(*(w - s[:, :, None] * d[:, None, :]).transpose(2, 0, 1))
+
+
 @functools.lru_cache(maxsize=8)
 def _terrain_circles(
     terrain: tuple[Terrain, ...],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.intp]]:
     """Each terrain piece's bounding circle (vertex mean, farthest vertex) and the index of
-    its group of touching pieces of any kind (so a forest is kept or dropped whole)."""
+    its forest (:func:`forests`: touching woods), so a forest is kept or dropped whole."""
     centre = np.array([t.outline().mean(axis=0) for t in terrain], float).reshape(-1, 2)
     radius = np.array(
         [np.hypot(*(t.outline() - c).T).max() for t, c in zip(terrain, centre, strict=True)]
     )
-    kinds = tuple(sorted({t.kind for t in terrain}))
     group = np.zeros(len(terrain), np.intp)
-    for g, members in enumerate(_forests(terrain, kinds)):
+    for g, members in enumerate(_forests(terrain, ("woods",))):
         group[list(members)] = g
     return centre, radius, group
 

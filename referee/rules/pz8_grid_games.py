@@ -60,6 +60,7 @@ class GridGame(Targets):
 
     unit_word: ClassVar[str] = "hexes"
     source = SOURCE
+    targets_trim_pieces = False  # a line of cells reads the pieces on every cell
     blocks_los: ClassVar[tuple[str, ...]] = ()
     """Piece kinds (categories) that block lines of sight and movement."""
     edge_questions: ClassVar[tuple[str, ...]] = ()
