@@ -28,7 +28,6 @@ import numpy as np
 
 from referee.rules import PieceField, QueryError, Verdict, name_key, register
 from referee.rules.core import (
-    Targets,
     Visibility,
     fmt,
     piece_arg,
@@ -36,6 +35,7 @@ from referee.rules.core import (
 )
 from referee.rules.grid import Cell, Grid, HexGrid, Placement, ZoneGrid, outlines, spread
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
+from referee.rules.targets import Targets
 from referee.scene import Piece, Scene, Table, normalise_edge
 
 SOURCE = "004_6d86763d460ce231.txt"

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from referee.cli import cli
 from referee.rules import RULESETS, QueryError, ruleset_for
-from referee.rules.core import Targets
+from referee.rules.targets import Targets
 from referee.scene import Scene, save_scene
 from referee.sim.tables import SYSTEM_KINDS, random_table
 
