@@ -1,7 +1,8 @@
 """Rules speed: all-pairs range + LOS for 100 pieces and 50 terrain polygons, every system.
 
-Run: .venv/bin/python benchmarks/bench_rules.py [--quick] [--single]
-(``--single``: the single questions only, with no all-pairs map, in a minute.)
+Run: .venv/bin/python benchmarks/bench_rules.py [--quick] [--single] [--no-400]
+(``--single``: the single questions only, with no all-pairs map, in a minute;
+``--no-400``: the 100-piece tables only, the 400-piece columns left empty.)
 Goal: <= 10 ms median for the whole matrix in every system, and < 40 ms for 400 pieces.
 The 400-piece tables are measured twice: bases drawn independently (many overlap, which
 stresses the geometry: the goal's first figure, 89 ms, was measured so) and bases drawn
@@ -26,6 +27,7 @@ from collections.abc import Callable
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+from referee import maps
 from referee.rules import find_ruleset
 from referee.runtime import keep_freed_memory
 from referee.scene import Terrain
@@ -73,17 +75,18 @@ def main() -> None:
     if "--single" in sys.argv:
         single_questions(quick)
         return
+    sizes = ((100, False),) if "--no-400" in sys.argv else ((100, False), (400, False), (400, True))
     rules = find_ruleset("paper-tigers")
     counts = {}
     cases: dict[str, Callable[[], object]] = {}
     for label, unc in (("exact positions (u = 0)", 0.0), ("u = 0.02in per piece", 0.02)):
         scene = random_table(100, 50, unc)
-        vis = rules.visibility(scene)
+        vis = maps.visibility(rules, scene)
         blocked = int((vis.los == 2).sum() // 2)
         doubtful = int((vis.los == 1).sum() // 2)
         name = f"all-pairs range + LOS, 100 pieces, 50 polygons, {label}"
         counts[name] = (100 * 99 // 2, blocked, doubtful)
-        cases[name] = lambda scene=scene: rules.visibility(scene)
+        cases[name] = lambda scene=scene: maps.visibility(rules, scene)
     # A forest of eight touching woods across the table: lines meeting it follow the
     # forest rule (a seam blocks, each woods area is seen out of), not the shared test.
     woods = tuple(
@@ -91,14 +94,14 @@ def main() -> None:
     )
     for n in (30, 60):
         forest = dataclasses.replace(random_table(n, 0, 0.02, seed=3), terrain=woods)
-        vis = rules.visibility(forest)
+        vis = maps.visibility(rules, forest)
         name = f"all-pairs range + LOS, {n} pieces, a forest of 8 touching woods"
         counts[name] = (
             n * (n - 1) // 2,
             int((vis.los == 2).sum() // 2),
             int((vis.los == 1).sum() // 2),
         )
-        cases[name] = lambda forest=forest: rules.visibility(forest)
+        cases[name] = lambda forest=forest: maps.visibility(rules, forest)
     scene = random_table(100, 50, 0.02)
     one_q = {"ask": "los", "from": "p1", "to": "p2"}
     rq = {"ask": "range", "from": "p1", "to": "p2"}
@@ -129,19 +132,19 @@ def main() -> None:
     for system in SYSTEM_KINDS:
         rs = find_ruleset(system)
         row, gauge = [], []
-        for n, apart in ((100, False), (400, False), (400, True)):
+        for n, apart in sizes:
             big = random_table(n, 50, 0.02, ruleset=system, apart=apart)
             slow = n == 400
             res = measure(
-                {"v": lambda big=big, rs=rs: rs.visibility(big), "move": ask_move},
+                {"v": lambda big=big, rs=rs: maps.visibility(rs, big), "move": ask_move},
                 rounds=1 if quick else (3 if slow else 5),
                 repeat=3 if slow else 10,
             )
             row.extend(res["v"][:2])
             gauge.append(res["move"][1])
             if n == 100:
-                blocked = int((rs.visibility(big).los == 2).sum() // 2)
-        cells = " | ".join(f"{ms:.1f}" for ms in row)
+                blocked = int((maps.visibility(rs, big).los == 2).sum() // 2)
+        cells = " | ".join([f"{ms:.1f}" for ms in row] + ["-"] * (6 - len(row)))
         print(f"| {system} | {cells} | {blocked} | {statistics.median(gauge):.2f} |")
 
 

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import click
 
 from referee.errors import RefereeError
+from referee.events import GameEvent
 from referee.outputs import output_file, usable_path
-from referee.store import GameLog, StoreError, default_db_path, export_text
+from referee.store import GameInfo, GameLog, StoreError, default_db_path, export_text
 from referee.validate import shown
 
 DB_HELP = f"Game log file (default: {default_db_path()})."
+PLAYED_HINT = "correct it from that table's dashboard, or stop it first"
 
 
 def _open(db: str | None) -> GameLog:
@@ -23,10 +26,11 @@ def _open(db: str | None) -> GameLog:
 
 @click.group()
 def log() -> None:
-    """Read the game log that 'referee run', 'demo' and 'serve' keep.
+    """Read the game log that 'referee run', 'demo' and 'serve' keep; correct a move.
 
     The log is an SQLite file in your data directory (see --db's default);
-    every game in it has a name and an append-only stream of events.
+    every game in it has a name and an append-only stream of events (a
+    correction is one more event; 'delete' removes a whole game).
     """
 
 
@@ -36,12 +40,29 @@ def list_games(db: str | None) -> None:
     """Every game in the log: name, start, ruleset, moves and events."""
     with _open(db) as game_log:
         games = game_log.games()
-        click.echo(f"{game_log.path}: {len(games)} game(s)")
-        for g in games:
-            click.echo(
-                f"  {g.name:<28} {g.created}  {g.ruleset:<14} {g.moves:>4} moves "
-                f"{g.events:>6} events  {g.last_t:8.1f}s"
-            )
+    click.echo(f"{game_log.path}: {len(games)} game(s)")
+    click.echo(list_table(games), nl=False)
+
+
+def list_table(games: list[GameInfo]) -> str:
+    """The games as columns as wide as their longest entry, so long names stay aligned."""
+    rows = [
+        (g.name, g.created, g.ruleset, f"{g.moves} moves", f"{g.events} events", f"{g.last_t:.1f}s")
+        for g in games
+    ]
+    if not rows:
+        return ""
+    # A name shown as typed would break the line: control characters are escaped.
+    rows = [(shown(r[0], 200) if not r[0].isprintable() else r[0], *r[1:]) for r in rows]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [
+            cell.rjust(width) if i >= 3 else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  " + "  ".join(cells).rstrip() + "\n")
+    return "".join(lines)
 
 
 @log.command()
@@ -53,12 +74,22 @@ def show(game: str, db: str | None) -> None:
         info = game_log.game(game)
         events = game_log.events(info)
     superseded = {e.supersedes for e in events if e.type == "correction"}
+    fixes = {e.seq for e in events if e.type == "correction"}
     click.echo(f"game {info.name!r} ({info.ruleset}, started {info.created}, {len(events)} events)")
     for event in events:
         mark = "  (corrected)" if event.seq in superseded else ""
-        click.echo(event.describe() + mark)
+        click.echo(_described(event, fixes) + mark)
         for note in event.data.get("notes", []) if event.type == "move" else []:
             click.echo(" " * 18 + str(note))
+
+
+def _described(event: GameEvent, fixes: set[int]) -> str:
+    """``event``'s timeline line; a verdict asked again after a correction says so."""
+    line = event.describe()
+    about = event.data.get("about") if event.type == "verdict" else None
+    if about in fixes:
+        line = line.replace(f"(move #{about})", f"(after correction #{about})", 1)
+    return line
 
 
 @log.command()
@@ -89,7 +120,13 @@ def parse_moment(text: str) -> tuple[int | None, float | None]:
 
     >>> parse_moment("15"), parse_moment("12.5s"), parse_moment("3.0")
     ((15, None), (None, 12.5), (None, 3.0))
+
+    ``end`` is the game's last event (returned as no limit at all).
+    >>> parse_moment("end")
+    (None, None)
     """
+    if text.strip().lower() == "end":
+        return None, None
     if re.fullmatch(r"\d+", text.strip()):
         return int(text), None
     match = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)\s*s?", text.strip())
@@ -103,7 +140,9 @@ def parse_moment(text: str) -> tuple[int | None, float | None]:
 
 @log.command()
 @click.argument("game")
-@click.option("--at", "at", required=True, metavar="SEQ|SECONDS", help="Event number or 12.5s.")
+@click.option(
+    "--at", "at", required=True, metavar="SEQ|SECONDS|end", help="Event number, 12.5s or end."
+)
 @click.option("--db", metavar="FILE", help=DB_HELP)
 @click.option("--out", "-o", metavar="SCENE.json", help="Write the scene file here.")
 def replay(game: str, at: str, db: str | None, out: str | None) -> None:
@@ -161,3 +200,90 @@ def upgrade(db: str | None) -> None:
         click.echo(f"{game_log.path}: upgraded from log schema {before} to {SCHEMA_VERSION}")
     else:
         click.echo(f"{game_log.path}: already at log schema {SCHEMA_VERSION}; nothing to do")
+
+
+@log.command()
+@click.argument("game")
+@click.argument("seq", metavar="SEQ")
+@click.option("--void", is_flag=True, help="The move did not happen.")
+@click.option("--to", "to", metavar="X,Y,HEADING", help="Where the piece really came to rest.")
+@click.option("--why", required=True, metavar="TEXT", help="Why the camera was wrong.")
+@click.option("--db", metavar="FILE", help=DB_HELP)
+def correct(game: str, seq: str, void: bool, to: str | None, why: str, db: str | None) -> None:
+    """Correct move SEQ of GAME the camera got wrong: --void, or --to X,Y,HEADING.
+
+    The correction is a new event (nothing logged is changed); the verdicts
+    that depended on the move are asked again on the corrected table and
+    logged after it. 'log show', 'export', 'replay' and a resumed game
+    honour it. Correct a game being served from its dashboard instead.
+    """
+    from referee.game import corrections
+    from referee.game.replay import correction_events
+
+    if not re.fullmatch(r"\d{1,18}", seq.strip()):
+        raise RefereeError(f"SEQ: {shown(seq)} is not an event number (see 'referee log show')")
+    pose = corrections.parse_to(to) if to is not None else None
+    # Every check on a read-only view first: a refused correction leaves the file untouched.
+    with _open(db) as reader:
+        info = reader.game(game)
+        scene_table = _table(info)
+        history = reader.events(info)
+        fix, move = corrections.make(
+            history,
+            int(seq),
+            why,
+            void=void,
+            to=pose,
+            table=scene_table,
+            where=f"game {game!r}",
+        )
+        events = correction_events(reader, info, fix, move)
+    path = reader.path
+    with GameLog(path) as writer:
+        # A game a running referee plays is its session's to write (a second writer would
+        # take the seq its next frame needs): refused, the log as it was.
+        writer.hold(writer.game(game), PLAYED_HINT)
+        now = writer.game(game)
+        if now.last_seq != info.last_seq:
+            raise RefereeError(f"{path}: game {game!r} changed while correcting; try again")
+        writer.append(now, events)
+    for event in events:
+        click.echo(_described(event, {events[0].seq}))
+
+
+def _table(info: GameInfo) -> Any:
+    from referee.scene import Scene
+
+    return Scene.from_json(info.scene, info.name).table
+
+
+@log.command()
+@click.argument("game")
+@click.option("--yes", is_flag=True, help="Delete without asking.")
+@click.option("--db", metavar="FILE", help=DB_HELP)
+def delete(game: str, yes: bool, db: str | None) -> None:
+    """Delete GAME and all its events and positions from the log, for good.
+
+    The only operation that removes events (a correction adds one). Asks
+    first; --yes answers for a script (without it, a non-interactive shell
+    is refused).
+    """
+    import sys
+
+    with _open(db) as reader:
+        info = reader.game(game)
+        path = reader.path
+    if not yes:
+        if not sys.stdin.isatty():
+            raise RefereeError(
+                f"deleting game {game!r} ({info.events} events) cannot be undone: add --yes"
+            )
+        if not click.confirm(
+            f"delete game {game!r} ({info.events} events, {info.moves} moves) for good?"
+        ):
+            raise RefereeError("nothing deleted")
+    with GameLog(path) as writer:
+        doomed = writer.game(game)
+        writer.hold(doomed, "stop it first")
+        writer.delete_game(doomed)
+    click.echo(f"{path}: deleted game {game!r} ({info.events} events)")

@@ -24,10 +24,10 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import TypeVar
+from typing import Any, TextIO, TypeVar
 
 T = TypeVar("T")
 
@@ -226,3 +226,97 @@ def _relay(read: int, main: int) -> None:
                     break
                 signal.pthread_kill(main, signal.SIGINT)
             time.sleep(0.02)
+
+
+class StageLines:
+    """What a progress bar becomes when stderr is not a terminal (a pipe, a log file, CI):
+    one plain line per stage as it ends, never the ``\\r`` redraws a bar is made of.
+
+    Takes the part of tqdm's interface the commands use, so a command holds either."""
+
+    def __init__(
+        self,
+        iterable: Iterable[Any] | None = None,
+        total: int | None = None,
+        desc: str = "",
+        unit: str = "it",
+        file: TextIO | None = None,
+    ) -> None:
+        self.iterable = iterable
+        self.total = total
+        self.desc = desc
+        self.unit = unit.strip()
+        self.n = 0
+        self.postfix = ""
+        self.file = file
+        self._closed = False
+
+    def __iter__(self) -> Iterator[Any]:
+        assert self.iterable is not None
+        try:
+            for item in self.iterable:
+                yield item
+                self.n += 1
+        finally:
+            self.close()
+
+    def __enter__(self) -> StageLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
+    def set_description(self, desc: str, refresh: bool = True) -> None:
+        if desc != self.desc:
+            self._say()
+            self.desc, self.n, self.postfix = desc, 0, ""
+
+    def set_postfix_str(self, text: str = "", refresh: bool = True) -> None:
+        self.postfix = text
+
+    def write(self, text: str, file: TextIO | None = None) -> None:
+        print(text, file=file or self.file or sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._say()
+
+    def _say(self) -> None:
+        if not self.n and not self.postfix:
+            return  # a stage that did nothing is not worth a line
+        of = f"/{self.total}" if self.total is not None else ""
+        postfix = f" ({self.postfix})" if self.postfix else ""
+        line = f"{self.desc or 'progress'}: {self.n}{of} {self.unit}{postfix}".rstrip()
+        print(line, file=self.file or sys.stderr, flush=True)
+
+
+def progress(
+    iterable: Iterable[Any] | None = None,
+    *,
+    total: int | None = None,
+    desc: str = "",
+    unit: str = "it",
+    enabled: bool = True,
+    file: TextIO | None = None,
+) -> Any:
+    """A tqdm progress bar on a terminal; on a pipe or file, :class:`StageLines` (one line
+    per stage); with ``enabled`` False, a silent one. Either is used the same way."""
+    from tqdm import tqdm
+
+    stream = file or sys.stderr
+    if not enabled:
+        return tqdm(iterable, total=total, disable=True)
+    if not _is_terminal(stream):
+        return StageLines(iterable, total, desc, unit, stream)
+    return tqdm(iterable, total=total, desc=desc, unit=unit, file=stream, leave=False)
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False

@@ -7,10 +7,21 @@ locked"; the writer groups one frame's events and position changes in one
 transaction, so an event is either wholly logged or not at all, and nothing
 reports an event as logged before its transaction commits.
 
-Events are never updated or deleted (a correction is a new event that
-points at the one it supersedes). Positions are kept in their own table,
-one row per piece whenever its pose changes beyond the noise or its state
-changes, so a long game stays small and any past moment can be rebuilt.
+Events are never updated (a correction is a new event that points at the
+one it supersedes); the only removal is :meth:`GameLog.delete_game`, a whole
+game at a time, on the player's word (``referee log delete``). Positions
+are kept in their own table, one row per piece whenever its pose changes
+beyond the noise or its state changes, so a long game stays small and any
+past moment can be rebuilt.
+
+A game is written by one :class:`GameLog` at a time: the writer holds an exclusive
+advisory lock on ``<log>.<game id>.lock`` beside the log (``fcntl.flock``, taken without
+waiting) from its first write, or from :meth:`GameLog.hold`, until it closes; the kernel
+drops it if the process dies. So ``referee log correct``/``delete`` or a second ``run
+--game`` on a game a running referee plays is refused, the log unchanged, instead of
+colliding with the session's next ``seq``. Lock order: ``GameLog._lock`` is taken
+around the file lock, never the other way. Without ``fcntl`` (Windows), or on a file
+system that cannot lock, games are not locked.
 
 Only SQL and column types that PostgreSQL accepts too are used (no
 AUTOINCREMENT, no INSERT OR ..., no SQLite-only types), so a club server can
@@ -21,6 +32,7 @@ connection settings, not part of the schema.
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 import math
@@ -29,7 +41,7 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -122,6 +134,51 @@ TABLES: dict[str, tuple[str, ...]] = {
     ),
 }
 TABLE_SINCE = {"games": 1, "events": 1, "positions": 2}
+
+
+if sys.platform != "win32":
+    import fcntl
+
+_NO_LOCK = -1
+"""A held game whose file lock could not be taken (no ``fcntl``, or a file system without
+locks): written unlocked, as before the lock existed."""
+
+
+def _take_lock(path: Path) -> int | None:
+    """A descriptor holding ``path``'s exclusive lock (its file says our pid), ``None`` when
+    another process (or another :class:`GameLog`) holds it."""
+    if sys.platform == "win32":
+        return _NO_LOCK
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        except OSError as error:
+            os.close(fd)
+            if error.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+                return _NO_LOCK
+            raise
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            return fd
+        os.close(fd)  # its holder removed it as we opened it: lock the file there now
+
+
+def _lock_holder(path: Path) -> str:
+    """`` (pid N)`` of the process named in the lock file, or nothing when it says none."""
+    try:
+        text = path.read_text(encoding="ascii", errors="replace").strip()
+    except OSError:
+        return ""
+    return f" (pid {text})" if text.isdigit() else ""
 
 
 def _folder_writable(path: Path) -> bool:
@@ -341,6 +398,8 @@ class GameLog:
         self.readonly = readonly
         self._lock = threading.RLock()
         self._next_n: dict[int, int] = {}
+        self._held: dict[int, int] = {}
+        """Game id -> the descriptor holding its lock file (see the module's docstring)."""
         self._prepared = False
         if self.path.exists() and not self.path.is_file():
             raise StoreError(f"{self.path}: is not a file; give --db a file name")
@@ -610,7 +669,56 @@ class GameLog:
 
     def close(self) -> None:
         with self._lock:
+            for game_id in list(self._held):
+                self._release(game_id)
             self._con.close()
+
+    # -- the writer's lock on a game ---------------------------------------------------------
+
+    def _lock_path(self, game_id: int) -> Path:
+        return Path(f"{self.path}.{game_id}.lock")
+
+    def hold(self, game: GameInfo, hint: str = "stop it first") -> None:
+        """Make this log the only writer of ``game`` until it closes (every write does it
+        first); refused with one line, nothing written, while another referee holds it."""
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened for reading only")
+        with self._lock:
+            if game.id in self._held:
+                return
+            path = self._lock_path(game.id)
+            try:
+                fd = _take_lock(path)
+            except OSError as error:
+                raise StoreError(
+                    f"{self.path}: cannot lock game {game.name!r} ({path.name}: "
+                    f"{error.strerror}); choose another --db"
+                ) from None
+            if fd is None:
+                raise StoreError(
+                    f"{self.path}: game {game.name!r} is being played by a running referee"
+                    f"{_lock_holder(path)}; {hint}"
+                )
+            self._held[game.id] = fd
+
+    def release(self, game: GameInfo) -> None:
+        """Give up the writer lock on ``game`` (its session is over); a later write takes it
+        again."""
+        with self._lock:
+            self._release(game.id)
+
+    def holds(self, game: GameInfo) -> bool:
+        with self._lock:
+            return game.id in self._held
+
+    def _release(self, game_id: int) -> None:
+        """Drop the lock; its file goes first (a process opening it meanwhile sees that)."""
+        fd = self._held.pop(game_id, _NO_LOCK)
+        if fd == _NO_LOCK:
+            return
+        with suppress(OSError):  # a lock file left behind is unlocked: the next writer takes it
+            os.unlink(self._lock_path(game_id))
+        os.close(fd)
 
     def __enter__(self) -> GameLog:
         return self
@@ -715,7 +823,28 @@ class GameLog:
             raise StoreError(f"{self.path}: a game called {name!r} already exists") from None
         except sqlite3.Error as error:
             raise self._error(error, "write") from None
-        return self.game(name)
+        created = self.game(name)
+        self.hold(created)  # nobody else knows it yet: this takes its lock
+        return created
+
+    def delete_game(self, game: GameInfo) -> None:
+        """Remove ``game`` with all its events and positions, in one transaction: the only
+        operation that removes events (``referee log delete``)."""
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened for reading only")
+        self.hold(game)
+        try:
+            self._prepare_writing()
+            with self._transaction():
+                self._con.execute("DELETE FROM events WHERE game_id = ?", (game.id,))
+                if self._version >= TABLE_SINCE["positions"]:
+                    self._con.execute("DELETE FROM positions WHERE game_id = ?", (game.id,))
+                self._con.execute("DELETE FROM games WHERE id = ?", (game.id,))
+        except sqlite3.Error as error:
+            raise self._error(error, "write") from None
+        self._next_n.pop(game.id, None)
+        with self._lock:
+            self._release(game.id)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -733,6 +862,7 @@ class GameLog:
         """
         if self.readonly:
             raise StoreError(f"{self.path}: opened for reading only")
+        self.hold(game)
         try:
             self._prepare_writing()
             with self._transaction():

@@ -30,18 +30,17 @@ ALLOWED: dict[str, set[str]] = {
     "media": {"errors", "outputs", "validate"},
     "events": {"errors"},
     "tags": BASE | {"media", "geometry"},
-    # Plane geometry, with the all-pairs engine's pieces beside it until they all live in
-    # maps/ (issue 29 item 2).
-    "geometry": BASE | {"base_gaps", "contacts"},
-    "base_gaps": BASE | {"geometry", "contacts"},
-    "contacts": BASE | {"geometry", "base_gaps"},
+    # Plane geometry, one question at a time (the all-pairs engine is maps/).
+    "geometry": BASE,
     # Printables sit below calibration (whose board spec and anchors they print).
     "markers": BASE | {"media", "tags", "geometry"},
     # Calibration uses the detector but never the per-frame vision pipeline.
     "calibration": BASE | {"media", "tags", "geometry", "markers"},
     "scene": BASE | {"geometry", "calibration"},
-    "rules": BASE | {"geometry", "base_gaps", "contacts", "scene", "maps"},
-    "maps": BASE | {"geometry", "base_gaps", "contacts", "scene"},
+    "rules": BASE | {"geometry", "scene", "maps"},
+    # The all-pairs engine beside the single questions: handed what a ruleset decides as
+    # plain values, it reads only geometry, scenes, the runtime and errors.
+    "maps": {"errors", "runtime", "geometry", "scene"},
     "vision": BASE | {"media", "tags", "geometry", "markers", "calibration", "scene"},
     "picture": BASE | {"geometry", "calibration", "scene"},
     "sim": BASE | {"media", "tags", "geometry", "markers", "calibration", "scene"},
@@ -58,7 +57,7 @@ ALLOWED: dict[str, set[str]] = {
 }
 
 #: Areas DESIGN.md names that other work is adding (absent from the package until it lands).
-COMING = {"maps", "club"}
+COMING = {"club"}
 
 #: Modules that are commands (DESIGN.md: "commands sit on top"): besides these, any module
 #: whose name ends in ``cli`` (``cli``, ``web.cli``, ``rules.rulesets_cli``...).

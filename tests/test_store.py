@@ -78,6 +78,45 @@ def test_a_sequence_number_is_never_logged_twice(tmp_path):
     assert [e.seq for e in log.events(game)] == [1]  # the failed frame left nothing
 
 
+def test_one_writer_per_game_until_it_closes(tmp_path):
+    path = tmp_path / "log.sqlite"
+    log, game = new_log(path)
+    other = GameLog(path)
+    other_game = other.create_game("h", "paper-tigers", SCENE)  # another game: its own lock
+    with pytest.raises(StoreError, match=r"game 'g' is being played by a running referee"):
+        other.append(game, [flag(1)])
+    with pytest.raises(StoreError, match="being played"):
+        other.delete_game(game)
+    log.append(game, [flag(1)])  # the holder writes on, its seq untouched
+    with pytest.raises(StoreError, match="being played"):
+        log.append(other_game, [flag(1)])
+    assert [e.seq for e in log.events(game)] == [1]
+    log.close()  # released, and its lock file goes with it
+    assert not (tmp_path / f"log.sqlite.{game.id}.lock").exists()
+    other.append(game, [flag(2)])
+    assert [e.seq for e in other.events(game)] == [1, 2]
+    other.close()
+    assert sorted(p.name for p in tmp_path.glob("*.lock")) == []
+
+
+def test_a_finished_game_gives_its_lock_back_while_its_log_stays_open(tmp_path):
+    """A serve looping the footage logs a game a pass on one open log: each game's lock
+    (and its open file) goes when its session ends, not when serve stops."""
+    path = tmp_path / "log.sqlite"
+    log, game = new_log(path)
+    log.append(game, [flag(1)])
+    log.release(game)
+    assert not (tmp_path / f"log.sqlite.{game.id}.lock").exists()
+    other = GameLog(path)
+    other.append(game, [flag(2)])  # a correction from another terminal now goes through
+    with pytest.raises(StoreError, match="being played"):
+        log.append(game, [flag(3)])
+    other.close()
+    log.append(game, [flag(3)])  # the first log takes it again for a later write
+    assert [e.seq for e in log.events(game)] == [1, 2, 3]
+    log.close()
+
+
 def test_the_schema_uses_only_portable_types(tmp_path):
     _log, _ = new_log(tmp_path / "log.sqlite")
     con = sqlite3.connect(tmp_path / "log.sqlite")

@@ -285,11 +285,9 @@ def calibrate(
         raise SourceError(f"{source}: no such camera, video or image folder")
     table_frame = None if table_image is None else Frame(table_image.name, read_image(table_image))
 
-    from tqdm import tqdm
+    from referee.runtime import progress
 
-    bar = tqdm(
-        total=total, unit="view", desc="calibrate", file=sys.stderr, leave=False, disable=None
-    )
+    bar = progress(total=total, unit="view", desc="calibrate")
     said = {"guidance": "", "stage": ""}
 
     def on_frame(count: int, stage: str) -> None:

@@ -35,7 +35,7 @@ def drive(
 
     A source that ends short of the frames its header promises is warned about, unless
     ``stop`` is set (the source was stopped on purpose: the live table shutting down)."""
-    from tqdm import tqdm
+    from referee.runtime import progress as bar_of
 
     total = source.frame_count
     if total is not None and session.resume_after >= 0:
@@ -43,14 +43,8 @@ def drive(
     if limit is not None and total is not None:
         total = min(total, limit)
     count = 0
-    with tqdm(
-        total=total,
-        unit="frame",
-        disable=not progress,
-        file=sys.stderr,
-        desc=Path(source.name).name,
-        leave=False,
-    ) as bar:
+    # A bar on a terminal; piped, one line when the source is done (no \r fragments).
+    with bar_of(total=total, unit="frame", enabled=progress, desc=Path(source.name).name) as bar:
         for update in session.run(source):
             if on_update is not None:
                 on_update(update)

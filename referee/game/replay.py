@@ -7,33 +7,43 @@ from dataclasses import replace
 from typing import Any
 
 from referee.events import GameEvent
+from referee.game import corrections
 from referee.game.edits import apply_edit, apply_roster_edit
 from referee.game.session import named_pieces
 from referee.markers.roster import Roster
-from referee.rules import find_ruleset
+from referee.rules import Verdict, find_ruleset
 from referee.scene import Piece, Scene
 from referee.store import GameInfo, GameLog
 
 
 def scene_at(
-    log: GameLog, game: GameInfo, *, seq: int | None = None, t: float | None = None
+    log: GameLog,
+    game: GameInfo,
+    *,
+    seq: int | None = None,
+    t: float | None = None,
+    pending: tuple[GameEvent, ...] = (),
 ) -> tuple[Scene, GameEvent | None]:
     """The table of a logged game at event ``seq`` or at ``t`` seconds, rebuilt from the log.
 
     Returns the scene (pieces where they last rested, terrain as edited,
     the standing questions whose pieces are on the table) and the last event
-    up to that moment (None before the first).
+    up to that moment (None before the first). Every correction in the log
+    (and ``pending`` ones, not yet logged) applies to the moves up to that
+    moment, whenever it was made: the replay shows what really happened.
     """
     # Only edits and corrections change what a replay shows beyond the positions.
-    events = log.events(game, upto_seq=seq, upto_t=t, types=("edit", "correction"))
+    events = log.events(game, upto_seq=seq, upto_t=t, types=("edit",))
     final = log.events(game, upto_seq=seq, upto_t=t, last=True)
     last = final[0] if final else None
+    told = [*log.events(game, types=("move", "correction")), *pending]
+    moved_to = corrections.rests(told, last.seq if last is not None else 0)
     if seq is not None:
         frame = last.frame if last is not None and last.frame is not None else -1
     else:
         frame = log.frame_at(game, t if t is not None else math.inf)
     initial = Scene.from_json(game.scene, f"{log.path}:{game.name}")
-    voided = {e.supersedes for e in events if e.type == "correction" and e.data.get("void")}
+    voided = corrections.voided(told)
     started_with = Roster.from_json(game.roster or {"pieces": []}, f"{log.path}:{game.name}")
     roster = started_with
     terrain: tuple[Any, ...] = initial.terrain
@@ -53,7 +63,8 @@ def scene_at(
         if template is None:
             template = Piece(entry.id, entry.side, entry.kind, 0, 0, 0, entry.base, name=entry.name)
         if template is not None:
-            moved = template.moved(position.x, position.y, position.heading)
+            pose = moved_to.get(pid, position)
+            moved = template.moved(pose.x, pose.y, pose.heading)
             pieces.append(replace(moved, uncertainty=position.uncertainty))
     present = {p.id for p in pieces}
     flow = find_ruleset(initial.ruleset, initial.settings).game_flow()
@@ -64,3 +75,42 @@ def scene_at(
         if named_pieces(q) <= present and not flow.declare(scene, q).taken
     )
     return replace(scene, queries=standing), last
+
+
+def correction_events(
+    log: GameLog, game: GameInfo, correction: corrections.Correction, move: GameEvent
+) -> list[GameEvent]:
+    """The events that log ``correction`` of ``move`` in a game not being played now: the
+    ``correction`` and the verdicts that depended on the move, re-asked on the corrected
+    table (each ``about`` the correction), numbered after the game's last event."""
+    frame = game.last_frame if game.last_frame >= 0 else None
+    seq = game.last_seq + 1
+    fix = GameEvent(seq, game.last_t, "correction", correction.data(), frame)
+    out = [fix]
+    history = log.events(game)
+    judged, answers, until = corrections.dependents(history, move)
+    initial = Scene.from_json(game.scene, f"{log.path}:{game.name}")
+    ruleset = find_ruleset(initial.ruleset, initial.settings)
+    verdicts: list[tuple[Verdict, int | None]] = []
+    if correction.to is not None and judged:
+        before, _ = scene_at(log, game, seq=move.seq - 1, pending=(fix,))
+        for verdict in corrections.rejudge(ruleset, before, move, correction.to):
+            verdicts.append((verdict, None))
+    if answers:
+        probe = ruleset.game_flow()
+        standing = [
+            q
+            for q in initial.queries
+            if not (d := probe.declare(initial, q)).taken and d.verdict is None
+        ]
+        after, _ = scene_at(log, game, seq=until - 1 if until else None, pending=(fix,))
+        present = {p.id for p in after}
+        for question in sorted(answers):
+            if question < len(standing) and named_pieces(standing[question]) <= present:
+                verdicts.append((ruleset.answer(after, standing[question]), question))
+    for verdict, asked in verdicts:
+        seq += 1
+        pieces = sorted(named_pieces(verdict.query))
+        data = corrections.verdict_data(verdict, fix.seq, pieces, asked)
+        out.append(GameEvent(seq, game.last_t, "verdict", data, frame))
+    return out

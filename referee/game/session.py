@@ -35,6 +35,7 @@ from referee.calibration.camera import TablePose
 from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError, SceneError, at
 from referee.events import GameEvent
+from referee.game import corrections
 from referee.game.edits import apply_edit, apply_roster_edit, edit_data
 from referee.geometry import Pose
 from referee.markers.roster import Roster
@@ -209,6 +210,9 @@ class Session:
         self._terrain = scene.terrain
         self._standing: list[Mapping[str, Any]] = []
         self._answers: dict[int, dict[str, Any]] = {}
+        self._told: dict[int, GameEvent] = {}
+        """Every move and correction of the game by ``seq``: what a correction is checked
+        against and where corrections put the pieces."""
         self.opening: tuple[GameEvent, ...] = ()
         """Events logged when the game opened (declarations, questions answerable at once)."""
         self.latest: FrameResult | None = None
@@ -235,6 +239,9 @@ class Session:
         """
         profile = pipeline.initial_profile
         existing = log.find(game) if log is not None and game is not None else None
+        if log is not None and existing is not None:
+            # Only one referee writes a game: another resuming it now is refused up front.
+            log.hold(existing, "stop it first, or give --game another name")
         if existing is not None:
             scene = Scene.from_json(existing.scene, f"{log.path if log else ''}:{existing.name}")
             ruleset = existing.ruleset
@@ -300,16 +307,19 @@ class Session:
             declared = probe.declare(self.scene, query)
             if not declared.taken and declared.verdict is None:
                 self._standing.append(dict(query))
-        voided = {e.supersedes for e in history if e.type == "correction" and e.data.get("void")}
+        self._told = {e.seq: e for e in history if e.type in ("move", "correction")}
+        told = list(self._told.values())
+        voided = corrections.voided(told)
+        fixes = corrections.latest(told)
         table_pose: TablePose | None = None  # where the last logged camera move put the table
         for event in history:
             if event.seq in voided:
                 continue
             if event.type == "move":
-                self._replay_move(game, event)
+                self._replay_move(game, event, fixes.get(event.seq, {}).get("to"), told)
             elif event.type == "declare" and isinstance(event.data.get("declare"), Mapping):
                 # On the table as it stood then, like a move: a declaration may be judged.
-                self._place_resting(game, event.frame)
+                self._place_resting(game, event.frame, told, event.seq)
                 self.flow.declare(self.scene, event.data["declare"])
             elif event.type == "edit" and event.data.get("edit") == "roster":
                 self.roster = apply_roster_edit(self.roster, event.data)
@@ -323,8 +333,10 @@ class Session:
                 pose = event.data["table_pose"]
                 table_pose = TablePose(pose["rvec"], pose["tvec"])
         resting = self.log.positions_at(game, resting=True)
+        moved_to = corrections.rests(told)  # the players' word over the camera's
         for pid, position in resting.items():
-            self._place(pid, Pose(position.x, position.y, position.heading), position.uncertainty)
+            pose = moved_to.get(pid, Pose(position.x, position.y, position.heading))
+            self._place(pid, pose, position.uncertainty)
         self._logged = dict(self.log.positions_at(game))
         entries = {e.id: e for e in self.roster}
         self.pipeline.resume(
@@ -341,20 +353,27 @@ class Session:
             self._frame_offset = game.last_frame + 1
             self._t_offset = game.last_t + 1.0 / 30.0
 
-    def _place_resting(self, game: GameInfo, frame: int | None) -> None:
-        """Place every piece where it rested at ``frame`` (from the log)."""
+    def _place_resting(
+        self, game: GameInfo, frame: int | None, told: Sequence[GameEvent], upto: int
+    ) -> None:
+        """Place every piece where it rested at ``frame`` (from the log, as corrected by
+        then: ``told`` are the game's moves and corrections, ``upto`` the event)."""
         if frame is None or self.log is None:
             return
+        moved_to = corrections.rests(told, upto)
         for pid, p in self.log.positions_at(game, frame, resting=True).items():
-            self._place(pid, Pose(p.x, p.y, p.heading), p.uncertainty)
+            self._place(pid, moved_to.get(pid, Pose(p.x, p.y, p.heading)), p.uncertainty)
 
-    def _replay_move(self, game: GameInfo, event: GameEvent) -> None:
-        """Feed a logged move to the flow again, on the positions of the moment before it."""
+    def _replay_move(
+        self, game: GameInfo, event: GameEvent, to: Any, told: Sequence[GameEvent]
+    ) -> None:
+        """Feed a logged move to the flow again, on the positions of the moment before it
+        (ending at ``to`` when a correction says so)."""
         assert self.log is not None
         piece = str(event.data.get("piece"))
         if event.frame is not None:
-            self._place_resting(game, event.frame - 1)
-        start, end = event.data.get("from"), event.data.get("to")
+            self._place_resting(game, event.frame - 1, told, event.seq - 1)
+        start, end = event.data.get("from"), to if isinstance(to, Mapping) else event.data.get("to")
         if not isinstance(start, Mapping) or not isinstance(end, Mapping):
             return
         begin = Pose(start["x"], start["y"], start["heading"])
@@ -593,6 +612,7 @@ class Session:
             },
         )
         events.append(move)
+        self._told[move.seq] = move
         self._place(event.piece, _pose(event.from_pose), event.from_pose.uncertainty)
         settled = SettledMove(
             event.piece,
@@ -604,9 +624,8 @@ class Session:
         for verdict in judgement.verdicts:
             events.append(self._verdict(verdict, about=move.seq))
         if judgement.notes:
-            events[events.index(move)] = replace(
-                move, data={**move.data, "notes": list(judgement.notes)}
-            )
+            noted = replace(move, data={**move.data, "notes": list(judgement.notes)})
+            events[events.index(move)] = self._told[move.seq] = noted
         self._place(event.piece, _pose(event.to_pose), event.to_pose.uncertainty)
         return Ruling(event, judgement, move.seq)
 
@@ -752,20 +771,96 @@ class Session:
             del self._placed[pid]
             self._templates.pop(pid, None)
 
-    def correct(self, seq: int, reason: str, **fields: Any) -> GameEvent:
-        """A correction of event ``seq`` (e.g. ``void=True`` for a move that did not happen)."""
+    def correct(
+        self,
+        seq: int,
+        reason: str,
+        *,
+        void: bool = False,
+        to: Pose | None = None,
+        dashes: str = "--",
+    ) -> GameEvent:
+        """The players' correction of move ``seq``: it did not happen (``void``) or it ended
+        at ``to``. Logged as a ``correction`` event, then the verdicts that depended on the
+        move are asked again on the corrected table and logged (each ``about`` the
+        correction). A seq that is not a move, or is voided already, is refused; ``dashes``
+        start the field names its messages give (``--why`` for a command, ``why`` for JSON)."""
         with self._changing():
+            name = f"game {self.game.name!r}" if self.game is not None else "this game"
             if not 1 <= seq <= self._seq:
-                raise RefereeError(f"no event #{seq} to correct (the log has 1 to {self._seq})")
-            event = self._event("correction", {"supersedes": seq, "reason": reason, **fields})
-            self._emit([event])
+                raise RefereeError(f"{name} has no event #{seq} (its events are 1 to {self._seq})")
+            if seq not in self._told or self._told[seq].type != "move":
+                raise RefereeError(
+                    f"event #{seq} of {name} is not a move; only moves are corrected"
+                )
+            told = sorted(self._told.values(), key=lambda e: e.seq)
+            fix, move = corrections.make(
+                told,
+                seq,
+                reason,
+                void=void,
+                to=to,
+                table=self.initial_scene.table,
+                where=name,
+                dashes=dashes,
+            )
+            # Everything below is undone if the rules or the log fail: no seq skipped, the
+            # table as it was (a refused correction changes nothing).
+            kept = (self._seq, dict(self._placed), dict(self._answers), list(self._fresh))
+            try:
+                event = self._correction_events(fix, move, told)
+            except BaseException:
+                self._seq, self._placed, self._answers, self._fresh = kept
+                self._told = {k: v for k, v in self._told.items() if k <= kept[0]}
+                raise
             return event
 
+    def _correction_events(
+        self, fix: corrections.Correction, move: GameEvent, told: Sequence[GameEvent]
+    ) -> GameEvent:
+        event = self._event("correction", fix.data())
+        events = [event]
+        piece = move.piece or ""
+        if fix.to is not None:
+            before = self._scene_with(piece, move.data.get("from"))
+            for verdict in corrections.rejudge(self.ruleset, before, move, fix.to):
+                events.append(self._verdict(verdict, about=event.seq))
+        self._told[event.seq] = event
+        rest = corrections.rests([*told, event]).get(piece)
+        if rest is not None:  # the move was the piece's last: it stands elsewhere now
+            placed = self._placed.get(piece)
+            self._place(piece, rest, placed.uncertainty if placed is not None else 0.0)
+            scene = self.scene
+            present = {p.id for p in scene}
+            for i in sorted(self._touched({piece})):
+                query = self._standing[i]
+                if not named_pieces(query) <= present:
+                    continue
+                verdict = self.flow.answer(scene, query)
+                self._answers[i] = verdict.to_json()
+                events.append(self._verdict(verdict, about=event.seq, question=i))
+        self._emit(events)
+        return event
+
+    def _scene_with(self, piece: str, pose: Any) -> Scene:
+        """The table now with ``piece`` at ``pose`` (a logged ``{x, y, heading}``)."""
+        scene = self.scene
+        if not isinstance(pose, Mapping):
+            return scene
+        pieces = tuple(
+            p.moved(pose["x"], pose["y"], pose["heading"]) if p.id == piece else p for p in scene
+        )
+        return replace(scene, pieces=pieces)
+
     def close(self) -> None:
-        """Mark the last frame processed as logged."""
+        """Mark the last frame processed as logged, and give up the game's writer lock (a
+        serve that loops the footage starts a game a pass on one log: each lock held to
+        the end would hold a file open a pass)."""
         with self._lock:
             if self._frame > self._last_progress:
                 self._commit((), force_progress=True)
+        if self.log is not None and self.game is not None:
+            self.log.release(self.game)
 
 
 def _check_questions(rules: Ruleset, scene: Scene) -> None:

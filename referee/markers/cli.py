@@ -420,11 +420,9 @@ def scan(source: str, roster_path: str | None, out: str | None, frames: int) -> 
     existing: Roster | None = None
     if roster_path is not None and Path(roster_path).exists():
         existing = load_roster(roster_path)
-    from tqdm import tqdm
+    from referee.runtime import progress
 
-    images = tqdm(
-        iter_images(source, frames), desc="scanning", unit=" images", file=sys.stderr, leave=False
-    )
+    images = progress(iter_images(source, frames), desc="scanning", unit="images")
     result = scan_cards(iter(images))
     for problem in result.problems:
         click.echo(f"skipped: {problem}", err=True)

@@ -24,7 +24,7 @@ import json
 import textwrap
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -417,8 +417,12 @@ class Ruleset:
     def answer_move(self, scene: Scene, move: MoveQuery) -> Verdict:
         """The typed ``move`` question (a settled move the session tracked): the same
         verdict as :meth:`answer` gives the question as JSON, with no dict on the way in."""
+        query = move.as_dict()
+        return self._judged("move", query, lambda: self._checked_move(scene, move)).asked(query)
+
+    def _checked_move(self, scene: Scene, move: MoveQuery) -> Verdict:
         self.check_mover(move.piece)
-        return self.judge_move(scene, move).asked(move.as_dict())
+        return self.judge_move(scene, move)
 
     def judge_move(self, scene: Scene, move: MoveQuery) -> Verdict:
         """The verdict on a typed move (the session's entry point for a settled move). The
@@ -441,17 +445,20 @@ class Ruleset:
                 ".ask",
                 f"unknown question {ask!r} for {self.name} (known: {', '.join(self.questions())})",
             )
+        return self._judged(ask, query, lambda: method(scene, query)).asked(query)
+
+    def _judged(self, ask: str, query: Mapping[str, Any], judge: Callable[[], Verdict]) -> Verdict:
+        """``judge()``, where a value of a type the question does not take (a list where a
+        word belongs) that reached the system's arithmetic is one line naming it, never a
+        traceback: the same guard for a question as JSON and a typed settled move."""
         try:
-            verdict: Verdict = method(scene, query)
+            return judge()
         except QueryError:
             raise
         except (TypeError, KeyError, IndexError, AttributeError, ValueError) as error:
             if isinstance(error, SceneError):
                 raise
-            # A value of a type the question does not take (a list where a word belongs)
-            # reached the system's arithmetic: one line naming it, never a traceback.
             raise _wrong_argument(self.name, ask, query) from error
-        return verdict.asked(query)
 
     def answer_all(self, scene: Scene, source: str = "<scene>") -> list[Verdict]:
         """Answer every query of the scene in order; errors name ``$.queries[i]``."""

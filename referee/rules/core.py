@@ -6,8 +6,9 @@ centre to centre, front point, base edge to base edge and edge to edge not
 crossing another unit; firing arcs, minimum and half range; line of sight
 through terrain with through/into blocking and the doubt band; forests of
 touching woods; terrain along a move with the swept base footprint,
-stop-on-entry and halving/doubling per stretch; the all-pairs visibility
-map) and answers the shared questions ``range``, ``los`` and ``move``. A
+stop-on-entry and halving/doubling per stretch; what the all-pairs map of
+:mod:`referee.maps` is handed: the measure, the obstacles, the forest rule) and
+answers the shared questions ``range``, ``los`` and ``move``. A
 system is then a module of data tables (piece kinds, weapon ranges, move
 allowances) and the few hooks that differ (:meth:`TableRuleset.fire_range`,
 :meth:`TableRuleset.move_allowance`, :meth:`TableRuleset.may_enter`...).
@@ -31,36 +32,24 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from referee import maps
 from referee.geometry import (
-    Bearings,
     Pose,
-    PreparedPolygons,
-    SegmentContacts,
     base_corners,
     base_corners_many,
     boundary_distance,
     centre_distance,
     front_point,
-    golden_depths,
-    inner_room,
-    pairwise_base_distances,
-    pairwise_centre_distances,
     point_in_polygon,
     points_in_polygon,
-    points_near_polygons,
-    points_polygons,
     polygon_distance,
     polygons_overlap,
-    prepare_polygons,
-    segment_contacts,
     segment_polygon,
     segment_spans,
-    segments_polygons,
-    stretch_depths,
-    upper_pairs,
 )
+from referee.maps import LOS_CODES, MapTable, Obstacle, PreparedPolygons, Visibility
+from referee.maps.clearance import clear_distance
 from referee.rules import QueryError, Verdict, judge, name_key
-from referee.rules.clearance import clear_distance
 from referee.rules.queries import (
     MAX_VIA,
     LosQuery,
@@ -204,68 +193,6 @@ class MoveLimit:
     """Whether the summary lists what made the move illegal."""
     doubtful_word: str | None = None
     """The summary's verdict word when the move is too close to call (``needs 7+ on 2D6``)."""
-
-
-@dataclass(frozen=True)
-class Obstacle:
-    """Something a line of sight may not pass through: terrain (seen into and out of when
-    ``see_into``) or a piece's base (a wreck, a unit), never blocking its own line."""
-
-    id: str
-    kind: str
-    polygon: NDArray[np.float64]
-    see_into: bool
-    piece: str | None = None
-    """The piece whose base this is, if any."""
-    forest: int = -1
-    """Index of the forest (touching woods) it belongs to when that has 2+ members."""
-
-
-LOS_NAMES = ("clear", "doubtful", "blocked")
-
-
-@dataclass(frozen=True)
-class MapTable:
-    """The pieces of one table as the all-pairs map reads them
-    (:meth:`TableRuleset.map_table`), worked out once for every view of the table
-    (Divisional maps each side's lines in turn)."""
-
-    pieces: tuple[Piece, ...]
-    xy: NDArray[np.float64]
-    """``(n, 2)`` base centres."""
-    unc: NDArray[np.float64]
-    """Each piece's position doubt."""
-    distance: NDArray[np.float64]
-    """``(n, n)`` inches, measured as the ruleset's ``range_measure`` says."""
-    known_bearings: Bearings | None = None
-    """:attr:`bearings`, when the centre distances were taken from them."""
-
-    @functools.cached_property
-    def bearings(self) -> Bearings:
-        """Every centre's bearing bin and squared distance to every other."""
-        return Bearings.of(self.xy) if self.known_bearings is None else self.known_bearings
-
-    @functools.cached_property
-    def corners(self) -> NDArray[np.float64]:
-        """``(n, 4, 2)``: every piece's base corners (those that block are looked up)."""
-        pieces = self.pieces
-        return base_corners_many(
-            self.xy, [p.heading for p in pieces], [p.base for p in pieces]
-        ).reshape(-1, 4, 2)
-
-
-@dataclass(frozen=True)
-class Visibility:
-    """All-pairs range and LOS (:meth:`TableRuleset.visibility`)."""
-
-    ids: tuple[str, ...]
-    distance: NDArray[np.float64]
-    """``(n, n)`` inches, measured as the ruleset's ``range_measure`` says."""
-    los: NDArray[np.int8]
-    """``(n, n)``: 0 clear, 1 doubtful, 2 blocked (:data:`LOS_NAMES`); diagonal 0."""
-
-    def los_of(self, a: str, b: str) -> str:
-        return LOS_NAMES[int(self.los[self.ids.index(a), self.ids.index(b)])]
 
 
 class TableRuleset(Targets):
@@ -776,45 +703,22 @@ class TableRuleset(Targets):
         return "clear", reasons, {"blocked": blocked, "doubtful": doubtful}
 
     def visibility(self, scene: Scene) -> Visibility:
-        """All-pairs range and LOS for every piece on the table, vectorised.
+        """All-pairs range and LOS for every piece on the table, by the engine
+        (:func:`referee.maps.line_map`; callers ask :func:`referee.maps.visibility`).
 
         Same answers as ``ask_range``/``ask_los`` for each pair (the dashboard's
         who-sees-whom map); destroyed pieces are included as rows but a wreck never
         blocks its own line. Lines that meet a forest of several woods are settled by
-        the forest rule (:func:`forest_contact`), one line at a time.
+        the forest rule (:meth:`_forest_levels`), one line at a time. A system whose
+        map differs (hidden units, a grid) overrides this hook.
         """
         return self.visibility_of(scene, None)
 
     def map_table(self, scene: Scene, bearings: bool = False) -> MapTable:
-        """The table as the all-pairs map reads it: centres, doubts and the distances
-        measured as ``range_measure`` says (:class:`MapTable`). ``bearings``: the map
-        will read them (it has obstacles), so centre distances come from their squared
-        lengths (the same floats as :func:`pairwise_centre_distances`)."""
-        pieces = tuple(scene.pieces)
-        n = len(pieces)
-        xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
-        unc = np.array([p.uncertainty for p in pieces], float)
-        measure = self.settings.range_measure
-        if measure == "centre" and bearings:
-            known = Bearings.of(xy)
-            return MapTable(pieces, xy, unc, np.sqrt(known.length2), known)
-        if measure == "centre":
-            dist = pairwise_centre_distances(xy)
-        elif measure == "edge" or n < 2:
-            dist = pairwise_base_distances(
-                xy, [p.heading for p in pieces], [p.base for p in pieces]
-            )
-        else:
-            dist = np.array(
-                [
-                    [
-                        self.piece_distance(p, q, measure, scene) if p is not q else 0.0
-                        for q in pieces
-                    ]
-                    for p in pieces
-                ]
-            )
-        return MapTable(pieces, xy, unc, dist)
+        """The table as the all-pairs map reads it (:func:`referee.maps.map_table`):
+        centres, doubts and the distances measured as ``range_measure`` says.
+        ``bearings``: the map will read them (it has obstacles)."""
+        return maps.map_table(scene.pieces, self.settings.range_measure, bearings)
 
     def visibility_of(
         self,
@@ -827,138 +731,12 @@ class TableRuleset(Targets):
         ``rows`` marks (all if None); the other lines are left clear. ``table``: the
         scene's :meth:`map_table`, when several views of one table share it; ``seen``:
         this view's :meth:`los_obstacles` and their outlines outside forests prepared
-        (:func:`prepare_polygons`, terrain first), when taken from a shared set."""
+        (:func:`referee.maps.prepare_polygons`, terrain first), when taken from a shared
+        set. The map itself is :func:`referee.maps.line_map`'s: this ruleset says what
+        blocks and how a line meets a forest (:meth:`_forest_levels`)."""
         table = self.map_table(scene) if table is None else table
-        pieces, xy, unc, dist = table.pieces, table.xy, table.unc, table.distance
-        n = len(pieces)
-        los = np.zeros((n, n), np.int8)
         obstacles, prep = (self.los_obstacles(scene, table), None) if seen is None else seen
-        single = [o for o in obstacles if o.forest < 0]
-        multi = [o for o in obstacles if o.forest >= 0]
-        row = {p.id: k for k, p in enumerate(pieces)}
-        if n < 2 or not obstacles:
-            return Visibility(tuple(p.id for p in pieces), dist, los)
-        i, j = upper_pairs(n)
-        if rows is not None:
-            keep = rows[i] | rows[j]
-            i, j = i[keep], j[keep]
-        u = unc[i] + unc[j]
-        code = np.zeros(len(i), np.int8)
-        if single:
-            code = self._visibility_codes(table.bearings, i, j, u, single, row, prep)
-        if multi:
-            self._forest_codes(xy, i, j, u, multi, code)
-        flat = los.ravel()  # a view: flat writes are cheaper than 2-d ones
-        flat[i * n + j] = code
-        flat[j * n + i] = code
-        return Visibility(tuple(p.id for p in pieces), dist, los)
-
-    def _visibility_codes(
-        self,
-        bearings: Bearings,
-        i: np.ndarray,
-        j: np.ndarray,
-        u: np.ndarray,
-        obstacles: list[Obstacle],
-        row: Mapping[str, int],
-        prep: PreparedPolygons | None = None,
-    ) -> NDArray[np.int8]:
-        terrain = [o for o in obstacles if o.see_into]
-        bases = [o for o in obstacles if not o.see_into]
-        xy = bearings.points
-        owners = np.asarray([row[o.piece] for o in bases if o.piece is not None], np.intp)
-        polys = [o.polygon for o in terrain] + [o.polygon for o in bases]
-        u_max = float(u.max(initial=0.0))
-        prep = prepare_polygons(polys) if prep is None else prep
-        nt = len(terrain)
-        # Centres farther than the doubt from an outline only matter as 'outside'.
-        inside, edge = points_near_polygons(xy, prep, u_max + 1e-6)
-
-        code = np.zeros(len(i), np.int8)
-        # First pass, no edge tests: a line that certainly crosses deep into an obstacle
-        # that may block it is blocked whatever else it meets (most lines on a crowded
-        # table); the full test below runs on the others only, with the same margin. Such
-        # a line passes through a disc inside the outline (``inner_room``), found by the
-        # bins of bearings the disc wholly covers. An obstacle may block a line unless an
-        # end is in or near that terrain (seen into or out of) or it is the end's own base.
-        dist, centre = bearings.toward(prep.centre)
-        barred = inside.copy()  # an end inside an outline starts the crossed stretch there
-        barred[:, :nt] |= edge[:, :nt] <= u_max + 1e-6
-        barred[owners, nt + np.arange(len(owners))] = True
-        room = inner_room(prep, u_max)
-        code[bearings.through_lines((dist, centre), room, barred, i, j)] = 2
-        # The only (line, outline) pairs that can be in contact: lines passing within the
-        # doubt of an outline's bounding circle, among the lines still open.
-        rest = np.flatnonzero(code == 0)
-        ri, rj, ru = i[rest], j[rest], u[rest]
-        own = (owners, nt + np.arange(len(owners)))  # never blocks its own piece's lines
-        reach = prep.radius + (u_max + 1e-6)
-        cs, cp = bearings.index_lines(ri, rj).near_lines((dist, centre), reach, skip=own)
-        # The same certificate line by line for these candidates (the bins miss a disc
-        # that covers no whole bin, or one behind a nearer disc the line may not meet),
-        # then the pairs of the lines still open grouped by line, compiled.
-        from referee.contacts import in_contact, open_candidates  # see segment_contacts
-
-        done, cs, cp = open_candidates(
-            cs, cp, ri, rj, xy, prep.centre, room, barred, owners, nt, ru,
-            (prep.convex, *prep.halfplanes),
-            (prep.cx, prep.cy, prep.ex, prep.ey, prep.etol, prep.counts),
-        )  # fmt: skip
-        code[rest[done]] = 2
-        A, B = xy[ri], xy[rj]
-        hit = segment_contacts(
-            A,
-            B,
-            prep,
-            xy,
-            ri,
-            rj,
-            inside,
-            edge,
-            u_max,
-            spans=u_max > 0,
-            certify=True,
-            pairs=(cs, cp),
-        )
-        # Only segment/obstacle pairs in contact (crossing, touching or within the
-        # pair's doubt) can block or cast doubt: classify those sparsely.
-        # An end inside terrain by more than the doubt sees out of it; one within the
-        # doubt of its edge makes a crossing doubtful; a base never blocks its own
-        # piece's line (compiled: a dozen numpy passes over the contacts before).
-        contact = (hit.seg, hit.poly, hit.crosses, hit.touches, hit.clearance)
-        near, excluded, block = in_contact(contact, ru, ri, rj, inside, edge, owners, nt)
-        ss = hit.seg[near]
-        us = ru[ss]
-        if u_max > 0:
-            block = _deep(A, B, prep, hit, near, block, us)
-        maybe = ~excluded & ~block
-        code[rest[ss[maybe]]] = 1
-        code[rest[ss[block]]] = 2  # after the doubtful ones: blocked wins
-        return code
-
-    def _forest_codes(
-        self,
-        xy: np.ndarray,
-        i: np.ndarray,
-        j: np.ndarray,
-        u: np.ndarray,
-        obstacles: list[Obstacle],
-        code: NDArray[np.int8],
-    ) -> None:
-        """Raise ``code`` where a forest of several woods blocks or casts doubt: the lines
-        that may meet it, less those it surely blocks, are read by :meth:`_forest_levels`."""
-        groups: dict[int, list[np.ndarray]] = {}
-        for o in obstacles:
-            groups.setdefault(o.forest, []).append(o.polygon)
-        for polys in groups.values():
-            cand = forest_lines(xy[i], xy[j], u, polys, code)
-            if not len(cand):
-                continue
-            sure = forest_surely_blocked(xy, i[cand], j[cand], u[cand], polys)
-            code[cand[sure]] = 2
-            cand = cand[~sure]
-            levels = self._forest_levels(xy, i[cand], j[cand], u[cand], polys)
-            code[cand] = np.maximum(code[cand], levels)
+        return maps.line_map(table, obstacles, self._forest_levels, rows, prep)
 
     def _forest_levels(
         self, xy: np.ndarray, i: np.ndarray, j: np.ndarray, u: np.ndarray, polys: list[np.ndarray]
@@ -1509,6 +1287,11 @@ def sweep_entry(base: np.ndarray, d: np.ndarray, poly: np.ndarray) -> float | No
     True
     """
     poly = np.asarray(poly, float)
+    # Most outlines lie clear of the swept box: none of the corner searches below can meet them.
+    swept_lo = np.minimum(base.min(axis=0), base.min(axis=0) + d)
+    swept_hi = np.maximum(base.max(axis=0), base.max(axis=0) + d)
+    if np.any(swept_lo > poly.max(axis=0)) or np.any(swept_hi < poly.min(axis=0)):
+        return None
     if polygons_overlap(base, poly):
         return 0.0
     if float(d @ d) <= 1e-18:
@@ -1620,60 +1403,6 @@ def _seg_distances(p: np.ndarray, segs: np.ndarray) -> np.ndarray:
     return np.asarray(np.min(np.linalg.norm(a + t[..., None] * ab - p[:, None], axis=2), axis=1))
 
 
-LOS_CODES = {"clear": 0, "doubtful": 1, "blocked": 2}
-"""A line-of-sight verdict as the all-pairs map's code."""
-
-
-def forest_lines(
-    a: np.ndarray, b: np.ndarray, u: np.ndarray, polys: Sequence[np.ndarray], code: np.ndarray
-) -> NDArray[np.intp]:
-    """The lines ``a[k]``-``b[k]`` not yet blocked (``code < 2``) that meet a forest's
-    woods ``polys`` or pass within their doubt ``u[k]`` of one (an end inside one
-    counts): the only ones the forest rule can make doubtful or blocked, found at once
-    before the rule reads them one by one."""
-    pts = np.concatenate(polys)
-    pad = float(u.max(initial=0.0)) + 1e-6
-    lo, hi = pts.min(axis=0) - pad, pts.max(axis=0) + pad
-    # Segments whose bounding box meets the forest's; already-blocked lines stay.
-    cand = np.flatnonzero(
-        (code < 2) & np.all(np.maximum(a, b) >= lo, axis=1) & np.all(np.minimum(a, b) <= hi, axis=1)
-    )
-    if not len(cand):
-        return cand
-    met = segments_polygons(a[cand], b[cand], polys, margin=pad)
-    near = met.crosses | met.touches | (met.clearance <= u[cand, None])
-    return cand[near.any(axis=1)]
-
-
-def forest_surely_blocked(
-    xy: np.ndarray, i: np.ndarray, j: np.ndarray, u: np.ndarray, polys: Sequence[np.ndarray]
-) -> NDArray[np.bool_]:
-    """Which lines ``xy[i[k]]``-``xy[j[k]]`` :func:`forest_contact` certainly finds
-    ``blocked`` by the forest of woods ``polys``, with neither end in it or within the
-    doubt ``u[k]`` of it (so no woods area is seen out of): found for all lines at once,
-    so the rule need not read them one by one. Such a line crosses a convex woods deeper
-    than the doubt at the middle of its crossed stretch, a point the rule samples, and
-    a point that deep in one woods is at least as deep in the forest (whose outline lies
-    outside every woods' interior); a hair of margin covers the rounding between the
-    two ways of finding the stretch."""
-    prep = prepare_polygons(polys)
-    inside, dist = points_polygons(xy, prep)
-    away = np.all(~inside & (dist > u.max(initial=0.0)), axis=1)  # every end's woods
-    ok = away[i] & away[j]
-    lines = np.flatnonzero(ok)
-    out = np.zeros(len(i), bool)
-    if not len(lines):
-        return out
-    ends = i[lines], j[lines]
-    con = segment_contacts(
-        xy[ends[0]], xy[ends[1]], prep, xy, *ends, inside, dist, float(u.max(initial=0.0))
-    )
-    sel = np.flatnonzero(con.crosses & ~con.awkward & prep.convex[con.poly])
-    deep = stretch_depths(xy[ends[0]], xy[ends[1]], prep, con, sel) > u[lines[con.seg[sel]]] + 1e-6
-    out[lines[con.seg[sel[deep]]]] = True
-    return out
-
-
 def forest_contact(
     a: Sequence[float],
     b: Sequence[float],
@@ -1701,38 +1430,6 @@ def forest_contact(
         return status, "doubtful"
     touching = any(segment_polygon(a, b, poly).clearance <= doubt for poly in polys)
     return status, "doubtful" if touching else "clear"
-
-
-def _deep(
-    a: np.ndarray,
-    b: np.ndarray,
-    prep: PreparedPolygons,
-    hit: SegmentContacts,
-    near: np.ndarray,
-    block: np.ndarray,
-    us: np.ndarray,
-) -> np.ndarray:
-    """Which of the crossings that would block (``block``, over candidates ``near``)
-    reach deeper than the pair's doubt ``us``, as far as each line's verdict needs: one
-    crossing deeper than the doubt blocks the line, so the others on that line are
-    never measured. Knife edges by their depth, certified crossings at once, cheap
-    floors of the middle depth, then the middle of each crossed stretch (on each line
-    the longest stretch first), in one compiled pass line by line
-    (:func:`referee.contacts.deep_crossings`); the search for the deepest point only
-    on lines still open after that."""
-    from referee.contacts import deep_crossings  # see segment_contacts
-
-    fields = (hit.seg, hit.poly, hit.awkward, hit.sure, hit.depth, hit.lo, hit.hi)
-    outlines = (prep.convex, prep.inner, prep.centre, prep.radius)
-    deep, got, rest = deep_crossings(
-        a, b, fields, near, block, us, outlines, prep.halfplanes, prep.rows
-    )
-    # depth = got where got > margin, else max(got, golden): golden can only help
-    # where got <= the doubt, and only on lines not already blocked.
-    if len(rest):
-        gold = golden_depths(a, b, prep, hit, near[rest], limit=us[rest])
-        deep[rest] = np.maximum(got[rest], gold) > us[rest]
-    return np.asarray(deep)
 
 
 def subtract(

@@ -95,9 +95,31 @@ class GameFlow:
 
     def judge(self, scene: Scene, move: SettledMove) -> Judgement:
         """The verdicts on ``move``; ``scene`` has every piece where it rested before it."""
-        return Judgement((self.answer(scene, self.move_query(move)),))
+        return Judgement((self.answer_move(scene, move),))
+
+    def answer_move(
+        self, scene: Scene, move: SettledMove, allowance: float | None = None, **extra: Any
+    ) -> Verdict:
+        """The ruleset's ``move`` verdict on a settled move, asked typed (no JSON on the way
+        in); ``allowance`` and ``extra`` are what the flow's declarations add (the dice's
+        allowance, a declared speed). One it cannot ask is a doubtful verdict saying why."""
+        from referee.rules import QueryError
+        from referee.rules.queries import MoveQuery
+
+        piece = scene.get(move.piece)
+        try:
+            if piece is None:
+                raise QueryError(".piece", f"unknown piece id {move.piece!r}")
+            typed = MoveQuery.of(piece, move.start, move.end, move.via, allowance, **extra)
+            return self.ruleset.answer_move(scene, typed)
+        except (RefereeError, KeyError) as error:
+            query = self.move_query(move)
+            if allowance is not None:
+                query["allowance"] = allowance
+            return self.cannot_judge({**query, **extra}, error)
 
     def move_query(self, move: SettledMove) -> dict[str, Any]:
+        """The settled move as a ``move`` question in JSON (the scene file's form)."""
         query: dict[str, Any] = {
             "ask": "move",
             "piece": move.piece,
@@ -110,10 +132,14 @@ class GameFlow:
 
     def answer(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """The ruleset's answer; a question it cannot ask is a doubtful verdict saying why."""
-        from referee.rules import Verdict
-
         try:
             return self.ruleset.answer(scene, query)
         except (RefereeError, KeyError) as error:
-            text = str(error).strip("'\"")
-            return Verdict(str(query.get("ask")), None, (f"cannot judge: {text}",), query=query)
+            return self.cannot_judge(query, error)
+
+    @staticmethod
+    def cannot_judge(query: Mapping[str, Any], error: Exception) -> Verdict:
+        from referee.rules import Verdict
+
+        text = str(error).strip("'\"")
+        return Verdict(str(query.get("ask")), None, (f"cannot judge: {text}",), query=query)

@@ -529,7 +529,7 @@ class HexGrid(Grid):
         runs within ``touch`` of one's edge or corner (depth ``>= -touch``), else 0.
 
         ``compiled`` (the default): one loop over the bins of :meth:`lines_near`
-        (:mod:`referee.rules.grid_lines`), numpy's exact depth only for pairs within
+        (:mod:`referee.maps.grid_lines`), numpy's exact depth only for pairs within
         rounding of ``touch`` either way; False: :meth:`lines_near` and
         :meth:`local_depths` (the tests' oracle). The same codes.
 
@@ -544,7 +544,7 @@ class HexGrid(Grid):
         if len(A) == 0 or len(C) == 0:
             return codes
         if compiled:
-            from referee.rules.grid_lines import line_codes  # numba: 0.3 s to load
+            from referee.maps.grid_lines import line_codes  # numba: 0.3 s to load
 
             key, lo, hi, rx, ry = self._bearing_windows(A, B, group, C, ends, owner)
             scale = 1.0 + max(float(np.abs(A).max()), float(np.abs(B).max()))

@@ -43,6 +43,7 @@ from referee.geometry import (
     segment_polygon,
     signed_boundary_distance,
 )
+from referee.maps import LOS_CODES
 from referee.rules import (
     PieceField,
     QueryError,
@@ -56,7 +57,6 @@ from referee.rules import (
 from referee.rules.cards import Card
 from referee.rules.core import (
     DIE_ROLL,
-    LOS_CODES,
     Deployment,
     Finding,
     Placed,
@@ -1103,11 +1103,8 @@ class PaperTigersFlow(GameFlow):
         return Declared(False)
 
     def judge(self, scene: Scene, move: SettledMove) -> Judgement:
-        query = self.move_query(move)
         queue = self._allowances.get(move.piece)
-        if queue:
-            query["allowance"] = queue.pop(0)
-        verdicts = [self.answer(scene, query)]
+        verdicts = [self.answer_move(scene, move, queue.pop(0) if queue else None)]
         notes: list[str] = []
         piece = scene.get(move.piece)
         follows = self._following.pop(move.piece, None)

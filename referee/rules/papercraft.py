@@ -27,14 +27,14 @@ from typing import Any
 import numpy as np
 
 from referee.geometry import base_corners, base_corners_many
+from referee.maps import Visibility
+from referee.maps.clearance import clear_edge_distances, clear_segment
 from referee.rules import PieceField, QueryError, Verdict, name_key, register
-from referee.rules.clearance import clear_edge_distances, clear_segment
 from referee.rules.core import (
     Deployment,
     Finding,
     Placed,
     TableRuleset,
-    Visibility,
     fmt,
     inches,
     piece_arg,

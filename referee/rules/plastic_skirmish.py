@@ -54,6 +54,7 @@ from referee.geometry import (
     segment_spans,
     signed_boundary_distance,
 )
+from referee.maps import Visibility
 from referee.rules import PieceField, QueryError, Verdict, as_ids, judge, name_key, register
 from referee.rules.core import (
     MEASURE_WORDS,
@@ -62,7 +63,6 @@ from referee.rules.core import (
     MoveLimit,
     Placed,
     TableRuleset,
-    Visibility,
     fmt,
     from_edge,
     inches,

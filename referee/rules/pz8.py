@@ -46,12 +46,15 @@ import numpy as np
 from referee.geometry import (
     Pose,
     centre_distance,
-    pairwise_centre_distances,
     point_in_polygon,
-    points_near_polygons,
     polygon_distance,
-    prepare_polygons,
     signed_boundary_distance,
+)
+from referee.maps import (
+    Visibility,
+    pairwise_centre_distances,
+    points_near_polygons,
+    prepare_polygons,
 )
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
@@ -59,7 +62,6 @@ from referee.rules.core import (
     Measured,
     MoveLimit,
     TableRuleset,
-    Visibility,
     fmt,
     inches,
     judge_at_least,

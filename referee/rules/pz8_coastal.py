@@ -1088,7 +1088,5 @@ class CoastalFlow(GameFlow):
         return Declared(False, verdict)
 
     def judge(self, scene: Scene, move: SettledMove) -> Judgement:
-        query = self.move_query(move)
-        if move.piece in self._speeds:
-            query["speed"] = self._speeds[move.piece]
-        return Judgement((self.answer(scene, query),))
+        declared = {"speed": self._speeds[move.piece]} if move.piece in self._speeds else {}
+        return Judgement((self.answer_move(scene, move, **declared),))

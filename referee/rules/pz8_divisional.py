@@ -63,25 +63,21 @@ from numpy.typing import NDArray
 from referee.errors import SceneError, at
 from referee.geometry import (
     Pose,
-    PreparedPolygons,
     base_corners,
     boundary_distance,
     centre_distance,
     point_in_polygon,
     polygon_distance,
-    prepare_polygons,
 )
+from referee.maps import MapTable, Obstacle, PreparedPolygons, Visibility, prepare_polygons
 from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
     Deployment,
     Finding,
-    MapTable,
-    Obstacle,
     Placed,
     Reach,
     Spotting,
     TableRuleset,
-    Visibility,
     fmt,
     inches,
     judge_at_least,

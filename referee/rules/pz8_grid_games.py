@@ -26,9 +26,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from referee.maps import Visibility
 from referee.rules import PieceField, QueryError, Verdict, name_key, register
 from referee.rules.core import (
-    Visibility,
     fmt,
     piece_arg,
     worst,

@@ -70,6 +70,11 @@ def pose_arg(raw: Any, path: str, default: Pose) -> Pose:
     )
 
 
+def _turned(pose: Pose) -> Pose:
+    """``pose`` with its heading in [0, 360), as a question's poses are read."""
+    return Pose(pose.x, pose.y, pose.heading % 360.0)
+
+
 def path_arg(query: Mapping[str, Any], start: Pose) -> tuple[Pose, ...]:
     """The move's ``via``: intermediate poses between ``from`` and ``to``, in order (the
     tracked path). Absent: no path. Each pose's heading defaults to the one before it."""
@@ -119,8 +124,13 @@ class MoveQuery:
         allowance: float | None = None,
         **extra: Any,
     ) -> Self:
-        """A settled move as the session tracked it (no JSON on the way)."""
-        return cls(piece, start, end, tuple(via), allowance, None, dict(extra))
+        """A settled move as the session tracked it (no JSON on the way): headings are
+        taken modulo 360 as :meth:`parse` takes them; a path longer than a question may
+        give is a :class:`QueryError` as it is there."""
+        if len(via) > MAX_VIA:
+            raise QueryError(".via", f"must be a list of at most {MAX_VIA} poses")
+        start, end = _turned(start), _turned(end)
+        return cls(piece, start, end, tuple(_turned(p) for p in via), allowance, None, extra)
 
     @classmethod
     def parse(

@@ -16,18 +16,16 @@ import dataclasses
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from referee.geometry import centre_distance
+from referee.maps import Visibility
 from referee.rules import QueryError, Ruleset, Verdict
 from referee.rules.queries import RangeQuery, piece_arg
 from referee.scene import Piece, Scene, Terrain
-
-if TYPE_CHECKING:
-    from referee.rules.core import Visibility
 
 
 class Targets(Ruleset):
@@ -70,7 +68,7 @@ class Targets(Ruleset):
         frame) is the only invalidation needed; one scene is kept, so memory stays flat."""
         cached = self.__dict__.get("_targets_cache")
         if cached is not None and cached[0] is scene:
-            return cast("Visibility", cached[1])
+            return cast(Visibility, cached[1])
         vis = self.visibility(scene)
         self.__dict__["_targets_cache"] = (scene, vis, {})
         return vis

@@ -30,10 +30,10 @@ from typing import Any
 import cv2
 import numpy as np
 from numpy.typing import NDArray
-from tqdm import tqdm
 
 from referee.calibration.camera import rotation_matrix
 from referee.errors import RefereeError, write_json_atomic
+from referee.runtime import progress as bar_of
 from referee.scene import save_scene
 from referee.sim.imaging import Imager
 from referee.sim.render import BoardPlacement, Look, PiecePose, TableRenderer, TagTruth
@@ -286,7 +286,7 @@ def _writer(
 
 
 def _frames(count: int, label: str, progress: bool) -> Iterator[int]:
-    return iter(tqdm(range(count), desc=label, unit="frame", disable=not progress, leave=False))
+    return iter(bar_of(range(count), desc=label, unit="frame", enabled=progress))
 
 
 def simulate(

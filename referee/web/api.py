@@ -20,6 +20,7 @@ from werkzeug.exceptions import HTTPException
 from referee.errors import RefereeError, at
 from referee.events import finite_json
 from referee.game import scene_at
+from referee.geometry import Pose
 from referee.markers.roster import Roster
 from referee.picture import PALETTE, RINGS, draw, side_colours, to_png, to_svg
 from referee.rules import QueryError, Ruleset
@@ -226,6 +227,43 @@ def terrain() -> Response:
             "terrain": [t.to_json() for t in get_live().session.scene.terrain],
         }
     )
+
+
+CORRECTION_KEYS = ("seq", "void", "to", "why")
+
+
+@bp.post("/correct")
+def correct() -> Response:
+    """A move the camera got wrong: ``{"seq": N, "void": true, "why": ...}`` or
+    ``{"seq": N, "to": {"x", "y", "heading"}, "why": ...}``; logged with the verdicts
+    asked again (nothing is written when the request is refused)."""
+    body = _body()
+    unknown = sorted(set(body) - set(CORRECTION_KEYS))
+    if unknown:
+        raise BadRequest(f"{unknown[0][:40]}: not a field of a correction (seq, void, to, why)")
+    seq = body.get("seq")
+    if type(seq) is not int or not 1 <= seq <= 2**53:
+        raise BadRequest("seq: the event number of the move (a whole number from 1)")
+    void = body.get("void", False)
+    if void is not True and void is not False:
+        raise BadRequest("void: true for a move that did not happen")
+    why = body.get("why")
+    if not isinstance(why, str):
+        raise BadRequest("why: say in words why the camera was wrong")
+    raw = body.get("to")
+    to = None
+    if raw is not None:
+        if not isinstance(raw, dict) or set(raw) != {"x", "y", "heading"}:
+            raise BadRequest('to: {"x": inches, "y": inches, "heading": degrees}')
+        values = [raw["x"], raw["y"], raw["heading"]]
+        if not all(type(v) in (int, float) and np.isfinite(v) for v in values):
+            raise BadRequest("to: x, y and heading must be finite numbers")
+        to = Pose(float(values[0]), float(values[1]), float(values[2]) % 360.0)
+    session = get_live().session
+    event = session.correct(seq, why, void=void, to=to, dashes="")
+    events, _ = get_live().events_since(0)
+    made = [e for e in events if e.seq == event.seq or e.data.get("about") == event.seq]
+    return _json({"events": [e.to_json() for e in made or [event]]})
 
 
 @bp.post("/picture")

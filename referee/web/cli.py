@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import secrets
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import click
@@ -110,6 +113,7 @@ def serve(
     from referee.web import create_app
 
     sources = [s for s in (camera, video, stream) if s is not None]
+    scratch: str | None = None
     if len(sources) > 1:
         raise SourceError("give at most one of --camera, --video and --stream")
     club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
@@ -121,7 +125,10 @@ def serve(
             raise RefereeError("-c and -r go with --camera, --video or --stream")
         if scene or ruleset:
             raise RefereeError("--scene and --ruleset go with --camera, --video or --stream")
-        log = open_log(db, no_log)
+        # The demo loop logs every pass: into a scratch log deleted when serve stops, unless
+        # --db names a file to keep them in, so it never fills the user's own game log.
+        scratch = None if (db is not None or no_log) else tempfile.mkdtemp(prefix="referee-")
+        log = open_log(str(Path(scratch) / "sample.sqlite") if scratch else db, no_log)
         live = sample_live(speed, log, name if log is not None else None)
     else:
         live, log = _live_from_options(
@@ -141,6 +148,8 @@ def serve(
         server = make_server(app, host, port)
     except OSError as error:
         live.stop()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
         raise RefereeError(f"--port {port}: cannot listen on {host} ({error.strerror})") from None
     shown = _url_host(host)
     bound = getattr(server, "effective_port", port)
@@ -150,7 +159,13 @@ def serve(
         click.echo("anyone on your network with this URL (and its token) can use the dashboard;")
         click.echo("scan it with the tablet:")
         click.echo(terminal_qr(url))
-    if log is not None:
+    if scratch is not None:
+        click.echo(
+            f"the sample's passes are logged in a scratch log ({log.path if log else scratch}), "
+            "deleted when serve stops (--db FILE keeps them)",
+            err=True,
+        )
+    elif log is not None:
         click.echo(f"game {live.game_name!r} logged in {log.path}", err=True)
     click.echo("press Ctrl-C to stop", err=True)
     sys.stdout.flush()
@@ -166,6 +181,8 @@ def serve(
         if log is not None:
             finish(sender, log.path)
             log.close()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _url_host(host: str) -> str:

@@ -248,9 +248,11 @@ def test_a_correction_points_at_what_it_supersedes(tmp_path):
     fix = session.correct(move.seq, "a player knocked it", void=True)
     assert fix.type == "correction" and fix.supersedes == move.seq
     with pytest.raises(RefereeError, match="no event"):
-        session.correct(999, "nothing there")
+        session.correct(999, "nothing there", void=True)
     replayed, _ = scene_at(log, session.game)
-    assert replayed.piece("t34").x == pytest.approx(16.0)  # what the camera saw stands
+    rested = move.data["from"]
+    assert replayed.piece("t34").x == pytest.approx(rested["x"])  # back where it rested before
+    assert session.scene.piece("t34").x == pytest.approx(rested["x"])
 
 
 def test_replay_rebuilds_the_table_at_any_event_or_time(tmp_path):

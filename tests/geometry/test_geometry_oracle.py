@@ -16,17 +16,16 @@ from referee.geometry import (
     base_distance,
     centre_distance,
     front_point,
-    pairwise_base_distances,
-    pairwise_centre_distances,
     point_in_polygon,
     polygon_distance,
     polygon_is_simple,
     polygons_overlap,
     segment_polygon,
     segment_spans,
-    segments_polygons,
     signed_boundary_distance,
 )
+from referee.maps.pairwise import pairwise_base_distances, pairwise_centre_distances
+from referee.maps.segments import segments_polygons
 
 RNG = np.random.default_rng(7)
 

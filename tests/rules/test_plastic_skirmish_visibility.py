@@ -8,13 +8,10 @@ import random
 import numpy as np
 import pytest
 
-from referee.geometry import (
-    base_corners_many,
-    points_in_polygon,
-    signed_boundary_distance,
-)
+from referee.geometry import base_corners_many, points_in_polygon, signed_boundary_distance
+from referee.maps import Visibility
 from referee.rules import find_ruleset
-from referee.rules.core import TableRuleset, Visibility
+from referee.rules.core import TableRuleset
 from referee.scene import Piece, Scene, Table, Terrain
 from referee.sim.tables import star_outline
 

@@ -99,8 +99,9 @@ def _all_pairs_by_brute_force(rules: Pz8Space, scene: Scene) -> np.ndarray:
     ("n", "uncertainty", "settings"),
     [
         (160, 0.02, {}),
-        (120, 0.3, {"grid_rotation": 30.0, "grid_x": 1.3}),
-        (140, 0.0, {"grid_rotation": 17.0}),
+        # The other two tables are the slow sweep's (.ci/run runs them).
+        pytest.param(120, 0.3, {"grid_rotation": 30.0, "grid_x": 1.3}, marks=pytest.mark.slow),
+        pytest.param(140, 0.0, {"grid_rotation": 17.0}, marks=pytest.mark.slow),
     ],
 )
 def test_big_table_all_pairs_map_is_the_brute_force_one(

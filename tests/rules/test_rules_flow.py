@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from referee.geometry import Pose
@@ -153,3 +155,35 @@ def test_a_typed_move_is_judged_as_its_json_question() -> None:
     )
     assert typed.to_json() == asked.to_json()
     assert typed.to_json()["piece"] == "sq1"
+
+
+@pytest.mark.parametrize(
+    "declared, extra",
+    [
+        ((), {}),
+        (({"ask": "move", "piece": "sq1", "allowance": 4},), {"allowance": 4.0}),
+    ],
+)
+def test_a_settled_move_is_judged_typed_as_the_same_question_in_json(declared, extra):
+    """The session's settled move reaches the rules as a typed query (no JSON on the way in)
+    and gets the very verdict the scene file's ``move`` question gets, query included."""
+    settled = SettledMove(
+        "sq1", Pose(30.0, 20.0, 270.0), Pose(30.0, 14.5, 630.0), via=(Pose(30.0, 17.0, -90.0),)
+    )
+    typed = flow(*declared).judge(scene(), settled).verdicts[0]
+    asked = {
+        "ask": "move",
+        "piece": "sq1",
+        "from": {"x": 30.0, "y": 20.0, "heading": 270.0},
+        "to": {"x": 30.0, "y": 14.5, "heading": 630.0},
+        "via": [{"x": 30.0, "y": 17.0, "heading": -90.0}],
+        **extra,
+    }
+    by_json = find_ruleset("paper-tigers").answer(scene(), asked)
+    assert typed.to_json() == by_json.to_json()
+    assert typed.query is not None and typed.query["to"]["heading"] == 270.0  # read as JSON is
+
+
+def test_a_settled_move_of_a_piece_the_scene_lacks_cannot_be_judged():
+    judged = flow().judge(scene(), dataclasses.replace(move("sq1", (30.0, 14.5)), piece="ghost"))
+    assert judged.ok is None and "ghost" in judged.verdicts[0].reasons[0]

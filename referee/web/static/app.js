@@ -164,6 +164,7 @@ const LAYERS = [
   { id: "rings", draw: () => drawRings(), poses: true },
   { id: "lines", draw: () => drawLines(), poses: true },
   { id: "pieces", draw: () => drawPieces(), poses: true },
+  { id: "move-fix", draw: () => drawMoveEnd() },  // over the pieces: the shown move's end handle
   { id: "ruler", draw: () => drawRuler() },
 ];
 
@@ -328,16 +329,29 @@ function drawLines() {
 
 const MOVES_SHOWN = 5;  // the newest moves drawn; older ones fade, then go
 
+// Each corrected move's last correction (seq -> the correction event).
+function corrections() {
+  const out = new Map();
+  for (const e of S.events) if (e.type === "correction") out.set(e.supersedes, e);
+  return out;
+}
+
 function shownMoves() {
   const upto = S.replay ? S.replaySeq ?? 0 : Infinity;
-  const voided = new Set(S.events.filter((e) => e.type === "correction").map((e) => e.supersedes));
+  const fixes = corrections();
+  const voided = new Set(S.events.filter((e) => e.type === "correction" && e.void).map((e) => e.supersedes));
+  // A move corrected to end elsewhere is drawn to where the players said it ended.
   const moves = S.events.filter((e) => e.type === "move" && e.seq <= upto && !voided.has(e.seq) &&
-    e.from && e.to);
+    e.from && e.to).map((e) => (fixes.get(e.seq)?.to ? { ...e, to: fixes.get(e.seq).to, via: [], corrected: true } : e));
   return moves.slice(-MOVES_SHOWN);
 }
 
+// The verdicts on a move: those on its last correction when one re-judged it.
 function moveVerdicts(seq) {
-  return S.events.filter((e) => e.type === "verdict" && e.about === seq).map((e) => e.verdict || {});
+  const fix = corrections().get(seq);
+  const about = fix && fix.to ? fix.seq : seq;
+  return S.events.filter((e) => e.type === "verdict" && e.about === about &&
+    (about === seq || e.verdict?.ask === "move")).map((e) => e.verdict || {});
 }
 
 // The worst of the move's verdicts: one illegal makes it red, one too close to call amber.
@@ -390,6 +404,17 @@ function drawMoves() {
   });
 }
 
+// "Ended here": the shown move's end, a ring over the pieces to drag to where it really rests.
+function drawMoveEnd() {
+  const g = $("move-fix");
+  g.replaceChildren();
+  const m = S.replay ? null : shownMoves().find((x) => x.seq === S.shownMove);
+  if (!m) return;
+  const colour = moveColour(moveMark(moveVerdicts(m.seq)));
+  el("circle", { class: "drag-end", id: "move-end", cx: m.to.x, cy: m.to.y, r: 0.8, stroke: colour,
+    "data-seq": m.seq }, g);
+}
+
 function moveText(m) {
   return `Move ${m.piece}: ${Number(m.distance).toFixed(2)}" ± ${Number(m.uncertainty).toFixed(3)}` +
     ` (${m.from.x.toFixed(1)}, ${m.from.y.toFixed(1)}) → (${m.to.x.toFixed(1)}, ${m.to.y.toFixed(1)})`;
@@ -420,10 +445,62 @@ function showMove(seq) {
     for (const r of v.reasons || []) reasons.appendChild(html("li", r));
     box.appendChild(reasons);
   }
+  box.appendChild(correctionForm(m));
   showTab("dispute");
   renderOverlay([[moveText(m), moveMark(verdicts)],
     ...verdicts.map((v) => [v.summary || v.ask, mark(v)])]);
   redraw();
+}
+
+// Correcting a move the camera got wrong: "did not happen", or drag its end on the map.
+function correctionForm(m) {
+  const form = document.createElement("div");
+  form.className = "correction";
+  const fix = corrections().get(m.seq);
+  if (fix) form.appendChild(html("p", `corrected (#${fix.seq}): ${fix.void ? "did not happen" : "ended elsewhere"} — ${fix.reason}`, "muted"));
+  const why = document.createElement("input");
+  why.id = "correct-why";
+  why.placeholder = "why? (e.g. knocked over)";
+  why.maxLength = 500;
+  const voidButton = document.createElement("button");
+  voidButton.id = "correct-void";
+  voidButton.textContent = "did not happen";
+  voidButton.onclick = () => sendCorrection({ seq: m.seq, void: true });
+  const hint = html("p", "ended elsewhere? drag the ring at the arrow's end to where it rests", "muted");
+  const error = html("p", "", "error");
+  error.id = "correct-error";
+  form.append(why, voidButton, hint, error);
+  if (S.replay || (fix && fix.void)) voidButton.disabled = true;
+  return form;
+}
+
+async function sendCorrection(body) {
+  const why = ($("correct-why")?.value || "").trim();
+  const error = $("correct-error");
+  if (error) error.textContent = "";
+  if (!why) {
+    if (error) error.textContent = "say why first (e.g. knocked over)";
+    return;
+  }
+  try {
+    const answer = await api("correct", { ...body, why });
+    for (const e of answer.events) if (!S.events.some((x) => x.seq === e.seq)) S.events.push(e);
+    S.events.sort((a, b) => a.seq - b.seq);
+  } catch (err) {
+    if ($("correct-error")) $("correct-error").textContent = err.message;
+    return;
+  }
+  const seq = body.seq;
+  redraw();
+  if (S.events.some((e) => e.type === "correction" && e.supersedes === seq && e.void)) {
+    $("correct-error").textContent = "";
+    $("correct-why").value = "";
+    const done = html("p", "noted: the move did not happen", "muted");
+    done.id = "correct-done";
+    $("verdict").appendChild(done);
+  } else {
+    showMove(seq);
+  }
 }
 
 function onFrame(msg) {
@@ -784,6 +861,7 @@ function onPointerDown(e) {
   if (gesture.pointers.size === 1) {
     gesture.start = { x: e.clientX, y: e.clientY, last: [e.clientX, e.clientY] };
     gesture.moved = false;
+    gesture.dragEnd = e.target && e.target.id === "move-end" ? Number(e.target.dataset.seq) : null;
     if (S.tool === "ruler") rulerDown(tableAt(e.clientX, e.clientY));
   } else if (gesture.pointers.size === 2) {
     const [a, b] = Array.from(gesture.pointers.values());
@@ -811,7 +889,11 @@ function onPointerMove(e) {
   if (!st) return;
   if (!gesture.moved && Math.hypot(e.clientX - st.x, e.clientY - st.y) > TAP_SLOP) gesture.moved = true;
   if (!gesture.moved) return;
-  if (S.tool === "ruler") {
+  if (gesture.dragEnd) {
+    const [x, y] = tableAt(e.clientX, e.clientY);
+    const ring = $("move-end");
+    if (ring) { ring.setAttribute("cx", x); ring.setAttribute("cy", y); }
+  } else if (S.tool === "ruler") {
     rulerHover(tableAt(e.clientX, e.clientY));
   } else if (!S.drawing) {
     panBy(e.clientX - st.last[0], e.clientY - st.last[1]);
@@ -831,6 +913,15 @@ function onPointerUp(e) {
   // a tap is where the finger came down (it may wander a few pixels before lifting)
   const at = gesture.moved || !st ? [e.clientX, e.clientY] : [st.x, st.y];
   if (S.tool === "ruler" && !wasPinch && e.type === "pointerup") rulerUp(tableAt(...at));
+  const dragged = gesture.dragEnd;
+  gesture.dragEnd = null;
+  if (dragged && gesture.moved && !wasPinch && e.type === "pointerup") {
+    const m = S.events.find((x) => x.seq === dragged && x.type === "move");
+    const fix = corrections().get(dragged);
+    const heading = (fix && fix.to ? fix.to : m.to).heading;
+    const [x, y] = tableAt(...at);
+    sendCorrection({ seq: dragged, to: { x: +x.toFixed(3), y: +y.toFixed(3), heading } });
+  }
 }
 
 function setupGestures() {

@@ -1,11 +1,11 @@
 """The all-pairs LOS map's hot loops, compiled (numba): the edge tests of
-:func:`referee.geometry.segment_contacts` for listed (line, outline) pairs; the bearing
-bins of :class:`referee.geometry.Bearings` (the index of each point's open lines by
+:func:`referee.maps.segments.segment_contacts` for listed (line, outline) pairs; the bearing
+bins of :class:`referee.maps.bearings.Bearings` (the index of each point's open lines by
 bin, the lines through the nearest disc over each bin, the listed lines near each
 disc); the sifting of the map's candidate pairs and contacts (:func:`open_candidates`,
 :func:`in_contact`); and the depths of crossed stretches that decide a line
-(:func:`deep_crossings`, :func:`referee.geometry.stretch_depths`,
-:func:`referee.geometry.golden_depths`).
+(:func:`deep_crossings`, :func:`referee.maps.segments.stretch_depths`,
+:func:`referee.maps.segments.golden_depths`).
 
 numpy laid every candidate pair out against every vertex slot of the widest outline, and
 sorted, gathered and scattered whole ``(n, n)`` tables; the loops visit each outline's
@@ -53,7 +53,7 @@ def contacts(
     ``A[s]``, ``B[s]``: segment ends, points ``ia[s]``, ``ib[s]`` of ``closed`` and
     ``bdist`` (``(points, polygons)``: in or on each outline, distance to it);
     ``outline``: the polygons' vertex x, y, edge x, y and edge tolerance tables
-    (``(polygons, slots)``, :class:`referee.geometry.PreparedPolygons`' ``cx``, ``cy``,
+    (``(polygons, slots)``, :class:`referee.maps.prepared.PreparedPolygons`' ``cx``, ``cy``,
     ``ex``, ``ey``, ``etol``) and ``counts`` their vertices; ``bounds``: boxes' low and
     high corners, centres and bounding radii; ``room`` (``(2, polygons)``) the inner
     discs for segments without and with an end inside, used when ``certify``."""
@@ -173,7 +173,7 @@ def bin_lines(
     bins: np.ndarray, length2: np.ndarray, li: np.ndarray, lj: np.ndarray, n_bins: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The lines ``li[c]``-``lj[c]`` (in order of ``li``) listed from ``li`` by bin of
-    bearing (a counting sort, stable), the index :meth:`referee.geometry.Bearings.index`
+    bearing (a counting sort, stable), the index :meth:`referee.maps.bearings.Bearings.index`
     builds: ``(which line, its squared length, where each row's bins start in that
     order, each row's longest squared length)``. Work in the lines and the bins only,
     not the whole table."""
@@ -221,7 +221,7 @@ def through_lines(
     j: np.ndarray,
     geometry: tuple[float, int, float],
 ) -> np.ndarray:
-    """:meth:`referee.geometry.Bearings.through_lines`: the nearest disc over each (point,
+    """:meth:`referee.maps.bearings.Bearings.through_lines`: the nearest disc over each (point,
     bin), cone by cone, then each line ``i[c]``-``j[c]`` looked up from both ends.
     ``half`` is ``arcsin(r / dist)`` (numpy's, so the very cones numpy drew);
     ``geometry`` the bin width, bins per turn and the cone slack."""
@@ -278,7 +278,7 @@ def near_gaps(
     skip_p: np.ndarray,
     skip_k: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The first half of :meth:`referee.geometry.BearingIndex.near_lines`: the (point,
+    """The first half of :meth:`referee.maps.bearings.BearingIndex.near_lines`: the (point,
     disc) pairs whose disc's near side some listed segment of the point reaches, less
     those ``skip_p``, ``skip_k`` name, with the squared gap and the ratio whose arcsin
     (numpy's, taken between the halves) is the tangent cone's half angle: ``(point,
@@ -317,7 +317,7 @@ def near_lines(
     index: tuple[np.ndarray, np.ndarray, np.ndarray],
     geometry: tuple[float, int],
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The second half of :meth:`referee.geometry.BearingIndex.near_lines`: ``(line,
+    """The second half of :meth:`referee.maps.bearings.BearingIndex.near_lines`: ``(line,
     disc)`` for each (point ``qv[c]``, disc ``qk[c]``) and each listed line of the point
     in the bins of the disc's tangent cone (half angle ``half[c]``) whose length reaches
     the disc's near side; cones across the bearing -pi/pi as two ranges, the second
@@ -391,12 +391,12 @@ def open_candidates(
     """The candidate (line ``cs[k]``, outline ``cp[k]``) pairs of the LOS map, lines
     ``ri``-``rj`` (doubts ``ru``): the lines that pass strictly within an outline's
     ``room`` of its centre, neither end barred from it, are certainly blocked (``done``,
-    :func:`referee.geometry.passes_within`'s arithmetic), and so are those that reach
+    :func:`referee.maps.segments.passes_within`'s arithmetic), and so are those that reach
     deeper than their doubt into a convex outline, neither end barred, clear of every
     knife edge; the pairs of the other lines, less a base and
     its own piece's lines, go on grouped by line (a stable counting sort): ``(done,
     lines, outlines)``. ``convex``: the outlines' flags and half-planes
-    (:attr:`referee.geometry.PreparedPolygons.halfplanes`); ``outline``: their vertex
+    (:attr:`referee.maps.prepared.PreparedPolygons.halfplanes`); ``outline``: their vertex
     and edge tables, edge tolerances and vertex counts (as :func:`contacts` reads them)."""
     n_lines = len(ri)
     done = np.zeros(n_lines, np.bool_)
@@ -482,7 +482,7 @@ def in_contact(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The LOS map's (line, outline) contacts that can block or cast doubt (crossing,
     touching or within the line's doubt ``ru``), of ``hit`` (``seg``, ``poly``,
-    ``crosses``, ``touches``, ``clearance`` of :class:`referee.geometry.SegmentContacts`),
+    ``crosses``, ``touches``, ``clearance`` of :class:`referee.maps.segments.SegmentContacts`),
     lines ``ri``-``rj``: ``(which, excluded, would block)``. Excluded: terrain (outlines
     below ``nt``) an end is inside deeper than the doubt (seen out of), or the base
     (``owners``) of an end's own piece; a crossing would block unless excluded or an
@@ -516,7 +516,7 @@ def in_contact(
 @njit(cache=True, inline="always", nogil=True, error_model="numpy")
 def _signed_distance(px: float, py: float, p: int, rows: tuple) -> float:
     """Distance from a point to outline ``p`` (:attr:`PreparedPolygons.rows`), positive
-    inside by crossing number: ``referee.geometry._dist_parity``'s arithmetic."""
+    inside by crossing number: ``referee.maps.prepared._dist_parity``'s arithmetic."""
     cx, cy, dy, ex, ey, den, flat, pad = rows
     dist = np.inf
     inside = False
@@ -580,7 +580,7 @@ def middle_depths(
     rows: tuple,
 ) -> np.ndarray:
     """Depth inside outline ``poly[k]`` of the point at ``mid[k]`` along segment
-    ``A[seg[k]]``-``B[seg[k]]`` (0 if not inside): :func:`referee.geometry.stretch_depths`'
+    ``A[seg[k]]``-``B[seg[k]]`` (0 if not inside): :func:`referee.maps.segments.stretch_depths`'
     arithmetic (half-planes for convex outlines, else distance and crossing parity)."""
     out = np.empty(len(seg))
     for k in range(len(seg)):
@@ -602,10 +602,10 @@ def deep_crossings(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Which of the crossings that would block (``block``, over contacts ``near`` of
     ``hit``: ``seg``, ``poly``, ``awkward``, ``sure``, ``depth``, ``lo``, ``hi`` of
-    :class:`referee.geometry.SegmentContacts`, in line order) reach deeper than their
-    doubt ``us``, line by line, as ``referee.rules.core._deep`` reads them: knife edges
+    :class:`referee.maps.segments.SegmentContacts`, in line order) reach deeper than their
+    doubt ``us``, line by line, as ``referee.maps.los._deep`` reads them: knife edges
     by their depth, certified ones at once, then the floor of the middle depth
-    (:func:`referee.geometry.stretch_depth_floors`' arithmetic), then the middle depth
+    (:func:`referee.maps.segments.stretch_depth_floors`' arithmetic), then the middle depth
     itself (the line's longest stretch first); the first deep one settles its line, so
     the rest of it is never measured. ``outlines``: ``convex``, ``inner``, ``centre``.
     Returns ``(deep, middle depths (nan where not measured), crossings still to
@@ -686,7 +686,7 @@ def golden_search(
     iters: int,
     limit: np.ndarray,
 ) -> np.ndarray:
-    """``referee.geometry._golden_many`` row by row: the golden-section maximum of the
+    """``referee.maps.segments._golden_many`` row by row: the golden-section maximum of the
     signed distance to outline ``poly[k]`` along segment ``A[k]``-``B[k]`` over ``lo[k]``
     to ``hi[k]``. With ``limit`` (non-empty), a row stops as soon as whether its maximum
     exceeds ``limit[k]`` is settled; its value then only answers that comparison."""
@@ -734,7 +734,7 @@ def convex_max_depths(
     hi: np.ndarray,
     halfplanes: tuple[np.ndarray, np.ndarray, np.ndarray],
 ) -> np.ndarray:
-    """``referee.geometry._convex_max_depths`` of segments ``A[seg[k]]``-``B[seg[k]]``
+    """``referee.maps.segments._convex_max_depths`` of segments ``A[seg[k]]``-``B[seg[k]]``
     over ``lo[k]..hi[k]`` in convex outlines ``poly[k]``, op for op (the same floats):
     numpy spent its time on a dozen small ``(k, 8, 8)`` temporaries, not arithmetic."""
     hx, hy, ho = halfplanes

@@ -7,25 +7,19 @@ import math
 
 import numpy as np
 
-from referee.geometry import (
-    _BIN,
-    _BINS,
-    _CONE_SLACK,
-    BearingIndex,
-    Bearings,
-    PreparedPolygons,
+from referee.geometry import segment_polygon
+from referee.maps.bearings import _BIN, _BINS, _CONE_SLACK, BearingIndex, Bearings
+from referee.maps.los import _deep
+from referee.maps.pairwise import upper_pairs
+from referee.maps.prepared import PreparedPolygons, points_polygons, prepare_polygons
+from referee.maps.segments import (
     SegmentContacts,
     golden_depths,
     passes_within,
-    points_polygons,
-    prepare_polygons,
     segment_contacts,
-    segment_polygon,
     stretch_depth_floors,
     stretch_depths,
-    upper_pairs,
 )
-from referee.rules.core import _deep
 
 RNG = np.random.default_rng(23)
 
@@ -200,7 +194,7 @@ def _candidates_numpy(
 
 
 def _no_convex(m: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
-    """:func:`referee.contacts.open_candidates`' outline tables for ``m`` outlines none of
+    """:func:`referee.maps.contacts.open_candidates`' outline tables for ``m`` outlines none of
     which is convex: only the disc certificate applies."""
     prep = prepare_polygons([[(0, 0), (1, 0), (1, 1), (0, 1)]] * m)
     flat = np.zeros(m, bool)
@@ -211,7 +205,7 @@ def test_open_candidates_certify_only_lines_deep_in_a_convex_outline() -> None:
     """A line the depth certificate settles crosses one of its convex outlines deeper than
     its doubt, as the line-by-line test measures it (exactly), on tables with lines along
     edges and through corners; and it settles most of the lines that do."""
-    from referee.contacts import open_candidates
+    from referee.maps.contacts import open_candidates
 
     for snap in (None, 0.5):
         n, m = 80, 40
@@ -247,7 +241,7 @@ def test_open_candidates_certify_only_lines_deep_in_a_convex_outline() -> None:
 
 
 def test_open_candidates_sift_as_numpy_did() -> None:
-    from referee.contacts import open_candidates
+    from referee.maps.contacts import open_candidates
 
     for n, m, nt, snap in ((80, 40, 10, None), (150, 90, 0, 1.0), (60, 12, 12, None)):
         pts, centres, radii, barred = _table(n, m, snap)
@@ -268,7 +262,7 @@ def test_open_candidates_sift_as_numpy_did() -> None:
 def test_in_contact_sifts_as_numpy_did() -> None:
     """The LOS map's contacts that may block, against the numpy form: contact, then
     ends seen out of terrain, ends near its edge and a base's own piece."""
-    from referee.contacts import in_contact
+    from referee.maps.contacts import in_contact
 
     n, n_lines, nt, nb = 50, 300, 6, 20
     ri, rj = RNG.integers(0, n, n_lines), RNG.integers(0, n, n_lines)
@@ -393,8 +387,8 @@ def test_convex_max_depths_are_the_numpy_floats() -> None:
     """The compiled peak depths in convex outlines, bit for bit: rotated rectangles and
     other convex outlines, spans clipped short of the chord or past it, segments along an
     edge and through corners."""
-    from referee.contacts import convex_max_depths
-    from referee.geometry import _convex_max_depths
+    from referee.maps.contacts import convex_max_depths
+    from referee.maps.segments import _convex_max_depths
 
     n, m = 400, 30
     angle = RNG.uniform(0, 2 * np.pi, (m, 1)) + np.array([0, 1.9, 3.1, 4.4])

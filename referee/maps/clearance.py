@@ -15,8 +15,8 @@ two outlines' chords. The answer is the shortest candidate that crosses no base;
 every line of the first kind is crossed, no line is clear (the clear segments, if any,
 would form a region whose boundary has such a line at each end).
 
-The search runs pair by pair in :mod:`referee.rules.clear_search`, compiled. On a crowded
-table most pairs never reach it: :mod:`referee.rules.clear_shields` proves them walled off
+The search runs pair by pair in :mod:`referee.maps.clear_search`, compiled. On a crowded
+table most pairs never reach it: :mod:`referee.maps.clear_shields` proves them walled off
 by the bases round their ends first, for the whole map at once.
 """
 
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from referee.geometry import upper_pairs
+from referee.maps.pairwise import upper_pairs
 from referee.runtime import CORES, in_strides
 from referee.scene import Piece
 
@@ -117,7 +117,7 @@ def _clear_pair_segments(
     shared among the cores, every ``n``-th pair to each (neighbouring pairs cost alike);
     the compiled search runs without the GIL."""
     # Imported here: numba costs a third of a second, which only Papercraft's maps need.
-    from referee.rules.clear_search import clear_pairs_into, pair_layout
+    from referee.maps.clear_search import clear_pairs_into, pair_layout
 
     corners = np.ascontiguousarray(corners, float)
     live = np.ascontiguousarray(live, np.bool_)
@@ -136,13 +136,13 @@ def _clear_pair_segments(
 def _walled_off(
     frames: np.ndarray, live: np.ndarray, first: np.ndarray, second: np.ndarray, shares: int
 ) -> np.ndarray:
-    """Which pairs :mod:`referee.rules.clear_shields` proves walled off (so left out of
+    """Which pairs :mod:`referee.maps.clear_shields` proves walled off (so left out of
     the search), the shields and then the pairs shared among ``shares`` cores; none
     where shields would not pay: too few pairs for the bases, or too sparse a table."""
     walled = np.zeros(len(first), np.bool_)
     if len(first) < _PAIRS_PER_SHIELD * len(live):
         return walled
-    from referee.rules.clear_shields import (
+    from referee.maps.clear_shields import (
         BINS,
         band_extents,
         shield_reach,

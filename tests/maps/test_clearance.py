@@ -10,17 +10,20 @@ import math
 import numpy as np
 import pytest
 
-from referee.geometry import base_corners_many, boundary_distance, point_in_polygon, upper_pairs
-from referee.rules import find_ruleset
-from referee.rules.clearance import (
+from referee.geometry import base_corners_many, boundary_distance, point_in_polygon
+from referee.maps.clearance import (
     clear_distance,
     clear_edge_distance,
     clear_edge_distances,
     clear_segment,
     segments_cross_rectangles,
 )
+from referee.maps.pairwise import upper_pairs
+from referee.rules import find_ruleset
 from referee.scene import Piece, Scene, Table
 from referee.sim.tables import random_table
+
+from .sweep import sweep
 
 
 def per_pair(corners: np.ndarray, live: np.ndarray) -> np.ndarray:
@@ -79,7 +82,7 @@ def assert_clear_segment(pa: np.ndarray, pb: np.ndarray, bases: np.ndarray) -> f
     return length
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", sweep(range(3), 1))
 @pytest.mark.parametrize(("n", "size", "grid"), [(14, 20, False), (14, 10, True)])
 def test_never_longer_than_a_dense_search_and_carried_by_a_clear_segment(
     seed: int, n: int, size: float, grid: bool
@@ -312,7 +315,7 @@ def test_bases_inside_or_across_each_other_are_0_apart() -> None:
 def test_compiled_crossing_test_answers_as_the_vectorised_one() -> None:
     """The loop's test of one segment against one base gives the numpy test's very
     answers, on segments that touch edges, run along them, end on corners or cross."""
-    from referee.rules.clear_search import _crosses
+    from referee.maps.clear_search import _crosses
 
     rng = np.random.default_rng(11)
     rects = base_corners_many(
@@ -333,7 +336,7 @@ def test_the_corner_lines_each_base_crosses_are_the_crossing_tests_answers() -> 
     """The 16 corner-to-corner lines of a pair tested against a base at once (sharing
     projections) give the one-line test's very answers, on a grid where lines run along
     edges and through corners."""
-    from referee.rules.clear_search import _corner_lines_crossed, _crosses, base_slabs
+    from referee.maps.clear_search import _corner_lines_crossed, _crosses, base_slabs
 
     rng = np.random.default_rng(5)
     outlines = base_corners_many(
@@ -357,7 +360,7 @@ def test_the_turning_direction_is_where_the_gap_between_two_edge_lines_is_least(
     """Through a corner at heights h1, h2 above two edges' lines, the direction found
     without trigonometry gives a gap no longer than the least on a fine grid of turns
     between the normals, for normals from parallel to nearly opposite."""
-    from referee.rules.clear_search import _turning_direction
+    from referee.maps.clear_search import _turning_direction
 
     rng = np.random.default_rng(9)
     for _ in range(300):
@@ -385,7 +388,7 @@ def test_the_strip_index_holds_every_live_base_with_a_point_in_the_corridor() ->
     at one coordinate, the bits hold every live base whose box has a point in the
     corridor, and no dead one (the loop then tests the bases exactly); a thin diagonal
     corridor holds far fewer than the box around it."""
-    from referee.rules.clear_search import _corridor, _low_bit, _strip_index
+    from referee.maps.clear_search import _corridor, _low_bit, _strip_index
 
     assert [_low_bit(1 << k) for k in range(63)] == list(range(63))
     assert _low_bit(np.int64(-(2**63))) == 63 and _low_bit(0b101000) == 3
@@ -426,7 +429,7 @@ def test_a_map_shared_among_threads_is_the_one_thread_map(
 ) -> None:
     """Every n-th pair to each of several threads: the very floats and ends one thread
     finds (on a table with dead bases, so the threads share the live ones)."""
-    import referee.rules.clearance as clearance
+    import referee.maps.clearance as clearance
 
     scene = random_table(90, 0, 0.02, ruleset="papercraft", seed=4)
     corners = np.array([p.corners() for p in scene.pieces], float)
@@ -455,7 +458,7 @@ def test_a_corner_hidden_from_an_outline_sees_none_of_it() -> None:
     """A corner the search leaves out as hidden by a base from A (or B): every segment
     from it to a point of that outline's edges crosses the base, as the numpy test
     finds; and corners it keeps include ones with a clear segment to both."""
-    from referee.rules.clear_search import _hidden, base_slabs
+    from referee.maps.clear_search import _hidden, base_slabs
 
     rng = np.random.default_rng(21)
     hidden = kept_open = 0
@@ -484,7 +487,7 @@ def test_a_corner_hidden_from_an_outline_sees_none_of_it() -> None:
 def test_a_corner_of_a_or_b_hidden_by_one_base_sees_none_of_the_other() -> None:
     """The corners of A and B whose four corner-to-corner lines one base crosses: every
     segment from such a corner to a point of the other outline crosses the base."""
-    from referee.rules.clear_search import _corner_lines_crossed, _hidden_ends, base_slabs
+    from referee.maps.clear_search import _corner_lines_crossed, _hidden_ends, base_slabs
 
     assert _hidden_ends(0xF0F0) == 0b1010 and _hidden_ends(0x2222) == 1 << 5
     rng = np.random.default_rng(8)
@@ -509,7 +512,7 @@ def test_a_grazing_turn_left_out_would_not_leave_and_meet_through_its_edges() ->
     """Where the search skips finding the least gap's direction through a corner between
     an edge of A and one of B, that direction misses one of the two edges; and where it
     does find it, the direction often passes through both."""
-    from referee.rules.clear_search import _least_elsewhere, _turning_direction
+    from referee.maps.clear_search import _least_elsewhere, _turning_direction
 
     def cross(u: np.ndarray, v: np.ndarray) -> float:
         return float(u[0] * v[1] - u[1] * v[0])

@@ -1,4 +1,4 @@
-"""The compiled worst-hex loop (:meth:`HexGrid.line_codes`, :mod:`referee.rules.grid_lines`)
+"""The compiled worst-hex loop (:meth:`HexGrid.line_codes`, :mod:`referee.maps.grid_lines`)
 against numpy's form (:meth:`HexGrid.lines_near` and :meth:`HexGrid.local_depths`) on
 random grid tables: lines between hex centres (many along hex sides and rows, the depth
 exactly 0) and lines off the lattice."""
@@ -10,9 +10,9 @@ import random
 import numpy as np
 import pytest
 
+from referee.maps.grid_lines import line_codes
 from referee.rules import grid
 from referee.rules.grid import HexGrid
-from referee.rules.grid_lines import line_codes
 
 TOUCH = 1e-9
 

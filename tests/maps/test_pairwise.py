@@ -13,13 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from referee.geometry import (
-    EPS,
-    Pose,
-    base_corners_many,
-    base_distance,
-    pairwise_base_distances,
-)
+from referee.geometry import EPS, Pose, base_corners_many, base_distance
+from referee.maps.pairwise import pairwise_base_distances
 
 
 def dense_base_distances(xy: np.ndarray, heading: np.ndarray, base: np.ndarray) -> np.ndarray:
@@ -135,10 +130,10 @@ def test_rows_shared_among_cores_give_the_same_floats(
 ) -> None:
     """A big table's rows are measured on several cores, every n-th row to each: the
     very floats of the dense form, in both halves of the matrix."""
-    from referee import geometry
+    from referee.maps import pairwise
 
-    monkeypatch.setattr(geometry, "CORES", range(3))
-    monkeypatch.setattr(geometry, "_GAPS_PER_SHARE", 100)
+    monkeypatch.setattr(pairwise, "CORES", range(3))
+    monkeypatch.setattr(pairwise, "_GAPS_PER_SHARE", 100)
     rng = np.random.default_rng(11)
     xy, heading, base = table(kind, 60, rng)
     got = pairwise_base_distances(xy, heading, base)

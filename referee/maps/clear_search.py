@@ -1,4 +1,4 @@
-"""Papercraft's clear line (:mod:`referee.rules.clearance`, which explains the candidates)
+"""Papercraft's clear line (:mod:`referee.maps.clearance`, which explains the candidates)
 pair by pair, as one compiled loop (numba).
 
 numpy had to carry every pair through every step of the search in lock step (the bases
@@ -68,7 +68,7 @@ Ends = tuple[float, float, float, float, float, float, float, float]
 @njit(cache=True, inline="always", error_model="numpy", **_UNCOUNTED)
 def _crosses(px: float, py: float, qx: float, qy: float, rx: Quad, ry: Quad) -> bool:
     """Whether segment ``p``-``q`` enters the open interior of the rectangle with corners
-    ``rx``, ``ry`` (in order): :func:`referee.rules.clearance.segments_cross_rectangles`'
+    ``rx``, ``ry`` (in order): :func:`referee.maps.clearance.segments_cross_rectangles`'
     test (separating axes; touching does not count), with its arithmetic."""
     return _enters(px, py, qx, qy, rx, ry, _slabs(rx, ry))
 
@@ -170,7 +170,7 @@ and half the rectangle's size along it."""
 
 @njit(cache=True, error_model="numpy", **_UNCOUNTED)
 def _frame(frames: np.ndarray, k: int) -> Frame:
-    """Column ``k`` of :func:`referee.rules.clearance._frames`' columns as rows."""
+    """Column ``k`` of :func:`referee.maps.clearance._frames`' columns as rows."""
     return (
         frames[0, k],
         frames[1, k],
@@ -1304,13 +1304,13 @@ def clear_pairs_into(
     p: np.ndarray,
     q: np.ndarray,
 ) -> None:
-    """:func:`referee.rules.clearance._clear_pair_segments` of the pairs ``start``,
+    """:func:`referee.maps.clearance._clear_pair_segments` of the pairs ``start``,
     ``start + step``, ...: for pair ``k``, ``corners[first[k]]`` and
     ``corners[second[k]]``, the shortest segment between them that crosses none of the
     live bases (``layout``: :func:`pair_layout`) but their own, into ``out[k]`` (its
     length, left inf where every one crosses), ``p[k]`` and ``q[k]`` (its ends, left
-    NaN). ``frames``: each outline's :func:`referee.rules.clearance._frames` as rows;
-    the pairs ``proved`` walled off beforehand (:mod:`referee.rules.clear_shields`) are
+    NaN). ``frames``: each outline's :func:`referee.maps.clearance._frames` as rows;
+    the pairs ``proved`` walled off beforehand (:mod:`referee.maps.clear_shields`) are
     left as they are, unsearched. Without the GIL: threads may each take every
     ``step``-th pair of one map.
 

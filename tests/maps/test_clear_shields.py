@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import referee.rules.clearance as clearance
-from referee.geometry import base_corners_many, upper_pairs
-from referee.rules.clear_shields import (
+import referee.maps.clearance as clearance
+from referee.geometry import base_corners_many
+from referee.maps.clear_shields import (
     BINS,
     _reaching_past,
     band_extents,
@@ -16,7 +16,8 @@ from referee.rules.clear_shields import (
     shields_into,
     walled_off,
 )
-from referee.rules.clearance import segments_cross_rectangles
+from referee.maps.clearance import segments_cross_rectangles
+from referee.maps.pairwise import upper_pairs
 from referee.sim.tables import random_table
 
 

@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from referee.geometry import (
-    Bearings,
+from referee.geometry import segment_polygon, signed_boundary_distance
+from referee.maps.bearings import Bearings
+from referee.maps.prepared import (
     PreparedPolygons,
-    SegmentContacts,
-    golden_depths,
     inner_room,
     points_near_polygons,
     points_polygons,
     prepare_polygons,
+)
+from referee.maps.segments import (
+    SegmentContacts,
+    golden_depths,
     segment_contacts,
-    segment_polygon,
     segments_polygons,
-    signed_boundary_distance,
     stretch_depth_floors,
     stretch_depths,
 )
+
+from .sweep import sweep
 
 RNG = np.random.default_rng(7)
 
@@ -289,16 +293,18 @@ def test_bearing_index_lists_only_open_segments() -> None:
     assert some == {(a, b, k) for a, b, k in every if open_[a, b]} and len(some) > 20
 
 
-def test_inner_room_certifies_any_outline_by_the_middle_of_the_stretch() -> None:
+@pytest.mark.parametrize("part", sweep(range(4), 1))
+def test_inner_room_certifies_any_outline_by_the_middle_of_the_stretch(part: int) -> None:
     """A segment within an outline's `inner_room` of its centre crosses deeper than the
     margin where the referee measures it: at the middle of the crossed stretch (first
     entry to last exit) and by `segment_polygon`'s scan (knife-edge crossings), for
-    star-shaped outlines too; with an end inside only by the convex rule."""
+    star-shaped outlines too; with an end inside only by the convex rule. 60 outlines in
+    four parts of 15 (the first in the default run)."""
     from referee.geometry import segment_spans
 
-    rng = np.random.default_rng(11)
+    rng = np.random.default_rng([11, part])
     checked = {False: 0, True: 0}
-    for _ in range(60):
+    for _ in range(15):
         poly = _star(rng) if rng.random() < 0.7 else _convex(rng, int(rng.integers(3, 9)))
         prep = prepare_polygons([poly])
         centre, radius = prep.centre[0], float(prep.radius[0])
@@ -358,7 +364,7 @@ def test_listed_pairs_give_the_dense_layouts_very_contacts() -> None:
 def test_bearing_index_is_a_stable_sort_of_each_row_by_bin() -> None:
     """The compiled counting sort lists each point's later open points exactly as numpy's
     stable argsort of the rows' bins does (ties included), closed segments left out."""
-    from referee.geometry import _BINS
+    from referee.maps.bearings import _BINS
 
     rng = np.random.default_rng(5)
     for trial in range(8):
@@ -401,3 +407,49 @@ def test_a_subset_of_prepared_outlines_is_those_outlines_prepared() -> None:
                 continue
             for x, y in zip(*((a, b) if isinstance(a, tuple) else ((a,), (b,))), strict=True):
                 assert x.dtype == y.dtype and np.array_equal(x, y), f.name
+
+
+def _map_max_depth(A: np.ndarray, B: np.ndarray, poly: np.ndarray, spans: list) -> float:
+    """The depth search :func:`segment_polygon` ran on the map's prepared outlines and
+    compiled search, before geometry stood alone: the oracle for the one-outline form."""
+    from referee.maps.segments import _convex_max_depths, _golden_many
+
+    prep = prepare_polygons([poly])
+    if prep.convex[0]:
+        lo, hi = np.array(spans, float).reshape(-1, 2).T
+        n = len(lo)
+        ends = np.tile(A, (n, 1)), np.tile(B, (n, 1))
+        return float(_convex_max_depths(*ends, prep, np.zeros(n, np.intp), lo, hi).max())
+    best, brackets = 0.0, []
+    for t0, t1 in spans:
+        grid = np.linspace(t0, t1, 17)
+        vals = signed_boundary_distance(A + grid[:, None] * (B - A), poly)
+        k = int(np.argmax(vals))
+        best = max(best, float(vals[k]))
+        brackets.append((grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]))
+    lo, hi = np.array(brackets).T
+    n = len(brackets)
+    ends = np.tile(A, (n, 1)), np.tile(B, (n, 1))
+    return max(best, float(_golden_many(*ends, prep, np.zeros(n, np.intp), lo, hi, 40).max()))
+
+
+def test_one_outlines_depth_is_the_maps_float_for_float() -> None:
+    """:func:`segment_polygon`'s depth (geometry: numpy, one outline) is the map's own
+    float: the exact peak in convex outlines, the golden-section search in others, over
+    one or several spans, from inside, across and along the outline."""
+    from referee.geometry import _max_depth, as_polygon
+
+    rng = np.random.default_rng(11)
+    seen = {True: 0, False: 0}
+    for k in range(300):
+        convex = k % 3 == 0
+        poly = as_polygon(_convex(rng, int(rng.integers(3, 12))) if convex else _star(rng))
+        centre = poly.mean(axis=0)
+        a = centre + rng.uniform(-6, 6, 2)
+        b = centre + rng.uniform(-6, 6, 2)
+        cuts = np.sort(rng.uniform(0, 1, 2 * int(rng.integers(1, 4))))
+        spans = list(zip(cuts[::2].tolist(), cuts[1::2].tolist(), strict=True))
+        got = _max_depth(a, b, poly, spans)
+        assert got == _map_max_depth(a, b, poly, spans)
+        seen[convex] += got > 0
+    assert min(seen.values()) > 50

@@ -1,5 +1,5 @@
 """Pairs that no clear line can join, proved for a whole map at once before the exact
-search (:mod:`referee.rules.clear_search`) looks at them one by one: on a crowded table
+search (:mod:`referee.maps.clear_search`) looks at them one by one: on a crowded table
 nearly every pair is walled off by the bases around its two ends, and proving it pair by
 pair cost the search most of its time.
 
@@ -70,7 +70,7 @@ cover (still a sound shield, only a shorter reach)."""
 def band_extents(frames: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(cos, sin, half)``: each band's middle direction, and each base's half extent
     along it (``(n, BINS)``; across band ``b`` is along band ``b + BINS / 4``). ``frames``:
-    :func:`referee.rules.clearance._frames`' columns as rows."""
+    :func:`referee.maps.clearance._frames`' columns as rows."""
     middle = (np.arange(BINS) + 0.5) * _WIDTH
     cos, sin = np.cos(middle), np.sin(middle)
     n = frames.shape[1]

@@ -1,0 +1,242 @@
+"""Corrections: what the players say the camera got wrong about a settled move.
+
+A correction is a new ``correction`` event (``supersedes`` the move's
+``seq``, ``reason``, and either ``"void": true`` or the corrected ``to``
+pose); nothing logged is ever changed. This module holds what the command
+line, the session and the replay share: the checks a correction must pass,
+where each piece really rests once the corrections are applied, and the
+verdicts that depended on a corrected move, re-asked.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from referee.errors import RefereeError
+from referee.events import GameEvent
+from referee.geometry import Pose
+from referee.rules import Ruleset, Verdict
+from referee.rules.flow import SettledMove
+from referee.scene import Scene, Table
+
+WHY_LIMIT = 500
+"""Characters of a correction's reason: a sentence, not a document."""
+
+
+@dataclass(frozen=True)
+class Correction:
+    """What a correction says about one move: it did not happen, or it ended at ``to``."""
+
+    seq: int
+    """The move's ``seq``."""
+    reason: str
+    void: bool = False
+    to: Pose | None = None
+
+    def data(self) -> dict[str, Any]:
+        """The ``correction`` event's own keys (README, "Export format")."""
+        out: dict[str, Any] = {"supersedes": self.seq, "reason": self.reason}
+        if self.void:
+            out["void"] = True
+        if self.to is not None:
+            out["to"] = {
+                "x": round(self.to.x, 4),
+                "y": round(self.to.y, 4),
+                "heading": round(self.to.heading, 2),
+            }
+        return out
+
+
+def parse_to(text: str) -> Pose:
+    """``--to X,Y,HEADING`` in inches and degrees.
+
+    >>> parse_to("10, 14.5, 270")
+    Pose(x=10.0, y=14.5, heading=270.0)
+    """
+    parts = [p.strip() for p in text.split(",")]
+    numbers: list[float] = []
+    for part in parts:
+        try:
+            numbers.append(float(part) if re.fullmatch(r"[-+0-9.eE]+", part) else math.nan)
+        except ValueError:
+            numbers.append(math.nan)
+    if len(numbers) != 3 or not all(math.isfinite(n) for n in numbers):
+        raise RefereeError(
+            f"--to: {text[:40]!r} is not X,Y,HEADING (three numbers: inches, inches, degrees)"
+        )
+    return Pose(numbers[0], numbers[1], numbers[2] % 360.0)
+
+
+def make(
+    events: Sequence[GameEvent],
+    seq: int,
+    reason: str,
+    *,
+    void: bool = False,
+    to: Pose | None = None,
+    table: Table | None = None,
+    where: str = "game",
+    dashes: str = "--",
+) -> tuple[Correction, GameEvent]:
+    """The correction of move ``seq`` of a game whose events are ``events``, and that move.
+
+    Refused with one line: both or neither of void and ``to``, an empty
+    reason, a ``seq`` that is not a move of the game or was already voided,
+    a ``to`` off the table. ``dashes`` start the field names in the messages (``--why``
+    on the command line, ``why`` in the API's).
+    """
+    why_, to_, void_ = (dashes + name for name in ("why", "to", "void"))
+    if void == (to is not None):
+        raise RefereeError(
+            f"a correction says either {void_} (it did not happen) or {to_} X,Y,HEADING"
+        )
+    why = reason.strip() if isinstance(reason, str) else ""
+    if not why:
+        raise RefereeError(f"{why_}: say why the camera was wrong (e.g. 'knocked over')")
+    if len(why) > WHY_LIMIT or any(ord(c) < 32 and c not in "\t" for c in why):
+        raise RefereeError(f"{why_}: one line of at most {WHY_LIMIT} characters")
+    by_seq = {e.seq: e for e in events}
+    event = by_seq.get(seq)
+    if event is None:
+        last = events[-1].seq if events else 0
+        raise RefereeError(f"{where} has no event #{seq} (its events are 1 to {last})")
+    if event.type != "move":
+        raise RefereeError(
+            f"event #{seq} of {where} is a {event.type}, not a move; only moves are corrected"
+        )
+    if seq in voided(events):
+        raise RefereeError(f"move #{seq} of {where} is already voided")
+    if to is not None:
+        if not all(math.isfinite(v) for v in (to.x, to.y, to.heading)):
+            raise RefereeError(f"{to_}: three finite numbers")
+        if table is not None and not (0 <= to.x <= table.width and 0 <= to.y <= table.depth):
+            raise RefereeError(
+                f"{to_}: ({to.x:g}, {to.y:g}) is off the {table.width:g}x{table.depth:g}in table"
+            )
+    return Correction(seq, why, void, to), event
+
+
+def voided(events: Sequence[GameEvent]) -> set[int]:
+    """The ``seq`` of every move a correction voided."""
+    return {
+        e.supersedes
+        for e in events
+        if e.type == "correction" and e.supersedes is not None and e.data.get("void")
+    }
+
+
+def latest(events: Sequence[GameEvent]) -> dict[int, Mapping[str, Any]]:
+    """Each corrected move's last correction (``supersedes`` -> the correction's data)."""
+    out: dict[int, Mapping[str, Any]] = {}
+    for e in events:
+        if e.type == "correction" and e.supersedes is not None:
+            out[e.supersedes] = e.data
+    return out
+
+
+def _pose(value: Any) -> Pose | None:
+    if isinstance(value, Mapping):
+        try:
+            return Pose(float(value["x"]), float(value["y"]), float(value["heading"]))
+        except (KeyError, TypeError, ValueError):
+            return None
+    return None
+
+
+def rests(events: Sequence[GameEvent], upto_seq: int | None = None) -> dict[str, Pose]:
+    """Where corrections put pieces at event ``upto_seq`` (all events when None).
+
+    Only pieces whose last move by then was corrected are named: a voided
+    move leaves the piece where it rested before it (walking back over
+    earlier voided moves), a ``to`` puts it there; a piece the camera saw
+    move again since is where the camera saw it (not named).
+    """
+    fixes = latest(events)
+    moves: dict[str, list[GameEvent]] = {}
+    for e in events:
+        if e.type == "move" and e.piece is not None and (upto_seq is None or e.seq <= upto_seq):
+            moves.setdefault(e.piece, []).append(e)
+    out: dict[str, Pose] = {}
+    for piece, history in moves.items():
+        if history[-1].seq not in fixes:
+            continue  # the camera's last word stands
+        for i in range(len(history) - 1, -1, -1):
+            move = history[i]
+            fix = fixes.get(move.seq)
+            if fix is None:
+                pose = _pose(history[i + 1].data.get("from"))  # before the voided one after it
+            elif fix.get("void"):
+                if i > 0:
+                    continue
+                pose = _pose(move.data.get("from"))
+            else:
+                pose = _pose(fix.get("to"))
+            if pose is not None:
+                out[piece] = pose
+            break
+    return out
+
+
+def dependents(
+    events: Sequence[GameEvent], move: GameEvent
+) -> tuple[list[GameEvent], dict[int, GameEvent], int | None]:
+    """The verdicts that depended on ``move``: those judging it (``about``), and the last
+    answer of each standing question naming its piece before the piece moved again; and
+    the ``seq`` of that next move (None when it never moved again)."""
+    piece = move.piece
+    gone = voided(events)
+    later = [
+        e
+        for e in events
+        if e.type == "move" and e.piece == piece and e.seq > move.seq and e.seq not in gone
+    ]
+    until = later[0].seq if later else None
+    judged = [e for e in events if e.type == "verdict" and e.data.get("about") == move.seq]
+    answers: dict[int, GameEvent] = {}
+    for e in events:
+        if e.type != "verdict" or e.seq <= move.seq or (until is not None and e.seq >= until):
+            continue
+        question = e.data.get("question")
+        pieces = e.data.get("pieces")
+        if isinstance(question, int) and isinstance(pieces, list) and piece in pieces:
+            answers[question] = e
+    return judged, answers, until
+
+
+def rejudge(ruleset: Ruleset, before: Scene, move: GameEvent, to: Pose) -> tuple[Verdict, ...]:
+    """The rules' verdicts on ``move`` as corrected to end at ``to``, on the table as it
+    stood before it (declarations made earlier are not replayed: a plain move check)."""
+    start = _pose(move.data.get("from"))
+    if start is None or move.piece is None:
+        return ()
+    flow = ruleset.game_flow()
+    return flow.judge(before, SettledMove(move.piece, start, to, ())).verdicts
+
+
+def verdict_data(
+    verdict: Verdict, about: int, pieces: Sequence[str], question: int | None = None
+) -> dict[str, Any]:
+    """A re-asked verdict's event data: ``about`` points at the correction."""
+    data: dict[str, Any] = {"verdict": verdict.to_json(), "about": about}
+    if question is not None:
+        data["question"] = question
+    if pieces:
+        data["pieces"] = sorted(pieces)
+    return data
+
+
+__all__ = [
+    "Correction",
+    "dependents",
+    "latest",
+    "make",
+    "parse_to",
+    "rejudge",
+    "rests",
+    "verdict_data",
+    "voided",
+]
