@@ -49,7 +49,7 @@ from referee.geometry import (
 )
 from referee.maps import LOS_CODES, MapTable, Obstacle, PreparedPolygons, Visibility
 from referee.maps.clearance import clear_distance
-from referee.rules import QueryError, Ruleset, Verdict, judge, name_key
+from referee.rules import QueryError, Verdict, judge, name_key
 from referee.rules.queries import (
     MAX_VIA,
     LosQuery,
@@ -62,6 +62,7 @@ from referee.rules.queries import (
     piece_arg,
     pose_arg,
 )
+from referee.rules.targets import Targets
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 __all__ = [  # the query readers, where the systems have always imported them from
@@ -194,7 +195,7 @@ class MoveLimit:
     """The summary's verdict word when the move is too close to call (``needs 7+ on 2D6``)."""
 
 
-class TableRuleset(Ruleset):
+class TableRuleset(Targets):
     """A game played with pieces on a table: the shared core of every such system.
 
     Subclasses set :attr:`kinds` (piece kind -> category), override the
@@ -374,6 +375,17 @@ class TableRuleset(Ruleset):
         it by the system's weapons (:meth:`judge_fire`), then whether the firer may act
         (:meth:`can_act`) and the system's extra checks (:meth:`range_findings`), which
         add reasons and can only make the verdict worse."""
+        return self.judge_range_measured(scene, query, None)
+
+    def judge_range_measured(
+        self, scene: Scene, query: RangeQuery, measured: float | None
+    ) -> Verdict:
+        """:meth:`judge_range` with the distance ``range_measure`` gives already measured
+        (by the all-pairs map, for ``targets``; None: measure it here). Centre distances
+        are cheap and measured here always, so the floats are the single question's. A
+        system with its own ``judge_range`` (WW1's squares) is asked that instead."""
+        if measured is not None and type(self).judge_range is not TableRuleset.judge_range:
+            return self.judge_range(scene, query)
         firer, target = query.firer, query.target
         doubt = query.doubt
         touch = self.touch_only(firer, target)
@@ -390,7 +402,10 @@ class TableRuleset(Ruleset):
             )
         else:
             measure = self.settings.range_measure
-            distance = self.piece_distance(firer, target, measure, scene)
+            if measured is None or measure == "centre":
+                distance = self.piece_distance(firer, target, measure, scene)
+            else:
+                distance = measured
             reasons = [self.measure_words(distance, measure)]
             fire = self.judge_fire(scene, query, distance, reasons)
         reasons = list(fire.reasons)

@@ -61,6 +61,7 @@ class Papercraft(Deployment):
     title = "Papercraft"
     source = "002_55e0c335368a37b3.txt"
     kinds = KINDS
+    targets_trim_pieces = False  # its line of sight goes round other units' bases
     piece_fields = (
         PieceField("move", "number", None, "the unit's movement stat, inches"),
         PieceField("range", "number", None, "the attack's range stat, inches"),

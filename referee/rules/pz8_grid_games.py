@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from referee.maps import Visibility
-from referee.rules import PieceField, QueryError, Ruleset, Verdict, name_key, register
+from referee.rules import PieceField, QueryError, Verdict, name_key, register
 from referee.rules.core import (
     fmt,
     piece_arg,
@@ -35,6 +35,7 @@ from referee.rules.core import (
 )
 from referee.rules.grid import Cell, Grid, HexGrid, Placement, ZoneGrid, outlines, spread
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
+from referee.rules.targets import Targets
 from referee.scene import Piece, Scene, Table, normalise_edge
 
 SOURCE = "004_6d86763d460ce231.txt"
@@ -54,11 +55,12 @@ def over(values: Iterable[bool | None]) -> bool | None:
 WORD = {True: "yes", False: "no", None: "too close to call"}
 
 
-class GridGame(Ruleset):
+class GridGame(Targets):
     """The shared engine: a grid from the table, pieces on cells, answers in cells."""
 
     unit_word: ClassVar[str] = "hexes"
     source = SOURCE
+    targets_trim_pieces = False  # a line of cells reads the pieces on every cell
     blocks_los: ClassVar[tuple[str, ...]] = ()
     """Piece kinds (categories) that block lines of sight and movement."""
     edge_questions: ClassVar[tuple[str, ...]] = ()

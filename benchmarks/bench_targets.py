@@ -1,0 +1,71 @@
+"""`targets` ("what can this piece hit?") against the same pairs asked one by one.
+
+Run: .venv/bin/python benchmarks/bench_targets.py [--quick] [SYSTEM ...]
+Goal (issue 31): `targets` from every piece of a 100-piece table (50 terrain polygons,
+0.02 in of doubt per piece) costs at most a quarter of asking the same pairs' single
+`range` and `los` questions one by one, in every system.
+
+`targets` is timed whole: every piece asks once, on a fresh ruleset, so the all-pairs map
+(measured once for the scene and kept) is part of the cost. The single questions are
+timed on a random sample of the same (firer, enemy) pairs, each pair's `range` and `los`
+as `referee check` asks them, and the mean per pair is multiplied by the number of
+pairs: asking all ~5,000 pairs of 15 systems one by one would take the shared machine
+most of an hour. CPU time, one core.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import sys
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from referee.errors import SceneError
+from referee.rules import find_ruleset
+from referee.runtime import keep_freed_memory
+from referee.sim.tables import SYSTEM_KINDS, random_table
+
+
+def bench(system: str, sample: int, rounds: int) -> tuple[float, float, int]:
+    """(targets from every piece, the same pairs one by one (estimated), pairs) in CPU s."""
+    scene = random_table(100, 50, 0.02, ruleset=system)
+    pieces = scene.pieces
+    pairs = [(a.id, b.id) for a in pieces for b in pieces if a.side != b.side]
+    find_ruleset(system).answer(scene, {"ask": "targets", "from": pieces[0].id})  # warm up
+    whole = []
+    for _ in range(rounds):
+        rules = find_ruleset(system)  # a fresh ruleset: the map is measured in the time
+        t0 = time.process_time()
+        for p in pieces:
+            rules.answer(scene, {"ask": "targets", "from": p.id})
+        whole.append(time.process_time() - t0)
+    rules = find_ruleset(system)
+    chosen = random.Random(system).sample(pairs, min(sample, len(pairs)))
+    t0 = time.process_time()
+    for a, b in chosen:
+        rules.answer(scene, {"ask": "los", "from": a, "to": b})
+        with contextlib.suppress(SceneError):  # an unarmed firer: refused, as `targets` notes
+            rules.answer(scene, {"ask": "range", "from": a, "to": b})
+    per_pair = (time.process_time() - t0) / len(chosen)
+    return min(whole), per_pair * len(pairs), len(pairs)
+
+
+def main() -> None:
+    keep_freed_memory()  # as every `referee` command runs
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    quick = "--quick" in sys.argv
+    systems = args or [s for s in SYSTEM_KINDS if "targets" in find_ruleset(s).questions()]
+    print(f"nproc {os.cpu_count()}; sample {60 if quick else 300} pairs for the singles")
+    print("| system | pairs | `targets` from every piece, s | one by one (est.), s | ratio |")
+    print("|---|---|---|---|---|")
+    for system in systems:
+        t, one, n = bench(system, 60 if quick else 300, 1 if quick else 2)
+        print(f"| {system} | {n} | {t:.2f} | {one:.2f} | {t / one:.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,227 @@
+"""The ``targets`` question, "what can this piece hit?" (issue 31): one template for
+every system with an all-pairs map, defined once here and inherited by the table core
+(:class:`~referee.rules.core.TableRuleset`) and the grid games.
+
+Each entry is exactly the pair's single ``range`` and ``los`` verdicts. The all-pairs
+map (``visibility``), measured once per scene and kept, orders the enemy pieces (nearest
+first) and gives each range its distance; each line of sight is judged by the system's
+own ``los`` on the scene trimmed to the terrain and bases near that line (the only
+ones that can touch it), so a line costs what its nearby obstacles cost, not what the
+whole table costs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, cast
+
+import numpy as np
+from numpy.typing import NDArray
+
+from referee.geometry import centre_distance
+from referee.maps import Visibility
+from referee.rules import QueryError, Ruleset, Verdict
+from referee.rules.queries import RangeQuery, piece_arg
+from referee.scene import Piece, Scene, Terrain
+
+
+class Targets(Ruleset):
+    """The ``targets`` question ("what can this piece hit?"), one template for every system
+    with an all-pairs map (:meth:`visibility`) and single ``range`` and ``los`` questions.
+
+    Each entry is exactly the pair's single ``range`` and ``los`` verdicts, but worked
+    out from the map, measured once per scene (:meth:`targets_map`): the order (nearest
+    first) and the range distance come from it, and each line of sight is judged against
+    only the terrain near that line (:meth:`near_terrain`), which the single question
+    would have read and dropped, on a scene trimmed to it."""
+
+    targets_trim: ClassVar[bool] = True
+    """Whether ``targets`` may judge each line of sight on the scene trimmed to the terrain
+    near the line. A system whose line of sight reads terrain away from the line (none
+    today) sets it False and gets the single question per pair."""
+    targets_trim_pieces: ClassVar[bool] = True
+    """Whether the trimmed scene also keeps only the pieces whose bases come near the line
+    (with the two ends). False where a line of sight reads bases away from the centre
+    line (Papercraft's edge-to-edge line around other units)."""
+
+    def visibility(self, scene: Scene) -> Visibility:
+        raise QueryError(".ask", f"{self.name} has no targets question (no all-pairs map)")
+
+    def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        raise QueryError(".ask", f"{self.name} has no los question")
+
+    def judge_range_measured(
+        self, scene: Scene, query: RangeQuery, measured: float | None
+    ) -> Verdict:
+        """:meth:`judge_range` given the distance the map measured for the pair; the
+        table core's template uses it (:class:`~referee.rules.core.TableRuleset`), a
+        system judging range its own way (in cells) measures again."""
+        return self.judge_range(scene, query)
+
+    def targets_map(self, scene: Scene) -> Visibility:
+        """:meth:`visibility` of ``scene``, kept for the scene object last asked about: a
+        ``check`` run or a dashboard frame asks ``targets`` of many pieces of one scene.
+        Scenes are frozen, so a new scene object (a piece settled, terrain edited, the next
+        frame) is the only invalidation needed; one scene is kept, so memory stays flat."""
+        cached = self.__dict__.get("_targets_cache")
+        if cached is not None and cached[0] is scene:
+            return cast(Visibility, cached[1])
+        vis = self.visibility(scene)
+        self.__dict__["_targets_cache"] = (scene, vis, {})
+        return vis
+
+    def _trimmed(
+        self, scene: Scene, keep: tuple[int, ...], pieces: tuple[Piece, ...] | None
+    ) -> Scene:
+        """``scene`` with only the terrain ``keep`` indexes and the ``pieces`` (None: all);
+        the terrain-only ones are shared by the lines that keep the same terrain, for as
+        long as :meth:`targets_map` keeps the scene."""
+        if pieces is not None:
+            return dataclasses.replace(
+                scene, pieces=pieces, terrain=tuple(scene.terrain[k] for k in keep)
+            )
+        if len(keep) == len(scene.terrain):
+            return scene
+        cache = self.__dict__["_targets_cache"][2]
+        out = cache.get(keep)
+        if out is None:
+            out = cache[keep] = dataclasses.replace(
+                scene, terrain=tuple(scene.terrain[k] for k in keep)
+            )
+        return cast(Scene, out)
+
+    def near_pieces(
+        self, scene: Scene, firer: Piece, targets: Sequence[Piece]
+    ) -> list[tuple[Piece, ...]]:
+        """For each line from ``firer`` to a target, the pieces (in the scene's order) whose
+        base's circle comes within the line's doubt of it, with the two ends: only those
+        bases may block it or cast doubt on it (:meth:`los_obstacles`)."""
+        pieces = scene.pieces
+        xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
+        radius = np.array([math.hypot(*p.base) / 2 for p in pieces], float)
+        gap = _line_gaps(firer, targets, xy)
+        u = firer.uncertainty + np.array([t.uncertainty for t in targets], float)
+        near = gap <= radius[None, :] + u[:, None] + 1e-3
+        out = []
+        for k, target in enumerate(targets):
+            keep = near[k]
+            out.append(
+                tuple(p for p, m in zip(pieces, keep, strict=True) if m or p in (firer, target))
+            )
+        return out
+
+    def near_terrain(
+        self, scene: Scene, firer: Piece, targets: Sequence[Piece]
+    ) -> list[tuple[int, ...]]:
+        """For each line from ``firer`` to a target, the terrain that may touch it: every
+        piece whose bounding circle comes within the line's doubt of the line (a line that
+        misses it by more gets no reason, no blocker and no doubt from it, in the single
+        question too), with every piece it touches (woods form forests as one; a forest's
+        name lists its members), in the scene's order."""
+        terrain = scene.terrain
+        if not terrain or not targets:
+            return [tuple(range(len(terrain)))] * len(targets)
+        centre, radius, group = _terrain_circles(terrain)
+        u = firer.uncertainty + np.array([t.uncertainty for t in targets], float)
+        gap = _line_gaps(firer, targets, centre)
+        near = gap <= radius[None, :] + u[:, None] + 1e-3
+        out = []
+        for row in near:
+            hit = set(group[row].tolist())
+            out.append(tuple(np.flatnonzero(np.isin(group, list(hit))).tolist()) if hit else ())
+        return out
+
+    def ask_targets(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+        """What ``from`` can hit: every piece of another side, nearest first (by the
+        map's range measure), with the single ``range`` and ``los`` verdicts of the pair.
+        Options of the range question (a ``weapon``) are passed to each range judgement.
+        A pair the range question refuses (an unarmed firer, a target it may not be asked
+        about) gets ``"range": null`` and the refusal as ``range_error``."""
+        firer = piece_arg(scene, query, "from")
+        if "to" in query:
+            raise QueryError(".to", "targets takes no 'to' (it answers for every enemy piece)")
+        vis = self.targets_map(scene)
+        row = vis.ids.index(firer.id)
+        others = [p for p in scene.pieces if p.side != firer.side]
+        col = [vis.ids.index(p.id) for p in others]
+        dist = vis.distance[row, col] if col else np.zeros(0)
+        order = sorted(
+            range(len(others)),
+            key=lambda k: (dist[k], centre_distance(firer.xy, others[k].xy), others[k].id),
+        )
+        others = [others[k] for k in order]
+        dist = dist[order]
+        trim = self.targets_trim and bool(others)
+        near = (
+            self.near_terrain(scene, firer, others)
+            if trim
+            else [tuple(range(len(scene.terrain)))] * len(others)
+        )
+        bases = (
+            self.near_pieces(scene, firer, others)
+            if trim and self.targets_trim_pieces
+            else [None] * len(others)
+        )
+        options = {k: v for k, v in query.items() if k not in ("ask", "from")}
+        entries: list[dict[str, Any]] = []
+        counts = {"hit": 0, "maybe": 0, "no": 0}
+        for k, target in enumerate(others):
+            los_q = {"ask": "los", "from": firer.id, "to": target.id}
+            los_v = self.ask_los(self._trimmed(scene, near[k], bases[k]), los_q).asked(los_q)
+            range_q = {"ask": "range", "from": firer.id, "to": target.id, **options}
+            entry: dict[str, Any] = {"to": target.id}
+            try:
+                rq = RangeQuery.parse(scene, range_q, self.check_firer)
+                range_v = self.judge_range_measured(scene, rq, float(dist[k]))
+                entry["range"] = range_v.asked(range_q).to_json()
+            except QueryError as error:
+                if error.path not in (".from", ".to"):
+                    raise  # a bad option: the question is wrong, not the pair
+                entry["range"] = None
+                entry["range_error"] = str(error)
+                range_v = None
+            entry["los"] = los_v.to_json()
+            entries.append(entry)
+            oks = (False if range_v is None else range_v.ok, los_v.ok)
+            counts["no" if False in oks else "maybe" if None in oks else "hit"] += 1
+        ok = True if counts["hit"] else None if counts["maybe"] else False
+        reasons = (
+            f"{len(entries)} pieces of other sides: {counts['hit']} in range and in sight, "
+            f"{counts['maybe']} too close to call, {counts['no']} not",
+        )
+        summary = f"targets {firer.id}: {counts['hit']} of {len(entries)} in range and sight" + (
+            f", {counts['maybe']} too close to call" if counts["maybe"] else ""
+        )
+        return Verdict("targets", ok, reasons, details={"targets": entries}, summary=summary)
+
+
+def _line_gaps(firer: Piece, targets: Sequence[Piece], points: NDArray[np.float64]) -> Any:
+    """``(targets, points)``: each point's distance to the segment from ``firer``'s centre
+    to each target's."""
+    a = np.asarray(firer.xy, float)
+    d = np.array([t.xy for t in targets], float).reshape(-1, 2) - a  # (m, 2)
+    w = points[None, :, :] - a  # (1, p, 2)
+    den = np.maximum((d * d).sum(axis=1), 1e-300)[:, None]
+    s = np.clip((w * d[:, None, :]).sum(axis=2) / den, 0.0, 1.0)  # (m, p)
+    return np.hypot(*(w - s[:, :, None] * d[:, None, :]).transpose(2, 0, 1))
+
+
+@functools.lru_cache(maxsize=8)
+def _terrain_circles(
+    terrain: tuple[Terrain, ...],
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.intp]]:
+    """Each terrain piece's bounding circle (vertex mean, farthest vertex) and the index of
+    its forest (:func:`forests`: touching woods), so a forest is kept or dropped whole."""
+    centre = np.array([t.outline().mean(axis=0) for t in terrain], float).reshape(-1, 2)
+    radius = np.array(
+        [np.hypot(*(t.outline() - c).T).max() for t, c in zip(terrain, centre, strict=True)]
+    )
+    group = np.zeros(len(terrain), np.intp)
+    from referee.rules.core import forests  # the core imports this module
+
+    for g, members in enumerate(forests(terrain)):
+        group[list(members)] = g
+    return centre, radius, group
