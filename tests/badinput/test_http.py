@@ -142,6 +142,11 @@ def requests(draw: st.DrawFn) -> bytes:
     return head.encode("utf-8", "surrogateescape") + b"\r\n\r\n" + body
 
 
+#: What :func:`send` returns when the server refused a request before it was all sent (an
+#: oversized or malformed one answered and closed early): no status, and no 5xx either.
+CUT_SHORT = 0
+
+
 def send(url: str, raw: bytes) -> int:
     """Send ``raw`` (``HOST`` stands for the server's address) and return the status code."""
     parts = urlsplit(url)
@@ -149,15 +154,28 @@ def send(url: str, raw: bytes) -> int:
     raw = raw.replace(b"Host: HOST", f"Host: {host}".encode()).replace(
         b"http://HOST", f"http://{host}".encode()
     )
+    head = b""
     with socket.create_connection((parts.hostname, parts.port), timeout=TIMEOUT) as sock:
-        sock.sendall(raw)
-        sock.shutdown(socket.SHUT_WR)
-        head = b""
-        while b"\r\n" not in head:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            head += chunk
+        try:
+            sock.sendall(raw)
+            sock.shutdown(socket.SHUT_WR)
+        except (BrokenPipeError, ConnectionResetError, OSError) as error:
+            if isinstance(error, TimeoutError):
+                raise
+            cut_short = True  # the server answered (or closed) before reading it all
+        else:
+            cut_short = False
+        try:
+            while b"\r\n" not in head:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                head += chunk
+        except ConnectionResetError:
+            if not cut_short:
+                raise
+    if cut_short and not head:
+        return CUT_SHORT
     status_line = head.split(b"\r\n", 1)[0].decode("latin-1")
     assert status_line.startswith("HTTP/1."), f"no answer to {raw[:200]!r}: {head[:200]!r}"
     return int(status_line.split()[1])
