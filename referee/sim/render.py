@@ -21,6 +21,7 @@ import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import cv2
 import numpy as np
@@ -37,7 +38,7 @@ from referee.calibration.camera import (
 from referee.calibration.profile import TableSize
 from referee.markers.roster import RosterEntry
 from referee.markers.sheets import DEFAULT_TAG_SIZE_IN
-from referee.sim.textures import cloth_texture, terrain_layer
+from referee.sim.textures import TERRAIN_COLOURS, cloth_texture, terrain_layer
 from referee.sim.warp import PlanePose, RayMap, draw_board, draw_plane, premultiplied
 from referee.tags.anchors import AnchorTag
 from referee.tags.board import BoardSpec
@@ -65,6 +66,10 @@ SIDE_COLOURS: dict[str, tuple[int, int, int]] = {
 }
 
 SKIN = (120, 150, 205)
+
+#: Paper of a printed terrain template (BGR), and the unprinted margin round its fill, inches.
+PAPER = (226, 230, 232)
+TEMPLATE_MARGIN_IN = 0.25
 
 #: Building walls are this tall (inches) when drawn raised.
 BUILDING_HEIGHT = 1.6
@@ -97,6 +102,46 @@ class Hand:
     """Centre of the hand over the table, inches."""
     height: float = 2.5
     """Height of the palm above the table, inches."""
+
+
+@dataclass(frozen=True)
+class TemplateTag:
+    """One tag printed on a paper terrain template, placed in the template's own frame."""
+
+    tag: int
+    at: tuple[float, float]
+    """(forward, right) inches from the template's origin, as a piece's ``tag_offset``."""
+    heading: float = 0.0
+    """The tag's front, degrees from the template's forward axis."""
+
+
+@dataclass(frozen=True)
+class PaperTemplate:
+    """A tagged terrain template: a paper outline of one kind lying flat on the table."""
+
+    id: str
+    kind: str
+    outline: tuple[tuple[float, float], ...]
+    """(forward, right) inches in the template's frame (origin at its pose)."""
+    tags: tuple[TemplateTag, ...]
+    tag_size: float
+
+    def placed(self, pose: PiecePose) -> FloatArray:
+        """The outline in table inches for the template at ``pose``."""
+        return _place(pose, np.asarray(self.outline, float))
+
+    def tag_pose(self, tag: TemplateTag, pose: PiecePose) -> tuple[float, float, float]:
+        """(x, y, heading) of ``tag`` on the table for the template at ``pose``."""
+        x, y = _place(pose, np.array([tag.at], float))[0]
+        return float(x), float(y), (pose.heading + tag.heading) % 360.0
+
+
+def _place(pose: PiecePose, points: FloatArray) -> FloatArray:
+    """Template-frame (forward, right) points -> table (x, y), as a piece's tag offset."""
+    h = math.radians(pose.heading)
+    c, s = math.cos(h), math.sin(h)
+    f, r = points[:, 0], points[:, 1]
+    return np.column_stack([pose.x + f * c - r * s, pose.y + f * s + r * c])
 
 
 @dataclass(frozen=True)
@@ -153,11 +198,13 @@ class TableRenderer:
     dictionary: str = DEFAULT_DICTIONARY
     tag_size: float = DEFAULT_TAG_SIZE
     look: Look = field(default_factory=Look)
+    templates: Sequence[PaperTemplate] = ()
+    """Paper terrain templates; where each lies is given per frame (they can be moved)."""
 
     def __post_init__(self) -> None:
         self.ray_map = RayMap.for_camera(self.intrinsics)
         self._textures: dict[tuple[int, float], NDArray[np.float32]] = {}
-        self._still_layer: tuple[tuple[tuple[str, PiecePose], ...], Image] | None = None
+        self._still_layer: tuple[Any, Image] | None = None
 
     # -- static background -------------------------------------------------------------
 
@@ -210,18 +257,24 @@ class TableRenderer:
         board: BoardPlacement | None = None,
         board_spec: BoardSpec | None = None,
         moving: Collection[str] | None = None,
+        templates: Mapping[str, PiecePose] | None = None,
     ) -> tuple[Image, dict[str, TagTruth]]:
         """One clean frame (no lens blur, noise or compression) and the truth of every tag.
 
         Pieces missing from ``poses`` are not drawn (off the table). Truth is
         given for every drawn piece, in view or not. Given ``moving`` (ids of
-        pieces that may move between frames), the still pieces are drawn once
-        into a cached layer and reused while they stay put.
+        pieces and templates that may move between frames), the still pieces
+        are drawn once into a cached layer and reused while they stay put.
+        ``templates`` places the paper terrain templates (by id); they lie
+        under every piece, so a still piece may stand on a still template.
         """
         entries = {entry.id: entry for entry in self.pieces}
+        papers = {t.id: t for t in self.templates}
+        placed = dict(templates or {})
         if moving is None:
             frame = self.background.copy()
             rest = list(poses)
+            loose = sorted(placed)
         else:
             still = tuple(
                 sorted(
@@ -230,14 +283,22 @@ class TableRenderer:
                     if pid not in moving and not pose.lift
                 )
             )
-            if self._still_layer is None or self._still_layer[0] != still:
+            still_papers = tuple(sorted((i, p) for i, p in placed.items() if i not in moving))
+            # Without templates the key is what it always was (the sample's frames stay equal).
+            key: Any = (still, still_papers) if still_papers else still
+            if self._still_layer is None or self._still_layer[0] != key:
                 layer = self.background.copy()
+                for tid, pose in still_papers:
+                    self._draw_template(layer, papers[tid], pose)
                 for pid, pose in still:
                     self._draw_piece(layer, entries[pid], pose)
-                self._still_layer = (still, layer)
+                self._still_layer = (key, layer)
             frame = self._still_layer[1].copy()
             drawn = {pid for pid, _ in still}
             rest = [pid for pid in poses if pid not in drawn]
+            loose = sorted(i for i in placed if i in moving)
+        for tid in loose:
+            self._draw_template(frame, papers[tid], placed[tid])
         order = sorted(rest, key=lambda pid: (poses[pid].lift, pid))
         for pid in order:
             self._draw_piece(frame, entries[pid], poses[pid])
@@ -249,6 +310,61 @@ class TableRenderer:
         for hand in hands:
             self._draw_hand(frame, hand_mask, hand)
         return frame, self._truths(poses, hand_mask)
+
+    def template_truth(
+        self,
+        templates: Mapping[str, PiecePose],
+        poses: Mapping[str, PiecePose],
+        hands: Iterable[Hand] = (),
+    ) -> dict[str, list[TagTruth]]:
+        """Each placed template's tags (in its order): corners, and how much hands or pieces hide.
+
+        A piece standing on a template hides what its base and body cover, as
+        a hand does.
+        """
+        width, height = self.intrinsics.image_size
+        mask = np.zeros((height, width), np.uint8)
+        scratch = np.zeros((height, width), np.uint8)
+        entries = {entry.id: entry for entry in self.pieces}
+        for pid, pose in poses.items():
+            outline = self._piece_outline_px(entries[pid], pose)
+            if outline is not None:
+                cv2.fillConvexPoly(mask, outline, 255)
+        for hand in hands:
+            self._draw_hand(scratch, mask, hand)
+        width, height = self.intrinsics.image_size
+        out: dict[str, list[TagTruth]] = {}
+        for paper in self.templates:
+            if paper.id not in templates:
+                continue
+            truths = []
+            for tag in paper.tags:
+                corners = self.template_tag_corners_px(paper, tag, templates[paper.id])
+                in_view = bool(
+                    np.all(corners >= 0)
+                    and np.all(corners[:, 0] <= width - 1)
+                    and np.all(corners[:, 1] <= height - 1)
+                )
+                truths.append(TagTruth(corners, in_view, _covered(mask, corners)))
+            out[paper.id] = truths
+        return out
+
+    def template_tag_corners_px(
+        self, paper: PaperTemplate, tag: TemplateTag, pose: PiecePose
+    ) -> FloatArray:
+        x, y, heading = paper.tag_pose(tag, pose)
+        corners = TagLayout(paper.tag_size, marker_bits(self.dictionary)).corners(x, y, heading)
+        return project(self.intrinsics, self.pose, table_xyz(corners, 0.0))
+
+    def _piece_outline_px(self, entry: RosterEntry, pose: PiecePose) -> NDArray[np.int32] | None:
+        """The convex outline in the image of a piece's base and body (for what it hides)."""
+        corners = _rect(pose.x, pose.y, pose.heading, entry.base)
+        top = max(entry.tag_height, 0.08) + pose.lift
+        pts3 = np.vstack([table_xyz(corners, pose.lift), table_xyz(corners, top)])
+        px = project(self.intrinsics, self.pose, pts3)
+        if not np.all(np.isfinite(px)) or np.abs(px).max() > 1e5:
+            return None
+        return np.asarray(cv2.convexHull(np.round(px).astype(np.int32)), np.int32)
 
     def truth(
         self, poses: Mapping[str, PiecePose], hands: Iterable[Hand] = ()
@@ -323,6 +439,21 @@ class TableRenderer:
         draw_plane(
             frame, self.ray_map, plane, texture, texture.shape[1] / layout.outer, _TAG_SUPERSAMPLE
         )
+
+    def _draw_template(self, frame: Image, paper: PaperTemplate, pose: PiecePose) -> None:
+        """Paper lying flat: a light sheet, the kind's colour printed inside a margin, the tags."""
+        outline = paper.placed(pose)
+        self._fill_table_polygon(frame, outline, 0.0, PAPER)
+        self._fill_table_polygon(
+            frame, _inset(outline, TEMPLATE_MARGIN_IN), 0.0, _printed(paper.kind)
+        )
+        for tag in paper.tags:
+            x, y, heading = paper.tag_pose(tag, pose)
+            # A white patch a little wider than the tag's quiet zone, as printed sheets leave.
+            layout = TagLayout(paper.tag_size, marker_bits(self.dictionary))
+            patch = _rect(x, y, heading, (layout.outer + 0.15, layout.outer + 0.15))
+            self._fill_table_polygon(frame, patch, 0.0, PAPER)
+            self._draw_tag(frame, tag.tag, paper.tag_size, (x, y, 0.0), heading)
 
     def _draw_piece(self, frame: Image, entry: RosterEntry, pose: PiecePose) -> None:
         colour = SIDE_COLOURS.get(entry.side.lower(), (90, 90, 90))
@@ -441,6 +572,32 @@ class TableRenderer:
             if frame.ndim == 3:
                 _fill(frame, poly, _shade(SKIN, shade))
             _fill(mask, poly, (255,), antialias=False)
+
+
+def _printed(kind: str) -> tuple[int, int, int]:
+    """A terrain kind's colour as an inkjet prints it on paper: lighter than felt."""
+    colour = TERRAIN_COLOURS.get(kind, (90, 110, 110))
+    return tuple(int(c + (255 - c) * 0.35) for c in colour)  # type: ignore[return-value]
+
+
+def _inset(poly: FloatArray, margin: float) -> FloatArray:
+    """``poly`` shrunk towards its centroid so its edges move in by about ``margin``.
+
+    Exact for regular shapes and close enough for the convex outlines of paper
+    templates; the printed fill only needs to stay inside the sheet.
+    """
+    centre = poly.mean(axis=0)
+    distances = []
+    for i in range(len(poly)):
+        a, b = poly[i], poly[(i + 1) % len(poly)]
+        edge = b - a
+        length = float(np.hypot(*edge)) or 1.0
+        to_centre = centre - a
+        distances.append(abs(float(edge[0] * to_centre[1] - edge[1] * to_centre[0])) / length)
+    reach = min(distances) if distances else 0.0
+    if reach <= margin * 2:
+        return poly
+    return np.asarray(centre + (poly - centre) * (1 - margin / reach), float)
 
 
 def _shade(colour: Sequence[int], factor: float) -> tuple[int, int, int]:

@@ -53,7 +53,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -64,8 +64,16 @@ from referee.calibration.profile import CalibrationProfile, TableSize
 from referee.errors import RosterError, SceneError, at, read_json_file
 from referee.markers.roster import Roster
 from referee.scene import Scene, normalise_edge
-from referee.sim.render import DEFAULT_TAG_SIZE, Hand, PiecePose
+from referee.sim.render import (
+    DEFAULT_TAG_SIZE,
+    Hand,
+    PaperTemplate,
+    PiecePose,
+    TemplateTag,
+)
+from referee.tags.anchors import AnchorTag
 from referee.tags.layout import (
+    ANCHOR_INSET_IN,
     ANCHOR_SIZE_IN,
     DEFAULT_DICTIONARY,
     check_tag_id,
@@ -78,6 +86,22 @@ LIMIT = 1e5
 MAX_FPS = 120.0
 MAX_DURATION_S = 4 * 3600.0
 MAX_FRAMES = 200_000
+#: A table with a side longer than this (inches) gets two more anchors, mid long edge.
+BIG_TABLE_IN = 48.0
+#: Cameras one scenario may film with.
+MAX_CAMERAS = 8
+CAMERA_KEYS = (
+    "resolution",
+    "fov",
+    "matrix",
+    "distortion",
+    "height",
+    "tilt",
+    "yaw",
+    "target",
+    "imaging",
+    "flat_at",
+)
 
 #: Seconds a hand takes to reach a piece, and to withdraw after setting it down.
 REACH_S = 0.6
@@ -107,7 +131,10 @@ TOP_KEYS = (
     "deployment",
     "anchors",
     "description",
+    "cameras",
+    "templates",
 )
+TEMPLATE_KEYS = ("id", "terrain", "outline", "tag", "tags", "tag_size", "x", "y", "heading", "name")
 
 
 class ScenarioError(SceneError):
@@ -121,6 +148,10 @@ class CameraSpec:
     tilt: float
     yaw: float
     target: tuple[float, float]
+    imaging: Imaging | None = None
+    """This camera's optics and sensor; None takes the scenario's ``imaging``."""
+    flat_at: tuple[float, float] | None = None
+    """Where its calibration board lies flat last; None: the middle of what it sees."""
 
     def pose(self, bump: Mapping[str, float] | None = None) -> TablePose:
         b = bump or {}
@@ -172,6 +203,41 @@ class HandVisit:
 class Bump:
     t: float
     offsets: Mapping[str, float]
+    camera: int | None = None
+    """Index of the camera knocked (0 = the first); None knocks every camera."""
+
+
+@dataclass(frozen=True)
+class TemplateSpec:
+    """A tagged paper terrain template and where it lies when the game starts."""
+
+    paper: PaperTemplate
+    start: PiecePose
+    name: str | None = None
+
+    def roster_json(self) -> dict[str, Any]:
+        """Its roster entry, as the club contract writes a terrain template."""
+        paper = self.paper
+        entry: dict[str, Any] = {}
+        only = paper.tags[0]
+        if len(paper.tags) == 1 and only.at == (0.0, 0.0) and only.heading == 0.0:
+            entry["tag"] = only.tag
+        else:
+            entry["tags"] = [
+                {"tag": t.tag, "at": [t.at[0], t.at[1]], "heading": t.heading} for t in paper.tags
+            ]
+        entry.update(
+            {
+                "id": paper.id,
+                "terrain": paper.kind,
+                "outline": [[x, y] for x, y in paper.outline],
+                "tag_size": paper.tag_size,
+                "tag_height": 0.0,
+            }
+        )
+        if self.name:
+            entry["name"] = self.name
+        return entry
 
 
 @dataclass(frozen=True)
@@ -193,7 +259,13 @@ class FrameState:
     poses: dict[str, PiecePose]
     hands: tuple[Hand, ...]
     moving: frozenset[str]
+    """Ids of the pieces (and templates) in motion."""
     bump: Mapping[str, float]
+    """The first camera's accumulated bump."""
+    templates: Mapping[str, PiecePose] = field(default_factory=dict)
+    """Where each paper terrain template lies."""
+    camera_bumps: tuple[Mapping[str, float], ...] = ()
+    """Each camera's accumulated bump, in camera order."""
 
 
 @dataclass(frozen=True)
@@ -211,6 +283,13 @@ class Scenario:
     hands: tuple[HandVisit, ...]
     bumps: tuple[Bump, ...]
     tag_size: float = DEFAULT_TAG_SIZE
+    cameras: tuple[CameraSpec, ...] = ()
+    """Every camera, in order; ``camera`` is the first. Empty means just ``camera``."""
+    templates: tuple[TemplateSpec, ...] = ()
+
+    @property
+    def all_cameras(self) -> tuple[CameraSpec, ...]:
+        return self.cameras or (self.camera,)
 
     @property
     def table(self) -> TableSize:
@@ -225,11 +304,12 @@ class Scenario:
     def terrain_shapes(self) -> list[tuple[str, Sequence[tuple[float, float]]]]:
         return [(t.kind, t.polygon) for t in self.scene.terrain]
 
-    def profile(self) -> CalibrationProfile:
-        """The true camera as a calibration profile (``frame_source`` ``simulated``)."""
+    def profile(self, index: int = 0) -> CalibrationProfile:
+        """The true camera (``index`` of :attr:`all_cameras`) as a calibration profile."""
+        camera = self.all_cameras[index]
         return CalibrationProfile(
-            self.camera.intrinsics,
-            self.camera.pose(),
+            camera.intrinsics,
+            camera.pose(),
             self.table,
             frame_source="simulated",
             board=self.calibration.board,
@@ -241,9 +321,19 @@ class Scenario:
     def start_poses(self) -> dict[str, PiecePose]:
         return {p.id: PiecePose(p.x, p.y, p.heading) for p in self.scene.pieces}
 
+    def template_starts(self) -> dict[str, PiecePose]:
+        return {t.paper.id: t.start for t in self.templates}
+
+    def roster_json(self) -> dict[str, Any]:
+        """``roster.json``: the pieces and anchors, then the terrain templates as entries."""
+        data = self.roster.to_json()
+        if self.templates:
+            data["pieces"] = [*data["pieces"], *(t.roster_json() for t in self.templates)]
+        return data
+
     def state_at(self, t: float) -> FrameState:
-        """Piece poses, hands and camera bump at time ``t`` seconds."""
-        poses = self.start_poses()
+        """Piece and template poses, hands and camera bumps at time ``t`` seconds."""
+        poses = {**self.start_poses(), **self.template_starts()}
         hands: list[Hand] = []
         moving: set[str] = set()
         for move in self.moves:  # sorted by time; each piece's moves never overlap
@@ -262,7 +352,9 @@ class Scenario:
             s = (t - move.t) / move.duration
             e = _ease(s)
             heading = start.heading + _angle_diff(move.to.heading, start.heading) * e
-            lift = CARRY_LIFT * min(1.0, 4 * s, 4 * (1 - s)) if move.hand else 0.0
+            # Paper templates are slid flat under the hand; pieces are lifted.
+            carried = move.hand and move.piece not in self._template_ids
+            lift = CARRY_LIFT * min(1.0, 4 * s, 4 * (1 - s)) if carried else 0.0
             pose = PiecePose(
                 start.x + (move.to.x - start.x) * e,
                 start.y + (move.to.y - start.y) * e,
@@ -284,12 +376,28 @@ class Scenario:
                     entry[1] + (visit.over[1] - entry[1]) * _ease(reach),
                 )
                 hands.append(Hand(entry, palm, visit.height))
-        bump: dict[str, float] = {}
+        bumps: list[dict[str, float]] = [{} for _ in self.all_cameras]
         for b in self.bumps:
             if t >= b.t:
-                for key, value in b.offsets.items():
-                    bump[key] = bump.get(key, 0.0) + value
-        return FrameState(t, poses, tuple(hands), frozenset(moving), bump)
+                for index, bump in enumerate(bumps):
+                    if b.camera is not None and b.camera != index:
+                        continue
+                    for key, value in b.offsets.items():
+                        bump[key] = bump.get(key, 0.0) + value
+        papers = self._template_ids
+        return FrameState(
+            t,
+            {k: p for k, p in poses.items() if k not in papers},
+            tuple(hands),
+            frozenset(moving),
+            bumps[0],
+            {k: p for k, p in poses.items() if k in papers},
+            tuple(bumps),
+        )
+
+    @property
+    def _template_ids(self) -> frozenset[str]:
+        return frozenset(t.paper.id for t in self.templates)
 
     def _entry(self, over: tuple[float, float], enter: str | None) -> tuple[float, float]:
         w, d = self.table.width, self.table.depth
@@ -432,7 +540,8 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     for piece, (_, path) in zip(scene.pieces, entries, strict=True):
         _check_on_table(piece.x, piece.y, table, source, path)
     roster = _roster(data.get("anchors"), dictionary, tag_size, scene, entries, table, source)
-    camera = _camera(data.get("camera"), table, source)
+    templates = _templates(data.get("templates", []), roster, scene, tag_size, table, source)
+    cameras = _cameras(data, table, source)
     fps = _number(data.get("fps", 12), source, "$.fps", minimum=1.0, maximum=MAX_FPS)
     duration = _number(
         data.get("duration", 10), source, "$.duration", positive=True, maximum=MAX_DURATION_S
@@ -451,12 +560,15 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         raise ScenarioError(at(source, "$.seed", f"must be an integer, got {seed!r}"))
     imaging = _imaging(data.get("imaging", {}), source)
     calibration = _calibration(data.get("calibration", {}), table, source)
-    moves, hands, bumps = _timeline(data.get("timeline", []), scene, table, source)
+    starts = {t.paper.id: t.start for t in templates}
+    moves, hands, bumps = _timeline(
+        data.get("timeline", []), scene, table, source, starts, len(cameras)
+    )
     return Scenario(
         source,
         scene,
         roster,
-        camera,
+        cameras[0],
         fps,
         duration,
         seed,
@@ -466,6 +578,8 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         hands,
         bumps,
         tag_size,
+        cameras if "cameras" in data else (),
+        templates,
     )
 
 
@@ -519,6 +633,32 @@ def _check_on_table(x: float, y: float, table: TableSize, source: str, path: str
         )
 
 
+def table_anchors(dictionary: str, table: TableSize) -> tuple[AnchorTag, ...]:
+    """The anchors where the anchor sheet says to glue them, as the club contract lays them.
+
+    Four corner anchors (the dictionary's last four ids, 1.5 in in from both
+    edges); a table whose longer side is over 48 in adds two at the middle of
+    its long edges, 1.5 in in, with the two ids just before the corner ones
+    (the first on the edge at y = 1.5, or x = 1.5 when depth is the long side).
+
+    >>> [(a.tag, a.x, a.y) for a in table_anchors("DICT_4X4_100", TableSize(72, 48))][4:]
+    [(94, 36.0, 1.5), (95, 36.0, 46.5)]
+    """
+    from referee.calibration.table import default_anchors
+
+    anchors = default_anchors(dictionary, table)
+    w, d = table.width, table.depth
+    if max(w, d) <= BIG_TABLE_IN or len(anchors) > 4:
+        return anchors
+    first = min(a.tag for a in anchors) - 2
+    m = ANCHOR_INSET_IN
+    spots = [(w / 2, m), (w / 2, d - m)] if w >= d else [(m, d / 2), (w - m, d / 2)]
+    middle = tuple(
+        AnchorTag(first + i, float(x), float(y), ANCHOR_SIZE_IN) for i, (x, y) in enumerate(spots)
+    )
+    return (*anchors, *middle)
+
+
 def _roster(
     raw_anchors: Any,
     dictionary: str,
@@ -529,8 +669,6 @@ def _roster(
     source: str,
 ) -> Roster:
     """The pieces' roster fields and the anchors, checked as a roster file is (same JSON paths)."""
-    from referee.calibration.table import default_anchors
-
     pieces = []
     for piece, (raw, _) in zip(scene.pieces, entries, strict=True):
         fields = {k: raw[k] for k in PIECE_ROSTER_KEYS if k in raw}
@@ -557,7 +695,7 @@ def _roster(
         )
     except RosterError as error:
         raise ScenarioError(str(error)) from None
-    placed = roster.anchors if raw_anchors is not None else default_anchors(dictionary, table)
+    placed = roster.anchors if raw_anchors is not None else table_anchors(dictionary, table)
     piece_tags = {entry.tag for entry in roster.pieces}
     for i, a in enumerate(placed):
         if a.tag in piece_tags:
@@ -567,9 +705,132 @@ def _roster(
     return Roster(dictionary, tuple(sorted(roster.pieces, key=lambda e: e.tag)), placed)
 
 
-def _camera(raw: Any, table: TableSize, source: str) -> CameraSpec:
+def _templates(
+    raw: Any,
+    roster: Roster,
+    scene: Scene,
+    tag_size: float,
+    table: TableSize,
+    source: str,
+) -> tuple[TemplateSpec, ...]:
+    """Tagged paper terrain templates: id, kind, outline and tag(s) in its frame, start pose."""
+    from referee.geometry import polygon_is_simple
+    from referee.scene import TERRAIN_KINDS
+
+    items = v.items(raw, source, "$.templates", error=ScenarioError, what="a list of templates")
+    taken: dict[int, str] = {e.tag: f"piece {e.id!r}" for e in roster.pieces}
+    taken.update({a.tag: "an anchor" for a in roster.anchors})
+    ids = {p.id for p in scene.pieces}
+    out = []
+    for i, item in enumerate(items):
+        path = f"$.templates[{i}]"
+        if not isinstance(item, dict):
+            raise ScenarioError(at(source, path, "a template must be a JSON object"))
+        for key in item:
+            if key not in TEMPLATE_KEYS:
+                raise ScenarioError(at(source, f"{path}.{key}", "unknown template field"))
+        tid = v.text(item.get("id"), source, f"{path}.id", error=ScenarioError)
+        if tid in ids:
+            raise ScenarioError(at(source, f"{path}.id", f"id {tid!r} is already used"))
+        ids.add(tid)
+        kind = item.get("terrain")
+        if kind not in TERRAIN_KINDS:
+            raise ScenarioError(
+                at(
+                    source,
+                    f"{path}.terrain",
+                    f"unknown terrain kind {kind!r} (known: {', '.join(TERRAIN_KINDS)})",
+                )
+            )
+        if "outline" not in item:
+            raise ScenarioError(at(source, f"{path}.outline", "missing: a template needs one"))
+        points = v.items(
+            item["outline"], source, f"{path}.outline", error=ScenarioError, what="a list of points"
+        )
+        outline = tuple(_point(p, source, f"{path}.outline[{k}]") for k, p in enumerate(points))
+        if len(outline) < 3 or not polygon_is_simple(outline):
+            raise ScenarioError(
+                at(source, f"{path}.outline", "needs 3 or more points that do not cross")
+            )
+        size = _number(
+            item.get("tag_size", tag_size), source, f"{path}.tag_size", positive=True, maximum=20.0
+        )
+        tags = _template_tags(item, roster.dictionary, source, path)
+        for k, tag in enumerate(tags):
+            if tag.tag in taken:
+                raise ScenarioError(
+                    at(source, f"{path}.tags[{k}]", f"tag {tag.tag} is already on {taken[tag.tag]}")
+                )
+            taken[tag.tag] = f"template {tid!r}"
+        x = _number(item.get("x"), source, f"{path}.x")
+        y = _number(item.get("y"), source, f"{path}.y")
+        _check_on_table(x, y, table, source, path)
+        heading = _number(item.get("heading", 0), source, f"{path}.heading") % 360.0
+        name = item.get("name")
+        if name is not None:
+            name = v.text(name, source, f"{path}.name", error=ScenarioError)
+        paper = PaperTemplate(tid, str(kind), outline, tags, size)
+        out.append(TemplateSpec(paper, PiecePose(x, y, heading), name))
+    return tuple(out)
+
+
+def _template_tags(
+    item: Mapping[str, Any], dictionary: str, source: str, path: str
+) -> tuple[TemplateTag, ...]:
+    """``"tag": 60`` (at the template's origin) or ``"tags": [{"tag", "at", "heading"}, ...]``."""
+    if ("tag" in item) == ("tags" in item):
+        raise ScenarioError(at(source, path, 'give "tag" (one) or "tags" (a list), not both'))
+    if "tag" in item:
+        raw: list[Any] = [{"tag": item["tag"]}]
+        where = f"{path}.tag"
+    else:
+        raw = v.items(item["tags"], source, f"{path}.tags", error=ScenarioError, what="a list")
+        if not raw:
+            raise ScenarioError(at(source, f"{path}.tags", "needs at least one tag"))
+        where = f"{path}.tags"
+    tags: list[TemplateTag] = []
+    for k, spec in enumerate(raw):
+        here = where if "tag" in item else f"{where}[{k}]"
+        if not isinstance(spec, dict):
+            raise ScenarioError(at(source, here, "must be {tag, at, heading}"))
+        tag = spec.get("tag")
+        if isinstance(tag, bool) or not isinstance(tag, int):
+            raise ScenarioError(at(source, here, f"must be a tag id, got {tag!r}"))
+        try:
+            check_tag_id(dictionary, tag)
+        except ValueError as error:
+            raise ScenarioError(at(source, here, str(error))) from None
+        place = _point(spec.get("at", [0, 0]), source, f"{here}.at")
+        turn = _number(spec.get("heading", 0), source, f"{here}.heading") % 360.0
+        if any(t.tag == tag for t in tags):
+            raise ScenarioError(at(source, here, f"tag {tag} is twice on this template"))
+        tags.append(TemplateTag(tag, place, turn))
+    return tuple(tags)
+
+
+def _cameras(data: Mapping[str, Any], table: TableSize, source: str) -> tuple[CameraSpec, ...]:
+    """``camera`` (one) or ``cameras`` (a list, each its own lens, pose and imaging)."""
+    if "cameras" not in data:
+        return (_camera(data.get("camera"), table, source),)
+    if "camera" in data:
+        raise ScenarioError(at(source, "$.camera", 'give "camera" or "cameras", not both'))
+    raw = v.items(
+        data["cameras"], source, "$.cameras", error=ScenarioError, what="a list of cameras"
+    )
+    if not raw:
+        raise ScenarioError(at(source, "$.cameras", "needs at least one camera"))
+    if len(raw) > MAX_CAMERAS:
+        raise ScenarioError(at(source, "$.cameras", f"at most {MAX_CAMERAS} cameras"))
+    return tuple(_camera(item, table, source, f"$.cameras[{i}]") for i, item in enumerate(raw))
+
+
+def _camera(raw: Any, table: TableSize, source: str, where: str = "$.camera") -> CameraSpec:
     if not isinstance(raw, dict):
-        raise ScenarioError(at(source, "$.camera", "missing camera (resolution, fov, height)"))
+        raise ScenarioError(at(source, where, "missing camera (resolution, fov, height)"))
+    if where != "$.camera":
+        for key in raw:
+            if key not in CAMERA_KEYS:
+                raise ScenarioError(at(source, f"{where}.{key}", "unknown camera field"))
     res = raw.get("resolution", [1920, 1080])
     if (
         not isinstance(res, list)
@@ -579,7 +840,7 @@ def _camera(raw: Any, table: TableSize, source: str) -> CameraSpec:
         raise ScenarioError(
             at(
                 source,
-                "$.camera.resolution",
+                f"{where}.resolution",
                 f"must be [width, height], 16-8192 pixels each, got {v.shown(res)}",
             )
         )
@@ -587,7 +848,7 @@ def _camera(raw: Any, table: TableSize, source: str) -> CameraSpec:
         v.numbers(
             raw.get("distortion", [0, 0, 0, 0, 0]),
             source,
-            "$.camera.distortion",
+            f"{where}.distortion",
             error=ScenarioError,
             length=(4, 5, 8, 12, 14),
             what="a list of distortion coefficients",
@@ -598,44 +859,49 @@ def _camera(raw: Any, table: TableSize, source: str) -> CameraSpec:
     try:
         if "matrix" in raw:
             intrinsics = Intrinsics(
-                (res[0], res[1]), _matrix(raw["matrix"], source), np.asarray(distortion, float)
+                (res[0], res[1]),
+                _matrix(raw["matrix"], source, f"{where}.matrix"),
+                np.asarray(distortion, float),
             )
         else:
-            fov = _number(raw.get("fov", 60), source, "$.camera.fov", positive=True)
+            fov = _number(raw.get("fov", 60), source, f"{where}.fov", positive=True)
             if fov >= 170:
-                raise ScenarioError(at(source, "$.camera.fov", "must be under 170 degrees"))
+                raise ScenarioError(at(source, f"{where}.fov", "must be under 170 degrees"))
             intrinsics = Intrinsics.from_fov((res[0], res[1]), fov, distortion)
     except ValueError as error:
         if isinstance(error, ScenarioError):
             raise
-        raise ScenarioError(at(source, "$.camera", str(error))) from None
-    height = _number(raw.get("height", 36), source, "$.camera.height", positive=True)
+        raise ScenarioError(at(source, where, str(error))) from None
+    height = _number(raw.get("height", 36), source, f"{where}.height", positive=True)
     if height > 100 * max(table.width, table.depth):
         raise ScenarioError(
-            at(source, "$.camera.height", f"{height:g} in is too far above the table to see it")
+            at(source, f"{where}.height", f"{height:g} in is too far above the table to see it")
         )
-    tilt = _number(raw.get("tilt", 0), source, "$.camera.tilt")
+    tilt = _number(raw.get("tilt", 0), source, f"{where}.tilt")
     if abs(tilt) >= 60:
-        raise ScenarioError(at(source, "$.camera.tilt", "must be within +-60 degrees"))
-    yaw = _number(raw.get("yaw", 0), source, "$.camera.yaw", minimum=-360.0, maximum=360.0)
+        raise ScenarioError(at(source, f"{where}.tilt", "must be within +-60 degrees"))
+    yaw = _number(raw.get("yaw", 0), source, f"{where}.yaw", minimum=-360.0, maximum=360.0)
     target = (
-        _point(raw["target"], source, "$.camera.target")
+        _point(raw["target"], source, f"{where}.target")
         if "target" in raw
         else (table.width / 2, table.depth / 2)
     )
-    return CameraSpec(intrinsics, height, tilt, yaw, target)
+    imaging = _imaging(raw["imaging"], source, f"{where}.imaging") if "imaging" in raw else None
+    flat_at = None
+    if "flat_at" in raw:
+        flat_at = _point(raw["flat_at"], source, f"{where}.flat_at")
+        _check_on_table(*flat_at, table, source, f"{where}.flat_at")
+    return CameraSpec(intrinsics, height, tilt, yaw, target, imaging, flat_at)
 
 
-def _matrix(raw: Any, source: str) -> np.ndarray[Any, Any]:
+def _matrix(raw: Any, source: str, where: str = "$.camera.matrix") -> np.ndarray[Any, Any]:
     """A 3x3 pinhole matrix with positive focal lengths, as a calibration profile holds."""
-    rows = v.items(
-        raw, source, "$.camera.matrix", error=ScenarioError, length=3, what="a 3x3 matrix"
-    )
+    rows = v.items(raw, source, where, error=ScenarioError, length=3, what="a 3x3 matrix")
     matrix = [
         v.numbers(
             row,
             source,
-            f"$.camera.matrix[{i}]",
+            f"{where}[{i}]",
             error=ScenarioError,
             length=3,
             what="a row of 3 numbers",
@@ -648,31 +914,31 @@ def _matrix(raw: Any, source: str) -> np.ndarray[Any, Any]:
         raise ScenarioError(
             at(
                 source,
-                "$.camera.matrix",
+                where,
                 "must be [[fx, 0, cx], [0, fy, cy], [0, 0, 1]], fx, fy > 0",
             )
         )
     return np.array(matrix, dtype=float)
 
 
-def _imaging(raw: Any, source: str) -> Imaging:
+def _imaging(raw: Any, source: str, where: str = "$.imaging") -> Imaging:
     if not isinstance(raw, dict):
-        raise ScenarioError(at(source, "$.imaging", "must be a JSON object"))
+        raise ScenarioError(at(source, where, "must be a JSON object"))
     known = ("blur", "noise", "vignetting", "light", "motion_blur")
     for key in raw:
         if key not in known:
-            raise ScenarioError(at(source, f"$.imaging.{key}", "unknown field"))
+            raise ScenarioError(at(source, f"{where}.{key}", "unknown field"))
     values = {}
     # Blur in pixels, noise in grey levels, vignetting and light as fractions.
     limits = {"blur": 50.0, "noise": 255.0, "vignetting": 1.0, "light": 1.0}
     for key in known[:4]:
         if key in raw:
             values[key] = _number(
-                raw[key], source, f"$.imaging.{key}", minimum=0.0, maximum=limits[key]
+                raw[key], source, f"{where}.{key}", minimum=0.0, maximum=limits[key]
             )
     motion = raw.get("motion_blur", True)
     if not isinstance(motion, bool):
-        raise ScenarioError(at(source, "$.imaging.motion_blur", "must be true or false"))
+        raise ScenarioError(at(source, f"{where}.motion_blur", "must be true or false"))
     return Imaging(motion_blur=motion, **values)
 
 
@@ -698,13 +964,19 @@ def _calibration(raw: Any, table: TableSize, source: str) -> CalibrationPlan:
 
 
 def _timeline(
-    raw: Any, scene: Scene, table: TableSize, source: str
+    raw: Any,
+    scene: Scene,
+    table: TableSize,
+    source: str,
+    templates: Mapping[str, PiecePose] | None = None,
+    cameras: int = 1,
 ) -> tuple[tuple[Move, ...], tuple[HandVisit, ...], tuple[Bump, ...]]:
     v.items(raw, source, "$.timeline", error=ScenarioError, what="a list of events")
     moves: list[Move] = []
     hands: list[HandVisit] = []
     bumps: list[Bump] = []
     poses = {p.id: PiecePose(p.x, p.y, p.heading) for p in scene.pieces}
+    poses.update(templates or {})
     busy_until: dict[str, tuple[float, str]] = {}
     events = []
     for i, event in enumerate(raw):
@@ -776,14 +1048,29 @@ def _timeline(
                     at(source, f"{path}.bump", "must be {yaw_deg, tilt_deg, dx, dy, dz}")
                 )
             offsets = {}
+            camera = None
+            if "camera" in spec:
+                # Cameras are counted from 1, as the footage files are (video-1.mp4...).
+                number = spec["camera"]
+                if (
+                    isinstance(number, bool)
+                    or not isinstance(number, int)
+                    or not 1 <= number <= cameras
+                ):
+                    raise ScenarioError(
+                        at(source, f"{path}.bump.camera", f"must be a camera number 1-{cameras}")
+                    )
+                camera = number - 1
             for key, value in spec.items():
+                if key == "camera":
+                    continue
                 if key not in ("yaw_deg", "tilt_deg", "dx", "dy", "dz"):
                     raise ScenarioError(at(source, f"{path}.bump.{key}", "unknown field"))
                 # A bump nudges the camera: a few degrees or inches, never a new camera.
                 offsets[key] = _number(
                     value, source, f"{path}.bump.{key}", minimum=-45.0, maximum=45.0
                 )
-            bumps.append(Bump(t, offsets))
+            bumps.append(Bump(t, offsets, camera))
         else:
             raise ScenarioError(at(source, path, 'an event needs "move", "hand" or "bump"'))
     return tuple(moves), tuple(hands), tuple(bumps)

@@ -4,11 +4,16 @@ Output directory::
 
     video.mp4          the game (mp4v; or video/frame_000000.jpg... with --images)
     calibration.mp4    a ChArUco board held at varied angles, then lying flat (last ~1.5 s)
-    roster.json        which tag is on which piece (+ corner anchors)
+    roster.json        which tag is on which piece (+ anchors, + terrain templates)
     scene.json         the scene at the START positions (ruleset, terrain, queries)
     camera.json        the true calibration profile (frame_source "simulated")
     truth.jsonl        per video frame: every piece's true pose and tag corners
     truth-moves.json   the settled moves: piece, from, to, start/end frame
+    truth-terrain.json where each terrain template lay, and when it was moved (if any)
+
+With several cameras the per-camera files are numbered from 1 (``video-1.mp4``,
+``calibration-1.mp4``, ``camera-1.json``, ``truth-1.jsonl``, ...): frame k of
+every video is taken at time k/fps.
 
 Everything is a pure function of the scenario (seeded), so regenerating
 gives byte-identical JSON files.
@@ -31,13 +36,20 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.calibration.camera import rotation_matrix
+from referee.calibration.camera import pixels_to_table, rotation_matrix
 from referee.errors import RefereeError, write_json_atomic
 from referee.runtime import progress as bar_of
 from referee.scene import save_scene
 from referee.sim.imaging import Imager
-from referee.sim.render import BoardPlacement, Look, PiecePose, TableRenderer, TagTruth
-from referee.sim.scenario import FrameState, Scenario
+from referee.sim.render import (
+    BoardPlacement,
+    Look,
+    PaperTemplate,
+    PiecePose,
+    TableRenderer,
+    TagTruth,
+)
+from referee.sim.scenario import FrameState, Imaging, Scenario
 from referee.tags.board import BoardSpec
 
 Image = NDArray[np.uint8]
@@ -59,19 +71,25 @@ class SimulationResult:
 
 
 class _Renderers:
-    """One renderer per camera pose (a bump moves the camera); backgrounds cached."""
+    """One renderer per pose of one camera (a bump moves it); backgrounds cached."""
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, camera: int = 0) -> None:
         self.scenario = scenario
+        self.camera = camera
         self._cache: dict[tuple[tuple[str, float], ...], TableRenderer] = {}
+
+    def bump(self, state: FrameState) -> Mapping[str, float]:
+        """This camera's bump in ``state``."""
+        return state.camera_bumps[self.camera] if state.camera_bumps else state.bump
 
     def get(self, bump: Mapping[str, float]) -> TableRenderer:
         key = tuple(sorted(bump.items()))
         if key not in self._cache:
             s = self.scenario
+            camera = s.all_cameras[self.camera]
             self._cache[key] = TableRenderer(
-                s.camera.intrinsics,
-                s.camera.pose(bump),
+                camera.intrinsics,
+                camera.pose(bump),
                 s.table,
                 s.roster.pieces,
                 s.terrain_shapes,
@@ -79,6 +97,7 @@ class _Renderers:
                 s.roster.dictionary,
                 s.tag_size,
                 Look(seed=s.seed),
+                tuple(t.paper for t in s.templates),
             )
         return self._cache[key]
 
@@ -96,22 +115,31 @@ def render_state(
     scenario: Scenario, renderers: _Renderers, state: FrameState
 ) -> tuple[Image, dict[str, TagTruth]]:
     """A clean frame for ``state``; with motion blur, sub-frames over half a frame period."""
-    renderer = renderers.get(state.bump)
-    frame, truth = renderer.render(state.poses, state.hands, moving=state.moving)
-    if scenario.imaging.motion_blur and (state.moving or state.hands):
+    renderer = renderers.get(renderers.bump(state))
+    frame, truth = renderer.render(
+        state.poses, state.hands, moving=state.moving, templates=state.templates
+    )
+    if _imaging_of(scenario, renderers.camera).motion_blur and (state.moving or state.hands):
         exposure = 0.5 / scenario.fps
         acc = frame.astype(np.float32)
         for k in (-1, 1):
             sub = scenario.state_at(state.t + k * exposure / 2)
-            acc += renderers.get(sub.bump).render(sub.poses, sub.hands, moving=state.moving)[0]
+            acc += renderers.get(renderers.bump(sub)).render(
+                sub.poses, sub.hands, moving=state.moving, templates=sub.templates
+            )[0]
         frame = np.clip(acc / MOTION_SAMPLES + 0.5, 0, 255).astype(np.uint8)
     return frame, truth
 
 
 def truth_record(
-    scenario: Scenario, frame: int, state: FrameState, truth: Mapping[str, TagTruth]
+    scenario: Scenario,
+    frame: int,
+    state: FrameState,
+    truth: Mapping[str, TagTruth],
+    papers: Mapping[str, list[TagTruth]] | None = None,
+    bump: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
-    """One line of ``truth.jsonl``."""
+    """One line of ``truth.jsonl``: ``papers`` the templates' tag truths, ``bump`` this camera's."""
     pieces = []
     for entry in scenario.roster.pieces:
         pose = state.poses[entry.id]
@@ -132,20 +160,58 @@ def truth_record(
             }
         )
     record: dict[str, Any] = {"frame": frame, "t": round(state.t, 6), "pieces": pieces}
-    if state.bump:
-        record["camera_bump"] = dict(sorted(state.bump.items()))
+    if scenario.templates:
+        record["templates"] = [
+            _template_record(spec.paper, state, (papers or {}).get(spec.paper.id, []))
+            for spec in scenario.templates
+        ]
+    bump = state.bump if bump is None else bump
+    if bump:
+        record["camera_bump"] = dict(sorted(bump.items()))
     record["hands"] = len(state.hands)
     return record
 
 
+def _template_record(
+    paper: PaperTemplate, state: FrameState, tags: list[TagTruth]
+) -> dict[str, Any]:
+    pose = state.templates[paper.id]
+    return {
+        "id": paper.id,
+        "terrain": paper.kind,
+        "x": round(pose.x, 6),
+        "y": round(pose.y, 6),
+        "heading": round(pose.heading % 360.0, 6),
+        "moving": paper.id in state.moving,
+        "tags": [
+            {
+                "tag": place.tag,
+                "corners_px": np.round(tag.corners_px, 4).tolist(),
+                "in_view": tag.in_view,
+                "covered": tag.covered,
+                "visible": tag.visible,
+            }
+            for place, tag in zip(paper.tags, tags, strict=True)
+        ],
+    }
+
+
+def _move_frames(scenario: Scenario, t: float, duration: float) -> tuple[int, int]:
+    """First frame the thing has left, first frame it is at rest again."""
+    start_frame = math.floor(t * scenario.fps + 1e-9) + 1
+    end_frame = math.ceil((t + duration) * scenario.fps - 1e-9)
+    return start_frame, end_frame
+
+
 def true_moves(scenario: Scenario) -> list[dict[str, Any]]:
-    """The settled moves, with the video frames where each starts and ends."""
+    """The settled piece moves, with the video frames where each starts and ends."""
     poses = scenario.start_poses()
     out = []
     for move in scenario.moves:
+        if move.piece not in poses:
+            continue  # a terrain template: truth-terrain.json
         start = poses[move.piece]
-        start_frame = math.floor(move.t * scenario.fps + 1e-9) + 1
-        end_frame = math.ceil((move.t + move.duration) * scenario.fps - 1e-9)
+        start_frame, end_frame = _move_frames(scenario, move.t, move.duration)
         out.append(
             {
                 "piece": move.piece,
@@ -162,27 +228,72 @@ def true_moves(scenario: Scenario) -> list[dict[str, Any]]:
     return out
 
 
+def true_terrain(scenario: Scenario) -> dict[str, Any]:
+    """``truth-terrain.json``: each template's placements, at rest, with the frames of each move."""
+    templates = []
+    for spec in scenario.templates:
+        start = spec.start
+        placements = [{**_pose_json(start), "start_frame": 0, "end_frame": 0}]
+        for move in scenario.moves:
+            if move.piece == spec.paper.id:
+                start_frame, end_frame = _move_frames(scenario, move.t, move.duration)
+                placements.append(
+                    {**_pose_json(move.to), "start_frame": start_frame, "end_frame": end_frame}
+                )
+        templates.append(
+            {"id": spec.paper.id, "terrain": spec.paper.kind, "placements": placements}
+        )
+    return {"fps": scenario.fps, "frames": scenario.frame_count, "templates": templates}
+
+
 def _pose_json(pose: PiecePose) -> dict[str, float]:
     return {"x": round(pose.x, 6), "y": round(pose.y, 6), "heading": round(pose.heading, 6)}
 
 
-def calibration_views(scenario: Scenario) -> list[tuple[float, BoardPlacement]]:
-    """(seconds, board placement) keyframes: held views, then lying flat on the table."""
+def seen_region(scenario: Scenario, camera: int = 0) -> tuple[float, float, float, float]:
+    """(x0, y0, x1, y1): the part of the table one camera sees (its image's inner 90%)."""
+    spec = scenario.all_cameras[camera]
+    width, height = spec.intrinsics.image_size
+    us, vs = np.meshgrid(np.linspace(0.05, 0.95, 19) * width, np.linspace(0.05, 0.95, 11) * height)
+    xy = pixels_to_table(spec.intrinsics, spec.pose(), np.column_stack([us.ravel(), vs.ravel()]))
+    xy = xy[np.all(np.isfinite(xy), axis=1)]
+    w, d = scenario.table.width, scenario.table.depth
+    if len(xy) == 0:
+        return (0.0, 0.0, w, d)
+    x0, y0 = np.clip(xy.min(axis=0), 0, [w, d])
+    x1, y1 = np.clip(xy.max(axis=0), 0, [w, d])
+    if x1 - x0 < 1 or y1 - y0 < 1:
+        return (0.0, 0.0, w, d)
+    return (float(x0), float(y0), float(x1), float(y1))
+
+
+def calibration_views(scenario: Scenario, camera: int = 0) -> list[tuple[float, BoardPlacement]]:
+    """(seconds, board placement) keyframes: held views, then lying flat on the table.
+
+    With one camera the views spread over the whole table; with several, over
+    the part of it that ``camera`` sees.
+    """
     plan = scenario.calibration
     spec = BoardSpec.parse(plan.board)
     inch_mm = scenario.table.inch_mm
     square = spec.square_in(inch_mm)
     bw, bh = spec.columns * square, spec.rows * square
-    rng = np.random.default_rng(scenario.seed + 1234)
-    w, d = scenario.table.width, scenario.table.depth
+    rng = np.random.default_rng(scenario.seed + 1234 + 7919 * camera)
+    if len(scenario.all_cameras) > 1:
+        x0, y0, x1, y1 = seen_region(scenario, camera)
+        flat = scenario.all_cameras[camera].flat_at or ((x0 + x1) / 2, (y0 + y1) / 2)
+    else:
+        x0, y0, x1, y1 = 0.0, 0.0, scenario.table.width, scenario.table.depth
+        flat = plan.flat_at or (x1 / 2, y1 / 2)
+    w, d = x1 - x0, y1 - y0
     keys: list[tuple[float, BoardPlacement]] = []
     t = 0.0
     cols = max(round(math.sqrt(plan.views * w / d)), 1)
     for i in range(plan.views):
         gx, gy = i % cols, (i // cols)
         rows = max(math.ceil(plan.views / cols), 1)
-        cx = w * (0.2 + 0.6 * (gx + 0.5) / cols) + rng.uniform(-1.5, 1.5)
-        cy = d * (0.2 + 0.6 * (gy + 0.5) / rows) + rng.uniform(-1.0, 1.0)
+        cx = x0 + w * (0.2 + 0.6 * (gx + 0.5) / cols) + rng.uniform(-1.5, 1.5)
+        cy = y0 + d * (0.2 + 0.6 * (gy + 0.5) / rows) + rng.uniform(-1.0, 1.0)
         height = rng.uniform(5.0, 12.0)
         tilt = math.radians(rng.uniform(18, 42))
         axis_angle = rng.uniform(0, 2 * math.pi)
@@ -192,7 +303,7 @@ def calibration_views(scenario: Scenario) -> list[tuple[float, BoardPlacement]]:
         ) @ rotation_matrix(np.array([0.0, 0.0, 1.0]) * spin)
         keys.extend(_hold(t, rotation, (cx, cy, -height), bw, bh, plan.board, plan.hold))
         t += plan.hold + plan.travel
-    fx, fy = plan.flat_at or (w / 2, d / 2)
+    fx, fy = flat
     keys.extend(_hold(t, np.eye(3), (fx, fy, 0.0), bw, bh, plan.board, plan.flat))
     return keys
 
@@ -264,16 +375,20 @@ class _Sink:
             self.writer.release()
 
 
-def _imager(scenario: Scenario) -> Imager:
+def _imaging_of(scenario: Scenario, camera: int) -> Imaging:
+    return scenario.all_cameras[camera].imaging or scenario.imaging
+
+
+def _imager(scenario: Scenario, camera: int = 0) -> Imager:
     """A fresh imager seeded by the scenario, so each clip's noise is reproducible on its own."""
-    imaging = scenario.imaging
+    imaging = _imaging_of(scenario, camera)
     return Imager(
-        scenario.camera.intrinsics.image_size,
+        scenario.all_cameras[camera].intrinsics.image_size,
         imaging.blur,
         imaging.noise,
         imaging.vignetting,
         imaging.light,
-        scenario.seed,
+        scenario.seed + 1000 * camera,
     )
 
 
@@ -345,6 +460,23 @@ def _move_into_place(source: Path, target: Path) -> None:
         ) from None
 
 
+def footage_names(scenario: Scenario) -> list[dict[str, str]]:
+    """Each camera's file names: today's with one camera, numbered from 1 with several."""
+    count = len(scenario.all_cameras)
+    names = []
+    for index in range(count):
+        tag = "" if count == 1 else f"-{index + 1}"
+        names.append(
+            {
+                "video": f"video{tag}.mp4",
+                "calibration": f"calibration{tag}.mp4",
+                "camera": f"camera{tag}.json",
+                "truth": f"truth{tag}.jsonl",
+            }
+        )
+    return names
+
+
 def _simulate_into(
     scenario: Scenario,
     out: Path,
@@ -356,35 +488,93 @@ def _simulate_into(
     jpeg_quality: int | None,
 ) -> SimulationResult:
     """Render every output into the (empty, private) folder ``out``."""
-    renderers = _Renderers(scenario)
-    files = ["roster.json", "scene.json", "camera.json", "truth.jsonl", "truth-moves.json"]
-    scenario.roster.save(out / "roster.json")
+    names = footage_names(scenario)
+    files = ["roster.json", "scene.json"]
+    files += [n["camera"] for n in names] + [n["truth"] for n in names] + ["truth-moves.json"]
+    write_json_atomic(out / "roster.json", scenario.roster_json())
     save_scene(scenario.scene, out / "scene.json")
-    scenario.profile().save(out / "camera.json")
+    for index, name in enumerate(names):
+        scenario.profile(index).save(out / name["camera"])
     write_json_atomic(
         out / "truth-moves.json",
         {"fps": scenario.fps, "frames": scenario.frame_count, "moves": true_moves(scenario)},
     )
+    if scenario.templates:
+        write_json_atomic(out / "truth-terrain.json", true_terrain(scenario))
+        files.append("truth-terrain.json")
     count = scenario.frame_count
     video_frames = count if max_frames is None else min(count, max_frames)
-    width, height = scenario.camera.intrinsics.image_size
-    imager = _imager(scenario)
+    suffix = "/" if jpeg_quality is not None else ".mp4"
+    cal_frames = 0
+    for index, name in enumerate(names):
+        renderers = _Renderers(scenario, index)
+        label = "video" if len(names) == 1 else f"video {index + 1}"
+        _write_camera(
+            scenario,
+            renderers,
+            out / name["video"] if video else None,
+            out / name["truth"],
+            video_frames,
+            jpeg_quality,
+            progress,
+            label,
+        )
+        if video:
+            files.append(name["video"].removesuffix(".mp4") + suffix)
+        if video and calibration:
+            # Its own imager: the clip's noise must not depend on how long the game was.
+            cal_frames = write_calibration_clip(
+                scenario,
+                out / name["calibration"],
+                _imager(scenario, index),
+                progress,
+                max_frames,
+                jpeg_quality,
+                renderer=renderers.get({}),
+                camera=index,
+            )
+            files.append(name["calibration"].removesuffix(".mp4") + suffix)
+    return SimulationResult(out, video_frames if video else 0, cal_frames, tuple(files))
+
+
+def _write_camera(
+    scenario: Scenario,
+    renderers: _Renderers,
+    video_path: Path | None,
+    truth_path: Path,
+    video_frames: int,
+    jpeg_quality: int | None,
+    progress: bool,
+    label: str,
+) -> None:
+    """One camera's game video (``video_path`` None: none) and its truth lines."""
+    camera = renderers.camera
+    spec = scenario.all_cameras[camera]
+    width, height = spec.intrinsics.image_size
+    imager = _imager(scenario, camera)
     writer = (
-        _writer(out / "video.mp4", scenario.fps, (width, height), jpeg_quality) if video else None
+        _writer(video_path, scenario.fps, (width, height), jpeg_quality)
+        if video_path is not None
+        else None
     )
-    tmp_truth = out / "truth.jsonl.tmp"
+    tmp_truth = truth_path.with_name(truth_path.name + ".tmp")
     last_key: Any = None
     last_clean: Image | None = None
     try:
         with tmp_truth.open("w", encoding="utf-8") as truth_file:
-            for frame in _frames(count, "video", progress):
+            for frame in _frames(scenario.frame_count, label, progress):
                 state = scenario.state_at(frame_time(frame, scenario.fps))
-                renderer = renderers.get(state.bump)
+                bump = renderers.bump(state)
+                renderer = renderers.get(bump)
                 if writer is not None and frame < video_frames:
                     key = (
                         None
                         if state.moving or state.hands
-                        else (tuple(sorted(state.poses.items())), tuple(sorted(state.bump.items())))
+                        else (
+                            tuple(sorted(state.poses.items())),
+                            tuple(sorted(state.templates.items())),
+                            tuple(sorted(bump.items())),
+                        )
                     )
                     if key is not None and key == last_key and last_clean is not None:
                         clean = last_clean
@@ -395,32 +585,19 @@ def _simulate_into(
                     writer.write(imager.apply(clean))
                 else:
                     truth = renderer.truth(state.poses, state.hands)
-                record = truth_record(scenario, frame, state, truth)
+                papers = (
+                    renderer.template_truth(state.templates, state.poses, state.hands)
+                    if scenario.templates
+                    else None
+                )
+                record = truth_record(scenario, frame, state, truth, papers, bump)
                 truth_file.write(json.dumps(record, separators=(",", ":")) + "\n")
-        os.replace(tmp_truth, out / "truth.jsonl")
+        os.replace(tmp_truth, truth_path)
     finally:
         if writer is not None:
             writer.release()
         if tmp_truth.exists():
             tmp_truth.unlink()
-    cal_frames = 0
-    suffix = "/" if jpeg_quality is not None else ".mp4"
-    if video:
-        files.append("video" + suffix)
-    if video and calibration:
-        # Its own imager: the clip's noise must not depend on how long the game was.
-        cal_imager = _imager(scenario)
-        cal_frames = write_calibration_clip(
-            scenario,
-            out / "calibration.mp4",
-            cal_imager,
-            progress,
-            max_frames,
-            jpeg_quality,
-            renderer=renderers.get({}),
-        )
-        files.append("calibration" + suffix)
-    return SimulationResult(out, video_frames if video else 0, cal_frames, tuple(files))
 
 
 def write_calibration_clip(
@@ -431,29 +608,32 @@ def write_calibration_clip(
     max_frames: int | None = None,
     jpeg_quality: int | None = None,
     renderer: TableRenderer | None = None,
+    camera: int = 0,
 ) -> int:
-    """The calibration clip: pieces at their start, a board held at varied angles, then flat.
+    """One camera's calibration clip: pieces at their start, a board held at angles, then flat.
 
     ``renderer`` (the unbumped camera's, e.g. the game video's) saves drawing
     the background again; by default a new one is made.
     """
-    keys = calibration_views(scenario)
+    keys = calibration_views(scenario, camera)
     spec = BoardSpec.parse(scenario.calibration.board)
-    renderer = renderer if renderer is not None else _Renderers(scenario).get({})
+    renderer = renderer if renderer is not None else _Renderers(scenario, camera).get({})
     poses = scenario.start_poses()
+    templates = scenario.template_starts()
     count = math.floor(keys[-1][0] * scenario.fps) + 1
     if max_frames is not None:
         count = min(count, max_frames)
-    width, height = scenario.camera.intrinsics.image_size
+    width, height = scenario.all_cameras[camera].intrinsics.image_size
     writer = _writer(path, scenario.fps, (width, height), jpeg_quality)
     last: tuple[BoardPlacement, Image] | None = None
+    label = "calibration" if len(scenario.all_cameras) == 1 else f"calibration {camera + 1}"
     try:
-        for frame in _frames(count, "calibration", progress):
+        for frame in _frames(count, label, progress):
             board = board_at(keys, frame / scenario.fps)
             if last is not None and last[0] == board:
                 clean = last[1]
             else:
-                clean, _ = renderer.render(poses, (), board, spec, moving=())
+                clean, _ = renderer.render(poses, (), board, spec, moving=(), templates=templates)
                 last = (board, clean)
             writer.write(imager.apply(clean))
     finally:
