@@ -25,9 +25,10 @@ into footage and ground truth. Format (``*.scenario.json``)::
        {"t": 9.0, "bump": {"yaw_deg": 0.5}}],
      "queries": [{"ask": "range", "from": "t34", "to": "pz4"}]}
 
-Pieces carry the scene fields (``id side kind x y heading base cards state``)
-and the roster fields (``tag tag_offset tag_height tag_size name``); ``x, y,
-heading`` are the START pose. ``camera`` takes ``fov`` (horizontal degrees)
+Pieces carry the scene fields (``id side kind x y heading base cards state``),
+the roster fields (``tag tag_offset tag_height tag_size name``) and, in
+``fields``, the game system's own (``{"weapon": "88mm"}``); ``x, y, heading``
+are the START pose. ``camera`` takes ``fov`` (horizontal degrees)
 or ``matrix``; ``target`` defaults to the table centre; ``tilt`` leans the
 camera back to look from the near (+y, "south") edge; ``yaw`` turns it.
 Timeline ``t`` and ``duration`` are seconds. A ``move`` is carried by a
@@ -500,7 +501,7 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         if not isinstance(raw, dict):
             raise ScenarioError(at(source, path, "a piece must be a JSON object"))
         for key in raw:
-            if key not in PIECE_SCENE_KEYS + PIECE_ROSTER_KEYS:
+            if key not in PIECE_SCENE_KEYS + PIECE_ROSTER_KEYS + ("fields",):
                 raise ScenarioError(at(source, f"{path}.{key}", "unknown piece field"))
         for key in ("id", "side", "kind", "name"):
             # Printed on tags and cards: a name too long for them is refused before anything.
@@ -520,7 +521,15 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
                 at(source, f"{path}.tag", f"tag {tag} already used by $.pieces[{tags_seen[tag]}]")
             )
         tags_seen[tag] = i
-        scene_pieces.append({k: v for k, v in raw.items() if k in PIECE_SCENE_KEYS})
+        fields = raw.get("fields", {})
+        if not isinstance(fields, dict) or any(
+            k in PIECE_SCENE_KEYS + PIECE_ROSTER_KEYS for k in fields
+        ):
+            raise ScenarioError(
+                at(source, f"{path}.fields", "must be an object of the game system's own fields")
+            )
+        # The system's own fields (Pz8's weapon, hq...) go to the scene as they are.
+        scene_pieces.append({**fields, **{k: v for k, v in raw.items() if k in PIECE_SCENE_KEYS}})
         entries.append((raw, path))
     scene_data: dict[str, Any] = {
         "ruleset": data.get("ruleset", "paper-tigers"),
