@@ -250,7 +250,7 @@ def test_committed_club_footage_is_reproducible(tmp_path: Path) -> None:
     """The JSON files under sample_footage/club are exactly what the command writes."""
     simulate(load_scenario(CLUB), tmp_path, video=False, progress=False)
     names = [p.name for p in tmp_path.iterdir() if p.suffix in (".json", ".jsonl")]
-    assert len(names) == 10
+    assert len(names) == 8  # roster, scene, 2 cameras, 2 truths, moves, terrain
     for name in names:
         assert (tmp_path / name).read_bytes() == (CLUB_OUT / name).read_bytes(), name
 
