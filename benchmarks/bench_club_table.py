@@ -13,9 +13,10 @@ simulator's truth files:
   pipeline runs it (``TagDetector.detect``, frame after frame); wrong ids: detections
   whose id is not a tag at that place;
 - pairwise distance error: every frame, every two resting pieces (not moving, not
-  lifted) seen by either camera, |measured - true| centre distance, over the whole
-  table, the seam included; the measured pose of a piece is each camera's pose from
-  its true profile (``camera-N.json``), combined across cameras as ``combine`` says;
+  lifted) whose tag is in view and uncovered in either camera, |measured - true|
+  centre distance, over the whole table, the seam included; the measured pose of a
+  piece is each camera's pose (profiles calibrated from the clips as ``referee demo``
+  does, then the true ``camera-N.json``), combined across cameras as ``combine`` says;
 - duplicates at the seam: pieces the referee reports twice in one frame (0 wanted);
 - terrain placement: each template's measured outline against its true outline
   (largest vertex distance), every frame it rests and is seen.
@@ -36,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from referee.calibration.profile import load_profile
+from referee.calibration.profile import CalibrationProfile, load_profile
 from referee.sim.scenario import load_scenario
 from referee.tags.detect import Detections, TagDetector
 from referee.vision.pose import PiecePose, PoseEstimator
@@ -86,15 +87,28 @@ def combine(views: Sequence[PiecePose]) -> PiecePose:
     return PiecePose(views[0].id, views[0].tag, x, y, heading, min(v.uncertainty for v in views))
 
 
-def measure(folder: Path) -> dict[str, Any]:
+def calibrated(folder: Path, count: int) -> list[CalibrationProfile]:
+    """Each camera calibrated from its own clip, as ``referee demo`` does."""
+    from referee.demo import calibrate_from_clip
+
+    scenario = load_scenario(SCENARIO)
+    return [
+        calibrate_from_clip(
+            folder / f"calibration-{i + 1}.mp4",
+            scenario.roster,
+            scenario.table,
+            scenario.calibration.board,
+        )
+        for i in range(count)
+    ]
+
+
+def measure(folder: Path, profiles: Sequence[CalibrationProfile]) -> dict[str, Any]:
     scenario = load_scenario(SCENARIO)
     roster = scenario.roster
     cameras = sorted(folder.glob("video-*.mp4"))
     truths = [truth_lines(folder / f"truth-{i + 1}.jsonl") for i in range(len(cameras))]
-    estimators = [
-        PoseEstimator(load_profile(folder / f"camera-{i + 1}.json"), roster)
-        for i in range(len(cameras))
-    ]
+    estimators = [PoseEstimator(profile, roster) for profile in profiles]
     detectors = [TagDetector(roster.dictionary) for _ in cameras]
     sources = [VideoFileSource(path) for path in cameras]
     known = {e.tag for e in roster} | {a.tag for a in roster.anchors}
@@ -134,13 +148,17 @@ def measure(folder: Path) -> dict[str, Any]:
                         corner_err.append(float(np.abs(corners - true).max()))
             per_camera.append({p.id: p for p in poses.pieces})
         # One pose per piece whichever cameras saw it; resting pieces only.
-        record = truths[0][index]
-        truth_pose = {p["id"]: p for p in record["pieces"]}
+        frame_truth = [{p["id"]: p for p in truth[index]["pieces"]} for truth in truths]
+        truth_pose = frame_truth[0]
         fused: dict[str, PiecePose] = {}
         for pid, true in truth_pose.items():
             if true["moving"] or true["lift"] > 0:
                 continue
-            views = [poses[pid] for poses in per_camera if pid in poses and poses[pid].seen]
+            views = [
+                poses[pid]
+                for poses, cam_truth in zip(per_camera, frame_truth, strict=True)
+                if pid in poses and poses[pid].seen and cam_truth[pid]["visible"]
+            ]
             if views:
                 fused[pid] = combine(views)
         for a, b in combinations(sorted(fused), 2):
@@ -183,37 +201,57 @@ def _overlap(scenario: Any) -> tuple[float, float]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--footage", type=Path, default=FOOTAGE)
+    parser.add_argument(
+        "--true-cameras", action="store_true", help="Only the true camera-N.json profiles."
+    )
     args = parser.parse_args(argv)
     if not (args.footage / "video-1.mp4").is_file():
         sys.exit(f"{args.footage}: no club footage (video-1.mp4); run referee simulate first")
-    started = time.monotonic()
-    r = measure(args.footage)
-    print(
-        f"club footage {args.footage}: {r['frames']} frames x {r['cameras']} cameras, "
-        f"nproc {os.cpu_count()}, {time.monotonic() - started:.0f}s wall"
-    )
-    for cam, ((found, shown), wrong) in enumerate(zip(r["recall"], r["wrong"], strict=True)):
-        print(
-            f"camera {cam + 1}: recall {found}/{shown} ({100 * found / max(shown, 1):.2f}%) "
-            f"of tags in view and uncovered, {wrong} wrong ids"
+    count = len(list(args.footage.glob("video-*.mp4")))
+    runs = [
+        (
+            "true camera-N.json",
+            [load_profile(args.footage / f"camera-{i + 1}.json") for i in range(count)],
         )
-    found = sum(f for f, _ in r["recall"])
-    shown = sum(s for _, s in r["recall"])
-    print(
-        f"recall, both cameras: {found}/{shown} ({100 * found / max(shown, 1):.2f}%), "
-        f"corner error p95 {r['corner_p95']:.3f}px"
-    )
-    print(
-        f"pairwise distance error over {r['pairs']} pairs: p95 {r['pair_p95']:.4f}in, "
-        f"max {r['pair_max']:.4f}in"
-    )
-    lo, hi = r["overlap"]
-    print(
-        f"  pairs with a piece in the overlap (x {lo:.1f}-{hi:.1f}in): {r['seam_pairs']}, "
-        f"p95 {r['seam_p95']:.4f}in, max {r['seam_max']:.4f}in"
-    )
-    print(f"duplicate pieces at the seam: {r['duplicates']}")
-    print(f"detector + pose CPU per frame (both cameras): {r['cpu_ms']:.0f} ms")
+    ]
+    if not args.true_cameras:
+        started = time.monotonic()
+        own = calibrated(args.footage, count)
+        rms = ", ".join(f"{p.rms_px:.3f}" for p in own if p.rms_px is not None)
+        print(
+            f"calibrated from calibration-N.mp4 in {time.monotonic() - started:.0f}s (RMS {rms} px)"
+        )
+        runs.insert(0, ("calibrated from the clips", own))
+    print(f"club footage {args.footage}: {count} cameras, nproc {os.cpu_count()}")
+    for label, profiles in runs:
+        started = time.monotonic()
+        r = measure(args.footage, profiles)
+        print(
+            f"\n## profiles: {label} ({r['frames']} frames, {time.monotonic() - started:.0f}s wall)"
+        )
+        for cam, ((found, shown), wrong) in enumerate(zip(r["recall"], r["wrong"], strict=True)):
+            print(
+                f"camera {cam + 1}: recall {found}/{shown} "
+                f"({100 * found / max(shown, 1):.2f}%) of tags in view and uncovered, "
+                f"{wrong} wrong ids"
+            )
+        found = sum(f for f, _ in r["recall"])
+        shown = sum(s for _, s in r["recall"])
+        print(
+            f"recall, both cameras: {found}/{shown} ({100 * found / max(shown, 1):.2f}%), "
+            f"corner error p95 {r['corner_p95']:.3f}px"
+        )
+        print(
+            f"pairwise distance error over {r['pairs']} pairs: p95 {r['pair_p95']:.4f}in, "
+            f"max {r['pair_max']:.4f}in"
+        )
+        lo, hi = r["overlap"]
+        print(
+            f"  pairs with a piece in the overlap (x {lo:.1f}-{hi:.1f}in): "
+            f"{r['seam_pairs']}, p95 {r['seam_p95']:.4f}in, max {r['seam_max']:.4f}in"
+        )
+        print(f"duplicate pieces at the seam: {r['duplicates']}")
+        print(f"detector + pose CPU per frame (both cameras): {r['cpu_ms']:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -54,6 +54,9 @@ from referee.tags.board import BoardSpec
 
 Image = NDArray[np.uint8]
 
+#: How far past the table's edge (inches) a camera of several holds its calibration board.
+BOARD_PAST_EDGE_IN = 4.0
+
 #: Sub-frames averaged over the exposure when something moves.
 MOTION_SAMPLES = 3
 
@@ -250,18 +253,25 @@ def _pose_json(pose: PiecePose) -> dict[str, float]:
     return {"x": round(pose.x, 6), "y": round(pose.y, 6), "heading": round(pose.heading, 6)}
 
 
-def seen_region(scenario: Scenario, camera: int = 0) -> tuple[float, float, float, float]:
-    """(x0, y0, x1, y1): the part of the table one camera sees (its image's inner 90%)."""
+def seen_region(
+    scenario: Scenario, camera: int = 0, inner: float = 0.9, margin: float = 0.0
+) -> tuple[float, float, float, float]:
+    """(x0, y0, x1, y1): the part of the table one camera sees.
+
+    ``inner`` is the fraction of the image counted (0.9: its inner 90%);
+    ``margin`` lets the region run that many inches past the table's edges.
+    """
     spec = scenario.all_cameras[camera]
     width, height = spec.intrinsics.image_size
-    us, vs = np.meshgrid(np.linspace(0.05, 0.95, 19) * width, np.linspace(0.05, 0.95, 11) * height)
+    lo, hi = (1 - inner) / 2, (1 + inner) / 2
+    us, vs = np.meshgrid(np.linspace(lo, hi, 19) * width, np.linspace(lo, hi, 11) * height)
     xy = pixels_to_table(spec.intrinsics, spec.pose(), np.column_stack([us.ravel(), vs.ravel()]))
     xy = xy[np.all(np.isfinite(xy), axis=1)]
     w, d = scenario.table.width, scenario.table.depth
     if len(xy) == 0:
         return (0.0, 0.0, w, d)
-    x0, y0 = np.clip(xy.min(axis=0), 0, [w, d])
-    x1, y1 = np.clip(xy.max(axis=0), 0, [w, d])
+    x0, y0 = np.clip(xy.min(axis=0), -margin, [w + margin, d + margin])
+    x1, y1 = np.clip(xy.max(axis=0), -margin, [w + margin, d + margin])
     if x1 - x0 < 1 or y1 - y0 < 1:
         return (0.0, 0.0, w, d)
     return (float(x0), float(y0), float(x1), float(y1))
@@ -270,8 +280,11 @@ def seen_region(scenario: Scenario, camera: int = 0) -> tuple[float, float, floa
 def calibration_views(scenario: Scenario, camera: int = 0) -> list[tuple[float, BoardPlacement]]:
     """(seconds, board placement) keyframes: held views, then lying flat on the table.
 
-    With one camera the views spread over the whole table; with several, over
-    the part of it that ``camera`` sees.
+    With one camera the views spread over the middle of the table; with
+    several, over all that ``camera`` sees of it and a little past its edges,
+    as ``referee calibrate`` asks (the board over the whole picture): a lens
+    fitted from the middle of the picture only is a few hundredths of an inch
+    off at the table's edges, where the anchors and the seam's pieces are.
     """
     plan = scenario.calibration
     spec = BoardSpec.parse(plan.board)
@@ -280,11 +293,14 @@ def calibration_views(scenario: Scenario, camera: int = 0) -> list[tuple[float, 
     bw, bh = spec.columns * square, spec.rows * square
     rng = np.random.default_rng(scenario.seed + 1234 + 7919 * camera)
     if len(scenario.all_cameras) > 1:
-        x0, y0, x1, y1 = seen_region(scenario, camera)
-        flat = scenario.all_cameras[camera].flat_at or ((x0 + x1) / 2, (y0 + y1) / 2)
+        x0, y0, x1, y1 = seen_region(scenario, camera, inner=1.0, margin=BOARD_PAST_EDGE_IN)
+        a, b, c, d = seen_region(scenario, camera)
+        flat = scenario.all_cameras[camera].flat_at or ((a + c) / 2, (b + d) / 2)
+        spread = (0.05, 0.9)
     else:
         x0, y0, x1, y1 = 0.0, 0.0, scenario.table.width, scenario.table.depth
         flat = plan.flat_at or (x1 / 2, y1 / 2)
+        spread = (0.2, 0.6)
     w, d = x1 - x0, y1 - y0
     keys: list[tuple[float, BoardPlacement]] = []
     t = 0.0
@@ -292,8 +308,8 @@ def calibration_views(scenario: Scenario, camera: int = 0) -> list[tuple[float, 
     for i in range(plan.views):
         gx, gy = i % cols, (i // cols)
         rows = max(math.ceil(plan.views / cols), 1)
-        cx = x0 + w * (0.2 + 0.6 * (gx + 0.5) / cols) + rng.uniform(-1.5, 1.5)
-        cy = y0 + d * (0.2 + 0.6 * (gy + 0.5) / rows) + rng.uniform(-1.0, 1.0)
+        cx = x0 + w * (spread[0] + spread[1] * (gx + 0.5) / cols) + rng.uniform(-1.5, 1.5)
+        cy = y0 + d * (spread[0] + spread[1] * (gy + 0.5) / rows) + rng.uniform(-1.0, 1.0)
         height = rng.uniform(5.0, 12.0)
         tilt = math.radians(rng.uniform(18, 42))
         axis_angle = rng.uniform(0, 2 * math.pi)

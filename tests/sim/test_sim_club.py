@@ -270,3 +270,22 @@ def test_committed_club_videos_match_truth_and_stay_small() -> None:
         video.release()
     total = sum(f.stat().st_size for f in CLUB_OUT.iterdir())
     assert total < 25 * 1024 * 1024
+
+
+@pytest.mark.slow  # two 1080p backgrounds and a frame of each clip: ~15 s of CPU
+@pytest.mark.skipif(not CLUB_OUT.exists(), reason="club footage not generated")
+def test_committed_club_clips_start_as_the_command_renders_them(tmp_path: Path) -> None:
+    """The first frame of each committed club clip decodes to what the renderer makes today."""
+    import cv2
+
+    simulate(load_scenario(CLUB), tmp_path, max_frames=1, progress=False)
+    for name in ("video-1.mp4", "video-2.mp4", "calibration-1.mp4", "calibration-2.mp4"):
+        fresh, committed = (
+            cv2.VideoCapture(str(tmp_path / name)),
+            cv2.VideoCapture(str(CLUB_OUT / name)),
+        )
+        ok_fresh, a = fresh.read()
+        ok_committed, b = committed.read()
+        assert ok_fresh and ok_committed, name
+        # Equal with this OpenCV; a few grey levels of slack for another codec build.
+        assert np.abs(a.astype(np.int16) - b).max() <= 3, name
