@@ -455,7 +455,8 @@ def events() -> Response:
 def _log_arg() -> bool:
     raw = request.args.get("log", "1")
     if raw not in ("0", "1"):
-        raise BadRequest(f"log: must be 0 (answer only) or 1 (answer and log), got {raw!r}")
+        shown = repr(raw[:20]) + ("..." if len(raw) > 20 else "")  # the line stays one line
+        raise BadRequest(f"log: must be 0 (answer only) or 1 (answer and log), got {shown}")
     return raw == "1"
 
 
