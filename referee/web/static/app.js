@@ -782,7 +782,13 @@ function tapPiece(id) {
   }
   $("follow-me").disabled = false;
   $("save-picture").disabled = true;
-  showThreats(id);
+  if (S.info.ruleset.questions.includes("targets")) showThreats(id);
+  else {  // a system with no all-pairs map: the piece waits for a second one
+    S.selected = [id];
+    S.dispute = null;
+    S.threats = null;
+    renderDispute();
+  }
   redraw();
 }
 
