@@ -295,3 +295,44 @@ def test_the_threat_view_reads_on_a_tablet_and_a_phone(browser, table, width, he
     finally:
         context.close()
     assert not errors, errors
+
+
+# the page's own fetch, slowed by 300 ms for the threat view's questions and counted: how
+# many are out at once, and how many were sent
+SLOW_ASKS = """() => {
+  const real = window.fetch;
+  window.asks = { out: 0, most: 0, sent: [] };
+  window.fetch = async (url, init) => {
+    if (!String(url).includes('ask?log=0')) return real(url, init);
+    const a = window.asks;
+    a.out += 1; a.most = Math.max(a.most, a.out); a.sent.push(JSON.parse(init.body).from);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      return await real(url, init);
+    } finally { a.out -= 1; }
+  };
+}"""
+
+
+def test_one_question_at_a_time_and_the_newest_wins(table, page):
+    """Changes while a question is out are asked once more when it returns, never at once;
+    a piece tapped while another's answer is on its way gets its own, not the old one.
+    (The page's fetch is slowed, so the questions overlap however fast the server is.)"""
+    page.goto(table.url)
+    page.wait_for_selector('.piece[data-id="t34a"]')
+    page.evaluate(SLOW_ASKS)
+    page.click('.piece[data-id="t34a"]')
+    page.evaluate("() => { for (let i = 0; i < 5; i++) askThreats(); }")  # five updates at once
+    page.wait_for_function("() => asks.sent.length === 2 && asks.out === 0")
+    assert page.evaluate("() => asks.most") == 1
+    page.wait_for_function(SHOWS, arg=_shows(_targets(table, "t34a")))
+    # the map cleared and pz1 tapped while t34a's question is out: t34a's answer is dropped
+    page.evaluate("() => askThreats()")
+    page.wait_for_function("() => asks.out === 1")
+    page.mouse.click(*_screen(page, 35, 1))
+    page.click('.piece[data-id="pz1"]')
+    page.wait_for_function(SHOWS, arg=_shows(_targets(table, "pz1")))
+    page.wait_for_function("() => asks.out === 0")
+    assert page.evaluate("() => [asks.most, asks.sent.slice(2)]") == [1, ["t34a", "pz1"]]
+    assert page.locator("#threats").get_attribute("data-from") == "pz1"
+    _check_lines(page, table, "pz1", _targets(table, "pz1"))
