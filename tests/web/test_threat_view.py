@@ -336,3 +336,23 @@ def test_one_question_at_a_time_and_the_newest_wins(table, page):
     assert page.evaluate("() => [asks.most, asks.sent.slice(2)]") == [1, ["t34a", "pz1"]]
     assert page.locator("#threats").get_attribute("data-from") == "pz1"
     _check_lines(page, table, "pz1", _targets(table, "pz1"))
+
+
+def test_replaying_the_log_hides_the_view_and_live_brings_it_back(table, page):
+    """The view answers for the live table: while the scrubber shows an earlier moment its
+    lines and names are off the map; back to live, they are the table's now."""
+    page.goto(table.url)
+    page.wait_for_selector('.piece[data-id="t34a"]')
+    page.click('.piece[data-id="t34a"]')
+    targets = _targets(table, "t34a")
+    page.wait_for_function(SHOWS, arg=_shows(targets))
+    page.evaluate("() => scrubTo(1)")
+    page.wait_for_selector("#replay-banner:not([hidden])")
+    page.wait_for_function("() => document.querySelectorAll('#threats *').length === 0")
+    assert page.locator("#map-verdict").is_hidden()
+    page.click("#replay-live")
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('#threats .threat').length === n", arg=len(targets)
+    )
+    _check_lines(page, table, "t34a", targets)
+    _check_overlay(page, targets)

@@ -1480,6 +1480,7 @@ async function scrubTo(seq) {
   $("replay-where").textContent = where;
   $("scrub-label").textContent = "replay at " + where;
   $("replay-banner").hidden = false;
+  if (S.threats) $("map-verdict").hidden = true;  // the threat view is the live table's
   redraw();
 }
 
@@ -1491,6 +1492,7 @@ function goLive() {
   scrub.value = scrub.max;
   $("scrub-label").textContent = `live (event #${scrub.max})`;
   redraw();
+  askThreats();  // back to the live table: what the tapped piece can hit now
 }
 $("replay-live").onclick = goLive;
 
