@@ -4,8 +4,9 @@
 
 Real headless Chromium (Debian's ``chromium``, as the browser tests) on a tablet-sized
 page (1024x768), the sample stepped to a fixed frame, so the same code gives the same
-picture. Each PNG is cut to the map and the Dispute pane and kept to a 256-colour palette
-(the page is flat colours), well under 300 KB.
+picture, byte for byte (the header's frame rate and the camera picture, which vary, are
+left out). Each PNG is the map (and, for the threat view, the Dispute pane beside it), kept
+to a 256-colour palette (the page is flat colours): tens of KB. Pillow comes with reportlab.
 """
 
 from __future__ import annotations
@@ -32,15 +33,18 @@ def _save(png: bytes, path: Path) -> None:
     print(f"{path.relative_to(HERE.parent)}: {path.stat().st_size // 1024} KB")
 
 
-def _clip(page) -> dict[str, float]:
-    """The map and the side pane, down to the lower of the two."""
+def _clip(page, side: bool = True) -> dict[str, float]:
+    """The map and the side pane, down to the lower of the two (not the header: its frame
+    rate differs from run to run)."""
     box = page.evaluate(
-        """() => { const a = document.getElementById('map-panel').getBoundingClientRect();
-             const b = document.getElementById('side').getBoundingClientRect();
-             return {x: 0, y: 0, width: Math.max(a.right, b.right) + 8,
-                     height: Math.max(a.bottom, b.bottom) + 8}; }"""
+        """(side) => { const a = document.getElementById('map-wrap').getBoundingClientRect();
+             const b = document.getElementById(side ? 'side' : 'map-wrap').getBoundingClientRect();
+             const top = document.getElementById('map-panel').getBoundingClientRect().top - 8;
+             return {x: 0, y: Math.max(0, top), width: Math.max(a.right, b.right) + 8,
+                     height: Math.max(a.bottom, b.bottom) + 8 - Math.max(0, top)}; }""",
+        side,
     )
-    box["height"] = min(box["height"], VIEWPORT["height"])
+    box["height"] = min(box["height"], VIEWPORT["height"] - box["y"])
     return box
 
 
@@ -67,7 +71,8 @@ def main() -> int:
             page.mouse.click(*_screen(page, x, y))
         page.mouse.dblclick(*_screen(page, 17, 3.6))
         page.wait_for_function("() => referee.ruler.done")
-        _save(page.screenshot(clip=_clip(page)), HERE / "ruler.png")
+        # the map alone: the camera picture beside it changes from run to run
+        _save(page.screenshot(clip=_clip(page, side=False)), HERE / "ruler.png")
     live.stop()
     return 0
 
