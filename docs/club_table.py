@@ -41,14 +41,17 @@ def picture(t: float) -> np.ndarray:
         frame = frame.copy()
         # The overlap, shaded where this camera sees it.
         spec = scenario.all_cameras[camera]
-        band = table_xyz([[low, 0], [high, 0], [high, 48], [low, 48]], 0.0)
+        band = table_xyz(
+            [[low, 0], [high, 0], [high, scenario.table.depth], [low, scenario.table.depth]], 0.0
+        )
         px = project(spec.intrinsics, spec.pose(), band)
         shade = frame.copy()
         cv2.fillPoly(shade, [np.round(px).astype(np.int32)], (255, 255, 255))
         frame = cv2.addWeighted(frame, 0.82, shade, 0.18, 0)
         # Keep the table and an inch and a half round it: the picture's ends are floor.
-        edge = table_xyz([[x, y] for x in np.linspace(0, 72, 13) for y in (-1.5, 49.5)], 0.0)
-        width, height = spec.intrinsics.image_size
+        w, d = scenario.table.width, scenario.table.depth
+        edge = table_xyz([[x, y] for x in np.linspace(0, w, 13) for y in (-1.5, d + 1.5)], 0.0)
+        width = spec.intrinsics.image_size[0]
         rows = project(spec.intrinsics, spec.pose(), edge)[:, 0]
         if turn == cv2.ROTATE_90_COUNTERCLOCKWISE:
             rows = width - 1 - rows
