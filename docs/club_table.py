@@ -1,6 +1,6 @@
 """The README's club-table picture: what each of the club sample's two cameras sees.
 
-    .venv/bin/python docs/club_table.py [--t 12.0] [--out docs/club-table.png]
+    .venv/bin/python docs/club_table.py [--t 11.8] [--out docs/club-table.png]
 
 Renders both cameras of ``sample_footage/club.scenario.json`` at one instant of the
 game with the simulator (clean frames: no sensor noise, so the PNG stays small and the
@@ -76,7 +76,7 @@ def picture(t: float) -> np.ndarray:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--t", type=float, default=12.0, help="Seconds into the game.")
+    parser.add_argument("--t", type=float, default=11.8, help="Seconds into the game.")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "club-table.png")
     args = parser.parse_args()
     image = picture(args.t)
