@@ -202,9 +202,13 @@ class TableRenderer:
     """Paper terrain templates; where each lies is given per frame (they can be moved)."""
 
     def __post_init__(self) -> None:
-        self.ray_map = RayMap.for_camera(self.intrinsics)
         self._textures: dict[tuple[int, float], NDArray[np.float32]] = {}
         self._still_layer: tuple[Any, Image] | None = None
+
+    @cached_property
+    def ray_map(self) -> RayMap:
+        """Each pixel's viewing ray (made when first drawn: truth alone never needs it)."""
+        return RayMap.for_camera(self.intrinsics)
 
     # -- static background -------------------------------------------------------------
 
@@ -334,6 +338,7 @@ class TableRenderer:
             self._draw_hand(scratch, mask, hand)
         width, height = self.intrinsics.image_size
         out: dict[str, list[TagTruth]] = {}
+        hidden = bool(mask.any())
         for paper in self.templates:
             if paper.id not in templates:
                 continue
@@ -345,7 +350,7 @@ class TableRenderer:
                     and np.all(corners[:, 0] <= width - 1)
                     and np.all(corners[:, 1] <= height - 1)
                 )
-                truths.append(TagTruth(corners, in_view, _covered(mask, corners)))
+                truths.append(TagTruth(corners, in_view, _covered(mask, corners, hidden)))
             out[paper.id] = truths
         return out
 
@@ -381,6 +386,7 @@ class TableRenderer:
         entries = {entry.id: entry for entry in self.pieces}
         width, height = self.intrinsics.image_size
         truths: dict[str, TagTruth] = {}
+        hidden = bool(hand_mask.any())
         for pid in sorted(poses):
             corners = self.tag_corners_px(entries[pid], poses[pid])
             in_view = bool(
@@ -389,7 +395,7 @@ class TableRenderer:
                 and np.all(corners[:, 0] <= width - 1)
                 and np.all(corners[:, 1] <= height - 1)
             )
-            truths[pid] = TagTruth(corners, in_view, _covered(hand_mask, corners))
+            truths[pid] = TagTruth(corners, in_view, _covered(hand_mask, corners, hidden))
         return truths
 
     def tag_layout(self, entry: RosterEntry) -> TagLayout:
@@ -663,9 +669,13 @@ def _fill(
     cv2.addWeighted(overlay, alpha, region, 1 - alpha, 0, dst=region)
 
 
-def _covered(mask: Image, corners_px: FloatArray) -> float:
-    """Fraction of the tag quadrilateral's pixels under the hand mask."""
-    if not mask.any():
+def _covered(mask: Image, corners_px: FloatArray, any_hidden: bool | None = None) -> float:
+    """Fraction of the tag quadrilateral's pixels under the hand mask.
+
+    ``any_hidden``: whether the mask has anything on it, when the caller knows (one
+    look at a whole 1080p mask per frame, not one per tag).
+    """
+    if not (mask.any() if any_hidden is None else any_hidden):
         return 0.0
     pts = np.round(corners_px).astype(np.int32).reshape(-1, 1, 2)
     x, y, w, h = cv2.boundingRect(pts)

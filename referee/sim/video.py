@@ -567,7 +567,7 @@ def _write_camera(
     camera = renderers.camera
     spec = scenario.all_cameras[camera]
     width, height = spec.intrinsics.image_size
-    imager = _imager(scenario, camera)
+    imager = _imager(scenario, camera) if video_path is not None else None
     writer = (
         _writer(video_path, scenario.fps, (width, height), jpeg_quality)
         if video_path is not None
@@ -598,6 +598,7 @@ def _write_camera(
                     else:
                         clean, truth = render_state(scenario, renderers, state)
                     last_key, last_clean = key, clean
+                    assert imager is not None
                     writer.write(imager.apply(clean))
                 else:
                     truth = renderer.truth(state.poses, state.hands)

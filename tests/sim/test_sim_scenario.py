@@ -157,12 +157,22 @@ def test_simulate_writes_video_and_consistent_truth(tmp_path: Path) -> None:
     assert scene["pieces"][0]["x"] == 6  # the START position
 
 
-@pytest.mark.skipif(not SAMPLE_OUT.exists(), reason="sample footage not generated")
-def test_committed_sample_footage_is_reproducible(tmp_path: Path) -> None:
-    """The JSON files under sample_footage/skirmish are exactly what the command writes."""
-    simulate(load_scenario(SAMPLE), tmp_path, video=False, progress=False)
-    for name in ("roster.json", "scene.json", "camera.json", "truth.jsonl", "truth-moves.json"):
-        assert (tmp_path / name).read_bytes() == (SAMPLE_OUT / name).read_bytes(), name
+@pytest.mark.parametrize("sample", ["skirmish", "club"])
+def test_committed_sample_footage_is_reproducible(tmp_path: Path, sample: str) -> None:
+    """The JSON files under sample_footage/<sample> are exactly what the command writes."""
+    committed = SAMPLE_OUT.parent / sample
+    if not committed.exists():
+        pytest.skip(f"sample footage {sample} not generated")
+    simulate(
+        load_scenario(SAMPLE_OUT.parent / f"{sample}.scenario.json"),
+        tmp_path,
+        video=False,
+        progress=False,
+    )
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == sorted(p.name for p in committed.iterdir() if p.suffix != ".mp4")
+    for name in written:
+        assert (tmp_path / name).read_bytes() == (committed / name).read_bytes(), name
 
 
 @pytest.mark.skipif(not SAMPLE_OUT.exists(), reason="sample footage not generated")
