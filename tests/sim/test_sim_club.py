@@ -279,3 +279,16 @@ def test_committed_club_clips_start_as_the_command_renders_them(tmp_path: Path) 
         assert ok_fresh and ok_committed, name
         # Equal with this OpenCV; a few grey levels of slack for another codec build.
         assert np.abs(a.astype(np.int16) - b).max() <= 3, name
+
+
+def test_one_camera_keeps_todays_names_with_templates(tmp_path: Path) -> None:
+    data = copy.deepcopy(TWO)
+    data["camera"] = {**LENS, "height": 40, "yaw": 0}
+    del data["cameras"]
+    data["timeline"] = data["timeline"][:3]
+    simulate(parse_scenario(data), tmp_path, max_frames=2, progress=False)
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {"video.mp4", "calibration.mp4", "camera.json", "truth.jsonl"} <= names
+    assert "truth-terrain.json" in names and "video-1.mp4" not in names
+    first = _lines(tmp_path / "truth.jsonl")[0]
+    assert [t["id"] for t in first["templates"]] == ["wood", "hill"]
