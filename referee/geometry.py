@@ -34,6 +34,27 @@ from numpy.typing import ArrayLike, NDArray
 EPS = 1e-9
 """Inches below which two lengths are the same (contact, not a gap)."""
 
+TERRAIN_KINDS = (
+    "woods",
+    "building",
+    "hill",
+    "difficult",
+    "road",
+    "river",
+    "bridge",
+    "water",
+    "rough",
+    "wall",
+    "open",
+    "objective",
+    "wire",
+    "minefield",
+    "smoke",
+    "fortification",
+)
+"""Known terrain kinds (the scene file's and a roster template's): here, below both, as a
+roster is read below the scene; what each does is the ruleset's business."""
+
 Point = tuple[float, float]
 Array = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]

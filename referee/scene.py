@@ -43,28 +43,16 @@ import numpy as np
 
 from referee import validate
 from referee.errors import SceneError, at, read_json_file
-from referee.geometry import Pose, as_polygon, base_corners, front_point, polygon_is_simple
+from referee.geometry import (
+    TERRAIN_KINDS,
+    Pose,
+    as_polygon,
+    base_corners,
+    front_point,
+    polygon_is_simple,
+)
 
 PIECE_STATES = ("ok", "damaged", "destroyed")
-TERRAIN_KINDS = (
-    "woods",
-    "building",
-    "hill",
-    "difficult",
-    "road",
-    "river",
-    "bridge",
-    "water",
-    "rough",
-    "wall",
-    "open",
-    "objective",
-    "wire",
-    "minefield",
-    "smoke",
-    "fortification",
-)
-"""Known terrain kinds; what each does is the ruleset's business."""
 
 EDGES = ("top", "bottom", "left", "right")
 EDGE_ALIASES = {"north": "top", "south": "bottom", "west": "left", "east": "right"}
