@@ -229,3 +229,30 @@ def test_the_tracker_places_a_template_with_a_place_event(hide):
     (placed,) = [e for e in events if isinstance(e, PlaceEvent)]
     assert placed.first and placed.template == "wood2"
     assert placed.to_json()["event"] == "place"
+
+
+def test_the_dashboard_is_told_a_covered_template_is_hidden(tmp_path):
+    from referee.game.live import LiveTable
+    from referee.game.views import frame_json
+    from referee.web import create_app
+
+    session, log = start(tmp_path)
+    session.close()
+    pipeline = Pipeline(PROFILE, ROSTER)
+    pipeline.detector = ScriptedDetector(game_script)  # type: ignore[assignment]
+    live = LiveTable(pipeline, session.initial_scene, log=log, game="web")
+    for frame in frames(40):
+        live.session.process(frame)
+    client = create_app(live, {"TESTING": True}).test_client()
+    terrain = {t["id"]: t for t in client.get("/api/state").get_json()["terrain"]}
+    assert terrain["wood2"]["hidden"] is True
+    assert "hidden" not in terrain["hill1"] and "hidden" not in terrain["wood1"]
+    message = frame_json(live.session.latest, live.view)
+    assert {p["id"] for p in message["pieces"]} == {"t34", "pz4"}
+    assert message["templates"] == [
+        {"id": "wood2", "hidden": True},
+        {"id": "hill1", "hidden": False},
+    ]
+    kinds = {t["tag"]: (t["kind"], t["label"]) for t in message["tags"]}
+    assert kinds[62] == ("terrain", "hill1")
+    live.session.close()
