@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from referee.markers.roster import TerrainTemplate
     from referee.markers.roster_init import PieceLine
 
 from referee.errors import RefereeError, RosterError, warn
@@ -68,7 +69,7 @@ def _id_span(ids: list[int]) -> str:
     return f"{len(ids)} ids"
 
 
-@click.command()
+@click.group(invoke_without_command=True)
 @click.option("--ids", help="Tag ids: ranges and lists like 10-40 or 1,3,5-9.  [default: 0-47]")
 @click.option(
     "--size",
@@ -125,7 +126,10 @@ def markers(
     Print the PDF at 100% ("actual size") and check its scale bars with a ruler.
     --size auto picks the smallest tag that gives the camera at least 5 pixels
     per tag cell, assuming it looks straight down at the table with 5% margin.
+    `referee markers terrain` prints paper terrain templates with their tags.
     """
+    if click.get_current_context().invoked_subcommand is not None:
+        return  # `markers terrain`: its own options, its own output
     default = "anchors.pdf" if anchors else "tags.pdf"
     output_file(default if out is None else out, "--out", (".pdf",), "tags.pdf")
     roster: Roster | None = None
@@ -499,3 +503,237 @@ def board(page: str, square: str | None, board_spec: str | None, out: str | None
     click.echo(
         f"print at 100% on {page} and check that a square measures {spec.square_m * 1000:g} mm"
     )
+
+
+@markers.command("terrain")
+@click.option(
+    "--kind",
+    help="Terrain kind of a new template: woods, building, hill, road, river, or any scene "
+    "terrain kind.",
+)
+@click.option(
+    "--size",
+    "size_text",
+    help="Length x width of a new template in inches, e.g. 8x6 (a road or river section: "
+    "length x width).",
+)
+@click.option(
+    "--outline",
+    "outline_path",
+    type=click.Path(dir_okay=False),
+    help="JSON file with the template's outline: [[x, y], ...] inches around its tag (or "
+    '{"outline": [...]}); give --kind too.',
+)
+@click.option(
+    "--roster",
+    "roster_path",
+    type=click.Path(dir_okay=False),
+    help="Print every terrain template of this roster, as its entries say.",
+)
+@click.option("--id", "template_id", help="Id of a new template.  [default: KIND1]")
+@click.option(
+    "--tag",
+    "first_tag",
+    type=int,
+    default=60,
+    show_default=True,
+    help="Tag id of a new template (a second tag, on a long one, gets the next id).",
+)
+@click.option(
+    "--tag-size",
+    help=f"Side of each tag's black square.  [default: {DEFAULT_TAG_SIZE_IN:g}in, or the "
+    "roster entry's tag_size]",
+)
+@click.option(
+    "--dictionary",
+    help=f"Tag dictionary.  [default: {DEFAULT_DICTIONARY}, or the roster's]",
+)
+@click.option("--page", type=PAGES, default="letter", show_default=True)
+@click.option(
+    "--out",
+    default="terrain.pdf",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="PDF to write.",
+)
+@click.option(
+    "--roster-out",
+    type=click.Path(dir_okay=False),
+    help="Add the new template's entry to this roster file (made if missing) instead of "
+    "only printing it.",
+)
+def terrain(
+    kind: str | None,
+    size_text: str | None,
+    outline_path: str | None,
+    roster_path: str | None,
+    template_id: str | None,
+    first_tag: int,
+    tag_size: str | None,
+    dictionary: str | None,
+    page: str,
+    out: str,
+    roster_out: str | None,
+) -> None:
+    """Print paper terrain templates at exact size, with their tags on them.
+
+    From a roster (--roster: every template it lists) or a new one: --kind and
+    --size (a wood's wavy edge, a hill's contour, a building's footprint, a road
+    or river section) or --kind and --outline FILE. A new template's roster entry
+    is printed to paste into the roster's "terrain" list, or added to
+    --roster-out. Templates bigger than the page are split over sheets that
+    overlap by half an inch. Print at 100% and check the scale bars.
+    """
+    import json
+
+    from referee.markers.terrain_sheet import terrain_sheet
+
+    output_file(out, "--out", (".pdf",), "terrain.pdf")
+    if roster_out is not None:
+        output_file(roster_out, "--roster-out", (".json",), "roster.json")
+    default_size = _tag_size(tag_size)
+    new_options = {
+        "--kind": kind,
+        "--size": size_text,
+        "--outline": outline_path,
+        "--id": template_id,
+        "--roster-out": roster_out,
+    }
+    added: TerrainTemplate | None = None
+    target: Roster | None = None
+    if roster_path is not None:
+        given = [name for name, value in new_options.items() if value is not None]
+        if given:
+            raise RefereeError(
+                f"{given[0]} is for a new template; --roster prints the roster's own templates"
+            )
+        roster = load_roster(roster_path)
+        if dictionary is not None and _dictionary(dictionary) != roster.dictionary:
+            raise RefereeError(
+                f"--dictionary {dictionary} differs from the roster's {roster.dictionary}; "
+                "leave --dictionary out to use the roster's"
+            )
+        if not roster.templates:
+            raise RosterError(f"{roster_path}: the roster has no terrain templates")
+        templates = roster.templates
+        name = roster.dictionary
+    else:
+        name = _dictionary(dictionary or DEFAULT_DICTIONARY)
+        added = _new_template(
+            kind, size_text, outline_path, template_id, first_tag, tag_size, default_size, name
+        )
+        templates = (added,)
+        if roster_out is not None:
+            target = _roster_with(roster_out, added, name)
+    sheet = terrain_sheet(templates, name, page.lower(), default_size)
+    for size in sorted({t.tag_size or default_size for t in templates}):
+        message = size_warning(size, name)
+        if message is not None:
+            warn(message)
+    if target is not None and roster_out is not None:
+        target.save(roster_out)
+    write_pdf(sheet.pages, out, sheet.title)
+    tiled = [o for o in sheet.outlines if o.tiles > 1]
+    pages = len(sheet.pages)
+    click.echo(
+        f"wrote {out}: {len(templates)} terrain template{'s' if len(templates) > 1 else ''} "
+        f"({', '.join(t.id for t in templates)}) on {pages} {page.lower()} "
+        f"page{'s' if pages > 1 else ''}; print at 100% and check the scale bars"
+    )
+    for o in tiled:
+        click.echo(f"{o.template} is split over {o.tiles} sheets: glue them at the dashed lines")
+    if added is not None:
+        entry = json.dumps(added.to_json(), separators=(", ", ": "))
+        if roster_out is not None:
+            click.echo(f"added {added.id} to {roster_out}: {entry}")
+        else:
+            click.echo(f'roster entry (paste it into your roster\'s "terrain" list):\n{entry}')
+
+
+def _tag_size(text: str | None) -> float:
+    if text is None:
+        return DEFAULT_TAG_SIZE_IN
+    try:
+        return parse_size(text)
+    except RefereeError as error:
+        raise RefereeError(str(error).replace("--size:", "--tag-size:", 1)) from None
+
+
+def _new_template(
+    kind: str | None,
+    size_text: str | None,
+    outline_path: str | None,
+    template_id: str | None,
+    first_tag: int,
+    tag_size: str | None,
+    default_size: float,
+    dictionary: str,
+) -> TerrainTemplate:
+    """The template --kind with --size or --outline describe, checked as a roster entry is."""
+    from referee.errors import read_json_file
+    from referee.markers.roster import Roster
+    from referee.markers.terrain_sheet import shaped_outline, tag_places
+    from referee.tags.layout import TagLayout, marker_bits
+
+    if kind is None:
+        raise RefereeError(
+            "give --roster ROSTER, or --kind with --size (e.g. --kind woods --size 8x6) or "
+            "with --outline FILE"
+        )
+    if (size_text is None) == (outline_path is None):
+        raise RefereeError("give --size or --outline for the new template (one of them)")
+    outer = TagLayout(default_size, marker_bits(dictionary)).outer
+    if size_text is not None:
+        length, width = _pair(size_text, "--size", "8x6")
+        if not (0 < length <= 1000 and 0 < width <= 1000):
+            raise RefereeError(f"--size: {size_text!r} must be two positive lengths up to 1000in")
+        if min(length, width) < outer + 0.2:
+            raise RefereeError(
+                f"--size: {size_text!r} is too small for a {default_size:g}in tag (its white "
+                f"square is {outer:.2f}in); make the template at least {outer + 0.2:.2f}in wide"
+            )
+        outline: object = [list(p) for p in shaped_outline(kind.lower(), length, width)]
+        places = tag_places(length, width, outer)
+    else:
+        assert outline_path is not None
+        raw = read_json_file(outline_path, "outline file", RosterError)
+        outline = raw.get("outline") if isinstance(raw, dict) else raw
+        if not isinstance(outline, list):
+            raise RosterError(
+                f"{outline_path}: an outline file holds [[x, y], ...] or "
+                '{"outline": [[x, y], ...]} (inches around the tag)'
+            )
+        places = ((0.0, 0.0),)
+    entry: dict[str, object] = {
+        "id": template_id or f"{kind.lower()}1",
+        "terrain": kind,
+        "outline": outline,
+        "tags": [{"tag": first_tag + i, "at": list(p), "heading": 0} for i, p in enumerate(places)],
+    }
+    if tag_size is not None:
+        entry["tag_size"] = default_size
+    source = outline_path or "the new template"
+    (template,) = Roster.from_json(
+        {"dictionary": dictionary, "pieces": [], "terrain": [entry]}, source
+    ).templates
+    for t in template.tags:
+        check_piece_tag(dictionary, t.tag)
+    return template
+
+
+def _roster_with(path: str, template: TerrainTemplate, dictionary: str) -> Roster:
+    """The roster at ``path`` (a new one if there is none) with ``template`` added; refused
+    (nothing written) when its id or tags are taken there."""
+    from referee.markers.roster import Roster
+
+    if not Path(path).exists():
+        return Roster(dictionary, templates=(template,))
+    old = load_roster(path)
+    if old.dictionary != dictionary:
+        raise RosterError(
+            f"{path}: the roster's dictionary is {old.dictionary}; give --dictionary "
+            f"{old.dictionary}"
+        )
+    data = old.to_json()
+    data["terrain"] = [*data.get("terrain", []), template.to_json()]
+    return Roster.from_json(data, path)
