@@ -313,6 +313,13 @@ def roster() -> None:
     show_default=True,
     type=click.Path(dir_okay=False),
 )
+@click.option(
+    "--terrain",
+    "terrain_lines",
+    multiple=True,
+    help="A paper terrain template: KIND:LENGTHxWIDTH[:ID], e.g. woods:8x6 (repeat for "
+    "more); its tags follow the pieces'. Print it with: referee markers terrain --roster.",
+)
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 def init(
     pieces_path: str | None,
@@ -321,6 +328,7 @@ def init(
     first_tag: int,
     out: str,
     force: bool,
+    terrain_lines: tuple[str, ...] = (),
 ) -> None:
     """Start a roster from a list of pieces, or ask for each piece when no list is given.
 
@@ -329,9 +337,11 @@ def init(
     """
     from referee.markers.roster_init import (
         MAX_PIECE_LIST_BYTES,
+        add_terrain,
         build_roster,
         parse_piece_line,
         parse_piece_list,
+        parse_terrain_option,
         piece_list_text,
         read_piece_list,
     )
@@ -339,6 +349,7 @@ def init(
     if output_file(out, "--out").exists() and not force:
         raise RosterError(f"--out {out}: already exists; add --force to replace it")
     name = _dictionary(dictionary)
+    terrain = [parse_terrain_option(t, f"--terrain #{k}") for k, t in enumerate(terrain_lines, 1)]
     pieces = []
     if pieces_path is not None:
         if pieces_path == "-":
@@ -353,16 +364,23 @@ def init(
     if pieces_path is None and not piece_lines:
         pieces = _ask_pieces()
     new = build_roster(pieces, name, first_tag)
+    if terrain:
+        new = add_terrain(new, terrain)
     new.save(out)
     for entry in new:
         click.echo(
             f"  tag {entry.tag:>3}  {entry.id}  ({entry.side} {entry.kind}, base "
             f"{entry.base[0]:g}x{entry.base[1]:g}in, tag {entry.tag_height:g}in up)"
         )
+    for template in new.templates:
+        tags = ", ".join(str(t.tag) for t in template.tags)
+        click.echo(f"  tag {tags:>3}  {template.id}  (terrain template: {template.terrain})")
     click.echo(
         f"wrote {out}: {len(new)} piece{'s' if len(new) != 1 else ''} ({new.dictionary}); "
         f"print their tags with: referee markers --roster {out}"
     )
+    if new.templates:
+        click.echo(f"print the terrain templates with: referee markers terrain --roster {out}")
 
 
 def _ask_pieces() -> list[PieceLine]:

@@ -117,3 +117,57 @@ def test_two_templates_sharing_a_tag_are_refused_wherever_they_sit():
         RosterError, match=r"\$\.terrain\[0\]\.tag: tag 60 is already on pieces\[1\]"
     ):
         Roster.from_json(data, "r.json")
+
+
+def test_roster_init_adds_terrain_with_tags_after_the_pieces(tmp_path):
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+    from referee.markers.roster import load_roster
+    from referee.markers.terrain_sheet import shaped_outline
+
+    out = tmp_path / "roster.json"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "roster", "init", "--piece", "t34 soviet tank 1.5x3",
+            "--piece", "sq1 soviet infantry 2x1",
+            "--terrain", "woods:8x6", "--terrain", "river:24x3:ford", "--terrain", "woods:4x4",
+            "--out", str(out),
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    roster = load_roster(out)
+    assert [p.tag for p in roster] == [0, 1]
+    assert [(t.id, [g.tag for g in t.tags]) for t in roster.templates] == [
+        ("woods1", [2]),
+        ("ford", [3, 4]),  # a long one gets two tags
+        ("woods2", [5]),
+    ]
+    assert roster.templates[0].outline == shaped_outline("woods", 8, 6)
+    assert "referee markers terrain --roster" in result.output
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("woods", "--terrain #1: cannot read 'woods'; write KIND:LENGTHxWIDTH[:ID]"),
+        ("lava:8x6", "--terrain #1: unknown terrain kind 'lava'"),
+        ("woods:8by6", "--terrain #1: size '8by6' must be LENGTHxWIDTH"),
+        ("woods:0x6", "--terrain #1"),
+        ("woods:0.5x0.5", "too small for a 0.8in tag"),
+        ("woods:8x6:t34", "id 't34' is already pieces[0]"),
+        ("woods:5000x6", "is over 1000in"),
+    ],
+)
+def test_roster_init_refuses_bad_terrain_in_one_line(tmp_path, option, message):
+    from badinput.harness import assert_clean, invoke
+
+    out = tmp_path / "roster.json"
+    result = invoke(
+        "roster", "init", "--piece", "t34 soviet tank 1.5x3", "--terrain", option, "--out", str(out)
+    )
+    assert_clean(result)
+    assert result.exit_code == 2
+    assert message in result.stderr, result.stderr
+    assert not out.exists()
