@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,47 @@ def accuracy_summary(moves: list[Any], truth: dict[str, Any], roster: Roster) ->
     return lines
 
 
+def terrain_accuracy(
+    edits: Sequence[Mapping[str, Any]], truth: Mapping[str, Any], roster: Roster
+) -> list[str]:
+    """The ``terrain placement error`` line: over every template and every placement in
+    ``truth`` (``truth-terrain.json``), the largest distance between a vertex of the true
+    placed outline and the same vertex of the polygon the referee logged for that placement
+    (``edits``: the logged ``edit`` events' data in order, matched in order per template).
+    A placement never logged, or one logged beyond the truth, is said on a line of its own.
+    """
+    logged: dict[str, list[Any]] = {}
+    for edit in edits:
+        terrain = edit.get("terrain")
+        if edit.get("action") in ("add", "replace") and isinstance(terrain, Mapping):
+            logged.setdefault(str(terrain.get("id")), []).append(terrain.get("polygon"))
+    worst, found, missed, extra = 0.0, 0, 0, 0
+    for true in truth.get("templates", []):
+        template = roster.template(true["id"])
+        polygons = logged.get(true["id"], [])
+        placements = true["placements"]
+        extra += max(len(polygons) - len(placements), 0)
+        for placement, polygon in zip(placements, polygons, strict=False):
+            if template is None:
+                break
+            placed = template.placed(placement["x"], placement["y"], placement["heading"])
+            if not isinstance(polygon, list) or len(polygon) != len(placed):
+                missed += 1
+                continue
+            found += 1
+            worst = max(worst, *(math.dist(a, b) for a, b in zip(placed, polygon, strict=True)))
+        missed += max(len(placements) - len(polygons), 0) + (
+            len(placements) if template is None else 0
+        )
+    lines = [f"terrain placement error: max {worst:.3f}in"]
+    if missed or extra:
+        lines.append(
+            f"  terrain placements: {found} of {found + missed} true placements logged, "
+            f"{extra} extra"
+        )
+    return lines
+
+
 @click.command()
 @click.option(
     "--footage",
@@ -137,6 +179,10 @@ def demo(
     scene = load_scene(scene_path) if scene_path.is_file() else None
     truth_path = folder / "truth-moves.json"
     truth = _load_truth(truth_path) if truth_path.is_file() else None
+    terrain_truth_path = folder / "truth-terrain.json"
+    terrain_truth = (
+        _load_terrain_truth(terrain_truth_path) if terrain_truth_path.is_file() else None
+    )
     true_camera = folder / "camera.json"
     profile: CalibrationProfile | None = None
     if not use_true_camera and (folder / "calibration.mp4").is_file():
@@ -185,6 +231,7 @@ def demo(
         annotator = Annotator(annotate, roster, session.scene, source.fps)
     click.echo(f"refereeing {video} ({source.frame_count} frames, {source.fps:g} fps):")
     moves: list[Any] = []
+    edits: list[Mapping[str, Any]] = []
     flags = 0
     sender = club.start(log.path, name) if club is not None and log is not None else None
 
@@ -197,6 +244,8 @@ def demo(
             click.echo(ruling.describe())
             moves.append(ruling.move)
         for event in update.events:
+            if event.type == "edit":
+                edits.append(event.data)
             if event.type in ("flag", "camera"):
                 flags += 1
                 click.echo(f"  ! {event.data.get('message')}", err=True)
@@ -216,6 +265,9 @@ def demo(
     click.echo(f"{len(moves)} moves, {flags} warnings, in {time.monotonic() - started:.1f}s")
     if truth is not None:
         for line in accuracy_summary(moves, truth, roster):
+            click.echo(line)
+    if terrain_truth is not None:
+        for line in terrain_accuracy(edits, terrain_truth, roster):
             click.echo(line)
     if annotate:
         click.echo(f"annotated video: {annotate}")
@@ -241,6 +293,31 @@ def _load_truth(path: Path) -> dict[str, Any]:
         raise RefereeError(
             f"{path}: $.moves: must be a list of moves with piece, from and to poses; "
             "re-run 'referee simulate'"
+        )
+    return data
+
+
+def _load_terrain_truth(path: Path) -> dict[str, Any]:
+    """The footage's true template placements; a file that is not that is a one-line error."""
+    data = read_json_file(path, "truth file", RefereeError, "re-run 'referee simulate'")
+    templates = data.get("templates") if isinstance(data, dict) else None
+    if not isinstance(templates, list) or not all(
+        isinstance(t, dict)
+        and isinstance(t.get("id"), str)
+        and isinstance(t.get("placements"), list)
+        and all(
+            isinstance(p, dict)
+            and all(
+                isinstance(p.get(c), (int, float)) and not isinstance(p.get(c), bool)
+                for c in ("x", "y", "heading")
+            )
+            for p in t["placements"]
+        )
+        for t in templates
+    ):
+        raise RefereeError(
+            f"{path}: $.templates: must be a list of templates with id and placements "
+            "(x, y, heading); re-run 'referee simulate'"
         )
     return data
 
