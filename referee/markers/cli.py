@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -689,6 +690,7 @@ def _new_template(
 ) -> TerrainTemplate:
     """The template --kind with --size or --outline describe, checked as a roster entry is."""
     from referee.errors import read_json_file
+    from referee.geometry import TERRAIN_KINDS
     from referee.markers.roster import Roster
     from referee.markers.terrain_sheet import shaped_outline, tag_places
     from referee.tags.layout import TagLayout, marker_bits
@@ -700,7 +702,12 @@ def _new_template(
         )
     if (size_text is None) == (outline_path is None):
         raise RefereeError("give --size or --outline for the new template (one of them)")
+    if kind.lower() not in TERRAIN_KINDS:
+        raise RefereeError(
+            f"--kind: unknown terrain kind {kind!r} (known: {', '.join(TERRAIN_KINDS)})"
+        )
     outer = TagLayout(default_size, marker_bits(dictionary)).outer
+    raw: object = None
     if size_text is not None:
         length, width = _pair(size_text, "--size", "8x6")
         if not (0 < length <= 1000 and 0 < width <= 1000):
@@ -730,10 +737,21 @@ def _new_template(
     }
     if tag_size is not None:
         entry["tag_size"] = default_size
-    source = outline_path or "the new template"
-    (template,) = Roster.from_json(
-        {"dictionary": dictionary, "pieces": [], "terrain": [entry]}, source
-    ).templates
+    source = outline_path or "new template"
+    try:
+        (template,) = Roster.from_json(
+            {"dictionary": dictionary, "pieces": [], "terrain": [entry]}, source
+        ).templates
+    except RosterError as error:
+        # Name the place in the file the user wrote (the outline), not in a roster.
+        where = "$" if outline_path is None or isinstance(raw, list) else "$.outline"
+        where = "--size" if outline_path is None else where
+        text = str(error).replace("$.terrain[0].outline", where)
+        text = re.sub(r"\$\.terrain\[0\]\.tags\[\d+\]\.tag", "--tag", text)
+        text = text.replace(f"{source}: $.terrain[0].", f"{source}: ")
+        for field, option in (("id", "--id"), ("terrain", "--kind"), ("tag_size", "--tag-size")):
+            text = text.replace(f"{source}: {field}: ", f"{source}: {option}: ")
+        raise RosterError(text.removeprefix("new template: ")) from None
     for t in template.tags:
         check_piece_tag(dictionary, t.tag)
     return template
