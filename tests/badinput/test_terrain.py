@@ -233,3 +233,30 @@ def test_a_bad_outline_file_is_one_line_naming_it(tmp_path, outline, message):
     assert result.stderr.startswith(f"referee: error: {shape}"), result.stderr
     assert message in result.stderr, result.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "path", "message"),
+    [
+        ("--out", "{adir}", "is a directory"),
+        ("--out", "{afile}/t.pdf", "--out"),
+        ("--out", "{w}/t.png", "cannot write this kind of file"),
+        ("--roster-out", "{adir}", "is a directory"),
+        ("--roster-out", "{w}/r.txt", "cannot write this kind of file"),
+    ],
+)
+def test_markers_terrain_output_paths_are_one_line_and_nothing_written(
+    tmp_path, option, path, message
+):
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "afile").write_text("a regular file\n")
+    names = {"adir": tmp_path / "adir", "afile": tmp_path / "afile", "w": tmp_path}
+    path, message = path.format(**names), message.format(**names)
+    args = ["markers", "terrain", "--kind", "woods", "--size", "8x6"]
+    args += ["--out", str(tmp_path / "t.pdf")] if option != "--out" else []
+    before = snapshot(tmp_path)
+    result = invoke(*args, option, path)
+    assert_clean(result)
+    assert result.exit_code == 2
+    assert message in result.stderr, result.stderr
+    assert snapshot(tmp_path) == before
