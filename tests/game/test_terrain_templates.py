@@ -20,6 +20,7 @@ from referee.scene import Piece, Scene, Table, Terrain
 from referee.store import GameLog
 from referee.tags.detect import Detections
 from referee.tags.layout import TagLayout
+from referee.vision import pipeline as pipeline_module
 from referee.vision.pipeline import Pipeline
 from referee.vision.pose import PoseEstimator
 from referee.vision.sources import Frame
@@ -92,6 +93,9 @@ class ScriptedDetector:
     def reset(self):
         pass
 
+    def request_full_pass(self):
+        pass
+
 
 def game_script(i: int) -> Detections:
     """Frames 0-29 all at rest; 30-49 a hand over the wood (its tag hidden) and the hill's
@@ -110,9 +114,17 @@ def frames(n: int) -> list[Frame]:
     return [Frame(i, i / 30, image) for i in range(n)]
 
 
+def scripted_pipeline(script, first=0) -> Pipeline:
+    """A real pipeline (pose, tracker) whose detector reads the script instead of pixels."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            pipeline_module, "TagDetector", lambda *a, **k: ScriptedDetector(script, first)
+        )
+        return Pipeline(PROFILE, ROSTER)
+
+
 def start(tmp_path, script=game_script, first=0):
-    pipeline = Pipeline(PROFILE, ROSTER)
-    pipeline.detector = ScriptedDetector(script, first)  # type: ignore[assignment]
+    pipeline = scripted_pipeline(script, first)
     pieces = tuple(
         Piece(e.id, e.side, e.kind, *PIECES[e.id][:2], PIECES[e.id][2], e.base) for e in ROSTER
     )
@@ -221,8 +233,7 @@ def test_a_resumed_game_keeps_its_templates_without_logging_them_again(tmp_path)
 
 @pytest.mark.parametrize("hide", [(60,), ()])
 def test_the_tracker_places_a_template_with_a_place_event(hide):
-    pipeline = Pipeline(PROFILE, ROSTER)
-    pipeline.detector = ScriptedDetector(  # type: ignore[assignment]
+    pipeline = scripted_pipeline(
         lambda i: detections(_template_tags(WOOD, WOOD_A, hide=hide if i >= 10 else ()))
     )
     events = [e for f in frames(20) for e in pipeline.process(f).events]
@@ -238,8 +249,7 @@ def test_the_dashboard_is_told_a_covered_template_is_hidden(tmp_path):
 
     session, log = start(tmp_path)
     session.close()
-    pipeline = Pipeline(PROFILE, ROSTER)
-    pipeline.detector = ScriptedDetector(game_script)  # type: ignore[assignment]
+    pipeline = scripted_pipeline(game_script)
     live = LiveTable(pipeline, session.initial_scene, log=log, game="web")
     for frame in frames(40):
         live.session.process(frame)
