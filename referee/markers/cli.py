@@ -690,7 +690,7 @@ def _new_template(
 ) -> TerrainTemplate:
     """The template --kind with --size or --outline describe, checked as a roster entry is."""
     from referee.errors import read_json_file
-    from referee.geometry import TERRAIN_KINDS
+    from referee.geometry import unknown_terrain_kind
     from referee.markers.roster import Roster
     from referee.markers.terrain_sheet import shaped_outline, tag_places
     from referee.tags.layout import TagLayout, marker_bits
@@ -702,10 +702,9 @@ def _new_template(
         )
     if (size_text is None) == (outline_path is None):
         raise RefereeError("give --size or --outline for the new template (one of them)")
-    if kind.lower() not in TERRAIN_KINDS:
-        raise RefereeError(
-            f"--kind: unknown terrain kind {kind!r} (known: {', '.join(TERRAIN_KINDS)})"
-        )
+    problem = unknown_terrain_kind(kind.lower()[:40])
+    if problem is not None:
+        raise RefereeError(f"--kind: {problem}")
     outer = TagLayout(default_size, marker_bits(dictionary)).outer
     raw: object = None
     if size_text is not None:

@@ -41,7 +41,7 @@ from typing import Any
 
 from referee import validate as v
 from referee.errors import RosterError, at, read_json_file, write_json_atomic
-from referee.geometry import TERRAIN_KINDS, as_polygon, polygon_is_simple
+from referee.geometry import as_polygon, polygon_is_simple, unknown_terrain_kind
 from referee.tags.anchors import AnchorTag
 from referee.tags.layout import (
     DEFAULT_DICTIONARY,
@@ -465,14 +465,9 @@ def _template(raw: Any, dictionary: str, source: str, path: str) -> TerrainTempl
             hint = " (its shape: [[x, y], ...] inches around the tag)" if key == "outline" else ""
             raise RosterError(at(source, f"{path}.{key}", f"missing field{hint}"))
     kind = _name(raw["terrain"], source, f"{path}.terrain").lower()
-    if kind not in TERRAIN_KINDS:
-        raise RosterError(
-            at(
-                source,
-                f"{path}.terrain",
-                f"unknown terrain kind {kind!r} (known: {', '.join(TERRAIN_KINDS)})",
-            )
-        )
+    problem = unknown_terrain_kind(kind)
+    if problem is not None:
+        raise RosterError(at(source, f"{path}.terrain", problem))
     if ("tag" in raw) == ("tags" in raw):
         raise RosterError(
             at(source, path, 'give either "tag" (one tag) or "tags" (each with its place)')

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from referee.errors import RosterError
-from referee.geometry import TERRAIN_KINDS
+from referee.geometry import unknown_terrain_kind
 from referee.markers.roster import Roster, RosterEntry
 from referee.markers.sheets import DEFAULT_TAG_SIZE_IN
 from referee.tags.layout import TagLayout, anchor_ids, dictionary_size, marker_bits
@@ -268,10 +268,9 @@ def parse_terrain_option(text: str, where: str) -> TerrainLine:
             f"{TERRAIN_EXAMPLE}"
         )
     kind = parts[0].strip().lower()
-    if kind not in TERRAIN_KINDS:
-        raise RosterError(
-            f"{where}: unknown terrain kind {shown(kind)} (known: {', '.join(TERRAIN_KINDS)})"
-        )
+    problem = unknown_terrain_kind(kind[:40])
+    if problem is not None:
+        raise RosterError(f"{where}: {problem}")
     size = parts[1].lower().removesuffix("in").split("x")
     if len(size) != 2:
         raise RosterError(

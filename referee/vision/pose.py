@@ -80,7 +80,8 @@ class FramePoses:
     """What one frame's detections mean on the table."""
 
     pieces: tuple[PiecePose, ...]
-    """One pose per detected roster tag, including duplicates (the tracker decides)."""
+    """One pose per detected roster tag, including duplicates (the tracker decides), then
+    one per terrain template with a tag in view (its id: the template's)."""
     anchors: Detections
     """Detections of anchor tags (table corners)."""
     unknown: tuple[int, ...]
