@@ -266,3 +266,28 @@ def test_the_dashboard_is_told_a_covered_template_is_hidden(tmp_path):
     kinds = {t["tag"]: (t["kind"], t["label"]) for t in message["tags"]}
     assert kinds[62] == ("terrain", "hill1")
     live.session.close()
+
+
+def test_a_rendered_template_moved_mid_game_is_one_replace_within_005_in(tmp_path):
+    """The same through the real detector on rendered frames: the wood's tag printed flat,
+    seen by the camera, lifted away, and laid down elsewhere turned."""
+    from referee.sim.render import PiecePose as SimPose
+    from referee.sim.render import TableRenderer
+
+    paper = RosterEntry(60, "paper60", "paper", "terrain", (1.1, 1.1))  # the printed tag
+    renderer = TableRenderer(INTR, POSE, TableSize(*TABLE), (paper,))
+    wood_a, wood_b = (8.0, 5.0, 20.0), (15.0, 12.0, 200.0)
+    pictures = {at: renderer.render({"paper60": SimPose(*at)})[0] for at in (wood_a, wood_b)}
+    empty = renderer.render({})[0]
+    roster = Roster("DICT_4X4_100", (), (), (WOOD,))
+    session = Session.start(Pipeline(PROFILE, roster), Scene("paper-tigers", Table(*TABLE)))
+    script = [pictures[wood_a]] * 12 + [empty] * 4 + [pictures[wood_b]] * 12
+    events = [
+        e for i, image in enumerate(script) for e in session.process(Frame(i, i / 15, image)).events
+    ]
+    assert not [e for e in events if e.type == "move"]
+    edits = [e for e in events if e.type == "edit"]
+    assert [e.data["action"] for e in edits] == ["add", "replace"]
+    assert _max_vertex_error(edits[0].data["terrain"]["polygon"], WOOD, wood_a) < 0.05
+    assert _max_vertex_error(edits[1].data["terrain"]["polygon"], WOOD, wood_b) < 0.05
+    session.close()
