@@ -170,7 +170,13 @@ def markers(
             tag_size = parse_size(size) if size else DEFAULT_TAG_SIZE_IN
         if roster is not None:
             if not roster.pieces:
-                raise RosterError(f"{roster_path}: the roster has no pieces")
+                hint = (
+                    f"; print its terrain templates with: referee markers terrain --roster "
+                    f"{roster_path}"
+                    if roster.templates
+                    else ""
+                )
+                raise RosterError(f"{roster_path}: the roster has no pieces{hint}")
             for entry in roster.pieces:
                 try:
                     check_piece_tag(name, entry.tag)
