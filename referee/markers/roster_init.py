@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from referee.errors import RosterError
 from referee.markers.roster import Roster, RosterEntry
-from referee.tags.layout import anchor_ids, dictionary_size
+from referee.tags.layout import dictionary_size, reserved_anchor_ids
 
 EXAMPLE_LINE = "t34a soviet tank 1.5x3 height=0.9"
 OPTIONS = ("tag", "height", "offset", "size", "name")
@@ -181,10 +181,11 @@ def parse_piece_list(text: str, source: str) -> list[PieceLine]:
 def build_roster(pieces: Iterable[PieceLine], dictionary: str, first_tag: int = 0) -> Roster:
     """A validated roster: pieces without a tag get the next free id from ``first_tag`` up.
 
-    Anchor ids (the dictionary's last four) are never given to a piece.
+    Anchor ids (the dictionary's last six: corners and a big table's edges) are never
+    given to a piece.
     """
     pieces = list(pieces)
-    reserved = set(anchor_ids(dictionary))
+    reserved = set(reserved_anchor_ids(dictionary))
     taken = {p.tag for p in pieces if p.tag is not None}
     next_tag = first_tag
     entries = []
