@@ -70,6 +70,11 @@ class FrameSource:
     def __iter__(self) -> Iterator[Frame]:
         raise NotImplementedError
 
+    def peek(self) -> NDArray[Any] | None:
+        """The first frame without consuming it, when it is known before iterating (files,
+        folders): a command checks the camera's view with it before opening any output."""
+        return None
+
     def close(self) -> None:
         """Release the device or file; safe to call twice."""
 
@@ -128,6 +133,9 @@ class VideoFileSource(FrameSource):
             if not ok:
                 image = None
 
+    def peek(self) -> NDArray[Any] | None:
+        return self._first
+
     def _stamp(self) -> float | None:
         msec = float(self._capture.get(cv2.CAP_PROP_POS_MSEC) or 0.0)
         return msec / 1000.0 if msec > 0 else None
@@ -152,6 +160,10 @@ class ImageFolderSource(FrameSource):
         # Decoded, not read from the header: a JPEG's EXIF orientation may turn it.
         first = read_image(self.files[0])
         self.frame_size = (int(first.shape[1]), int(first.shape[0]))
+        self._first = first
+
+    def peek(self) -> NDArray[Any] | None:
+        return self._first
 
     def __iter__(self) -> Iterator[Frame]:
         for index, file in enumerate(self.files):
