@@ -151,6 +151,21 @@ class CameraStage:
         )
         return view, events
 
+    def sees_any(self, points: Sequence[tuple[float, float]]) -> bool:
+        """Whether any table point (inches) falls inside this camera's picture."""
+        from referee.calibration.camera import project, table_xyz
+
+        profile = self.profile
+        pixels = project(profile.intrinsics, profile.table_pose, table_xyz(list(points), 0.0))
+        width, height = profile.intrinsics.image_size
+        inside = (
+            (pixels[:, 0] >= 0)
+            & (pixels[:, 0] < width)
+            & (pixels[:, 1] >= 0)
+            & (pixels[:, 1] < height)
+        )
+        return bool(np.any(inside & np.all(np.isfinite(pixels), axis=1)))
+
     def _watch_anchors(self, frame: Frame, anchors: Detections, label: str) -> list[Event]:
         if not self.anchors or len(anchors) < 2:
             return []
@@ -298,6 +313,8 @@ class Pipeline:
         unknown = tuple(sorted({tag for v in views for tag in v.unknown_tags}))
         poses = FramePoses(pieces, Detections.empty(), unknown)
         state = self.tracker.update(frame.index, frame.t, poses)
+        if several:
+            self._hint_handover(state, views)
         first = views[0] if views and views[0].camera == 0 else None
         return FrameResult(
             frame.index,
@@ -315,6 +332,20 @@ class Pipeline:
                 for d in (fused.dropped if fused is not None else ())
             ),
         )
+
+    def _hint_handover(self, state: TrackerState, views: Sequence[CameraView]) -> None:
+        """A moving piece inside a camera's view that this camera did not see is about to
+        enter it: that camera's detector searches its whole picture next tick instead of
+        only around its last tags, so the piece is picked up at the seam at once, not at the
+        camera's next scheduled full pass (up to ``full_every`` ticks later)."""
+        moving = [p.pose for p in state.pieces if p.state == "moving"]
+        if not moving:
+            return
+        seen = {v.camera: {p.id for p in v.pieces} for v in views}
+        for camera in self.cameras:
+            missed = [p for p in moving if p.id not in seen.get(camera.camera, ())]
+            if missed and camera.sees_any([(p.x, p.y) for p in missed]):
+                camera.detector.request_full_pass()
 
     def run(
         self, frames: Iterable[Frame], subscribers: Sequence[Subscriber] = ()
