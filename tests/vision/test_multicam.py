@@ -249,3 +249,29 @@ def test_a_camera_seeing_four_of_the_six_anchors_locates_the_table():
     pixels = project(intr, true_pose, table_xyz([[22, 2], [55, 2], [55, 22], [38, 12]], 0.0))
     located = pixels_to_table(intr, fix.pose, pixels, 0.0)
     assert np.abs(located - [[22, 2], [55, 2], [55, 22], [38, 12]]).max() < 0.01
+
+
+# -- the commands ------------------------------------------------------------------------------
+
+
+def test_track_with_two_cameras_writes_one_line_per_tick_with_each_piece_once(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+
+    still = {"t34": (8.0, 12.0, 0.0), "sq1": (28.0, 12.0, 90.0), "pz4": (46.0, 12.0, 180.0)}
+    cam1, cam2 = tv.write_clips(tmp_path, [still] * 10)
+    out = tmp_path / "tracks.jsonl"
+    args = ["track", str(cam1), str(cam2), "-c", str(tmp_path / "camera-1.json")]
+    args += ["-c", str(tmp_path / "camera-2.json"), "-r", str(tmp_path / "roster.json")]
+    result = CliRunner().invoke(cli, [*args, "--out", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 10
+    last = {p["id"]: p for p in lines[-1]["pieces"]}
+    assert sorted(last) == ["pz4", "sq1", "t34"]  # sq1 in the overlap: once, not twice
+    for pid, (x, y, _) in still.items():
+        assert math.hypot(last[pid]["x"] - x, last[pid]["y"] - y) < 0.03
+    assert "tracked 10 frames, 0 moves" in result.stderr
