@@ -275,3 +275,34 @@ def test_track_with_two_cameras_writes_one_line_per_tick_with_each_piece_once(tm
     for pid, (x, y, _) in still.items():
         assert math.hypot(last[pid]["x"] - x, last[pid]["y"] - y) < 0.03
     assert "tracked 10 frames, 0 moves" in result.stderr
+
+
+def _demo(folder):
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+
+    return CliRunner().invoke(
+        cli, ["demo", "--footage", str(folder), "--use-true-camera", "--no-log"]
+    )
+
+
+def test_demo_detects_a_footage_folder_with_numbered_cameras(tmp_path):
+    still = {"t34": (8.0, 12.0, 0.0), "sq1": (28.0, 12.0, 90.0), "pz4": (46.0, 12.0, 180.0)}
+    folder = tv.write_footage(tmp_path / "club", [still] * 12)
+    result = _demo(folder)
+    assert result.exit_code == 0, result.output
+    assert "refereeing 2 cameras (video-1.mp4, video-2.mp4) (12 frames, 12 fps):" in result.output
+    assert "accuracy vs truth-moves.json: 0 of 0 true moves found, 0 extra" in result.output
+    assert "0 moves, 0 warnings" in result.output
+
+
+@pytest.mark.slow
+def test_demo_referees_a_move_across_the_seam_of_two_cameras(tmp_path):
+    path = tv.carried(8.0, 47.0, 12.0, rest=12, moving=60)
+    script = [{"t34": p, "pz4": (46.0, 4.0, 180.0), "sq1": (28.0, 20.0, 90.0)} for p in path]
+    result = _demo(tv.write_footage(tmp_path / "club", script))
+    assert result.exit_code == 0, result.output
+    assert "accuracy vs truth-moves.json: 1 of 1 true moves found, 0 extra" in result.output
+    error = float(result.output.split("move distance error: mean ")[1].split("in")[0])
+    assert error < 0.03

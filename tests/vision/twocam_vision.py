@@ -131,3 +131,34 @@ def carried(start: float, end: float, y: float, rest: int, moving: int) -> list[
 
 def anchor_tag_list() -> list[Tag]:
     return [Tag(a.tag, a.x, a.y, 0.0, 0.0, a.size) for a in anchors()]
+
+
+def write_footage(folder: Path, script: list[Mapping[str, Placement]]) -> Path:
+    """A footage folder with two cameras as CLUB-CONTRACT.md names it: ``video-N.mp4``,
+    ``camera-N.json`` and ``roster.json`` (no calibration clips: the demo is given
+    ``--use-true-camera``), and ``truth-moves.json`` from the script's rests."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(2):
+        writer = cv2.VideoWriter(
+            str(folder / f"video-{k + 1}.mp4"), cv2.VideoWriter.fourcc(*"mp4v"), FPS, SIZE
+        )
+        for i, placements in enumerate(script):
+            writer.write(view(k, placements, seed=2 * i + k))
+        writer.release()
+        (folder / f"camera-{k + 1}.json").write_text(json.dumps(profiles()[k].to_json()))
+    roster().save(folder / "roster.json")
+    moves = []
+    for pid in script[0]:
+        rests = [p[pid] for p in script]
+        start = rests[0]
+        if start is not None and rests[-1] is not None and rests[-1] != start:
+            end = rests[-1]
+            moves.append(
+                {
+                    "piece": pid,
+                    "from": {"x": start[0], "y": start[1], "heading": start[2]},
+                    "to": {"x": end[0], "y": end[1], "heading": end[2]},
+                }
+            )
+    (folder / "truth-moves.json").write_text(json.dumps({"moves": moves}))
+    return folder
