@@ -306,3 +306,90 @@ def test_demo_referees_a_move_across_the_seam_of_two_cameras(tmp_path):
     assert "accuracy vs truth-moves.json: 1 of 1 true moves found, 0 extra" in result.output
     error = float(result.output.split("move distance error: mean ")[1].split("in")[0])
     assert error < 0.03
+
+
+def test_one_4k_camera_over_a_72x48_table_sees_all_six_anchors_and_places_its_pieces():
+    from synth_vision import Tag, render
+
+    from referee.calibration.camera import Intrinsics, TablePose
+    from referee.calibration.profile import CalibrationProfile, TableSize
+    from referee.calibration.table import default_anchors
+    from referee.markers.roster import Roster, RosterEntry
+
+    table = TableSize(72, 48)
+    anchors = default_anchors("DICT_4X4_100", table)
+    intr = Intrinsics.from_fov((3840, 2160), 70.0, (-0.05, 0.0, 0.0, 0.0, 0.0))
+    pose = TablePose.looking_down((36.0, 24.0), 66.0)
+    # 0.75 in tags: what 'referee markers --size auto --table 72x48 --camera 3840x2160' advises.
+    pieces = {"a": (5.0, 5.0, 0.0), "b": (36.0, 24.0, 45.0), "c": (67.0, 43.0, 270.0)}
+    roster = Roster(
+        "DICT_4X4_100",
+        tuple(
+            RosterEntry(k, pid, "x", "tank", (1.0, 1.0), tag_size=0.75)
+            for k, pid in enumerate(pieces)
+        ),
+        anchors,
+    )
+    tags = [Tag(a.tag, a.x, a.y, 0.0, 0.0, a.size) for a in anchors]
+    tags += [Tag(k, x, y, h, 0.0, 0.75) for k, (x, y, h) in enumerate(pieces.values())]
+    image = render(intr, pose, tags, noise=1.0)
+    found = TagDetector("DICT_4X4_100").detect(image)
+    fix = locate_table(intr, None, None, found.ids, found.corners_px, anchors)
+    assert sorted(fix.anchors_seen) == [94, 95, 96, 97, 98, 99]
+    profile = CalibrationProfile(intr, fix.pose, table, "anchors", anchors=anchors)
+    result = Pipeline(profile, roster).process(Frame(0, 0.0, image))
+    assert len(result.views) == 1 and not result.dropped
+    seen = {p.pose.id: p.pose for p in result.tracks.pieces}
+    assert sorted(seen) == ["a", "b", "c"]
+    for pid, (x, y, _) in pieces.items():
+        assert math.hypot(seen[pid].x - x, seen[pid].y - y) < 0.03
+
+
+def test_markers_prints_six_anchors_for_a_big_table_and_advises_4k_tag_sizes(tmp_path):
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+    from referee.tags.layout import anchor_ids, reserved_anchor_ids
+
+    run = CliRunner().invoke
+    result = run(
+        cli, ["markers", "--anchors", "--table", "72x48", "--out", str(tmp_path / "a.pdf")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "6 anchor tags (ids 94-99, DICT_4X4_100)" in result.output
+    for tag, spot in [
+        (96, "(1.5, 1.5)"),
+        (97, "(70.5, 1.5)"),
+        (98, "(70.5, 46.5)"),
+        (99, "(1.5, 46.5)"),
+        (94, "(36, 1.5)"),
+        (95, "(36, 46.5)"),
+    ]:
+        assert f"anchor {tag}: centre at {spot} in" in result.output
+    assert "go at the middle of its long edges" in result.output
+    # The sample's table keeps its four.
+    small = run(cli, ["markers", "--anchors", "--out", str(tmp_path / "b.pdf")])
+    assert "4 anchor tags (ids 96-99" in small.output
+    assert anchor_ids("DICT_4X4_100", (48, 72)) == (96, 97, 98, 99, 94, 95)
+    # Piece ids avoid all six, whatever the table: --ids refuses them, auto ids skip them.
+    refused = run(cli, ["markers", "--ids", "90-95", "--out", str(tmp_path / "t.pdf")])
+    assert refused.exit_code == 2
+    assert "tag 94 is reserved for the big table's edge anchors" in refused.output
+    assert reserved_anchor_ids("DICT_4X4_100") == (94, 95, 96, 97, 98, 99)
+    advice = run(
+        cli,
+        [
+            "markers",
+            "--size",
+            "auto",
+            "--table",
+            "72x48",
+            "--camera",
+            "3840x2160",
+            "--out",
+            str(tmp_path / "t.pdf"),
+        ],
+    )
+    assert advice.exit_code == 0, advice.output
+    assert "--size auto: 0.75 in (19.0 mm) tags give 5.11 px per tag cell" in advice.output
+    assert "72x48 in table filling a 3840x2160 camera" in advice.output
