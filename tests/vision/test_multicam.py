@@ -393,3 +393,66 @@ def test_markers_prints_six_anchors_for_a_big_table_and_advises_4k_tag_sizes(tmp
     assert advice.exit_code == 0, advice.output
     assert "--size auto: 0.75 in (19.0 mm) tags give 5.11 px per tag cell" in advice.output
     assert "72x48 in table filling a 3840x2160 camera" in advice.output
+
+
+class _PacedCamera:
+    """A live camera at 20 fps: frames of value ``value``; ``fail_after`` reads, it fails."""
+
+    def __init__(self, value, frames, fail_after=None):
+        self.value, self.left, self.fail_after = value, frames, fail_after
+
+    def isOpened(self):
+        return True
+
+    def set(self, *args):
+        return True
+
+    def get(self, prop):
+        return 20.0
+
+    def read(self):
+        import time
+
+        time.sleep(0.05)
+        if self.left <= 0:
+            raise KeyboardInterrupt  # end of the test's footage: the reader hands it over
+        if self.fail_after is not None:
+            if self.fail_after <= 0:
+                return False, None
+            self.fail_after -= 1
+        self.left -= 1
+        return True, np.full((4, 4, 3), self.value, np.uint8)
+
+    def release(self):
+        pass
+
+
+def test_a_live_camera_that_drops_leaves_the_other_going_on_and_comes_back():
+    from referee.vision.sources import LiveSource, MultiSource
+
+    notices = []
+    opens = {"b": 0}
+
+    def second(device):
+        opens["b"] += 1
+        # First opening: 5 frames, then the feed is lost; reopened: 20 more frames.
+        return _PacedCamera(2, 10, fail_after=5) if opens["b"] == 1 else _PacedCamera(2, 20)
+
+    cam1 = LiveSource(0, opener=lambda d: _PacedCamera(1, 40), backoff=(0.3, 0.3))
+    cam2 = LiveSource(
+        1, opener=second, backoff=(0.3, 0.3), on_camera=lambda k, m: notices.append(k)
+    )
+    ticks = []
+    with MultiSource([cam1, cam2]) as both:
+        for frame_set in both:
+            ticks.append(
+                tuple(None if v is None else int(v.image[0, 0, 0]) for v in frame_set.views)
+            )
+            if len(ticks) >= 30:
+                break
+    assert notices[:2] == ["lost", "reopened"]
+    with_second = [i for i, t in enumerate(ticks) if t[1] == 2]
+    gap = [t for t in ticks[with_second[0] :] if t[1] is None and t[0] == 1]
+    # Camera 2 went quiet after its first frames while camera 1 went on, then came back.
+    assert len(gap) >= 2 and with_second[-1] > ticks.index(gap[0])
+    assert all(t[0] in (1, None) and t[1] in (2, None) for t in ticks)
