@@ -11,7 +11,10 @@ CPU is ``time.process_time`` (every thread of the process, so OpenCV's and FFmpe
 threads count), measured around the decoding of each tick's two frames and around
 ``Pipeline.process`` of the frame set. Prints medians, totals and the ratio.
 
-    .venv/bin/python benchmarks/bench_multicam.py [--ticks N]
+    .venv/bin/python benchmarks/bench_multicam.py [--ticks N] [--footage DIR]
+
+``--footage DIR`` takes a two-camera footage folder instead (``video-1.mp4``,
+``video-2.mp4``, ``camera-1.json``, ``camera-2.json``, ``roster.json``: the club sample).
 """
 
 from __future__ import annotations
@@ -32,12 +35,18 @@ FOOTAGE = Path(__file__).resolve().parents[1] / "sample_footage" / "skirmish"
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--ticks", type=int, default=288)
+    parser.add_argument("--ticks", type=int, default=1000)
+    parser.add_argument("--footage", type=Path, default=None)
     args = parser.parse_args()
-    profile = load_profile(FOOTAGE / "camera.json")
-    roster = load_roster(FOOTAGE / "roster.json")
-    sources = [VideoFileSource(FOOTAGE / "video.mp4") for _ in range(2)]
-    pipeline = Pipeline([profile, profile], roster, source_name=("cam1", "cam2"))
+    if args.footage is None:
+        profiles = [load_profile(FOOTAGE / "camera.json")] * 2
+        roster = load_roster(FOOTAGE / "roster.json")
+        sources = [VideoFileSource(FOOTAGE / "video.mp4") for _ in range(2)]
+    else:
+        profiles = [load_profile(args.footage / f"camera-{k}.json") for k in (1, 2)]
+        roster = load_roster(args.footage / "roster.json")
+        sources = [VideoFileSource(args.footage / f"video-{k}.mp4") for k in (1, 2)]
+    pipeline = Pipeline(profiles, roster, source_name=("cam1", "cam2"))
     decode_cpu: list[float] = []
     pipeline_cpu: list[float] = []
     wall_start = time.perf_counter()
