@@ -171,6 +171,7 @@ def demo(
 ) -> None:
     """Referee the bundled sample game: calibrate, track, judge every move, and log the game."""
     from referee.game import Session, game_name
+    from referee.game.sources import check_same_resolution
     from referee.scene import load_scene
     from referee.vision.pipeline import Pipeline, check_profile_fits
     from referee.vision.sources import FrameSource, MultiSource, VideoFileSource
@@ -203,9 +204,10 @@ def demo(
     opened: list[FrameSource] = []
     # The log is opened last, once the footage and profiles were read and checked.
     try:
-        for one, profile in zip(videos, profiles, strict=True):
-            opened.append(VideoFileSource(one))
-            check_profile_fits(profile, opened[-1].frame_size or (0, 0), str(one))
+        opened.extend(VideoFileSource(one) for one in videos)
+        check_same_resolution(opened)
+        for each, profile in zip(opened, profiles, strict=True):
+            check_profile_fits(profile, each.frame_size or (0, 0), each.name)
         source = opened[0] if len(opened) == 1 else MultiSource(opened)
         log = open_log(db, no_log)
     except BaseException:

@@ -161,14 +161,7 @@ def open_cameras(
         for spec in specs:
             source, _ = open_camera_source(spec, session_ref, **options)
             opened.append(source)
-        sizes = [(s.name, s.frame_size) for s in opened if s.frame_size is not None]
-        if len({size for _, size in sizes}) > 1:
-            first, other = sizes[0], next(item for item in sizes if item[1] != sizes[0][1])
-            raise RefereeError(
-                f"cameras of different resolutions: {first[0]} is "
-                f"{first[1][0]}x{first[1][1]} but {other[0]} is {other[1][0]}x{other[1][1]}; "
-                "set every camera to one resolution"
-            )
+        check_same_resolution(opened)
         for source, profile, spec in zip(opened, profiles, specs, strict=True):
             check_source_fits(profile, source, spec)
         if len(opened) > 1:
@@ -179,6 +172,19 @@ def open_cameras(
             source.close()
         raise
     return opened[0] if len(opened) == 1 else MultiSource(opened)
+
+
+def check_same_resolution(sources: Sequence[FrameSource]) -> None:
+    """Every camera whose frame size is known gives frames of one size (the message names
+    the first two that differ)."""
+    sizes = [(s.name, s.frame_size) for s in sources if s.frame_size is not None]
+    if len({size for _, size in sizes}) > 1:
+        first, other = sizes[0], next(item for item in sizes if item[1] != sizes[0][1])
+        raise RefereeError(
+            f"cameras of different resolutions: {first[0]} is "
+            f"{first[1][0]}x{first[1][1]} but {other[0]} is {other[1][0]}x{other[1][1]}; "
+            "set every camera to one resolution"
+        )
 
 
 def check_view_fits(

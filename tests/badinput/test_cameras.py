@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 
 from badinput.harness import ROOT, assert_clean, examples, invoke, snapshot
 from badinput.media_inputs import tiny_image
+from referee.calibration.camera import Intrinsics
+from referee.calibration.profile import CalibrationProfile, TableSize
 
 sys.path.insert(0, str(ROOT / "tests" / "vision"))
 import twocam_vision as tv
@@ -37,6 +39,9 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     for k in range(3):
         tiny_image(small / f"frame{k}.png", 640, 480)
     shutil.copy(folder / "camera-1.json", folder / "copy-of-1.json")
+    intr = Intrinsics.from_fov((640, 480), 60.0)
+    vga = CalibrationProfile(intr, tv.cameras()[0][1], TableSize(*tv.TABLE), "simulated")
+    vga.save(folder / "vga.json")
     return {
         "cam1": str(cam1),
         "cam2": str(cam2),
@@ -44,6 +49,7 @@ def rig(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "p1": str(folder / "camera-1.json"),
         "p2": str(folder / "camera-2.json"),
         "copy": str(folder / "copy-of-1.json"),
+        "vga": str(folder / "vga.json"),
         "roster": str(folder / "roster.json"),
     }
 
@@ -64,6 +70,7 @@ CASES = [
     (["{cam1}", "{cam2}"], ["{p1}", "{copy}"], "has the same content as -c"),
     (["{cam1}", "{cam2}"], ["{p2}", "{p1}"], "from where its calibration profile puts them"),
     (["{cam1}", "{small}"], ["{p1}", "{p2}"], "cameras of different resolutions: "),
+    (["{cam1}", "{cam2}"], ["{p1}", "{vga}"], "frames are 1280x960 but the calibration profile"),
 ]
 
 
@@ -137,8 +144,11 @@ def test_any_pairing_of_sources_and_profiles_is_tracked_or_refused_cleanly(
     result = invoke(*args, "-r", rig["roster"], "--out", str(out), "--quiet")
     assert_clean(result)
     # Only the right profile for each camera, in order, may run; everything else is refused
-    # before the tracks file is opened.
+    # before the tracks file is opened. One camera alone with another's profile of its
+    # resolution runs as today: its bump watch re-registers the table from the anchors.
     right = {"cam1": {"p1", "copy"}, "cam2": {"p2"}}
+    if len(sources) == 1:
+        right = {"cam1": {"p1", "copy", "p2"}, "cam2": {"p1", "copy", "p2"}}
     fits = (
         len(sources) == len(profiles)
         and len(set(profiles)) == len(profiles)
@@ -147,3 +157,17 @@ def test_any_pairing_of_sources_and_profiles_is_tracked_or_refused_cleanly(
     )
     assert (result.exit_code == 0) == fits, result.output
     assert out.exists() == fits
+
+
+def test_demo_refuses_a_footage_folder_whose_cameras_differ_in_resolution(rig, tmp_path):
+    from badinput.media_inputs import tiny_video
+
+    folder = tmp_path / "club"
+    folder.mkdir()
+    tiny_video(folder / "video-1.mp4", 1280, 960)
+    tiny_video(folder / "video-2.mp4", 640, 480)
+    shutil.copy(rig["p1"], folder / "camera-1.json")
+    shutil.copy(rig["p2"], folder / "camera-2.json")
+    shutil.copy(rig["roster"], folder / "roster.json")
+    args = ["demo", "--footage", str(folder), "--use-true-camera"]
+    _refused(tmp_path, [*args, "--db", str(tmp_path / "g.sqlite")], "is 1280x960 but ")
