@@ -5,6 +5,11 @@ same code ``referee calibrate`` runs), tracks every piece through
 ``video.mp4``, prints each settled move with the Paper Tigers verdict on
 it, and, when the footage's ground truth ``truth-moves.json`` is there,
 how far the measured moves are from the true ones.
+
+A footage folder with several cameras (``video-1.mp4``, ``video-2.mp4``... as
+CLUB-CONTRACT.md) is refereed the same way: each camera calibrated from its own
+``calibration-N.mp4`` (or its ``camera-N.json``), the cameras' frames matched by
+time and fused into one game.
 """
 
 from __future__ import annotations
@@ -51,6 +56,58 @@ def calibrate_from_clip(
         flat_tags=flats,
     )
     return run.profile
+
+
+def footage_cameras(folder: Path) -> list[tuple[Path, Path, Path]]:
+    """Each camera's (video, calibration clip, true profile) in the folder: ``video.mp4``
+    and friends for one camera, or ``video-1.mp4``, ``video-2.mp4``... numbered from 1."""
+    numbered: list[tuple[Path, Path, Path]] = []
+    while (folder / f"video-{len(numbered) + 1}.mp4").is_file():
+        n = len(numbered) + 1
+        numbered.append(
+            (
+                folder / f"video-{n}.mp4",
+                folder / f"calibration-{n}.mp4",
+                folder / f"camera-{n}.json",
+            )
+        )
+    if numbered:
+        return numbered
+    return [(folder / "video.mp4", folder / "calibration.mp4", folder / "camera.json")]
+
+
+def camera_profile(
+    clip: Path, true_camera: Path, roster: Roster, folder: Path, use_true_camera: bool
+) -> CalibrationProfile:
+    """One camera's profile: calibrated from its clip, else its committed true profile."""
+    profile: CalibrationProfile | None = None
+    if not use_true_camera and clip.is_file():
+        click.echo(f"calibrating from {clip} ...")
+        try:
+            reference = load_profile(true_camera) if true_camera.is_file() else None
+            table = reference.table if reference else _table_from_scene(folder)
+            # The board printed for this footage; a user passes it as 'referee calibrate --board'.
+            board = reference.board if reference else None
+            profile = calibrate_from_clip(clip, roster, table, board)
+            rms = f"{profile.rms_px:.2f}px" if profile.rms_px is not None else "n/a"
+            click.echo(
+                f"  calibrated: reprojection RMS {rms} from {profile.views_used} views, "
+                f"table frame from {profile.frame_source}"
+            )
+        except (RefereeError, ImportError) as error:
+            click.echo(f"  note: calibration did not work here ({error}); using {true_camera.name}")
+            profile = None
+    if profile is None:
+        if not true_camera.is_file():
+            raise RefereeError(
+                f"{folder}: neither a usable calibration clip nor {true_camera.name}"
+            )
+        if not use_true_camera:
+            click.echo(
+                f"note: using the footage's committed {true_camera.name} (the simulator's truth)"
+            )
+        profile = load_profile(true_camera)
+    return profile
 
 
 def accuracy_summary(moves: list[Any], truth: dict[str, Any], roster: Roster) -> list[str]:
@@ -156,16 +213,18 @@ def demo(
 ) -> None:
     """Referee the bundled sample game: calibrate, track, judge every move, and log the game."""
     from referee.game import Session, game_name
+    from referee.game.sources import check_same_resolution
     from referee.scene import load_scene
     from referee.vision.pipeline import Pipeline, check_profile_fits
-    from referee.vision.sources import VideoFileSource
+    from referee.vision.sources import FrameSource, MultiSource, VideoFileSource
 
     # The outputs and the log's path are checked before anything is read or opened.
     if annotate is not None:
         output_file(annotate, "--annotate", VIDEO_SUFFIXES, "demo.mp4")
     check_log_path(db, no_log)
     folder = footage or repo_footage()
-    video = folder / "video.mp4"
+    cameras = footage_cameras(folder)
+    video = cameras[0][0]
     if not video.is_file():
         raise RefereeError(
             f"{folder}: no sample footage here (video.mp4 missing); run the demo from a git "
@@ -183,53 +242,43 @@ def demo(
     terrain_truth = (
         _load_terrain_truth(terrain_truth_path) if terrain_truth_path.is_file() else None
     )
-    true_camera = folder / "camera.json"
-    profile: CalibrationProfile | None = None
-    if not use_true_camera and (folder / "calibration.mp4").is_file():
-        click.echo(f"calibrating from {folder / 'calibration.mp4'} ...")
-        try:
-            reference = load_profile(true_camera) if true_camera.is_file() else None
-            table = reference.table if reference else _table_from_scene(folder)
-            # The board printed for this footage; a user passes it as 'referee calibrate --board'.
-            board = reference.board if reference else None
-            profile = calibrate_from_clip(folder / "calibration.mp4", roster, table, board)
-            rms = f"{profile.rms_px:.2f}px" if profile.rms_px is not None else "n/a"
-            click.echo(
-                f"  calibrated: reprojection RMS {rms} from {profile.views_used} views, "
-                f"table frame from {profile.frame_source}"
-            )
-        except (RefereeError, ImportError) as error:
-            click.echo(f"  note: calibration did not work here ({error}); using camera.json")
-            profile = None
-    if profile is None:
-        if not true_camera.is_file():
-            raise RefereeError(f"{folder}: neither a usable calibration clip nor camera.json")
-        if not use_true_camera:
-            click.echo("note: using the footage's committed camera.json (the simulator's truth)")
-        profile = load_profile(true_camera)
-
-    source = VideoFileSource(video)
-    # The log is opened last, once the footage and profile were read and checked.
+    profiles = [
+        camera_profile(clip, true_camera, roster, folder, use_true_camera)
+        for _, clip, true_camera in cameras
+    ]
+    videos = [v for v, _, _ in cameras]
+    opened: list[FrameSource] = []
+    # The log is opened last, once the footage and profiles were read and checked.
     try:
-        check_profile_fits(profile, source.frame_size or (0, 0), str(video))
+        opened.extend(VideoFileSource(one) for one in videos)
+        check_same_resolution(opened)
+        for each, profile in zip(opened, profiles, strict=True):
+            check_profile_fits(profile, each.frame_size or (0, 0), each.name)
+        source = opened[0] if len(opened) == 1 else MultiSource(opened)
         log = open_log(db, no_log)
     except BaseException:
-        source.close()
+        for each in opened:
+            each.close()
         raise
     name = game or game_name("demo")
     session = Session.start(
-        Pipeline(profile, roster, source_name=str(video)),
+        Pipeline(profiles, roster, source_name=[str(v) for v in videos]),
         scene,
         log=log,
         game=name,
-        source=str(video.resolve()),
+        source=" + ".join(str(v.resolve()) for v in videos),
     )
     annotator = None
     if annotate:
         from referee.vision.annotate import Annotator
 
         annotator = Annotator(annotate, roster, session.scene, source.fps)
-    click.echo(f"refereeing {video} ({source.frame_count} frames, {source.fps:g} fps):")
+    shown = (
+        video
+        if len(videos) == 1
+        else f"{len(videos)} cameras ({', '.join(v.name for v in videos)})"
+    )
+    click.echo(f"refereeing {shown} ({source.frame_count} frames, {source.fps:g} fps):")
     moves: list[Any] = []
     edits: list[Mapping[str, Any]] = []
     flags = 0

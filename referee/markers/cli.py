@@ -39,8 +39,10 @@ from referee.tags.layout import (
     ANCHOR_INSET_IN,
     ANCHOR_SIZE_IN,
     DEFAULT_DICTIONARY,
-    anchor_ids,
+    EDGE_ANCHOR_OVER_IN,
+    anchor_spots,
     canonical_dictionary,
+    reserved_anchor_ids,
 )
 
 PAGES = click.Choice(["letter", "a4"], case_sensitive=False)
@@ -155,8 +157,12 @@ def markers(
         anchor_size = parse_size(size) if size else ANCHOR_SIZE_IN
         if roster and roster.anchors and size is None:
             anchor_size = roster.anchors[0].size
-        sheet = anchor_sheet(name, anchor_size, page)
-        items = anchor_tags(name, anchor_size)
+        # The table only counts when given: a big one gets the two edge anchors too.
+        given = click.get_current_context().get_parameter_source("table")
+        commandline = click.core.ParameterSource.COMMANDLINE
+        big = _pair(table, "--table", "48x36") if given == commandline else None
+        sheet = anchor_sheet(name, anchor_size, page, big)
+        items = anchor_tags(name, anchor_size, big)
         target = "anchors.pdf" if out is None else out
     else:
         if size == "auto":
@@ -186,7 +192,7 @@ def markers(
                 TagPrint(e.tag, e.tag_size or tag_size, e.name or e.id) for e in roster.pieces
             )
         else:
-            first_anchor = anchor_ids(name)[0]
+            first_anchor = reserved_anchor_ids(name)[0]
             chosen = (
                 parse_ids(ids, name) if ids else tuple(range(min(DEFAULT_ID_COUNT, first_anchor)))
             )
@@ -212,6 +218,16 @@ def markers(
             "arrow along the table's width (+x); corners in id order: "
             "(0, 0), (width, 0), (width, depth), (0, depth)"
         )
+        if len(items) > 4:
+            # A big table: say where every one goes, in inches, the edge anchors included.
+            assert big is not None
+            for item, (x, y) in zip(items, anchor_spots(big), strict=True):
+                click.echo(f"  anchor {item.tag}: centre at ({x:g}, {y:g}) in")
+            click.echo(
+                f"the table's longer side is over {EDGE_ANCHOR_OVER_IN:g} in: anchors "
+                f"{items[4].tag} and {items[5].tag} go at the middle of its long edges, so a "
+                "camera seeing part of the table still sees three or more anchors"
+            )
 
 
 def _warn_small(items: Sequence[TagPrint], dictionary: str, table: str, camera: str) -> None:

@@ -26,7 +26,7 @@ from referee.errors import RosterError
 from referee.geometry import unknown_terrain_kind
 from referee.markers.roster import Roster, RosterEntry
 from referee.markers.sheets import DEFAULT_TAG_SIZE_IN
-from referee.tags.layout import TagLayout, anchor_ids, dictionary_size, marker_bits
+from referee.tags.layout import TagLayout, dictionary_size, marker_bits, reserved_anchor_ids
 from referee.validate import shown
 
 EXAMPLE_LINE = "t34a soviet tank 1.5x3 height=0.9"
@@ -187,10 +187,11 @@ def parse_piece_list(text: str, source: str) -> list[PieceLine]:
 def build_roster(pieces: Iterable[PieceLine], dictionary: str, first_tag: int = 0) -> Roster:
     """A validated roster: pieces without a tag get the next free id from ``first_tag`` up.
 
-    Anchor ids (the dictionary's last four) are never given to a piece.
+    Anchor ids (the dictionary's last six: corners and a big table's edges) are never
+    given to a piece.
     """
     pieces = list(pieces)
-    reserved = set(anchor_ids(dictionary))
+    reserved = set(reserved_anchor_ids(dictionary))
     taken = {p.tag for p in pieces if p.tag is not None}
     next_tag = first_tag
     entries = []
@@ -292,7 +293,7 @@ def add_terrain(
     pieces' (anchor ids skipped), ids ``KIND1``, ``KIND2``... unless given."""
     from referee.markers.terrain_sheet import shaped_outline, tag_places
 
-    reserved = set(anchor_ids(roster.dictionary))
+    reserved = set(reserved_anchor_ids(roster.dictionary))
     taken = {p.tag for p in roster} | {t.tag for tp in roster.templates for t in tp.tags}
     next_tag = max((p.tag for p in roster), default=-1) + 1
     outer = TagLayout(tag_size, marker_bits(roster.dictionary)).outer
