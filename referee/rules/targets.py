@@ -12,20 +12,135 @@ whole table costs.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import functools
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.geometry import centre_distance
-from referee.maps import Visibility
+from referee.geometry import SegmentContact, centre_distance
+from referee.maps import (
+    Obstacle,
+    Visibility,
+    points_polygons,
+    prepare_polygons,
+    segments_polygons,
+)
 from referee.rules import QueryError, Ruleset, Verdict
 from referee.rules.queries import RangeQuery, piece_arg
 from referee.scene import Piece, Scene, Terrain
+
+_TOLERANCE = 1e-7
+"""How far past the doubt a measured depth or clearance must be for the book to answer:
+nearer, the single question's own measure decides (its floats print in the reasons)."""
+
+
+@dataclass(frozen=True)
+class ContactBook:
+    """Every line from one firer to its enemies against every obstacle, measured at once
+    (:func:`referee.maps.segments_polygons`), for ``targets``: the single ``los`` reads a
+    contact from it (:func:`line_contact`) instead of measuring that line alone."""
+
+    firer: str
+    rows: Mapping[str, int]
+    """Target id -> line."""
+    cols: Mapping[tuple[str, str], int]
+    """(kind, id) of an obstacle -> its column."""
+    polygons: tuple[NDArray[np.float64], ...]
+    doubt: NDArray[np.float64]
+    crosses: NDArray[np.bool_]
+    touches: NDArray[np.bool_]
+    clearance: NDArray[np.float64]
+    depth: NDArray[np.float64]
+    away: NDArray[np.bool_]
+    """``(lines, obstacles)``: both ends of the line outside the obstacle by more than
+    the doubt (neither seen into nor near its edge)."""
+
+    @staticmethod
+    def of(firer: Piece, targets: Sequence[Piece], obstacles: Sequence[Obstacle]) -> ContactBook:
+        a = np.repeat(np.asarray(firer.xy, float)[None, :], len(targets), axis=0)
+        b = np.array([t.xy for t in targets], float).reshape(-1, 2)
+        doubt = firer.uncertainty + np.array([t.uncertainty for t in targets], float)
+        polys = tuple(o.polygon for o in obstacles)
+        margin = float(doubt.max(initial=0.0)) + 1e-6
+        prep = prepare_polygons(list(polys))
+        met = segments_polygons(a, b, prep, margin=margin, depth=True)
+        inside, edge = points_polygons(np.concatenate([a[:1], b]), prep)
+        out = ~inside & (edge > doubt.max(initial=0.0) + _TOLERANCE)
+        away = out[:1] & out[1:]  # the firer's and each target's
+        return ContactBook(
+            firer.id,
+            {t.id: k for k, t in enumerate(targets)},
+            {(o.kind, o.id): k for k, o in enumerate(obstacles)},
+            polys,
+            doubt,
+            met.crosses,
+            met.touches,
+            met.clearance,
+            met.depth,
+            away,
+        )
+
+    def _cell(self, target: str, ob: Obstacle) -> tuple[int, int] | None:
+        """The book's (line, obstacle) for ``ob`` on the line to ``target``, if it holds
+        that very outline."""
+        row, col = self.rows.get(target), self.cols.get((ob.kind, ob.id))
+        if row is None or col is None:
+            return None
+        poly = self.polygons[col]
+        if poly is not ob.polygon and not np.array_equal(poly, ob.polygon):
+            return None  # a system's own outline for it: not the one measured
+        return row, col
+
+    def ends_away(self, target: str, ob: Obstacle) -> bool:
+        """Whether both ends of the line are surely outside ``ob`` by more than the doubt."""
+        cell = self._cell(target, ob)
+        return cell is not None and bool(self.away[cell])
+
+    def contact(self, target: str, ob: Obstacle) -> SegmentContact | None:
+        """The line's contact with ``ob`` where the single question's verdict cannot
+        depend on the exact float: a crossing deeper than the doubt (blocks), or no
+        contact farther than it (nothing); otherwise None (measure it alone)."""
+        cell = self._cell(target, ob)
+        if cell is None:
+            return None
+        row, col = cell
+        doubt = float(self.doubt[row]) + _TOLERANCE
+        if self.crosses[row, col]:
+            depth = float(self.depth[row, col])
+            return SegmentContact("crosses", 0.0, depth) if depth > doubt else None
+        clearance = float(self.clearance[row, col])
+        if not self.touches[row, col] and clearance > doubt:
+            return SegmentContact("clear", clearance, 0.0)
+        return None
+
+
+_BOOK: contextvars.ContextVar[ContactBook | None] = contextvars.ContextVar(
+    "targets_contact_book", default=None
+)
+"""The book of the ``targets`` question being answered in this thread (or task)."""
+
+
+def line_ends_away(firer: str, target: str, ob: Obstacle) -> bool:
+    """Whether the book of the ``targets`` question being answered knows both ends of
+    the line ``firer`` -> ``target`` lie outside ``ob`` by more than the doubt."""
+    book = _BOOK.get()
+    return book is not None and book.firer == firer and book.ends_away(target, ob)
+
+
+def line_contact(firer: str, target: str, ob: Obstacle) -> SegmentContact | None:
+    """The contact of the line ``firer`` -> ``target`` with ``ob`` from the book of the
+    ``targets`` question being answered, where it settles the single question's verdict;
+    None otherwise (the single question measures it)."""
+    book = _BOOK.get()
+    if book is None or book.firer != firer:
+        return None
+    return book.contact(target, ob)
 
 
 class Targets(Ruleset):
@@ -105,13 +220,10 @@ class Targets(Ruleset):
         gap = _line_gaps(firer, targets, xy)
         u = firer.uncertainty + np.array([t.uncertainty for t in targets], float)
         near = gap <= radius[None, :] + u[:, None] + 1e-3
-        out = []
-        for k, target in enumerate(targets):
-            keep = near[k]
-            out.append(
-                tuple(p for p, m in zip(pieces, keep, strict=True) if m or p in (firer, target))
-            )
-        return out
+        index = {p.id: k for k, p in enumerate(pieces)}
+        near[:, index[firer.id]] = True
+        near[np.arange(len(targets)), [index[t.id] for t in targets]] = True
+        return [tuple(pieces[k] for k in np.flatnonzero(row)) for row in near]
 
     def near_terrain(
         self, scene: Scene, firer: Piece, targets: Sequence[Piece]
@@ -133,6 +245,17 @@ class Targets(Ruleset):
             hit = set(group[row].tolist())
             out.append(tuple(np.flatnonzero(np.isin(group, list(hit))).tolist()) if hit else ())
         return out
+
+    def contact_book(
+        self, scene: Scene, firer: Piece, targets: Sequence[Piece]
+    ) -> ContactBook | None:
+        """Every line from ``firer`` to ``targets`` against every obstacle of its line of
+        sight, measured at once, or None where the system's line of sight reads no
+        obstacles of the table core's kind (:meth:`los_obstacles`)."""
+        obstacles = getattr(self, "los_obstacles", None)
+        if obstacles is None:
+            return None
+        return ContactBook.of(firer, targets, obstacles(scene))
 
     def ask_targets(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """What ``from`` can hit: every piece of another side, nearest first (by the
@@ -168,9 +291,20 @@ class Targets(Ruleset):
         options = {k: v for k, v in query.items() if k not in ("ask", "from")}
         entries: list[dict[str, Any]] = []
         counts = {"hit": 0, "maybe": 0, "no": 0}
+        token = _BOOK.set(self.contact_book(scene, firer, others) if others else None)
+        try:
+            los_vs = [
+                self.ask_los(
+                    self._trimmed(scene, near[k], bases[k]),
+                    {"ask": "los", "from": firer.id, "to": target.id},
+                )
+                for k, target in enumerate(others)
+            ]
+        finally:
+            _BOOK.reset(token)
         for k, target in enumerate(others):
             los_q = {"ask": "los", "from": firer.id, "to": target.id}
-            los_v = self.ask_los(self._trimmed(scene, near[k], bases[k]), los_q).asked(los_q)
+            los_v = los_vs[k].asked(los_q)
             range_q = {"ask": "range", "from": firer.id, "to": target.id, **options}
             entry: dict[str, Any] = {"to": target.id}
             try:
