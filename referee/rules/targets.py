@@ -240,11 +240,12 @@ class Targets(Ruleset):
         u = firer.uncertainty + np.array([t.uncertainty for t in targets], float)
         gap = _line_gaps(firer, targets, centre)
         near = gap <= radius[None, :] + u[:, None] + 1e-3
-        out = []
-        for row in near:
-            hit = set(group[row].tolist())
-            out.append(tuple(np.flatnonzero(np.isin(group, list(hit))).tolist()) if hit else ())
-        return out
+        # A forest is kept whole: each line's forests met, then every member of them.
+        met = np.zeros((len(targets), int(group.max()) + 1), bool)
+        rows, cols = np.nonzero(near)
+        met[rows, group[cols]] = True
+        keep = met[:, group]
+        return [tuple(np.flatnonzero(row).tolist()) for row in keep]
 
     def contact_book(
         self, scene: Scene, firer: Piece, targets: Sequence[Piece]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -136,3 +137,44 @@ def test_targets_passes_the_weapon_to_range(system: str, weapon: str) -> None:
             rules, scene, {"ask": "range", "from": firer.id, "to": entry["to"], "weapon": weapon}
         )
         assert entry["range"] == single
+
+
+def _agree_direct(scene: Scene, firers: list[str]) -> int:
+    """``targets`` of each of ``firers`` against the single questions, asked of one
+    ruleset (the map and the contact book kept between them, as the dashboard does)."""
+    rules = ruleset_for(scene)
+    fresh = ruleset_for(scene)  # the single questions on a ruleset that never answered it
+    compared = 0
+    for firer in firers:
+        got = rules.answer(scene, {"ask": "targets", "from": firer}).to_json()
+        for entry in got["targets"]:
+            pair = {"from": firer, "to": entry["to"]}
+            assert entry["los"] == _single(fresh, scene, {"ask": "los", **pair}), pair
+            assert entry["range"] == _single(fresh, scene, {"ask": "range", **pair}), pair
+            compared += 1
+    return compared
+
+
+def _random_case(system: str, seed: int) -> Scene:
+    """A 40-piece table with a random doubt: none, a hair, or enough that many lines
+    are too close to call (the contacts the book leaves to the single measure)."""
+    rng = random.Random(f"{system}/{seed}")
+    u = rng.choice((0.0, 0.02, 0.1, 0.25))
+    return random_table(40, rng.randint(8, 30), u, seed=seed, ruleset=system)
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_targets_random_40_piece_table(system: str) -> None:
+    """One random 40-piece table per system, three firers: the entries are the single
+    questions' verdicts, field for field."""
+    scene = _random_case(system, 11)
+    firers = random.Random(system).sample([p.id for p in scene.pieces], 3)
+    assert _agree_direct(scene, firers) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_targets_random_40_piece_tables_sweep(system: str) -> None:
+    for seed in range(20, 26):
+        scene = _random_case(system, seed)
+        assert _agree_direct(scene, [p.id for p in scene.pieces]) > 0
