@@ -41,6 +41,7 @@ from referee.rules.core import (
     sweep_entry,
 )
 from referee.rules.queries import MoveQuery, RangeQuery
+from referee.rules.targets import map_distance
 from referee.scene import Piece, Scene
 
 TEMPLATES: dict[str, tuple[float, float]] = {
@@ -130,13 +131,17 @@ class Papercraft(Deployment):
         The shortest such line is given (``line``: its two ends), for the tape."""
         firer = piece_arg(scene, query, "from")
         target = piece_arg(scene, query, "to")
-        live = [
-            p.corners()
-            for p in scene.pieces
-            if p.id not in (firer.id, target.id) and p.state != "destroyed"
-        ]
-        bases = np.asarray(live, float).reshape(-1, 4, 2)
-        d, start, end = clear_segment(firer.corners(), target.corners(), bases)
+        if map_distance(firer.id, target.id) == float("inf"):
+            # ``targets``: the map found every line walled off; no line to search for.
+            d, start, end = float("inf"), np.full(2, np.nan), np.full(2, np.nan)
+        else:
+            live = [
+                p.corners()
+                for p in scene.pieces
+                if p.id not in (firer.id, target.id) and p.state != "destroyed"
+            ]
+            bases = np.asarray(live, float).reshape(-1, 4, 2)
+            d, start, end = clear_segment(firer.corners(), target.corners(), bases)
         ok = d != float("inf")
         where = f" (from ({start[0]:.2f}, {start[1]:.2f}) to ({end[0]:.2f}, {end[1]:.2f}))"
         reasons = [

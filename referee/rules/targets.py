@@ -18,7 +18,7 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,51 +40,60 @@ _TOLERANCE = 1e-7
 nearer, the single question's own measure decides (its floats print in the reasons)."""
 
 
-@dataclass(frozen=True)
-class ContactBook:
-    """Every line from one firer to its enemies against every obstacle, measured at once
-    (:func:`referee.maps.segments_polygons`), for ``targets``: the single ``los`` reads a
-    contact from it (:func:`line_contact`) instead of measuring that line alone."""
+class _Contacts(NamedTuple):
+    """Every line of a :class:`ContactBook` against every obstacle, ``(lines, obstacles)``."""
 
-    firer: str
-    rows: Mapping[str, int]
-    """Target id -> line."""
-    cols: Mapping[tuple[str, str], int]
-    """(kind, id) of an obstacle -> its column."""
-    polygons: tuple[NDArray[np.float64], ...]
-    doubt: NDArray[np.float64]
     crosses: NDArray[np.bool_]
     touches: NDArray[np.bool_]
     clearance: NDArray[np.float64]
     depth: NDArray[np.float64]
     away: NDArray[np.bool_]
-    """``(lines, obstacles)``: both ends of the line outside the obstacle by more than
-    the doubt (neither seen into nor near its edge)."""
+    """Both ends of the line outside the obstacle by more than the doubt (neither seen
+    into nor near its edge)."""
 
-    @staticmethod
-    def of(firer: Piece, targets: Sequence[Piece], obstacles: Sequence[Obstacle]) -> ContactBook:
-        a = np.repeat(np.asarray(firer.xy, float)[None, :], len(targets), axis=0)
-        b = np.array([t.xy for t in targets], float).reshape(-1, 2)
-        doubt = firer.uncertainty + np.array([t.uncertainty for t in targets], float)
-        polys = tuple(o.polygon for o in obstacles)
+
+@dataclass(frozen=True)
+class ContactBook:
+    """What ``targets`` knows of every line from one firer to its enemies before it asks
+    each line's single ``los``: the map's measure of each pair (:func:`map_distance`) and,
+    measured at once when first read (:func:`referee.maps.segments_polygons`), each line's
+    contacts with every obstacle (:func:`line_contact`), so the single question reads
+    them instead of measuring that line alone."""
+
+    firer: Piece
+    targets: tuple[Piece, ...]
+    obstacles: tuple[Obstacle, ...]
+    measured: Mapping[str, float]
+    """Target id -> the map's measure of the pair (``range_measure``)."""
+
+    @functools.cached_property
+    def rows(self) -> dict[str, int]:
+        """Target id -> line."""
+        return {t.id: k for k, t in enumerate(self.targets)}
+
+    @functools.cached_property
+    def cols(self) -> dict[tuple[str, str], int]:
+        """(kind, id) of an obstacle -> its column."""
+        return {(o.kind, o.id): k for k, o in enumerate(self.obstacles)}
+
+    @functools.cached_property
+    def doubt(self) -> NDArray[np.float64]:
+        return self.firer.uncertainty + np.array([t.uncertainty for t in self.targets], float)
+
+    @functools.cached_property
+    def contacts(self) -> _Contacts:
+        """The contacts, measured for all lines at once when first read (a system whose
+        line of sight reads none never pays for them)."""
+        a = np.repeat(np.asarray(self.firer.xy, float)[None, :], len(self.targets), axis=0)
+        b = np.array([t.xy for t in self.targets], float).reshape(-1, 2)
+        doubt = self.doubt
         margin = float(doubt.max(initial=0.0)) + 1e-6
-        prep = prepare_polygons(list(polys))
+        prep = prepare_polygons([o.polygon for o in self.obstacles])
         met = segments_polygons(a, b, prep, margin=margin, depth=True)
         inside, edge = points_polygons(np.concatenate([a[:1], b]), prep)
         out = ~inside & (edge > doubt.max(initial=0.0) + _TOLERANCE)
         away = out[:1] & out[1:]  # the firer's and each target's
-        return ContactBook(
-            firer.id,
-            {t.id: k for k, t in enumerate(targets)},
-            {(o.kind, o.id): k for k, o in enumerate(obstacles)},
-            polys,
-            doubt,
-            met.crosses,
-            met.touches,
-            met.clearance,
-            met.depth,
-            away,
-        )
+        return _Contacts(met.crosses, met.touches, met.clearance, met.depth, away)
 
     def _cell(self, target: str, ob: Obstacle) -> tuple[int, int] | None:
         """The book's (line, obstacle) for ``ob`` on the line to ``target``, if it holds
@@ -92,7 +101,7 @@ class ContactBook:
         row, col = self.rows.get(target), self.cols.get((ob.kind, ob.id))
         if row is None or col is None:
             return None
-        poly = self.polygons[col]
+        poly = self.obstacles[col].polygon
         if poly is not ob.polygon and not np.array_equal(poly, ob.polygon):
             return None  # a system's own outline for it: not the one measured
         return row, col
@@ -100,7 +109,7 @@ class ContactBook:
     def ends_away(self, target: str, ob: Obstacle) -> bool:
         """Whether both ends of the line are surely outside ``ob`` by more than the doubt."""
         cell = self._cell(target, ob)
-        return cell is not None and bool(self.away[cell])
+        return cell is not None and bool(self.contacts.away[cell])
 
     def contact(self, target: str, ob: Obstacle) -> SegmentContact | None:
         """The line's contact with ``ob`` where the single question's verdict cannot
@@ -110,12 +119,13 @@ class ContactBook:
         if cell is None:
             return None
         row, col = cell
+        con = self.contacts
         doubt = float(self.doubt[row]) + _TOLERANCE
-        if self.crosses[row, col]:
-            depth = float(self.depth[row, col])
+        if con.crosses[row, col]:
+            depth = float(con.depth[row, col])
             return SegmentContact("crosses", 0.0, depth) if depth > doubt else None
-        clearance = float(self.clearance[row, col])
-        if not self.touches[row, col] and clearance > doubt:
+        clearance = float(con.clearance[row, col])
+        if not con.touches[row, col] and clearance > doubt:
             return SegmentContact("clear", clearance, 0.0)
         return None
 
@@ -126,11 +136,21 @@ _BOOK: contextvars.ContextVar[ContactBook | None] = contextvars.ContextVar(
 """The book of the ``targets`` question being answered in this thread (or task)."""
 
 
+def map_distance(firer: str, target: str) -> float | None:
+    """The map's measure of the pair ``firer`` -> ``target`` while ``targets`` answers
+    for ``firer`` (a system's single question may take what the map settled), else
+    None."""
+    book = _BOOK.get()
+    if book is None or book.firer.id != firer:
+        return None
+    return book.measured.get(target)
+
+
 def line_ends_away(firer: str, target: str, ob: Obstacle) -> bool:
     """Whether the book of the ``targets`` question being answered knows both ends of
     the line ``firer`` -> ``target`` lie outside ``ob`` by more than the doubt."""
     book = _BOOK.get()
-    return book is not None and book.firer == firer and book.ends_away(target, ob)
+    return book is not None and book.firer.id == firer and book.ends_away(target, ob)
 
 
 def line_contact(firer: str, target: str, ob: Obstacle) -> SegmentContact | None:
@@ -138,7 +158,7 @@ def line_contact(firer: str, target: str, ob: Obstacle) -> SegmentContact | None
     ``targets`` question being answered, where it settles the single question's verdict;
     None otherwise (the single question measures it)."""
     book = _BOOK.get()
-    if book is None or book.firer != firer:
+    if book is None or book.firer.id != firer:
         return None
     return book.contact(target, ob)
 
@@ -248,15 +268,19 @@ class Targets(Ruleset):
         return [tuple(np.flatnonzero(row).tolist()) for row in keep]
 
     def contact_book(
-        self, scene: Scene, firer: Piece, targets: Sequence[Piece]
-    ) -> ContactBook | None:
-        """Every line from ``firer`` to ``targets`` against every obstacle of its line of
-        sight, measured at once, or None where the system's line of sight reads no
-        obstacles of the table core's kind (:meth:`los_obstacles`)."""
+        self, scene: Scene, firer: Piece, targets: Sequence[Piece], measured: NDArray[np.float64]
+    ) -> ContactBook:
+        """What the single ``los`` of each line from ``firer`` may read instead of
+        measuring: the map's measure of each pair (``measured``) and the lines' contacts
+        with the obstacles of the table core's line of sight (:meth:`los_obstacles`; none
+        in a system without them)."""
         obstacles = getattr(self, "los_obstacles", None)
-        if obstacles is None:
-            return None
-        return ContactBook.of(firer, targets, obstacles(scene))
+        return ContactBook(
+            firer,
+            tuple(targets),
+            tuple(obstacles(scene)) if obstacles is not None else (),
+            {t.id: float(d) for t, d in zip(targets, measured, strict=True)},
+        )
 
     def ask_targets(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """What ``from`` can hit: every piece of another side, nearest first (by the
@@ -292,7 +316,7 @@ class Targets(Ruleset):
         options = {k: v for k, v in query.items() if k not in ("ask", "from")}
         entries: list[dict[str, Any]] = []
         counts = {"hit": 0, "maybe": 0, "no": 0}
-        token = _BOOK.set(self.contact_book(scene, firer, others) if others else None)
+        token = _BOOK.set(self.contact_book(scene, firer, others, dist))
         try:
             los_vs = [
                 self.ask_los(
