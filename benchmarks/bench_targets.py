@@ -3,7 +3,9 @@
 Run: .venv/bin/python benchmarks/bench_targets.py [--quick] [--update] [SYSTEM ...]
 Goal (issue 31): `targets` from every piece of a 100-piece table (50 terrain polygons,
 0.02 in of doubt per piece) costs at most a quarter of asking the same pairs' single
-`range` and `los` questions one by one, in every system.
+`range` and `los` questions one by one, in every system. Both sides are timed up to
+the verdicts' JSON, as `referee check --json` and `/api/ask` hand them out (a `targets`
+entry is the single questions' JSON).
 
 `targets` is timed whole: every piece asks once, on a fresh ruleset, so the all-pairs map
 (measured once for the scene and kept) is part of the cost. The single questions are
@@ -50,15 +52,15 @@ def bench(system: str, sample: int, rounds: int) -> tuple[float, float, int]:
         rules = find_ruleset(system)  # a fresh ruleset: the map is measured in the time
         t0 = time.process_time()
         for p in pieces:
-            rules.answer(scene, {"ask": "targets", "from": p.id})
+            rules.answer(scene, {"ask": "targets", "from": p.id}).to_json()
         whole.append(time.process_time() - t0)
     rules = find_ruleset(system)
     chosen = random.Random(system).sample(pairs, min(sample, len(pairs)))
     t0 = time.process_time()
     for a, b in chosen:
-        rules.answer(scene, {"ask": "los", "from": a, "to": b})
+        rules.answer(scene, {"ask": "los", "from": a, "to": b}).to_json()
         with contextlib.suppress(SceneError):  # an unarmed firer: refused, as `targets` notes
-            rules.answer(scene, {"ask": "range", "from": a, "to": b})
+            rules.answer(scene, {"ask": "range", "from": a, "to": b}).to_json()
     per_pair = (time.process_time() - t0) / len(chosen)
     return min(whole), per_pair * len(pairs), len(pairs)
 
@@ -72,7 +74,7 @@ def tap(system: str) -> float:
     times = []
     for p in scene.pieces[1:21]:
         t0 = time.process_time()
-        rules.answer(scene, {"ask": "targets", "from": p.id})
+        rules.answer(scene, {"ask": "targets", "from": p.id}).to_json()
         times.append(time.process_time() - t0)
     return statistics.median(times) * 1000
 

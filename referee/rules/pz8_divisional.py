@@ -1162,6 +1162,7 @@ class Pz8WW1(DivisionalBase, Deployment):
     """Pz8 WW1 Divisional: battalions, MG and tank companies and field defences on squares."""
 
     name = "pz8-ww1"
+    targets_trim = False  # its lines of sight cost less than trimming the scene for them
     table_framed: ClassVar[bool] = True
     """The squares are laid out from the table's corner: a verdict changes when the pieces
     move and the table does not (property tests move the table with them)."""

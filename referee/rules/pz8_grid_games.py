@@ -60,7 +60,7 @@ class GridGame(Targets):
 
     unit_word: ClassVar[str] = "hexes"
     source = SOURCE
-    targets_trim_pieces = False  # a line of cells reads the pieces on every cell
+    targets_trim = False  # a line of cells costs less than trimming the scene for it
     blocks_los: ClassVar[tuple[str, ...]] = ()
     """Piece kinds (categories) that block lines of sight and movement."""
     edge_questions: ClassVar[tuple[str, ...]] = ()

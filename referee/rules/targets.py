@@ -175,8 +175,9 @@ class Targets(Ruleset):
 
     targets_trim: ClassVar[bool] = True
     """Whether ``targets`` may judge each line of sight on the scene trimmed to the terrain
-    near the line. A system whose line of sight reads terrain away from the line (none
-    today) sets it False and gets the single question per pair."""
+    near the line. A system whose line of sight reads terrain away from the line, or
+    costs less than trimming the scene for it (the grid games, WW1), sets it False and
+    gets the single question per pair on the whole scene."""
     targets_trim_pieces: ClassVar[bool] = True
     """Whether the trimmed scene also keeps only the pieces whose bases come near the line
     (with the two ends). False where a line of sight reads bases away from the centre
