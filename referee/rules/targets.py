@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 
 from referee.geometry import SegmentContact, centre_distance
 from referee.maps import (
+    MapCache,
     Obstacle,
     Visibility,
     points_polygons,
@@ -200,12 +201,17 @@ class Targets(Ruleset):
     def targets_map(self, scene: Scene) -> Visibility:
         """:meth:`visibility` of ``scene``, kept for the scene object last asked about: a
         ``check`` run or a dashboard frame asks ``targets`` of many pieces of one scene.
-        Scenes are frozen, so a new scene object (a piece settled, terrain edited, the next
-        frame) is the only invalidation needed; one scene is kept, so memory stays flat."""
+        A new scene object (the next frame) goes to the ruleset's :class:`MapCache`: the
+        same table answers from the last map, a table where only some pieces changed
+        gets the map made again for their lines only. One scene is kept, so memory
+        stays flat."""
         cached = self.__dict__.get("_targets_cache")
         if cached is not None and cached[0] is scene:
             return cast(Visibility, cached[1])
-        vis = self.visibility(scene)
+        cache = self.__dict__.get("_map_cache")
+        if cache is None:
+            cache = self.__dict__["_map_cache"] = MapCache(self)
+        vis = cache.visibility(scene)
         self.__dict__["_targets_cache"] = (scene, vis, {})
         return vis
 

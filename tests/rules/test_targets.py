@@ -178,3 +178,30 @@ def test_targets_random_40_piece_tables_sweep(system: str) -> None:
     for seed in range(20, 26):
         scene = _random_case(system, seed)
         assert _agree_direct(scene, [p.id for p in scene.pieces]) > 0
+
+
+def test_targets_map_follows_a_live_table() -> None:
+    """Frames of a live table are new scene objects: an unchanged table answers from the
+    last map; a piece that settled gets the map made again for its lines only, and the
+    entries stay the single questions'."""
+    scene = random_table(30, 8, 0.05, seed=8)
+    rules = ruleset_for(scene)
+    assert isinstance(rules, Targets)
+    first = rules.targets_map(scene)
+    assert rules.targets_map(dataclasses.replace(scene)) is first  # the next frame, unchanged
+    p = scene.pieces[3]
+    settled = dataclasses.replace(
+        scene, pieces=(*scene.pieces[:3], p.moved(p.x + 2.0, p.y - 1.0), *scene.pieces[4:])
+    )
+    fresh = ruleset_for(settled)
+    assert isinstance(fresh, Targets)
+    again = rules.targets_map(settled)
+    want = fresh.visibility(settled)
+    assert (again.los == want.los).all() and (again.distance == want.distance).all()
+    assert rules.__dict__["_map_cache"].reused == 1
+    firer = settled.pieces[5].id
+    got = rules.answer(settled, {"ask": "targets", "from": firer}).to_json()
+    for entry in got["targets"]:
+        pair = {"from": firer, "to": entry["to"]}
+        assert entry["los"] == _single(fresh, settled, {"ask": "los", **pair})
+        assert entry["range"] == _single(fresh, settled, {"ask": "range", **pair})
