@@ -1,6 +1,7 @@
 """The engine's public questions: the map of a table under a ruleset (:func:`visibility`),
 what one piece can hit (:func:`targets`), and both for a live table, made again only
-when it changed (:class:`MapCache`)."""
+when it changed and then only for the lines a changed piece may affect
+(:class:`MapCache`, :func:`changed_lines`)."""
 
 from __future__ import annotations
 

@@ -3,11 +3,14 @@ every system with an all-pairs map, defined once here and inherited by the table
 (:class:`~referee.rules.core.TableRuleset`) and the grid games.
 
 Each entry is exactly the pair's single ``range`` and ``los`` verdicts. The all-pairs
-map (``visibility``), measured once per scene and kept, orders the enemy pieces (nearest
-first) and gives each range its distance; each line of sight is judged by the system's
-own ``los`` on the scene trimmed to the terrain and bases near that line (the only
-ones that can touch it), so a line costs what its nearby obstacles cost, not what the
-whole table costs.
+map (``visibility``, kept per live table by a :class:`~referee.maps.MapCache`) orders
+the enemy pieces (nearest first) and gives each range its distance. Each line of sight
+is judged by the system's own ``los``, on the scene trimmed to the terrain and bases
+near that line, and with a :class:`ContactBook` beside it: every line of the firer
+measured against every obstacle at once, from which the single question reads what
+cannot change its verdict (a crossing deeper than the doubt, an obstacle farther than
+it, ends far outside; a line the map found walled off), measuring alone only the
+contacts whose floats its reasons print.
 """
 
 from __future__ import annotations
