@@ -195,12 +195,16 @@ class MapCache:
             last = self._last
         if last is not None and key == last.key:
             return last.vis
-        moved = None if last is None else changed_pieces(last.scene, scene)
-        if last is None or moved is None:
+        if last is None or not last.lines:  # nothing to reuse (a map without line maps)
             reuse = LineReuse({}, lambda: None)
         else:
             before = last.scene
-            reuse = LineReuse(last.lines, lambda: changed_lines(before, scene, moved))
+
+            def dirty() -> NDArray[np.bool_] | None:
+                moved = changed_pieces(before, scene)
+                return None if moved is None else changed_lines(before, scene, moved)
+
+            reuse = LineReuse(last.lines, dirty)
         token = REUSE.set(reuse)
         try:
             vis = visibility(self.rules, scene)
