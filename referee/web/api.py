@@ -176,10 +176,15 @@ def _query(data: Mapping[str, Any]) -> Mapping[str, Any]:
 
 @bp.post("/ask")
 def ask() -> Response:
-    """Answer one question on the live table (logged); ``{"verdicts": [...]}`` like check --json."""
+    """Answer one question on the live table (logged); ``{"verdicts": [...]}`` like check --json.
+
+    ``?log=0`` answers without logging: the threat view asks ``targets`` again each time
+    a piece settles, which is a view kept up to date, not a dispute settled."""
+    logged = _log_arg()
     query = _query(_body())
+    session = get_live().session
     try:
-        verdict = get_live().session.ask(query)
+        verdict = session.ask(query) if logged else session.ruleset.answer(session.scene, query)
     except QueryError as error:
         raise BadRequest(at("request", f"$.queries[0]{error.path}", error.problem)) from None
     return _json({"verdicts": [verdict.to_json()]})
@@ -445,6 +450,14 @@ def events() -> Response:
             "events": [e.to_json() for e in lines if e.seq > after],
         }
     )
+
+
+def _log_arg() -> bool:
+    raw = request.args.get("log", "1")
+    if raw not in ("0", "1"):
+        shown = repr(raw[:20]) + ("..." if len(raw) > 20 else "")  # the line stays one line
+        raise BadRequest(f"log: must be 0 (answer only) or 1 (answer and log), got {shown}")
+    return raw == "1"
 
 
 def _int_arg(name: str, default: int | None) -> int | None:

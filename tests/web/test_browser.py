@@ -65,6 +65,8 @@ def _api(served, path: str) -> dict:
 
 
 def _wait_footage_end(served) -> None:
+    # started here when the first test ran on another worker (pytest -n): a no-op otherwise
+    served.live.start()
     deadline = time.monotonic() + 30
     while served.live.running and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -91,6 +93,7 @@ def test_pieces_appear_and_move(served, page):
 
 
 def test_tap_two_pieces_and_read_the_verdict(served, page):
+    served.live.start()  # a no-op after the first test; on another worker (pytest -n) needed
     page.goto(served.url)
     page.click('.piece[data-id="t34a"]')
     assert page.locator("#rings circle").count() >= 3  # 3, 6, 12 in around the selected piece
@@ -206,6 +209,7 @@ def test_scrub_the_log_back_to_before_a_move(served, page):
 
 
 def test_the_page_says_so_while_the_connection_is_away_and_comes_back(served, page):
+    _wait_footage_end(served)
     page.goto(served.url)
     page.wait_for_selector("#conn:not(.away)", timeout=TIMEOUT)
     served.drop()  # the server goes away under the page

@@ -28,6 +28,7 @@ const S = {
   terrain: [],         // current terrain (scene-file objects)
   selected: [],        // tapped pieces, at most two
   dispute: null,       // {queries, verdicts}
+  threats: null,       // {from, verdict, error}: what the one tapped piece can hit (threat view)
   replay: null,        // scene shown while scrubbing the log
   events: [],
   drawing: null,       // terrain vertices being drawn
@@ -150,19 +151,21 @@ async function refreshState() {
   }
   redraw();
   renderTerrainList();
+  askThreats();  // a new game, a reconnection (moves missed) or a terrain edit
 }
 
 // -- the live map ----------------------------------------------------------------------------
 
 // Map layers, bottom to top. Each draws its <g> from S alone, so any order of arrivals
 // (roster, scene, frames, events) ends in the same picture: whoever changes S calls redraw().
-// `poses`: the layer follows the pieces (redrawn on every frame). A new view (a threat view:
-// what one piece can hit) is one more entry here and one more <g> in index.html.
+// `poses`: the layer follows the pieces (redrawn on every frame). A new view is one more
+// entry here and one more <g> in index.html.
 const LAYERS = [
   { id: "terrain", draw: () => drawTerrain() },
   { id: "moves", draw: () => drawMoves() },
   { id: "rings", draw: () => drawRings(), poses: true },
   { id: "lines", draw: () => drawLines(), poses: true },
+  { id: "threats", draw: () => drawThreats(), poses: true },  // what the tapped piece can hit
   { id: "pieces", draw: () => drawPieces(), poses: true },
   { id: "move-fix", draw: () => drawMoveEnd() },  // over the pieces: the shown move's end handle
   { id: "ruler", draw: () => drawRuler() },
@@ -325,6 +328,204 @@ function drawLines() {
   }
 }
 
+// -- the threat view: what one tapped piece can hit --------------------------------------------
+
+// The four answers a target can get, in the order the lists show them. Each `targets` entry
+// is the pair's own range and los verdicts; a definite "no" outranks a doubt.
+const THREAT_KINDS = [
+  ["seen", "in range & seen"], ["out", "out of range"], ["blocked", "blocked"], ["doubt", "too close to call"],
+];
+
+function threatKind(t) {
+  if (t.range.ok === false) return "out";
+  if (t.los.ok === false) return "blocked";
+  if (t.range.ok !== true || t.los.ok !== true) return "doubt";
+  return "seen";
+}
+
+function threatColour(kind) {
+  return verdictColour({ ok: kind === "seen" ? true : kind === "doubt" ? null : false });
+}
+
+// The die roll a system settles a doubtful line with ("if in doubt roll one die: 1-3
+// blocked, 4-6 clear"), from the LOS verdict's own words; "" where the system has none.
+function dieRoll(v) {
+  const text = [...(v.reasons || []), v.summary || ""].find((s) => /\broll\b/i.test(s));
+  return text ? text.replace(/^.*?doubtful[^:]*: /i, "") : "";
+}
+
+function rangeText(v) {
+  if (v.distance === undefined || v.distance === null) return "";
+  if (v.units) return `${v.distance} ${v.units}` + (v.uncertainty ? ` ± ${v.uncertainty}` : "");
+  return `${Number(v.distance).toFixed(2)}"` + (v.uncertainty ? ` ± ${Number(v.uncertainty).toFixed(2)}` : "");
+}
+
+// One target in words: its distance, and why it is not a clean shot where it is not.
+function threatText(t, kind) {
+  const dist = rangeText(t.range);
+  const unit = t.range.units ? ` ${t.range.units}` : '"';
+  if (kind === "out") return `${t.to} ${dist}` + (t.range.limit ? ` (limit ${t.range.limit}${unit})` : "");
+  if (kind === "blocked") {
+    return `${t.to}` + (t.los.blocking && t.los.blocking.length ? ` by ${t.los.blocking.join(", ")}` : ` ${dist}`);
+  }
+  if (kind === "doubt") {
+    if (t.los.ok !== true && t.los.ok !== false) return `${t.to}: ${dieRoll(t.los) || "line too close to call"}`;
+    return `${t.to} ${dist}: range too close to call`;
+  }
+  return `${t.to} ${dist}`;
+}
+
+function threatsShown() {
+  return !!S.threats && !S.dispute && !S.replay && S.selected.length === 1 && S.selected[0] === S.threats.from;
+}
+
+function threatGroups() {
+  const groups = Object.fromEntries(THREAT_KINDS.map(([k]) => [k, []]));
+  for (const t of (S.threats && S.threats.verdict && S.threats.verdict.targets) || []) groups[threatKind(t)].push(t);
+  return groups;
+}
+
+// A line from the tapped piece to every piece of another side, coloured by its answer
+// (out of range dashed), and a ring round each target; drawn from the poses of this
+// frame, so the lines follow a piece while it moves.
+function drawThreats() {
+  const g = $("threats");
+  g.replaceChildren();
+  const shown = threatsShown() && S.threats.verdict;
+  g.dataset.from = shown ? S.threats.from : "";
+  if (!shown) return;
+  const a = poseOf(S.threats.from);
+  if (!a) return;
+  for (const t of S.threats.verdict.targets || []) {
+    const b = poseOf(t.to);
+    if (!b) continue;
+    const kind = threatKind(t);
+    const colour = threatColour(kind);
+    const group = el("g", { class: "threat " + kind, "data-to": t.to, "data-verdict": kind }, g);
+    const line = el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: colour }, group);
+    if (kind === "out") line.setAttribute("stroke-dasharray", "0.5 0.4");
+    const info = S.pieces[t.to] || UNKNOWN_PIECE;
+    el("circle", { cx: b.x, cy: b.y, r: Math.max(...info.base) * 0.75 + 0.2, stroke: colour }, group);
+    el("title", {}, group, threatText(t, kind));
+  }
+}
+
+// The threat view in words: counts, then each kind's pieces, each a button showing that
+// pair's range and line of sight; in the Dispute pane and, shorter, over the map.
+function renderThreats() {
+  if (!threatsShown()) return;
+  const th = S.threats;
+  const box = $("verdict");
+  box.replaceChildren();
+  $("dispute-hint").textContent = `${th.from}: what it can hit. Tap a name or another piece for that pair; tap the map to clear.`;
+  if (th.error) {
+    box.appendChild(html("p", th.error, "error"));
+    renderOverlay([[th.error, "no"]]);
+    return;
+  }
+  if (!th.verdict) {
+    box.appendChild(html("p", "asking…", "muted"));
+    renderOverlay([]);
+    return;
+  }
+  const groups = threatGroups();
+  const counts = THREAT_KINDS.map(([k, label]) => `${label}: ${groups[k].length}`).join(", ");
+  const total = (th.verdict.targets || []).length;
+  const head = html("div", `${th.from} → ${total} piece${total === 1 ? "" : "s"} of other sides: ${counts}`, "line threats-head");
+  head.dataset.ask = "targets";
+  box.appendChild(head);
+  // over the map, one short paragraph (the table stays in sight): the kinds that have
+  // pieces, each with its count and its pieces' names
+  const over = $("map-verdict");
+  const brief = html("div", `${th.from} → `, "line threats-brief");
+  over.replaceChildren(brief);
+  if (!total) brief.append("no pieces of other sides on the table");
+  for (const [kind, label] of THREAT_KINDS) {
+    const list = groups[kind];
+    const section = html("div", undefined, "threat-group");
+    section.dataset.kind = kind;
+    section.appendChild(html("div", `${label}: ${list.length}`, "line " + KIND_MARK[kind]));
+    const picks = html("div", undefined, "row threat-picks");
+    const chips = html("span", `${label} ${list.length}: `, "threat-kind " + KIND_MARK[kind]);
+    chips.dataset.kind = kind;
+    for (const t of list) {
+      const name = S.pieces[t.to] && S.pieces[t.to].name;
+      const b = html("button", threatText(t, kind), "threat-pick " + KIND_MARK[kind]);
+      b.type = "button";
+      b.dataset.to = t.to;
+      if (name && name !== t.to) b.title = name;
+      b.onclick = () => showPair(th.from, t.to);
+      picks.appendChild(b);
+      const chip = html("button", t.to, "chip");
+      chip.type = "button";
+      chip.dataset.to = t.to;
+      chip.onclick = (e) => { e.stopPropagation(); showPair(th.from, t.to); };
+      chips.appendChild(chip);
+    }
+    section.appendChild(picks);
+    box.appendChild(section);
+    if (list.length) {
+      if (brief.childElementCount) brief.append(" · ");
+      brief.appendChild(chips);
+    }
+  }
+  over.hidden = false;
+}
+const KIND_MARK = { seen: "ok", out: "no", blocked: "no", doubt: "maybe" };
+
+// Asked without logging (a view, not a dispute): one request at a time; a change while one
+// is out asks again when it returns, so the newest table always gets its answer.
+const threatAsk = { busy: false, again: false };
+
+function askThreats() {
+  if (!threatsShown()) return;
+  if (threatAsk.busy) { threatAsk.again = true; return; }
+  threatAsk.busy = true;
+  const from = S.threats.from;
+  const still = () => threatsShown() && S.threats.from === from;
+  const show = (threats) => {
+    if (!still()) return;  // the player moved on meanwhile
+    S.threats = threats;
+    renderThreats();
+    drawThreats();
+  };
+  api("ask?log=0", { ask: "targets", from })
+    .then((answer) => show({ from, verdict: answer.verdicts[0], error: null }))
+    .catch((err) => show({ from, verdict: null, error: plainError(err.message) }))
+    .finally(() => {
+      threatAsk.busy = false;
+      if (threatAsk.again) { threatAsk.again = false; askThreats(); }
+    });
+}
+
+function showThreats(id) {
+  const kept = threatsShown() && S.threats.from === id;  // the same piece again: keep its answer
+  S.selected = [id];
+  S.dispute = null;
+  if (!kept) S.threats = { from: id, verdict: null, error: null };
+  renderThreats();
+  askThreats();
+}
+
+function showPair(a, b) {
+  S.selected = [a, b];
+  S.threats = null;
+  S.dispute = null;
+  S.shownMove = null;
+  $("follow-me").disabled = true;
+  $("save-picture").disabled = true;
+  redraw();
+  askDispute();
+}
+
+function clearSelection() {
+  S.selected = []; S.dispute = null; S.threats = null; S.shownMove = null;
+  $("follow-me").disabled = true;
+  $("save-picture").disabled = true;
+  renderDispute();
+  redraw();
+}
+
 // -- moves on the map ---------------------------------------------------------------------------
 
 const MOVES_SHOWN = 5;  // the newest moves drawn; older ones fade, then go
@@ -427,6 +628,7 @@ function showMove(seq) {
   S.shownMove = seq;
   S.selected = [];
   S.dispute = null;
+  S.threats = null;
   const verdicts = moveVerdicts(seq);
   const box = $("verdict");
   box.replaceChildren();
@@ -569,16 +771,24 @@ function paintCamera(bitmap, tags) {
 
 // -- disputes ---------------------------------------------------------------------------------
 
+// One tap: what that piece can hit (the threat view). A tap on a second piece: that pair's
+// range and line of sight. A tap on a third starts again; a tap on the bare map clears.
 function tapPiece(id) {
   if (S.drawing) return;
-  if (S.selected.length >= 2 || S.selected.includes(id)) S.selected = [];
-  S.selected.push(id);
-  S.dispute = null;
   S.shownMove = null;
-  $("follow-me").disabled = S.selected.length !== 1;
+  if (S.selected.length === 1 && S.selected[0] !== id) {
+    showPair(S.selected[0], id);
+    return;
+  }
+  $("follow-me").disabled = false;
   $("save-picture").disabled = true;
-  if (S.selected.length === 2) askDispute();
-  else renderDispute();
+  if (S.info.ruleset.questions.includes("targets")) showThreats(id);
+  else {  // a system with no all-pairs map: the piece waits for a second one
+    S.selected = [id];
+    S.dispute = null;
+    S.threats = null;
+    renderDispute();
+  }
   redraw();
 }
 
@@ -602,7 +812,7 @@ async function runQueries(queries) {
     return;
   }
   renderDispute();
-  drawLines();
+  redraw(true);  // the pair's lines (and no threat lines: a pair or a Follow Me replaces them)
 }
 
 function mark(v) { return v.ok === true ? "ok" : v.ok === false ? "no" : "maybe"; }
@@ -614,7 +824,8 @@ function renderDispute() {
   if (!S.dispute) {
     $("dispute-hint").textContent = S.selected.length === 1
       ? `${S.selected[0]} selected: tap another piece, or Follow Me.`
-      : "Tap a piece, then a second piece: range and line of sight.";
+      : "Tap a piece: what it can hit. Tap a second piece: range and line of sight.";
+    if (threatsShown()) renderThreats();
     return;
   }
   $("dispute-hint").textContent = "";
@@ -632,7 +843,7 @@ function renderDispute() {
         (v.limit ? ` (limit ${v.limit}${unit})` : "");
     } else if (v.ask === "los") {
       text = `Line of sight ${v.from} → ${v.to}: ${v.los}` +
-        (v.los === "doubtful" ? " — roll one die: 1-3 blocked" : "") +
+        (v.los === "doubtful" ? " — " + (dieRoll(v) || "too close to call") : "") +
         (v.blocking && v.blocking.length ? ` (by ${v.blocking.join(", ")})` : "");
     }
     const line = html("div", text, "line " + mark(v));
@@ -660,9 +871,7 @@ $("follow-me").onclick = () => {
   if (S.selected.length !== 1) return;
   runQueries([{ ask: "follow_me", leader: S.selected[0] }]);
 };
-$("clear-dispute").onclick = () => {
-  S.selected = []; S.dispute = null; S.shownMove = null; renderDispute(); redraw();
-};
+$("clear-dispute").onclick = clearSelection;
 $("map-verdict").onclick = () => { $("map-verdict").hidden = true; };
 $("save-picture").onclick = async () => {
   if (!S.dispute) return;
@@ -702,7 +911,11 @@ function svgPoint(evt) {
 }
 
 function onMapClick(evt) {
-  if (!S.drawing) return;
+  if (!S.drawing) {
+    // a tap on the bare map (not a piece, an arrow or the ruler) clears what was picked
+    if (!S.tool && evt.target.id !== "move-end" && (S.selected.length || S.shownMove !== null)) clearSelection();
+    return;
+  }
   S.drawing.push(svgPoint(evt));
   drawDraft();
 }
@@ -755,6 +968,7 @@ async function editTerrain(body) {
   redraw();
   renderTerrainList();
   if (S.dispute) runQueries(S.dispute.queries);  // a terrain edit may change the verdict
+  askThreats();
 }
 
 function renderTerrainList() {
@@ -1211,6 +1425,9 @@ function onEvents(list) {
     redraw();
   }
   if (S.dispute && S.selected.some((id) => moved.has(id))) runQueries(S.dispute.queries);
+  // the rules see a piece where it settles: any move, correction or terrain edit may change
+  // what the tapped piece can hit
+  if (list.some((e) => e.type === "move" || e.type === "correction" || e.type === "edit")) askThreats();
 }
 
 function showRuling(e) {
@@ -1263,6 +1480,7 @@ async function scrubTo(seq) {
   $("replay-where").textContent = where;
   $("scrub-label").textContent = "replay at " + where;
   $("replay-banner").hidden = false;
+  if (S.threats) $("map-verdict").hidden = true;  // the threat view is the live table's
   redraw();
 }
 
@@ -1274,6 +1492,7 @@ function goLive() {
   scrub.value = scrub.max;
   $("scrub-label").textContent = `live (event #${scrub.max})`;
   redraw();
+  askThreats();  // back to the live table: what the tapped piece can hit now
 }
 $("replay-live").onclick = goLive;
 
