@@ -21,7 +21,7 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple, cast
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -208,35 +208,45 @@ class Targets(Ruleset):
         same table answers from the last map, a table where only some pieces changed
         gets the map made again for their lines only. One scene is kept, so memory
         stays flat."""
+        return self._targets_entry(scene)[0]
+
+    def _targets_entry(self, scene: Scene) -> tuple[Visibility, dict[Any, Scene]]:
+        """:meth:`targets_map` with the trimmed scenes kept for that scene: read as one
+        tuple, so a request thread asking about another scene meanwhile never hands
+        this one its trimmed scenes."""
         cached = self.__dict__.get("_targets_cache")
         if cached is not None and cached[0] is scene:
-            return cast(Visibility, cached[1])
+            return cached[1], cached[2]
         cache = self.__dict__.get("_map_cache")
         if cache is None:
             cache = self.__dict__["_map_cache"] = MapCache(self)
         vis = cache.visibility(scene)
-        self.__dict__["_targets_cache"] = (scene, vis, {})
-        return vis
+        trims: dict[Any, Scene] = {}
+        self.__dict__["_targets_cache"] = (scene, vis, trims)
+        return vis, trims
 
+    @staticmethod
     def _trimmed(
-        self, scene: Scene, keep: tuple[int, ...], pieces: tuple[Piece, ...] | None
+        scene: Scene,
+        keep: tuple[int, ...],
+        pieces: tuple[Piece, ...] | None,
+        cache: dict[Any, Scene],
     ) -> Scene:
         """``scene`` with only the terrain ``keep`` indexes and the ``pieces`` (None: all);
-        the terrain-only ones are shared by the lines that keep the same terrain, for as
-        long as :meth:`targets_map` keeps the scene."""
+        the terrain-only ones are shared by the lines that keep the same terrain
+        (``cache``, kept with the scene's map)."""
         if pieces is not None:
             return dataclasses.replace(
                 scene, pieces=pieces, terrain=tuple(scene.terrain[k] for k in keep)
             )
         if len(keep) == len(scene.terrain):
             return scene
-        cache = self.__dict__["_targets_cache"][2]
         out = cache.get(keep)
         if out is None:
             out = cache[keep] = dataclasses.replace(
                 scene, terrain=tuple(scene.terrain[k] for k in keep)
             )
-        return cast(Scene, out)
+        return out
 
     def near_pieces(
         self, scene: Scene, firer: Piece, targets: Sequence[Piece]
@@ -301,7 +311,7 @@ class Targets(Ruleset):
         firer = piece_arg(scene, query, "from")
         if "to" in query:
             raise QueryError(".to", "targets takes no 'to' (it answers for every enemy piece)")
-        vis = self.targets_map(scene)
+        vis, trims = self._targets_entry(scene)
         row = vis.ids.index(firer.id)
         others = [p for p in scene.pieces if p.side != firer.side]
         col = [vis.ids.index(p.id) for p in others]
@@ -330,7 +340,7 @@ class Targets(Ruleset):
         try:
             los_vs = [
                 self.ask_los(
-                    self._trimmed(scene, near[k], bases[k]),
+                    self._trimmed(scene, near[k], bases[k], trims),
                     {"ask": "los", "from": firer.id, "to": target.id},
                 )
                 for k, target in enumerate(others)

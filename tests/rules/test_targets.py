@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -205,3 +206,34 @@ def test_targets_map_follows_a_live_table() -> None:
         pair = {"from": firer, "to": entry["to"]}
         assert entry["los"] == _single(fresh, settled, {"ask": "los", **pair})
         assert entry["range"] == _single(fresh, settled, {"ask": "range", **pair})
+
+
+def test_targets_from_threads_on_one_ruleset() -> None:
+    """The dashboard's request threads and the frame loop share one ruleset: threads
+    asking about two frames of the table at once each get their own frame's answer."""
+    scene = random_table(24, 10, 0.05, seed=12)
+    p = scene.pieces[2]
+    frames = [
+        scene,
+        dataclasses.replace(
+            scene, pieces=(*scene.pieces[:2], p.moved(p.x + 5.0, p.y), *scene.pieces[3:])
+        ),
+    ]
+    firer = scene.pieces[0].id
+    want = [ruleset_for(f).answer(f, {"ask": "targets", "from": firer}).to_json() for f in frames]
+    rules = ruleset_for(scene)
+    wrong: list[int] = []
+
+    def run(k: int) -> None:
+        for step in range(12):
+            s = (k + step) % 2
+            got = rules.answer(frames[s], {"ask": "targets", "from": firer}).to_json()
+            if got != want[s]:
+                wrong.append(s)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong
