@@ -278,6 +278,7 @@ def reserved_anchor_ids(name: str) -> tuple[int, ...]:
     >>> reserved_anchor_ids("DICT_4X4_100")
     (94, 95, 96, 97, 98, 99)
     """
+    anchor_ids(name)  # a dictionary too small for the corner anchors is one line here too
     n = dictionary_size(name)
     return tuple(range(max(n - RESERVED_ANCHOR_COUNT, 0), n))
 
