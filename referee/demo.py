@@ -5,6 +5,11 @@ same code ``referee calibrate`` runs), tracks every piece through
 ``video.mp4``, prints each settled move with the Paper Tigers verdict on
 it, and, when the footage's ground truth ``truth-moves.json`` is there,
 how far the measured moves are from the true ones.
+
+A footage folder with several cameras (``video-1.mp4``, ``video-2.mp4``... as
+CLUB-CONTRACT.md) is refereed the same way: each camera calibrated from its own
+``calibration-N.mp4`` (or its ``camera-N.json``), the cameras' frames matched by
+time and fused into one game.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +58,58 @@ def calibrate_from_clip(
     return run.profile
 
 
+def footage_cameras(folder: Path) -> list[tuple[Path, Path, Path]]:
+    """Each camera's (video, calibration clip, true profile) in the folder: ``video.mp4``
+    and friends for one camera, or ``video-1.mp4``, ``video-2.mp4``... numbered from 1."""
+    numbered: list[tuple[Path, Path, Path]] = []
+    while (folder / f"video-{len(numbered) + 1}.mp4").is_file():
+        n = len(numbered) + 1
+        numbered.append(
+            (
+                folder / f"video-{n}.mp4",
+                folder / f"calibration-{n}.mp4",
+                folder / f"camera-{n}.json",
+            )
+        )
+    if numbered:
+        return numbered
+    return [(folder / "video.mp4", folder / "calibration.mp4", folder / "camera.json")]
+
+
+def camera_profile(
+    clip: Path, true_camera: Path, roster: Roster, folder: Path, use_true_camera: bool
+) -> CalibrationProfile:
+    """One camera's profile: calibrated from its clip, else its committed true profile."""
+    profile: CalibrationProfile | None = None
+    if not use_true_camera and clip.is_file():
+        click.echo(f"calibrating from {clip} ...")
+        try:
+            reference = load_profile(true_camera) if true_camera.is_file() else None
+            table = reference.table if reference else _table_from_scene(folder)
+            # The board printed for this footage; a user passes it as 'referee calibrate --board'.
+            board = reference.board if reference else None
+            profile = calibrate_from_clip(clip, roster, table, board)
+            rms = f"{profile.rms_px:.2f}px" if profile.rms_px is not None else "n/a"
+            click.echo(
+                f"  calibrated: reprojection RMS {rms} from {profile.views_used} views, "
+                f"table frame from {profile.frame_source}"
+            )
+        except (RefereeError, ImportError) as error:
+            click.echo(f"  note: calibration did not work here ({error}); using {true_camera.name}")
+            profile = None
+    if profile is None:
+        if not true_camera.is_file():
+            raise RefereeError(
+                f"{folder}: neither a usable calibration clip nor {true_camera.name}"
+            )
+        if not use_true_camera:
+            click.echo(
+                f"note: using the footage's committed {true_camera.name} (the simulator's truth)"
+            )
+        profile = load_profile(true_camera)
+    return profile
+
+
 def accuracy_summary(moves: list[Any], truth: dict[str, Any], roster: Roster) -> list[str]:
     """Lines comparing measured moves with the footage's true moves, matched in order per piece."""
     true_by_piece: dict[str, list[dict[str, Any]]] = {}
@@ -87,6 +145,47 @@ def accuracy_summary(moves: list[Any], truth: dict[str, Any], roster: Roster) ->
     return lines
 
 
+def terrain_accuracy(
+    edits: Sequence[Mapping[str, Any]], truth: Mapping[str, Any], roster: Roster
+) -> list[str]:
+    """The ``terrain placement error`` line: over every template and every placement in
+    ``truth`` (``truth-terrain.json``), the largest distance between a vertex of the true
+    placed outline and the same vertex of the polygon the referee logged for that placement
+    (``edits``: the logged ``edit`` events' data in order, matched in order per template).
+    A placement never logged, or one logged beyond the truth, is said on a line of its own.
+    """
+    logged: dict[str, list[Any]] = {}
+    for edit in edits:
+        terrain = edit.get("terrain")
+        if edit.get("action") in ("add", "replace") and isinstance(terrain, Mapping):
+            logged.setdefault(str(terrain.get("id")), []).append(terrain.get("polygon"))
+    worst, found, missed, extra = 0.0, 0, 0, 0
+    for true in truth.get("templates", []):
+        template = roster.template(true["id"])
+        polygons = logged.get(true["id"], [])
+        placements = true["placements"]
+        extra += max(len(polygons) - len(placements), 0)
+        for placement, polygon in zip(placements, polygons, strict=False):
+            if template is None:
+                break
+            placed = template.placed(placement["x"], placement["y"], placement["heading"])
+            if not isinstance(polygon, list) or len(polygon) != len(placed):
+                missed += 1
+                continue
+            found += 1
+            worst = max(worst, *(math.dist(a, b) for a, b in zip(placed, polygon, strict=True)))
+        missed += max(len(placements) - len(polygons), 0) + (
+            len(placements) if template is None else 0
+        )
+    lines = [f"terrain placement error: max {worst:.3f}in"]
+    if missed or extra:
+        lines.append(
+            f"  terrain placements: {found} of {found + missed} true placements logged, "
+            f"{extra} extra"
+        )
+    return lines
+
+
 @click.command()
 @click.option(
     "--footage",
@@ -114,16 +213,18 @@ def demo(
 ) -> None:
     """Referee the bundled sample game: calibrate, track, judge every move, and log the game."""
     from referee.game import Session, game_name
+    from referee.game.sources import check_same_resolution
     from referee.scene import load_scene
     from referee.vision.pipeline import Pipeline, check_profile_fits
-    from referee.vision.sources import VideoFileSource
+    from referee.vision.sources import FrameSource, MultiSource, VideoFileSource
 
     # The outputs and the log's path are checked before anything is read or opened.
     if annotate is not None:
         output_file(annotate, "--annotate", VIDEO_SUFFIXES, "demo.mp4")
     check_log_path(db, no_log)
     folder = footage or repo_footage()
-    video = folder / "video.mp4"
+    cameras = footage_cameras(folder)
+    video = cameras[0][0]
     if not video.is_file():
         raise RefereeError(
             f"{folder}: no sample footage here (video.mp4 missing); run the demo from a git "
@@ -137,54 +238,49 @@ def demo(
     scene = load_scene(scene_path) if scene_path.is_file() else None
     truth_path = folder / "truth-moves.json"
     truth = _load_truth(truth_path) if truth_path.is_file() else None
-    true_camera = folder / "camera.json"
-    profile: CalibrationProfile | None = None
-    if not use_true_camera and (folder / "calibration.mp4").is_file():
-        click.echo(f"calibrating from {folder / 'calibration.mp4'} ...")
-        try:
-            reference = load_profile(true_camera) if true_camera.is_file() else None
-            table = reference.table if reference else _table_from_scene(folder)
-            # The board printed for this footage; a user passes it as 'referee calibrate --board'.
-            board = reference.board if reference else None
-            profile = calibrate_from_clip(folder / "calibration.mp4", roster, table, board)
-            rms = f"{profile.rms_px:.2f}px" if profile.rms_px is not None else "n/a"
-            click.echo(
-                f"  calibrated: reprojection RMS {rms} from {profile.views_used} views, "
-                f"table frame from {profile.frame_source}"
-            )
-        except (RefereeError, ImportError) as error:
-            click.echo(f"  note: calibration did not work here ({error}); using camera.json")
-            profile = None
-    if profile is None:
-        if not true_camera.is_file():
-            raise RefereeError(f"{folder}: neither a usable calibration clip nor camera.json")
-        if not use_true_camera:
-            click.echo("note: using the footage's committed camera.json (the simulator's truth)")
-        profile = load_profile(true_camera)
-
-    source = VideoFileSource(video)
-    # The log is opened last, once the footage and profile were read and checked.
+    terrain_truth_path = folder / "truth-terrain.json"
+    terrain_truth = (
+        _load_terrain_truth(terrain_truth_path) if terrain_truth_path.is_file() else None
+    )
+    profiles = [
+        camera_profile(clip, true_camera, roster, folder, use_true_camera)
+        for _, clip, true_camera in cameras
+    ]
+    videos = [v for v, _, _ in cameras]
+    opened: list[FrameSource] = []
+    # The log is opened last, once the footage and profiles were read and checked.
     try:
-        check_profile_fits(profile, source.frame_size or (0, 0), str(video))
+        opened.extend(VideoFileSource(one) for one in videos)
+        check_same_resolution(opened)
+        for each, profile in zip(opened, profiles, strict=True):
+            check_profile_fits(profile, each.frame_size or (0, 0), each.name)
+        source = opened[0] if len(opened) == 1 else MultiSource(opened)
         log = open_log(db, no_log)
     except BaseException:
-        source.close()
+        for each in opened:
+            each.close()
         raise
     name = game or game_name("demo")
     session = Session.start(
-        Pipeline(profile, roster, source_name=str(video)),
+        Pipeline(profiles, roster, source_name=[str(v) for v in videos]),
         scene,
         log=log,
         game=name,
-        source=str(video.resolve()),
+        source=" + ".join(str(v.resolve()) for v in videos),
     )
     annotator = None
     if annotate:
         from referee.vision.annotate import Annotator
 
         annotator = Annotator(annotate, roster, session.scene, source.fps)
-    click.echo(f"refereeing {video} ({source.frame_count} frames, {source.fps:g} fps):")
+    shown = (
+        video
+        if len(videos) == 1
+        else f"{len(videos)} cameras ({', '.join(v.name for v in videos)})"
+    )
+    click.echo(f"refereeing {shown} ({source.frame_count} frames, {source.fps:g} fps):")
     moves: list[Any] = []
+    edits: list[Mapping[str, Any]] = []
     flags = 0
     sender = club.start(log.path, name) if club is not None and log is not None else None
 
@@ -197,6 +293,8 @@ def demo(
             click.echo(ruling.describe())
             moves.append(ruling.move)
         for event in update.events:
+            if event.type == "edit":
+                edits.append(event.data)
             if event.type in ("flag", "camera"):
                 flags += 1
                 click.echo(f"  ! {event.data.get('message')}", err=True)
@@ -216,6 +314,9 @@ def demo(
     click.echo(f"{len(moves)} moves, {flags} warnings, in {time.monotonic() - started:.1f}s")
     if truth is not None:
         for line in accuracy_summary(moves, truth, roster):
+            click.echo(line)
+    if terrain_truth is not None:
+        for line in terrain_accuracy(edits, terrain_truth, roster):
             click.echo(line)
     if annotate:
         click.echo(f"annotated video: {annotate}")
@@ -241,6 +342,31 @@ def _load_truth(path: Path) -> dict[str, Any]:
         raise RefereeError(
             f"{path}: $.moves: must be a list of moves with piece, from and to poses; "
             "re-run 'referee simulate'"
+        )
+    return data
+
+
+def _load_terrain_truth(path: Path) -> dict[str, Any]:
+    """The footage's true template placements; a file that is not that is a one-line error."""
+    data = read_json_file(path, "truth file", RefereeError, "re-run 'referee simulate'")
+    templates = data.get("templates") if isinstance(data, dict) else None
+    if not isinstance(templates, list) or not all(
+        isinstance(t, dict)
+        and isinstance(t.get("id"), str)
+        and isinstance(t.get("placements"), list)
+        and all(
+            isinstance(p, dict)
+            and all(
+                isinstance(p.get(c), (int, float)) and not isinstance(p.get(c), bool)
+                for c in ("x", "y", "heading")
+            )
+            for p in t["placements"]
+        )
+        for t in templates
+    ):
+        raise RefereeError(
+            f"{path}: $.templates: must be a list of templates with id and placements "
+            "(x, y, heading); re-run 'referee simulate'"
         )
     return data
 

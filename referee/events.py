@@ -11,7 +11,8 @@ log"): ``seq``, ``t``, ``type`` and ``frame`` plus the type's own keys:
 - ``declare``: ``declare`` (the scene-file query announced: cards, dice,
   Follow Me, a move allowance).
 - ``edit``: ``edit`` (``terrain``), ``action`` (``add``/``replace``/``remove``)
-  and the ``terrain`` object or its ``id``.
+  and the ``terrain`` object or its ``id``; a tagged terrain template coming to
+  rest adds ``template`` (``{"tag", "x", "y", "heading"}``).
 - ``flag``: ``kind`` (``unknown_tag``, ``duplicate_tag``, ``jump``),
   ``message``, ``tag``, ``piece``.
 - ``camera``: ``kind`` (``lost``, ``reopened``, ``moved``, ``started``), ``message``.

@@ -34,6 +34,39 @@ from numpy.typing import ArrayLike, NDArray
 EPS = 1e-9
 """Inches below which two lengths are the same (contact, not a gap)."""
 
+TERRAIN_KINDS = (
+    "woods",
+    "building",
+    "hill",
+    "difficult",
+    "road",
+    "river",
+    "bridge",
+    "water",
+    "rough",
+    "wall",
+    "open",
+    "objective",
+    "wire",
+    "minefield",
+    "smoke",
+    "fortification",
+)
+"""Known terrain kinds (the scene file's and a roster template's): here, below both, as a
+roster is read below the scene; what each does is the ruleset's business."""
+
+
+def unknown_terrain_kind(kind: str) -> str | None:
+    """What is wrong with ``kind`` as a terrain kind (lower case), or None when it is one.
+
+    >>> unknown_terrain_kind("woods") is None, unknown_terrain_kind("lava")[:27]
+    (True, "unknown terrain kind 'lava'")
+    """
+    if kind in TERRAIN_KINDS:
+        return None
+    return f"unknown terrain kind {kind!r} (known: {', '.join(TERRAIN_KINDS)})"
+
+
 Point = tuple[float, float]
 Array = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]

@@ -43,28 +43,17 @@ import numpy as np
 
 from referee import validate
 from referee.errors import SceneError, at, read_json_file
-from referee.geometry import Pose, as_polygon, base_corners, front_point, polygon_is_simple
+from referee.geometry import (
+    TERRAIN_KINDS,  # noqa: F401  (the scene file's kinds, still read from here)
+    Pose,
+    as_polygon,
+    base_corners,
+    front_point,
+    polygon_is_simple,
+    unknown_terrain_kind,
+)
 
 PIECE_STATES = ("ok", "damaged", "destroyed")
-TERRAIN_KINDS = (
-    "woods",
-    "building",
-    "hill",
-    "difficult",
-    "road",
-    "river",
-    "bridge",
-    "water",
-    "rough",
-    "wall",
-    "open",
-    "objective",
-    "wire",
-    "minefield",
-    "smoke",
-    "fortification",
-)
-"""Known terrain kinds; what each does is the ruleset's business."""
 
 EDGES = ("top", "bottom", "left", "right")
 EDGE_ALIASES = {"north": "top", "south": "bottom", "west": "left", "east": "right"}
@@ -504,14 +493,9 @@ def _terrain(raw: Any, source: str, path: str) -> Terrain:
     for key in ("id", "kind", "polygon"):
         _require(raw, key, source, path)
     kind = _text(raw["kind"], source, f"{path}.kind").lower()
-    if kind not in TERRAIN_KINDS:
-        raise SceneError(
-            at(
-                source,
-                f"{path}.kind",
-                f"unknown terrain kind {kind!r} (known: {', '.join(TERRAIN_KINDS)})",
-            )
-        )
+    problem = unknown_terrain_kind(kind)
+    if problem is not None:
+        raise SceneError(at(source, f"{path}.kind", problem))
     poly_raw = _list(raw["polygon"], source, f"{path}.polygon")
     points = []
     for j, pt in enumerate(poly_raw):

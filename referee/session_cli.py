@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 import click
 
+from referee.calibration.profile import CalibrationProfile
 from referee.club.sender import ClubTarget, club_options, finish
 from referee.errors import RefereeError, SourceError
 from referee.events import GameEvent, finite_json
@@ -25,12 +26,12 @@ from referee.game import (
     check_source_fits,
     drive,
     game_name,
-    load_inputs,
-    open_camera_source,
     open_log,
     source_key,
     warn,
 )
+from referee.game.sources import load_game_roster, load_profiles, open_cameras
+from referee.markers.roster import Roster
 from referee.media import MAX_CAMERA_INDEX
 from referee.outputs import VIDEO_SUFFIXES, output_file
 from referee.store import default_db_path
@@ -106,6 +107,12 @@ def distinct_outputs(
         seen[key] = option
 
 
+def numbered(option: str, values: Sequence[str]) -> dict[str, str]:
+    """A repeated option's values for :func:`distinct_outputs`: the first as the option,
+    the next ones with their place (``--video #2``)."""
+    return {option if k == 0 else f"{option} #{k + 1}": v for k, v in enumerate(values)}
+
+
 def inputs_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The ``--calibration`` and ``--roster`` options every pipeline command takes."""
     command = click.option(
@@ -115,8 +122,9 @@ def inputs_options(command: Callable[..., Any]) -> Callable[..., Any]:
         "--calibration",
         "-c",
         required=True,
+        multiple=True,
         metavar="PROFILE.json",
-        help="Calibration profile from 'referee calibrate'.",
+        help="Calibration profile from 'referee calibrate'; one per camera, in camera order.",
     )(command)
 
 
@@ -150,14 +158,35 @@ def annotate_frame(annotator: Any, update: SessionUpdate) -> None:
     annotator.write(update.result)
 
 
-def _source_option(camera: int | None, video: str | None) -> str:
-    if (camera is None) == (video is None):
-        raise SourceError("give exactly one of --camera N or --video FILE")
-    return str(camera) if camera is not None else str(video)
+def source_options(cameras: Sequence[int], videos: Sequence[str]) -> tuple[str, ...]:
+    """The sources of a run: repeated --camera or repeated --video (not both: the order
+    pairs each with its -c profile, and two kinds of option lose it)."""
+    if bool(cameras) == bool(videos):
+        raise SourceError(
+            "give exactly one of --camera N or --video FILE"
+            if not cameras
+            else "give the cameras as all --camera N or all --video FILE (a stream URL goes "
+            "to --video), so the order pairs each with its -c profile"
+        )
+    return tuple(str(c) for c in cameras) if cameras else tuple(videos)
+
+
+def open_game_inputs(
+    specs: Sequence[str],
+    calibrations: Sequence[str],
+    roster: str,
+    holder: list[Session],
+    **options: Any,
+) -> tuple[tuple[CalibrationProfile, ...], Roster, FrameSource]:
+    """Profiles, roster and the (one or several cameras') frame source, every check done."""
+    profiles = load_profiles(calibrations, specs)
+    roster_value = load_game_roster(roster)
+    frames = open_cameras(specs, profiles, roster_value, holder, **options)
+    return profiles, roster_value, frames
 
 
 @click.command()
-@click.argument("source")
+@click.argument("source", nargs=-1, required=True)
 @inputs_options
 @click.option("--out", "-o", required=True, metavar="TRACKS.jsonl", help="One JSON line per frame.")
 @click.option("--events", metavar="EVENTS.jsonl", help="Write move and warning events here.")
@@ -167,8 +196,8 @@ def _source_option(camera: int | None, video: str | None) -> str:
 @click.option("--fps", type=click.FloatRange(min=1, max=1000), help="Camera: requested frame rate.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def track(
-    source: str,
-    calibration: str,
+    source: tuple[str, ...],
+    calibration: tuple[str, ...],
     roster: str,
     out: str,
     events: str | None,
@@ -181,7 +210,8 @@ def track(
     """Track every tagged piece in SOURCE and write its pose per frame.
 
     SOURCE is a video file, a folder of images, a camera index (0, 1...) or a
-    stream URL. Each line of TRACKS.jsonl is one processed frame:
+    stream URL; several SOURCEs are several cameras over one table, each with its own
+    -c profile in the same order. Each line of TRACKS.jsonl is one processed frame:
     {"frame", "t", "pieces": [{"id", "tag", "x", "y", "heading", "uncertainty",
     "seen", "state"}]}, in table inches and degrees. Settled moves (and
     warnings) go to EVENTS.jsonl. Files are written as NAME.partial and put in
@@ -190,16 +220,20 @@ def track(
     # Every check before any output is opened (the writers open at the first frame).
     distinct_outputs(
         {"--out": out, "--events": events},
-        {"SOURCE": source, "--calibration": calibration, "--roster": roster},
+        {
+            **numbered("SOURCE", source),
+            **numbered("--calibration", calibration),
+            "--roster": roster,
+        },
     )
     tracks = JsonLinesWriter(out, "--out")
     event_log = JsonLinesWriter(events, "--events") if events is not None else None
     writers = [w for w in (tracks, event_log) if w is not None]
-    profile, roster_value = load_inputs(calibration, roster)
     holder: list[Session] = []
-    frames, _ = open_camera_source(source, holder, width=width, height=height, fps=fps)
-    check_source_fits(profile, frames, source)
-    session = Session.start(Pipeline(profile, roster_value, source_name=source))
+    profiles, roster_value, frames = open_game_inputs(
+        source, calibration, roster, holder, width=width, height=height, fps=fps
+    )
+    session = Session.start(Pipeline(profiles, roster_value, source_name=source))
     holder.append(session)
     moves = 0
 
@@ -240,9 +274,15 @@ def _close(writers: list[JsonLinesWriter], complete: bool, source: FrameSource) 
 @click.option(
     "--camera",
     type=click.IntRange(0, MAX_CAMERA_INDEX),
-    help="Camera index (0 is the first).",
+    multiple=True,
+    help="Camera index (0 is the first); repeat for several cameras over one table.",
 )
-@click.option("--video", metavar="FILE", help="A recorded video (or image folder, or stream URL).")
+@click.option(
+    "--video",
+    metavar="FILE",
+    multiple=True,
+    help="A recorded video (or image folder, or stream URL); repeat for several cameras.",
+)
 @inputs_options
 @click.option("--scene", metavar="SCENE.json", help="Terrain, sides, cards and questions.")
 @click.option("--ruleset", default=None, help="Rules to judge moves by (default: the scene's).")
@@ -255,9 +295,9 @@ def _close(writers: list[JsonLinesWriter], complete: bool, source: FrameSource) 
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @club_options
 def run(
-    camera: int | None,
-    video: str | None,
-    calibration: str,
+    camera: tuple[int, ...],
+    video: tuple[str, ...],
+    calibration: tuple[str, ...],
     roster: str,
     scene: str | None,
     ruleset: str | None,
@@ -283,17 +323,20 @@ def run(
     'referee log'); --game NAME resumes a logged game after a crash. Example:
 
       referee run --camera 0 -c table.json -r roster.json --scene game.json
+
+    Several cameras over one table: repeat --camera (or --video) and -c, paired in
+    order (--camera 0 --camera 1 -c left.json -c right.json).
     """
     from referee.scene import load_scene
 
-    spec = _source_option(camera, video)
+    specs = source_options(camera, video)
     club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
     # Every check before any output or the game log is opened: a refused run changes nothing.
     distinct_outputs(
         {"--tracks": tracks, "--events": events, "--annotate": annotate},
         {
-            "--video": video,
-            "--calibration": calibration,
+            **numbered("--video", video),
+            **numbered("--calibration", calibration),
             "--roster": roster,
             "--scene": scene,
             "--db": db or (None if no_log else str(default_db_path())),
@@ -305,20 +348,25 @@ def run(
     event_log = JsonLinesWriter(events, "--events") if events is not None else None
     writers = [w for w in (tracks_log, event_log) if w is not None]
     check_log_path(db, no_log)
-    profile, roster_value = load_inputs(calibration, roster)
+    profiles = load_profiles(calibration, specs)
+    roster_value = load_game_roster(roster)
     scene_value = load_scene(scene) if scene else None
     holder: list[Session] = []
-    frames, _ = open_camera_source(spec, holder, width=width, height=height)
-    check_source_fits(profile, frames, spec)
+    frames = open_cameras(specs, profiles, roster_value, holder, width=width, height=height)
     try:
         log = open_log(db, no_log)
     except BaseException:
         frames.close()
         raise
     name = game or game_name()
-    pipeline = Pipeline(profile, roster_value, source_name=spec)
+    pipeline = Pipeline(profiles, roster_value, source_name=specs)
     session = Session.start(
-        pipeline, scene_value, ruleset, log=log, game=name, source=source_key(spec)
+        pipeline,
+        scene_value,
+        ruleset,
+        log=log,
+        game=name,
+        source=" + ".join(source_key(s) for s in specs),
     )
     holder.append(session)
     if log is not None:

@@ -153,13 +153,15 @@ def _warn_table_out_of_view(run: CalibrationRun) -> None:
 
 
 @click.command()
-@click.argument("source")
+@click.argument("source", nargs=-1, required=True)
 @click.option(
     "--out",
     "out",
     required=True,
+    multiple=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Profile file to write (only written when calibration succeeds).",
+    help="Profile file to write (only written when calibration succeeds); one per SOURCE, "
+    "in the same order.",
 )
 @click.option(
     "--board",
@@ -214,8 +216,8 @@ def _warn_table_out_of_view(run: CalibrationRun) -> None:
     help="Reject views whose board scores lower (variance of the Laplacian).",
 )
 def calibrate(
-    source: str,
-    out: Path,
+    source: tuple[str, ...],
+    out: tuple[Path, ...],
     board: str | None,
     table_text: str,
     inch_mm: float,
@@ -231,8 +233,24 @@ def calibrate(
     image, then lay it flat on the table: the final frame (or --table-image)
     defines the table plane. Corner anchor tags in that view fix the table
     frame; without them the board's origin corner is the table's origin.
+
+    Several cameras over one table: give each camera's SOURCE and repeat --out, paired in
+    order; each camera is calibrated on its own (its lens, then its table pose from the
+    anchors it sees: a table over 48 in has six, so a camera seeing part of it finds 3-4).
     """
-    output_file(out, "--out")
+    if len(out) != len(source):
+        raise RefereeError(
+            f"{len(source)} SOURCE{'s' if len(source) != 1 else ''} and {len(out)} --out: "
+            "give one profile file per camera, in the same order"
+        )
+    if len(source) > 1 and table_image is not None:
+        raise RefereeError("--table-image goes with one SOURCE (each camera's own table view)")
+    written: dict[Path, Path] = {}
+    for path in out:
+        output_file(path, "--out")
+        if path.resolve() in written:
+            raise RefereeError(f"--out {path} is given twice: each camera needs its own profile")
+        written[path.resolve()] = path
     number(
         every_s,
         "--every",
@@ -267,7 +285,40 @@ def calibrate(
     flats: list[tuple[int, float]] = []
     if roster_path is not None:
         dictionary, anchors, flats = _anchors_from_roster(roster_path)
+    for index, (one, target) in enumerate(zip(source, out, strict=True)):
+        if len(source) > 1:
+            click.echo(f"camera {index + 1} of {len(source)}: {one}")
+        _calibrate_one(
+            one,
+            target,
+            spec,
+            table,
+            dictionary,
+            anchors,
+            flats,
+            table_image,
+            every_s,
+            duration,
+            min_sharpness,
+            whole_table=len(source) == 1,
+        )
 
+
+def _calibrate_one(
+    source: str,
+    out: Path,
+    spec: BoardSpec | None,
+    table: TableSize,
+    dictionary: str,
+    anchors: tuple[AnchorTag, ...],
+    flats: list[tuple[int, float]],
+    table_image: Path | None,
+    every_s: float,
+    duration: float,
+    min_sharpness: float,
+    whole_table: bool,
+) -> None:
+    """One camera's profile: its lens, then its table pose (see :func:`calibrate`)."""
     path = usable_path(source, "SOURCE")
     total: int | None = None
     if source.isascii() and source.isdigit() and not path.exists():
@@ -327,4 +378,5 @@ def calibrate(
             f"{out}: cannot write the profile ({error.strerror}); choose another --out"
         ) from None
     _report(run, out)
-    _warn_table_out_of_view(run)
+    if whole_table:  # one of several cameras sees part of the table, as it should
+        _warn_table_out_of_view(run)

@@ -36,10 +36,10 @@ from referee.errors import RefereeError
 from referee.tags.anchors import AnchorTag
 from referee.tags.detect import TagDetector
 from referee.tags.layout import (
-    ANCHOR_INSET_IN,
     ANCHOR_SIZE_IN,
     TagLayout,
     anchor_ids,
+    anchor_spots,
     heading_from_corners,
 )
 
@@ -47,18 +47,20 @@ FloatArray = NDArray[np.float64]
 
 
 def default_anchors(dictionary: str, table: TableSize) -> tuple[AnchorTag, ...]:
-    """The four corner anchors where the printed anchor sheet says to glue them.
+    """The anchors where the printed anchor sheet says to glue them.
 
-    Ids are the dictionary's last four, in corner order (0, 0), (W, 0), (W, D), (0, D).
+    Ids are the dictionary's last four, in corner order (0, 0), (W, 0), (W, D), (0, D);
+    a table with a side over 48 in adds two at the middle of its long edges.
 
     >>> [(a.tag, a.x, a.y) for a in default_anchors("DICT_4X4_100", TableSize(48, 36))]
     [(96, 1.5, 1.5), (97, 46.5, 1.5), (98, 46.5, 34.5), (99, 1.5, 34.5)]
+    >>> [(a.tag, a.x, a.y) for a in default_anchors("DICT_4X4_100", TableSize(72, 48))][4:]
+    [(94, 36.0, 1.5), (95, 36.0, 46.5)]
     """
-    w, d, m = table.width, table.depth, ANCHOR_INSET_IN
-    spots = [(m, m), (w - m, m), (w - m, d - m), (m, d - m)]
+    size = (float(table.width), float(table.depth))
     return tuple(
         AnchorTag(tag, x, y, ANCHOR_SIZE_IN)
-        for tag, (x, y) in zip(anchor_ids(dictionary), spots, strict=True)
+        for tag, (x, y) in zip(anchor_ids(dictionary, size), anchor_spots(size), strict=True)
     )
 
 

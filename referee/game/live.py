@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,7 @@ from referee.scene import Scene
 from referee.store import GameLog
 from referee.tags.anchors import AnchorTag
 from referee.vision.pipeline import FrameResult, Pipeline
-from referee.vision.sources import Frame, FrameSource, VideoFileSource
+from referee.vision.sources import Frame, FrameSource, MultiSource, VideoFileSource
 
 FPS_WINDOW = 2.0
 """Seconds of frames the frame rate is averaged over."""
@@ -400,7 +400,7 @@ def sample_live(
 
 
 def source_live(
-    spec: str,
+    spec: str | Sequence[str],
     pipeline: Pipeline,
     scene: Scene | None = None,
     ruleset: str | None = None,
@@ -412,16 +412,18 @@ def source_live(
 ) -> LiveTable:
     """A live table on a camera or stream (``camera``: never paced or looped) or a recording
     played once at ``pace`` (not started; :func:`~referee.game.probe_source` checks the
-    source first, before a game log is opened)."""
+    source first, before a game log is opened). Several ``spec`` are several cameras over
+    one table, read together as frame sets."""
     holder: list[Session] = []
+    specs = (spec,) if isinstance(spec, str) else tuple(spec)
 
     def open_frames() -> FrameSource:
-        frames, _ = open_camera_source(spec, holder)
-        return frames
+        opened = [open_camera_source(s, holder)[0] for s in specs]
+        return opened[0] if len(opened) == 1 else MultiSource(opened)
 
-    footage = Footage(open_frames, spec, loop=False, pace=pace, live=camera)
-    live = LiveTable(
-        pipeline, scene, ruleset, footage=footage, log=log, game=game, source_key=source_key(spec)
-    )
+    name = " + ".join(specs)
+    key = " + ".join(source_key(s) for s in specs)
+    footage = Footage(open_frames, name, loop=False, pace=pace, live=camera)
+    live = LiveTable(pipeline, scene, ruleset, footage=footage, log=log, game=game, source_key=key)
     holder.append(live.session)
     return live

@@ -43,8 +43,10 @@ def drive(
     if limit is not None and total is not None:
         total = min(total, limit)
     count = 0
+    # Several cameras are named each by its file name: "video-1.mp4 + video-2.mp4".
+    desc = " + ".join(Path(s.name).name for s in getattr(source, "sources", (source,)))
     # A bar on a terminal; piped, one line when the source is done (no \r fragments).
-    with bar_of(total=total, unit="frame", enabled=progress, desc=Path(source.name).name) as bar:
+    with bar_of(total=total, unit="frame", enabled=progress, desc=desc) as bar:
         for update in session.run(source):
             if on_update is not None:
                 on_update(update)

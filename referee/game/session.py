@@ -7,7 +7,10 @@ with consecutive sequence numbers: settled moves and the ruleset's verdicts
 on them, the scene's standing questions answered again whenever a piece
 they name settles, flags (unknown or duplicate tag, jump) and camera events.
 Declarations (cards, dice, Follow Me), terrain edits, questions asked and
-corrections come in through methods, from any thread.
+corrections come in through methods, from any thread. A tagged terrain
+template coming to rest (placed, or moved and settled again) is a terrain
+``edit`` of the feature with its id (``add`` the first time, else
+``replace``), never a move: every standing question is asked again on it.
 
 When a :class:`~referee.store.GameLog` is attached, each frame's events and
 position changes are committed in one transaction *before* any subscriber
@@ -46,7 +49,7 @@ from referee.store import GameInfo, GameLog, Position
 from referee.vision.pipeline import FrameResult, Pipeline
 from referee.vision.pose import PiecePose
 from referee.vision.sources import Frame
-from referee.vision.track import FlagEvent, MoveEvent
+from referee.vision.track import FlagEvent, MoveEvent, PlaceEvent
 
 DEFAULT_RULESET = "paper-tigers"
 POSITION_NOISE = 0.02
@@ -338,12 +341,14 @@ class Session:
             pose = moved_to.get(pid, Pose(position.x, position.y, position.heading))
             self._place(pid, pose, position.uncertainty)
         self._logged = dict(self.log.positions_at(game))
-        entries = {e.id: e for e in self.roster}
+        # Pieces and terrain templates start settled where they last rested.
+        tags = {e.id: e.tag for e in self.roster}
+        tags.update({t.id: t.tags[0].tag for t in self.roster.templates})
         self.pipeline.resume(
             {
-                pid: PiecePose(pid, entries[pid].tag, p.x, p.y, p.heading, p.uncertainty, False)
+                pid: PiecePose(pid, tags[pid], p.x, p.y, p.heading, p.uncertainty, False)
                 for pid, p in resting.items()
-                if pid in entries
+                if pid in tags
             },
             table_pose,
         )
@@ -561,11 +566,14 @@ class Session:
             events: list[GameEvent] = []
             rulings: list[Ruling] = []
             moved: set[str] = set()
+            placed = False
             for event in result.events:
                 if isinstance(event, MoveEvent):
                     ruling = self._judge(event, events)
                     rulings.append(ruling)
                     moved.add(event.piece)
+                elif isinstance(event, PlaceEvent):
+                    placed = self._place_template(event, events) or placed
                 else:
                     events.append(self._flag(event, result))
             for tracked in result.tracks.pieces:
@@ -573,7 +581,9 @@ class Session:
                 first = tracked.state == "settled" and pose.id not in self._placed
                 if first and self._place(pose.id, _pose(pose), pose.uncertainty):
                     moved.add(pose.id)
-            if moved:
+            if placed:  # the terrain changed: every question may answer otherwise
+                events.extend(self._answer_standing(range(len(self._standing))))
+            elif moved:
                 events.extend(self._answer_standing(self._touched(moved)))
             positions = self._changed_positions(result)
             self._commit(events, positions)
@@ -628,6 +638,40 @@ class Session:
             events[events.index(move)] = self._told[move.seq] = noted
         self._place(event.piece, _pose(event.to_pose), event.to_pose.uncertainty)
         return Ruling(event, judgement, move.seq)
+
+    def _place_template(self, event: PlaceEvent, events: list[GameEvent]) -> bool:
+        """Log a terrain template's rest as the terrain edit it is: ``add`` the feature
+        with the template's id the first time there is none, ``replace`` it after.
+        Terrain drawn by hand under other ids is left as it is."""
+        template = self.roster.template(event.template)
+        if template is None:
+            return False
+        terrain: dict[str, Any] = {
+            "id": template.id,
+            "kind": template.terrain,
+            "polygon": [[round(x, 4), round(y, 4)] for x, y in event.polygon],
+        }
+        if template.name:
+            terrain["name"] = template.name
+        exists = any(t.id == template.id for t in self._terrain)
+        data = edit_data("terrain", "replace" if exists else "add", terrain)
+        # Where the template lay (its frame's pose, the tag that saw it): the log says why.
+        data["template"] = {"tag": event.pose.tag, **_pose_json(event.pose)}
+        self._terrain = apply_edit(self._terrain, data)
+        events.append(self._event("edit", data))
+        return True
+
+    @property
+    def hidden_terrain(self) -> frozenset[str]:
+        """Terrain templates whose tags are all hidden now: each stays where last seen."""
+        with self._lock:
+            latest = self.latest
+            if latest is None:
+                return frozenset()
+            ids = {t.id for t in self.roster.templates}
+            return frozenset(
+                p.pose.id for p in latest.tracks.pieces if p.pose.id in ids and not p.pose.seen
+            )
 
     def _flag(self, event: FlagEvent, result: FrameResult) -> GameEvent:
         data: dict[str, Any] = {"message": event.message}

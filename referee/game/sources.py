@@ -7,9 +7,12 @@ Shared by the commands and the dashboard, so ``run``, ``track``, ``demo`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from referee.calibration.profile import CalibrationProfile, load_profile
 from referee.errors import RefereeError
@@ -19,7 +22,7 @@ from referee.markers.roster import Roster, load_roster
 from referee.outputs import output_file
 from referee.store import GameLog, default_db_path
 from referee.vision.pipeline import check_profile_fits
-from referee.vision.sources import FrameSource, open_source
+from referee.vision.sources import FrameSource, MultiSource, open_source
 
 FOOTAGE = Path("sample_footage") / "skirmish"
 """The bundled sample game, relative to the checkout."""
@@ -33,10 +36,15 @@ def repo_footage() -> Path:
 def load_inputs(calibration: str, roster_path: str) -> tuple[CalibrationProfile, Roster]:
     """The profile and roster a run needs; a roster without pieces is an error."""
     profile = load_profile(calibration)
+    return profile, load_game_roster(roster_path)
+
+
+def load_game_roster(roster_path: str) -> Roster:
+    """The roster a run needs; a roster without pieces is an error."""
     roster = load_roster(roster_path)
     if not len(roster):
         raise RefereeError(f"{roster_path}: the roster lists no pieces; nothing to track")
-    return profile, roster
+    return roster
 
 
 def open_camera_source(
@@ -94,3 +102,115 @@ def probe_source(spec: str, profile: CalibrationProfile) -> None:
     frames, _ = open_camera_source(spec, [])
     check_source_fits(profile, frames, spec)
     frames.close()
+
+
+#: Median pixel distance of a camera's anchors from where its profile puts them above which
+#: the profile is another camera's (a bumped camera is a few pixels off, and is re-registered).
+WRONG_CAMERA_PX = 40.0
+
+
+def load_profiles(
+    calibrations: Sequence[str], sources: Sequence[str]
+) -> tuple[CalibrationProfile, ...]:
+    """One profile per source, paired in order; each camera needs its own.
+
+    Refused (one line, before anything is opened): a different number of profiles and
+    sources, and two sources given the same profile (the same file, or files with
+    identical content): two cameras cannot share one table pose.
+    """
+    if len(calibrations) != len(sources):
+        raise RefereeError(
+            f"{len(sources)} source{'s' if len(sources) != 1 else ''} and "
+            f"{len(calibrations)} calibration profile{'s' if len(calibrations) != 1 else ''} "
+            "(-c): give one profile per camera, in the same order as the cameras"
+        )
+    seen: dict[Any, str] = {}
+    for path in calibrations:
+        file = Path(path)
+        keys: list[Any] = [("path", str(file.resolve()))]
+        if file.is_file():
+            with contextlib.suppress(OSError):  # load_profile says why it cannot be read
+                keys.append(("content", file.read_bytes()))
+        for key in keys:
+            if key in seen:
+                same = "is the same file as" if key[0] == "path" else "has the same content as"
+                raise RefereeError(
+                    f"-c {path} {same} -c {seen[key]}: each camera needs its own calibration "
+                    "profile (calibrate each camera with its own clip)"
+                )
+            seen[key] = path
+    return tuple(load_profile(path) for path in calibrations)
+
+
+def open_cameras(
+    specs: Sequence[str],
+    profiles: Sequence[CalibrationProfile],
+    roster: Roster,
+    session_ref: list[Session],
+    **options: Any,
+) -> FrameSource:
+    """Open every camera and check each fits its profile, before any output is opened.
+
+    One source is returned as it is; several as one :class:`MultiSource` of frame sets.
+    Refused: cameras of different resolutions, a profile made at another resolution, and
+    (several cameras) a profile whose table pose does not fit what that camera sees (its
+    anchors lie far from where the profile puts them: another camera's profile).
+    """
+    opened: list[FrameSource] = []
+    try:
+        for spec in specs:
+            source, _ = open_camera_source(spec, session_ref, **options)
+            opened.append(source)
+        check_same_resolution(opened)
+        for source, profile, spec in zip(opened, profiles, specs, strict=True):
+            check_source_fits(profile, source, spec)
+        if len(opened) > 1:
+            for source, profile, spec in zip(opened, profiles, specs, strict=True):
+                check_view_fits(profile, source, spec, roster)
+    except BaseException:
+        for source in opened:
+            source.close()
+        raise
+    return opened[0] if len(opened) == 1 else MultiSource(opened)
+
+
+def check_same_resolution(sources: Sequence[FrameSource]) -> None:
+    """Every camera whose frame size is known gives frames of one size (the message names
+    the first two that differ)."""
+    sizes = [(s.name, s.frame_size) for s in sources if s.frame_size is not None]
+    if len({size for _, size in sizes}) > 1:
+        first, other = sizes[0], next(item for item in sizes if item[1] != sizes[0][1])
+        raise RefereeError(
+            f"cameras of different resolutions: {first[0]} is "
+            f"{first[1][0]}x{first[1][1]} but {other[0]} is {other[1][0]}x{other[1][1]}; "
+            "set every camera to one resolution"
+        )
+
+
+def check_view_fits(
+    profile: CalibrationProfile, source: FrameSource, name: str, roster: Roster
+) -> None:
+    """The anchors in the source's first frame (when it is known) lie where the profile
+    puts them, within :data:`WRONG_CAMERA_PX`: otherwise the profile is another camera's."""
+    from referee.calibration.register import anchor_errors_px
+    from referee.tags.detect import TagDetector
+
+    image = source.peek()
+    anchors = roster.anchors or profile.anchors
+    if image is None or not anchors:
+        return
+    found = TagDetector(roster.dictionary).detect(image)
+    wanted = {a.tag for a in anchors}
+    keep = [int(i) in wanted for i in found.ids]
+    ids, corners = found.ids[keep], found.corners_px[keep]
+    if len(set(int(i) for i in ids)) < 2:
+        return  # too few anchors in sight to judge (hands over them): the bump watch will
+    errors = anchor_errors_px(profile, ids, corners, anchors)
+    off = float(np.median(errors)) if len(errors) else 0.0
+    if off > WRONG_CAMERA_PX:
+        raise RefereeError(
+            f"{name}: its anchors (ids {', '.join(str(i) for i in sorted(set(map(int, ids))))}) "
+            f"lie {off:.0f}px from where its calibration profile puts them: the profile is "
+            "another camera's (give -c in the same order as the cameras) or the camera has "
+            "moved since it was calibrated (calibrate it again)"
+        )

@@ -27,17 +27,27 @@ def frame_json(result: FrameResult, view: LiveView) -> dict[str, Any]:
     roster = view.roster
     anchors = {a.tag for a in view.anchors}
     unknown = set(result.unknown_tags)
+    templates = {t.id for t in roster.templates}
     tags = []
     for tag, corners in zip(result.detections.ids, result.detections.corners_px, strict=True):
         entry = roster.by_tag(int(tag))
-        kind = "piece" if entry else "anchor" if int(tag) in anchors else "unknown"
+        on = roster.template_by_tag(int(tag))
+        kind = (
+            "piece"
+            if entry
+            else "terrain"
+            if on
+            else "anchor"
+            if int(tag) in anchors
+            else "unknown"
+        )
         if int(tag) in unknown:
             kind = "unknown"
         tags.append(
             {
                 "tag": int(tag),
                 "kind": kind,
-                "label": entry.id if entry else str(int(tag)),
+                "label": entry.id if entry else on[0].id if on else str(int(tag)),
                 "corners": np.round(corners, 1).tolist(),
             }
         )
@@ -52,6 +62,14 @@ def frame_json(result: FrameResult, view: LiveView) -> dict[str, Any]:
             "state": p.state,
         }
         for p in result.tracks.pieces
+        if p.pose.id not in templates
+    ]
+    # Terrain templates are terrain, not pieces: which ones are seen now (the map draws
+    # their polygons from the scene; a hidden one stays where it was last seen).
+    terrain = [
+        {"id": p.pose.id, "hidden": not p.pose.seen}
+        for p in result.tracks.pieces
+        if p.pose.id in templates
     ]
     size = result.profile.intrinsics.image_size
     return finite_json(
@@ -62,6 +80,7 @@ def frame_json(result: FrameResult, view: LiveView) -> dict[str, Any]:
             "seq": view.seq,
             "image_size": [int(size[0]), int(size[1])],
             "pieces": pieces,
+            "templates": terrain,
             "tags": tags,
             "unknown_tags": sorted(unknown),
         }

@@ -5,10 +5,11 @@ pair, and the same floats.
 The public API is small: :func:`visibility` (the whole map of a table under a
 ruleset), :func:`targets` (from one piece to every piece of another side: what a threat
 view draws) and :class:`MapCache` (the map of a live table, made again only when the
-table changed). The ruleset decides what a map measures and what blocks (its
-``range_measure``, its obstacles, its forest rule); the engine only measures, so it
-never imports :mod:`referee.rules`: a ruleset hands its decisions in as plain values
-(:func:`map_table`, :class:`Obstacle`, :func:`line_map`).
+table changed, and then only for the lines a changed piece may affect). The ruleset
+decides what a map measures and what blocks (its ``range_measure``, its obstacles, its
+forest rule); the engine only measures, so it never imports :mod:`referee.rules`: a
+ruleset hands its decisions in as plain values (:func:`map_table`, :class:`Obstacle`,
+:func:`line_map`).
 
 Modules, from the bottom: :mod:`~referee.maps.pairwise` (all-pairs distances),
 :mod:`~referee.maps.prepared` (outlines laid out for batched point queries),

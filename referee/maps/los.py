@@ -13,7 +13,9 @@ not zero, the depth of each crossing (:func:`_deep`).
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -44,6 +46,51 @@ ForestLevels = Callable[
 woods ``polys`` with the pair's doubt ``u[k]``."""
 
 
+@dataclass(frozen=True)
+class LineReuse:
+    """What a map made again after some pieces changed may take from the last one
+    (:class:`~referee.maps.MapCache`): its line maps (before a system's own rules on top),
+    keyed by the pieces and obstacles they were made of, and the lines that may differ
+    now (``dirty``, ``(n, n)``); :func:`line_map` keeps what it makes in ``made``."""
+
+    before: Mapping[tuple[object, ...], NDArray[np.int8]]
+    changed: Callable[[], NDArray[np.bool_] | None]
+    """The dirty lines, worked out when first needed (a map with no line map of the
+    last one to reuse never pays for them); None: none may be reused."""
+    made: dict[tuple[object, ...], NDArray[np.int8]] = field(default_factory=dict)
+    _dirty: list[NDArray[np.bool_] | None] = field(default_factory=list)
+
+    def dirty(self) -> NDArray[np.bool_] | None:
+        if not self._dirty:
+            self._dirty.append(self.changed())
+        return self._dirty[0]
+
+    @property
+    def used(self) -> bool:
+        """Whether a line map was made from the last one's clean lines."""
+        return bool(self._dirty) and self._dirty[0] is not None
+
+
+REUSE: contextvars.ContextVar[LineReuse | None] = contextvars.ContextVar(
+    "maps_line_reuse", default=None
+)
+"""The :class:`LineReuse` of the map being made in this thread, if any: a ruleset's
+``visibility`` reaches :func:`line_map` through its own hooks (several views of one
+table in Divisional), so the reuse travels beside the call, not through it."""
+
+
+def _reuse_key(
+    table: MapTable, obstacles: Sequence[Obstacle], rows: NDArray[np.bool_] | None
+) -> tuple[object, ...]:
+    """What a line map was made of, but where the changed pieces are (their bases'
+    outlines): the same key and clean lines give the same codes."""
+    return (
+        tuple(p.id for p in table.pieces),
+        tuple((o.id, o.kind, o.see_into, o.piece, o.forest) for o in obstacles),
+        None if rows is None else rows.tobytes(),
+    )
+
+
 def line_map(
     table: MapTable,
     obstacles: Sequence[Obstacle],
@@ -70,15 +117,27 @@ def line_map(
     if rows is not None:
         keep = rows[i] | rows[j]
         i, j = i[keep], j[keep]
+    reuse = REUSE.get()
+    key = _reuse_key(table, obstacles, rows) if reuse is not None else None
+    old = None if reuse is None or key is None else reuse.before.get(key)
+    dirty = None if old is None or reuse is None else reuse.dirty()
+    if old is not None and dirty is not None:
+        los = old.copy()  # every clean line as the last map had it
+        keep = dirty[i, j]
+        i, j = i[keep], j[keep]
     u = unc[i] + unc[j]
     code = np.zeros(len(i), np.int8)
-    if single:
+    if single and len(i):
         code = _single_codes(table.bearings, i, j, u, single, row, prep)
-    if multi:
+    if multi and len(i):
         _forest_codes(xy, i, j, u, multi, code, forest_levels)
     flat = los.ravel()  # a view: flat writes are cheaper than 2-d ones
     flat[i * n + j] = code
     flat[j * n + i] = code
+    if reuse is not None and key is not None:
+        los.flags.writeable = False  # shared with the next map made from it
+        reuse.made[key] = los
+        los = los.copy()
     return Visibility(tuple(p.id for p in pieces), dist, los)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from referee.markers.roster import TerrainTemplate
     from referee.markers.roster_init import PieceLine
 
 from referee.errors import RefereeError, RosterError, warn
@@ -37,8 +39,10 @@ from referee.tags.layout import (
     ANCHOR_INSET_IN,
     ANCHOR_SIZE_IN,
     DEFAULT_DICTIONARY,
-    anchor_ids,
+    EDGE_ANCHOR_OVER_IN,
+    anchor_spots,
     canonical_dictionary,
+    reserved_anchor_ids,
 )
 
 PAGES = click.Choice(["letter", "a4"], case_sensitive=False)
@@ -68,7 +72,7 @@ def _id_span(ids: list[int]) -> str:
     return f"{len(ids)} ids"
 
 
-@click.command()
+@click.group(invoke_without_command=True)
 @click.option("--ids", help="Tag ids: ranges and lists like 10-40 or 1,3,5-9.  [default: 0-47]")
 @click.option(
     "--size",
@@ -125,7 +129,10 @@ def markers(
     Print the PDF at 100% ("actual size") and check its scale bars with a ruler.
     --size auto picks the smallest tag that gives the camera at least 5 pixels
     per tag cell, assuming it looks straight down at the table with 5% margin.
+    `referee markers terrain` prints paper terrain templates with their tags.
     """
+    if click.get_current_context().invoked_subcommand is not None:
+        return  # `markers terrain`: its own options, its own output
     default = "anchors.pdf" if anchors else "tags.pdf"
     output_file(default if out is None else out, "--out", (".pdf",), "tags.pdf")
     roster: Roster | None = None
@@ -150,8 +157,12 @@ def markers(
         anchor_size = parse_size(size) if size else ANCHOR_SIZE_IN
         if roster and roster.anchors and size is None:
             anchor_size = roster.anchors[0].size
-        sheet = anchor_sheet(name, anchor_size, page)
-        items = anchor_tags(name, anchor_size)
+        # The table only counts when given: a big one gets the two edge anchors too.
+        given = click.get_current_context().get_parameter_source("table")
+        commandline = click.core.ParameterSource.COMMANDLINE
+        big = _pair(table, "--table", "48x36") if given == commandline else None
+        sheet = anchor_sheet(name, anchor_size, page, big)
+        items = anchor_tags(name, anchor_size, big)
         target = "anchors.pdf" if out is None else out
     else:
         if size == "auto":
@@ -165,7 +176,13 @@ def markers(
             tag_size = parse_size(size) if size else DEFAULT_TAG_SIZE_IN
         if roster is not None:
             if not roster.pieces:
-                raise RosterError(f"{roster_path}: the roster has no pieces")
+                hint = (
+                    f"; print its terrain templates with: referee markers terrain --roster "
+                    f"{roster_path}"
+                    if roster.templates
+                    else ""
+                )
+                raise RosterError(f"{roster_path}: the roster has no pieces{hint}")
             for entry in roster.pieces:
                 try:
                     check_piece_tag(name, entry.tag)
@@ -175,7 +192,7 @@ def markers(
                 TagPrint(e.tag, e.tag_size or tag_size, e.name or e.id) for e in roster.pieces
             )
         else:
-            first_anchor = anchor_ids(name)[0]
+            first_anchor = reserved_anchor_ids(name)[0]
             chosen = (
                 parse_ids(ids, name) if ids else tuple(range(min(DEFAULT_ID_COUNT, first_anchor)))
             )
@@ -201,6 +218,16 @@ def markers(
             "arrow along the table's width (+x); corners in id order: "
             "(0, 0), (width, 0), (width, depth), (0, depth)"
         )
+        if len(items) > 4:
+            # A big table: say where every one goes, in inches, the edge anchors included.
+            assert big is not None
+            for item, (x, y) in zip(items, anchor_spots(big), strict=True):
+                click.echo(f"  anchor {item.tag}: centre at ({x:g}, {y:g}) in")
+            click.echo(
+                f"the table's longer side is over {EDGE_ANCHOR_OVER_IN:g} in: anchors "
+                f"{items[4].tag} and {items[5].tag} go at the middle of its long edges, so a "
+                "camera seeing part of the table still sees three or more anchors"
+            )
 
 
 def _warn_small(items: Sequence[TagPrint], dictionary: str, table: str, camera: str) -> None:
@@ -309,6 +336,13 @@ def roster() -> None:
     show_default=True,
     type=click.Path(dir_okay=False),
 )
+@click.option(
+    "--terrain",
+    "terrain_lines",
+    multiple=True,
+    help="A paper terrain template: KIND:LENGTHxWIDTH[:ID], e.g. woods:8x6 (repeat for "
+    "more); its tags follow the pieces'. Print it with: referee markers terrain --roster.",
+)
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 def init(
     pieces_path: str | None,
@@ -317,6 +351,7 @@ def init(
     first_tag: int,
     out: str,
     force: bool,
+    terrain_lines: tuple[str, ...] = (),
 ) -> None:
     """Start a roster from a list of pieces, or ask for each piece when no list is given.
 
@@ -325,9 +360,11 @@ def init(
     """
     from referee.markers.roster_init import (
         MAX_PIECE_LIST_BYTES,
+        add_terrain,
         build_roster,
         parse_piece_line,
         parse_piece_list,
+        parse_terrain_option,
         piece_list_text,
         read_piece_list,
     )
@@ -335,6 +372,7 @@ def init(
     if output_file(out, "--out").exists() and not force:
         raise RosterError(f"--out {out}: already exists; add --force to replace it")
     name = _dictionary(dictionary)
+    terrain = [parse_terrain_option(t, f"--terrain #{k}") for k, t in enumerate(terrain_lines, 1)]
     pieces = []
     if pieces_path is not None:
         if pieces_path == "-":
@@ -349,16 +387,23 @@ def init(
     if pieces_path is None and not piece_lines:
         pieces = _ask_pieces()
     new = build_roster(pieces, name, first_tag)
+    if terrain:
+        new = add_terrain(new, terrain)
     new.save(out)
     for entry in new:
         click.echo(
             f"  tag {entry.tag:>3}  {entry.id}  ({entry.side} {entry.kind}, base "
             f"{entry.base[0]:g}x{entry.base[1]:g}in, tag {entry.tag_height:g}in up)"
         )
+    for template in new.templates:
+        tags = ", ".join(str(t.tag) for t in template.tags)
+        click.echo(f"  tag {tags:>3}  {template.id}  (terrain template: {template.terrain})")
     click.echo(
         f"wrote {out}: {len(new)} piece{'s' if len(new) != 1 else ''} ({new.dictionary}); "
         f"print their tags with: referee markers --roster {out}"
     )
+    if new.templates:
+        click.echo(f"print the terrain templates with: referee markers terrain --roster {out}")
 
 
 def _ask_pieces() -> list[PieceLine]:
@@ -499,3 +544,253 @@ def board(page: str, square: str | None, board_spec: str | None, out: str | None
     click.echo(
         f"print at 100% on {page} and check that a square measures {spec.square_m * 1000:g} mm"
     )
+
+
+@markers.command("terrain")
+@click.option(
+    "--kind",
+    help="Terrain kind of a new template: woods, building, hill, road, river, or any scene "
+    "terrain kind.",
+)
+@click.option(
+    "--size",
+    "size_text",
+    help="Length x width of a new template in inches, e.g. 8x6 (a road or river section: "
+    "length x width).",
+)
+@click.option(
+    "--outline",
+    "outline_path",
+    type=click.Path(dir_okay=False),
+    help="JSON file with the template's outline: [[x, y], ...] inches around its tag (or "
+    '{"outline": [...]}); give --kind too.',
+)
+@click.option(
+    "--roster",
+    "roster_path",
+    type=click.Path(dir_okay=False),
+    help="Print every terrain template of this roster, as its entries say.",
+)
+@click.option("--id", "template_id", help="Id of a new template.  [default: KIND1]")
+@click.option(
+    "--tag",
+    "first_tag",
+    type=int,
+    default=60,
+    show_default=True,
+    help="Tag id of a new template (a second tag, on a long one, gets the next id).",
+)
+@click.option(
+    "--tag-size",
+    help=f"Side of each tag's black square.  [default: {DEFAULT_TAG_SIZE_IN:g}in, or the "
+    "roster entry's tag_size]",
+)
+@click.option(
+    "--dictionary",
+    help=f"Tag dictionary.  [default: {DEFAULT_DICTIONARY}, or the roster's]",
+)
+@click.option("--page", type=PAGES, default="letter", show_default=True)
+@click.option(
+    "--out",
+    default="terrain.pdf",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="PDF to write.",
+)
+@click.option(
+    "--roster-out",
+    type=click.Path(dir_okay=False),
+    help="Add the new template's entry to this roster file (made if missing) instead of "
+    "only printing it.",
+)
+def terrain(
+    kind: str | None,
+    size_text: str | None,
+    outline_path: str | None,
+    roster_path: str | None,
+    template_id: str | None,
+    first_tag: int,
+    tag_size: str | None,
+    dictionary: str | None,
+    page: str,
+    out: str,
+    roster_out: str | None,
+) -> None:
+    """Print paper terrain templates at exact size, with their tags on them.
+
+    From a roster (--roster: every template it lists) or a new one: --kind and
+    --size (a wood's wavy edge, a hill's contour, a building's footprint, a road
+    or river section) or --kind and --outline FILE. A new template's roster entry
+    is printed to paste into the roster's "terrain" list, or added to
+    --roster-out. Templates bigger than the page are split over sheets that
+    overlap by half an inch. Print at 100% and check the scale bars.
+    """
+    import json
+
+    from referee.markers.terrain_sheet import terrain_sheet
+
+    output_file(out, "--out", (".pdf",), "terrain.pdf")
+    if roster_out is not None:
+        output_file(roster_out, "--roster-out", (".json",), "roster.json")
+    default_size = _tag_size(tag_size)
+    new_options = {
+        "--kind": kind,
+        "--size": size_text,
+        "--outline": outline_path,
+        "--id": template_id,
+        "--roster-out": roster_out,
+    }
+    added: TerrainTemplate | None = None
+    target: Roster | None = None
+    if roster_path is not None:
+        given = [name for name, value in new_options.items() if value is not None]
+        if given:
+            raise RefereeError(
+                f"{given[0]} is for a new template; --roster prints the roster's own templates"
+            )
+        roster = load_roster(roster_path)
+        if dictionary is not None and _dictionary(dictionary) != roster.dictionary:
+            raise RefereeError(
+                f"--dictionary {dictionary} differs from the roster's {roster.dictionary}; "
+                "leave --dictionary out to use the roster's"
+            )
+        if not roster.templates:
+            raise RosterError(f"{roster_path}: the roster has no terrain templates")
+        templates = roster.templates
+        name = roster.dictionary
+    else:
+        name = _dictionary(dictionary or DEFAULT_DICTIONARY)
+        added = _new_template(
+            kind, size_text, outline_path, template_id, first_tag, tag_size, default_size, name
+        )
+        templates = (added,)
+        if roster_out is not None:
+            target = _roster_with(roster_out, added, name)
+    sheet = terrain_sheet(templates, name, page.lower(), default_size)
+    for size in sorted({t.tag_size or default_size for t in templates}):
+        message = size_warning(size, name)
+        if message is not None:
+            warn(message)
+    if target is not None and roster_out is not None:
+        target.save(roster_out)
+    write_pdf(sheet.pages, out, sheet.title)
+    tiled = [o for o in sheet.outlines if o.tiles > 1]
+    pages = len(sheet.pages)
+    click.echo(
+        f"wrote {out}: {len(templates)} terrain template{'s' if len(templates) > 1 else ''} "
+        f"({', '.join(t.id for t in templates)}) on {pages} {page.lower()} "
+        f"page{'s' if pages > 1 else ''}; print at 100% and check the scale bars"
+    )
+    for o in tiled:
+        click.echo(f"{o.template} is split over {o.tiles} sheets: glue them at the dashed lines")
+    if added is not None:
+        entry = json.dumps(added.to_json(), separators=(", ", ": "))
+        if roster_out is not None:
+            click.echo(f"added {added.id} to {roster_out}: {entry}")
+        else:
+            click.echo(f'roster entry (paste it into your roster\'s "terrain" list):\n{entry}')
+
+
+def _tag_size(text: str | None) -> float:
+    if text is None:
+        return DEFAULT_TAG_SIZE_IN
+    try:
+        return parse_size(text)
+    except RefereeError as error:
+        raise RefereeError(str(error).replace("--size:", "--tag-size:", 1)) from None
+
+
+def _new_template(
+    kind: str | None,
+    size_text: str | None,
+    outline_path: str | None,
+    template_id: str | None,
+    first_tag: int,
+    tag_size: str | None,
+    default_size: float,
+    dictionary: str,
+) -> TerrainTemplate:
+    """The template --kind with --size or --outline describe, checked as a roster entry is."""
+    from referee.errors import read_json_file
+    from referee.geometry import unknown_terrain_kind
+    from referee.markers.roster import Roster
+    from referee.markers.terrain_sheet import shaped_outline, tag_places
+    from referee.tags.layout import TagLayout, marker_bits
+
+    if kind is None:
+        raise RefereeError(
+            "give --roster ROSTER, or --kind with --size (e.g. --kind woods --size 8x6) or "
+            "with --outline FILE"
+        )
+    if (size_text is None) == (outline_path is None):
+        raise RefereeError("give --size or --outline for the new template (one of them)")
+    problem = unknown_terrain_kind(kind.lower()[:40])
+    if problem is not None:
+        raise RefereeError(f"--kind: {problem}")
+    outer = TagLayout(default_size, marker_bits(dictionary)).outer
+    raw: object = None
+    if size_text is not None:
+        length, width = _pair(size_text, "--size", "8x6")
+        if not (0 < length <= 1000 and 0 < width <= 1000):
+            raise RefereeError(f"--size: {size_text!r} must be two positive lengths up to 1000in")
+        if min(length, width) < outer + 0.2:
+            raise RefereeError(
+                f"--size: {size_text!r} is too small for a {default_size:g}in tag (its white "
+                f"square is {outer:.2f}in); make the template at least {outer + 0.2:.2f}in wide"
+            )
+        outline: object = [list(p) for p in shaped_outline(kind.lower(), length, width)]
+        places = tag_places(length, width, outer)
+    else:
+        assert outline_path is not None
+        raw = read_json_file(outline_path, "outline file", RosterError)
+        outline = raw.get("outline") if isinstance(raw, dict) else raw
+        if not isinstance(outline, list):
+            raise RosterError(
+                f"{outline_path}: an outline file holds [[x, y], ...] or "
+                '{"outline": [[x, y], ...]} (inches around the tag)'
+            )
+        places = ((0.0, 0.0),)
+    entry: dict[str, object] = {
+        "id": template_id or f"{kind.lower()}1",
+        "terrain": kind,
+        "outline": outline,
+        "tags": [{"tag": first_tag + i, "at": list(p), "heading": 0} for i, p in enumerate(places)],
+    }
+    if tag_size is not None:
+        entry["tag_size"] = default_size
+    source = outline_path or "new template"
+    try:
+        (template,) = Roster.from_json(
+            {"dictionary": dictionary, "pieces": [], "terrain": [entry]}, source
+        ).templates
+    except RosterError as error:
+        # Name the place in the file the user wrote (the outline), not in a roster.
+        where = "$" if outline_path is None or isinstance(raw, list) else "$.outline"
+        where = "--size" if outline_path is None else where
+        text = str(error).replace("$.terrain[0].outline", where)
+        text = re.sub(r"\$\.terrain\[0\]\.tags\[\d+\]\.tag", "--tag", text)
+        text = text.replace(f"{source}: $.terrain[0].", f"{source}: ")
+        for field, option in (("id", "--id"), ("terrain", "--kind"), ("tag_size", "--tag-size")):
+            text = text.replace(f"{source}: {field}: ", f"{source}: {option}: ")
+        raise RosterError(text.removeprefix("new template: ")) from None
+    for t in template.tags:
+        check_piece_tag(dictionary, t.tag)
+    return template
+
+
+def _roster_with(path: str, template: TerrainTemplate, dictionary: str) -> Roster:
+    """The roster at ``path`` (a new one if there is none) with ``template`` added; refused
+    (nothing written) when its id or tags are taken there."""
+    from referee.markers.roster import Roster
+
+    if not Path(path).exists():
+        return Roster(dictionary, templates=(template,))
+    old = load_roster(path)
+    if old.dictionary != dictionary:
+        raise RosterError(
+            f"{path}: the roster's dictionary is {old.dictionary}; give --dictionary "
+            f"{old.dictionary}"
+        )
+    data = old.to_json()
+    data["terrain"] = [*data.get("terrain", []), template.to_json()]
+    return Roster.from_json(data, path)

@@ -94,7 +94,15 @@ class Text:
     gray: float = 0.0
 
 
-Shape = Fill | Polygon | Line | Text
+@dataclass(frozen=True)
+class Clipped:
+    """Shapes drawn only inside a rectangle (a tile of a template bigger than the page)."""
+
+    rect: Rect
+    shapes: tuple[Fill | Polygon | Line | Text, ...]
+
+
+Shape = Fill | Polygon | Line | Text | Clipped
 
 
 @dataclass(frozen=True)
@@ -308,7 +316,16 @@ def write_pdf(pages: Sequence[Page], path: str | os.PathLike[str], title: str) -
 
 def _draw(c: Any, shape: Shape, height: float) -> None:
     # c is a reportlab Canvas (an untyped library).
-    if isinstance(shape, Fill):
+    if isinstance(shape, Clipped):
+        x, y, w, h = shape.rect
+        c.saveState()
+        path = c.beginPath()
+        path.rect(x, height - y - h, w, h)
+        c.clipPath(path, stroke=0, fill=0)
+        for inner in shape.shapes:
+            _draw(c, inner, height)
+        c.restoreState()
+    elif isinstance(shape, Fill):
         path = c.beginPath()
         for x, y, w, h in shape.rects:
             path.rect(x, height - y - h, w, h)
@@ -360,9 +377,22 @@ def rasterize(page: Page, dpi: float = 300.0) -> NDArray[np.uint8]:
     scale = dpi / PT_PER_IN
     width, height = page.size
     image = np.full((round(height * scale), round(width * scale)), 255, dtype=np.uint8)
+    _paint(image, page.shapes, scale)
+    return image
+
+
+def _paint(image: NDArray[np.uint8], shapes: Iterable[Shape], scale: float) -> None:
+    """Draw ``shapes`` into ``image`` (pixels per point: ``scale``), in order."""
     shift = 8
-    for shape in page.shapes:
-        if isinstance(shape, Fill):
+    for shape in shapes:
+        if isinstance(shape, Clipped):
+            x, y, w, h = shape.rect
+            c0, c1 = (max(math.floor(round(v * scale, 6) + 0.5), 0) for v in (x, x + w))
+            r0, r1 = (max(math.floor(round(v * scale, 6) + 0.5), 0) for v in (y, y + h))
+            inner = image.copy()
+            _paint(inner, shape.shapes, scale)
+            image[r0:r1, c0:c1] = inner[r0:r1, c0:c1]
+        elif isinstance(shape, Fill):
             value = round(shape.gray * 255)
             for x, y, w, h in shape.rects:
                 # Pixel i covers [i, i+1); it is inside when its centre i+0.5 is.
@@ -380,4 +410,3 @@ def rasterize(page: Page, dpi: float = 300.0) -> NDArray[np.uint8]:
             cv2.polylines(
                 image, [pts], shape.closed, round(shape.gray * 255), thickness, cv2.LINE_8, shift
             )
-    return image

@@ -11,17 +11,23 @@ One piece per line of a plain text file (or per ``--piece`` option)::
 inches), ``offset=F,R`` (tag centre from the base centre, forward and right,
 inches), ``size=S`` (tag side, inches), ``name=...`` (quoted if it has
 spaces). Blank lines and ``#`` comments are skipped.
+
+Terrain templates (``--terrain KIND:LENGTHxWIDTH[:ID]``, e.g. ``woods:8x6``)
+get the kind's outline at that size and tag ids after the pieces'.
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from referee.errors import RosterError
+from referee.geometry import unknown_terrain_kind
 from referee.markers.roster import Roster, RosterEntry
-from referee.tags.layout import anchor_ids, dictionary_size
+from referee.markers.sheets import DEFAULT_TAG_SIZE_IN
+from referee.tags.layout import TagLayout, dictionary_size, marker_bits, reserved_anchor_ids
+from referee.validate import shown
 
 EXAMPLE_LINE = "t34a soviet tank 1.5x3 height=0.9"
 OPTIONS = ("tag", "height", "offset", "size", "name")
@@ -181,10 +187,11 @@ def parse_piece_list(text: str, source: str) -> list[PieceLine]:
 def build_roster(pieces: Iterable[PieceLine], dictionary: str, first_tag: int = 0) -> Roster:
     """A validated roster: pieces without a tag get the next free id from ``first_tag`` up.
 
-    Anchor ids (the dictionary's last four) are never given to a piece.
+    Anchor ids (the dictionary's last six: corners and a big table's edges) are never
+    given to a piece.
     """
     pieces = list(pieces)
-    reserved = set(anchor_ids(dictionary))
+    reserved = set(reserved_anchor_ids(dictionary))
     taken = {p.tag for p in pieces if p.tag is not None}
     next_tag = first_tag
     entries = []
@@ -232,3 +239,93 @@ def build_roster(pieces: Iterable[PieceLine], dictionary: str, first_tag: int = 
     roster = Roster(dictionary, tuple(entries))
     # The roster file's own reader is the judge of validity (unique tags and ids...).
     return Roster.from_json(roster.to_json(), "<new roster>")
+
+
+TERRAIN_EXAMPLE = "woods:8x6"
+MAX_TERRAIN_IN = 1000.0
+"""Longest side of a terrain template, inches (a whole river over a big table is 100 or so)."""
+
+
+@dataclass(frozen=True)
+class TerrainLine:
+    """One ``--terrain KIND:LENGTHxWIDTH[:ID]`` of ``roster init``."""
+
+    kind: str
+    length: float
+    width: float
+    id: str | None = None
+
+
+def parse_terrain_option(text: str, where: str) -> TerrainLine:
+    """``woods:8x6`` or ``hill:10x6:hill1``: a terrain template's kind, size and id.
+
+    >>> parse_terrain_option("river:24x3:ford", "--terrain #1")
+    TerrainLine(kind='river', length=24.0, width=3.0, id='ford')
+    """
+    parts = text.split(":")
+    if len(parts) not in (2, 3) or not parts[0].strip():
+        raise RosterError(
+            f"{where}: cannot read {shown(text)}; write KIND:LENGTHxWIDTH[:ID], e.g. "
+            f"{TERRAIN_EXAMPLE}"
+        )
+    kind = parts[0].strip().lower()
+    problem = unknown_terrain_kind(kind[:40])
+    if problem is not None:
+        raise RosterError(f"{where}: {problem}")
+    size = parts[1].lower().removesuffix("in").split("x")
+    if len(size) != 2:
+        raise RosterError(
+            f"{where}: size {shown(parts[1])} must be LENGTHxWIDTH in inches, e.g. 8x6"
+        )
+    length = _number(size[0], where, "terrain length", positive=True)
+    width = _number(size[1], where, "terrain width", positive=True)
+    if max(length, width) > MAX_TERRAIN_IN:
+        raise RosterError(f"{where}: {shown(parts[1])} is over {MAX_TERRAIN_IN:g}in; is it inches?")
+    name = parts[2].strip() if len(parts) == 3 else None
+    return TerrainLine(kind, length, width, name or None)
+
+
+def add_terrain(
+    roster: Roster, terrain: Sequence[TerrainLine], tag_size: float = DEFAULT_TAG_SIZE_IN
+) -> Roster:
+    """``roster`` with a terrain template for each line: the kind's outline at its size
+    (as ``referee markers terrain --kind --size`` prints it), tags numbered after the
+    pieces' (anchor ids skipped), ids ``KIND1``, ``KIND2``... unless given."""
+    from referee.markers.terrain_sheet import shaped_outline, tag_places
+
+    reserved = set(reserved_anchor_ids(roster.dictionary))
+    taken = {p.tag for p in roster} | {t.tag for tp in roster.templates for t in tp.tags}
+    next_tag = max((p.tag for p in roster), default=-1) + 1
+    outer = TagLayout(tag_size, marker_bits(roster.dictionary)).outer
+    counts: dict[str, int] = {}
+    entries = []
+    for k, line in enumerate(terrain, start=1):
+        if min(line.length, line.width) < outer + 0.2:
+            raise RosterError(
+                f"--terrain #{k}: {line.length:g}x{line.width:g}in is too small for a "
+                f"{tag_size:g}in tag; make it at least {outer + 0.2:.2f}in wide"
+            )
+        counts[line.kind] = counts.get(line.kind, 0) + 1
+        tags = []
+        for place in tag_places(line.length, line.width, outer):
+            while next_tag in taken or next_tag in reserved:
+                next_tag += 1
+            taken.add(next_tag)
+            tags.append({"tag": next_tag, "at": list(place), "heading": 0})
+        entries.append(
+            {
+                "id": line.id or f"{line.kind}{counts[line.kind]}",
+                "terrain": line.kind,
+                "tags": tags,
+                "outline": [list(p) for p in shaped_outline(line.kind, line.length, line.width)],
+            }
+        )
+    if next_tag >= dictionary_size(roster.dictionary):
+        raise RosterError(
+            f"the pieces and terrain need more tags than {roster.dictionary} has; use a "
+            "bigger dictionary"
+        )
+    data = roster.to_json()
+    data["terrain"] = [*data.get("terrain", []), *entries]
+    # The roster file's own reader is the judge of validity (ids and tags unique...).
+    return Roster.from_json(data, "<new roster>")

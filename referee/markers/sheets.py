@@ -44,9 +44,11 @@ from referee.tags.layout import (
     DEFAULT_DICTIONARY,
     TagLayout,
     anchor_ids,
+    anchor_spots,
     check_tag_id,
     marker_bits,
     marker_cells,
+    reserved_anchor_ids,
 )
 from referee.validate import shown
 
@@ -161,10 +163,11 @@ def check_piece_tag(dictionary: str, tag: int) -> None:
         check_tag_id(dictionary, tag)
     except ValueError as error:
         raise RefereeError(str(error)) from None
-    reserved = anchor_ids(dictionary)
+    reserved = reserved_anchor_ids(dictionary)
     if tag in reserved:
+        where = "corner" if tag in anchor_ids(dictionary) else "big table's edge"
         raise RefereeError(
-            f"tag {tag} is reserved for the corner anchors of {dictionary} "
+            f"tag {tag} is reserved for the {where} anchors of {dictionary} "
             f"(ids {reserved[0]}-{reserved[-1]}); print them with --anchors, "
             f"and use ids 0-{reserved[0] - 1} for pieces"
         )
@@ -271,10 +274,12 @@ def piece_tags(
     return tuple(TagPrint(tag, size_in, name) for tag, name in zip(ids, names, strict=True))
 
 
-def anchor_tags(dictionary: str, size_in: float = ANCHOR_SIZE_IN) -> tuple[TagPrint, ...]:
-    """The four corner anchors, labelled with their corner and placement."""
+def anchor_tags(
+    dictionary: str, size_in: float = ANCHOR_SIZE_IN, table: tuple[float, float] | None = None
+) -> tuple[TagPrint, ...]:
+    """The table's anchors (four corners; six on a big ``table``), labelled with their place."""
     inset = ANCHOR_INSET_IN
-    return tuple(
+    corners = tuple(
         TagPrint(
             tag,
             size_in,
@@ -286,6 +291,23 @@ def anchor_tags(dictionary: str, size_in: float = ANCHOR_SIZE_IN) -> tuple[TagPr
         )
         for tag, corner in zip(anchor_ids(dictionary), CORNER_NAMES, strict=True)
     )
+    if table is None or len(anchor_ids(dictionary, table)) == len(corners):
+        return corners
+    edges = tuple(
+        TagPrint(
+            tag,
+            size_in,
+            f"anchor, edge ({x:g}, {y:g})",
+            (
+                f"centre at the middle of a long edge, {inset:g} in in from it;",
+                "arrow along the table's width (+x), like the corner anchors",
+            ),
+        )
+        for tag, (x, y) in zip(
+            anchor_ids(dictionary, table)[4:], anchor_spots(table)[4:], strict=True
+        )
+    )
+    return corners + edges
 
 
 def tag_shapes(dictionary: str, tag: int, size_pt: float, cx: float, cy: float) -> tuple[Fill]:
@@ -391,13 +413,17 @@ def tag_sheet(
 
 
 def anchor_sheet(
-    dictionary: str = DEFAULT_DICTIONARY, size_in: float = ANCHOR_SIZE_IN, page: str = "letter"
+    dictionary: str = DEFAULT_DICTIONARY,
+    size_in: float = ANCHOR_SIZE_IN,
+    page: str = "letter",
+    table: tuple[float, float] | None = None,
 ) -> TagSheet:
-    """The four corner anchors with a diagram of where each goes on the table."""
+    """The table's anchors with a diagram of where each corner anchor goes on the table."""
     width, _ = page_size(page)
-    title = f"referee corner anchors, {dictionary}, {describe_size(size_in)} black square"
+    which = "corner" if table is None or len(anchor_ids(dictionary, table)) == 4 else "table"
+    title = f"referee {which} anchors, {dictionary}, {describe_size(size_in)} black square"
     return tag_sheet(
-        anchor_tags(dictionary, size_in),
+        anchor_tags(dictionary, size_in, table),
         dictionary,
         page,
         title,

@@ -62,7 +62,7 @@ from referee.rules.queries import (
     piece_arg,
     pose_arg,
 )
-from referee.rules.targets import Targets
+from referee.rules.targets import Targets, line_contact, line_ends_away
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 __all__ = [  # the query readers, where the systems have always imported them from
@@ -654,9 +654,12 @@ class TableRuleset(Targets):
                 continue
             if np.any(poly.min(axis=0) > hi) or np.any(poly.max(axis=0) < lo):
                 continue  # nowhere near the line (nor, then, around either centre)
-            contact = segment_polygon(a, b, poly)
+            # ``targets`` measured every line of the firer at once (its contact book).
+            contact = line_contact(firer.id, target.id, ob) or segment_polygon(a, b, poly)
+            if contact.contact == "clear" and contact.clearance > doubt:
+                continue  # as far as the bounds (an end inside would be a crossing)
             edge_doubt = False
-            if ob.see_into:
+            if ob.see_into and not line_ends_away(firer.id, target.id, ob):
                 inside_ = [
                     (p, boundary_distance(p.xy, poly))
                     for p in (firer, target)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from referee.geometry import base_corners, base_corners_many
 from referee.maps import Visibility
@@ -41,6 +42,7 @@ from referee.rules.core import (
     sweep_entry,
 )
 from referee.rules.queries import MoveQuery, RangeQuery
+from referee.rules.targets import map_distance
 from referee.scene import Piece, Scene
 
 TEMPLATES: dict[str, tuple[float, float]] = {
@@ -125,18 +127,35 @@ class Papercraft(Deployment):
             return [Finding(False, (why,), "; moved this turn")]
         return []
 
+    def _corners(self, scene: Scene) -> dict[str, NDArray[np.float64]]:
+        """Every piece's base corners, kept for the pieces last read: each line of sight
+        reads every base, and a table is asked about pair after pair."""
+        kept = self.__dict__.get("_base_corners")
+        if kept is None or kept[0] is not scene.pieces:
+            kept = self.__dict__["_base_corners"] = (
+                scene.pieces,
+                {p.id: p.corners() for p in scene.pieces},
+            )
+        corners: dict[str, NDArray[np.float64]] = kept[1]
+        return corners
+
     def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """Not blocked by other units: some edge-to-edge line crosses no other live unit.
         The shortest such line is given (``line``: its two ends), for the tape."""
         firer = piece_arg(scene, query, "from")
         target = piece_arg(scene, query, "to")
-        live = [
-            p.corners()
-            for p in scene.pieces
-            if p.id not in (firer.id, target.id) and p.state != "destroyed"
-        ]
-        bases = np.asarray(live, float).reshape(-1, 4, 2)
-        d, start, end = clear_segment(firer.corners(), target.corners(), bases)
+        if map_distance(firer.id, target.id) == float("inf"):
+            # ``targets``: the map found every line walled off; no line to search for.
+            d, start, end = float("inf"), np.full(2, np.nan), np.full(2, np.nan)
+        else:
+            corners = self._corners(scene)
+            live = [
+                corners[p.id]
+                for p in scene.pieces
+                if p.id not in (firer.id, target.id) and p.state != "destroyed"
+            ]
+            bases = np.asarray(live, float).reshape(-1, 4, 2)
+            d, start, end = clear_segment(corners[firer.id], corners[target.id], bases)
         ok = d != float("inf")
         where = f" (from ({start[0]:.2f}, {start[1]:.2f}) to ({end[0]:.2f}, {end[1]:.2f}))"
         reasons = [

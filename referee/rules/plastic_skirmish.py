@@ -341,12 +341,16 @@ class PlasticSkirmish(Deployment):
         but does not make it certain; None where neither may be hidden."""
         doubt = a.uncertainty + b.uncertainty
         maybe = None
+        bases = {p.id: p.corners() for p in (a, b)}
         for t in scene.terrain:
             if t.kind not in self.settings.blocking:
                 continue
             poly = t.outline()
+            lo, hi = poly.min(axis=0) - doubt - 1e-6, poly.max(axis=0) + doubt + 1e-6
             for p, q in ((a, b), (b, a)):
-                corners = p.corners()
+                corners = bases[p.id]
+                if (corners < lo).any() or (corners > hi).any():
+                    continue  # a corner farther than the doubt outside: neither buried nor maybe
                 depth = float(signed_boundary_distance(corners, poly).min())
                 centre = float(signed_boundary_distance([q.xy], poly)[0])
                 q_out = not point_in_polygon(q.xy, poly)

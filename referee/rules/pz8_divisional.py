@@ -1162,6 +1162,7 @@ class Pz8WW1(DivisionalBase, Deployment):
     """Pz8 WW1 Divisional: battalions, MG and tank companies and field defences on squares."""
 
     name = "pz8-ww1"
+    targets_trim = False  # its lines of sight cost less than trimming the scene for them
     table_framed: ClassVar[bool] = True
     """The squares are laid out from the table's corner: a verdict changes when the pieces
     move and the table does not (property tests move the table with them)."""
@@ -1227,7 +1228,13 @@ class Pz8WW1(DivisionalBase, Deployment):
     def grid(self, scene: Scene) -> Grid:
         size = self.settings.square
         if not size:
-            width = unit_base_width(p for p in scene.pieces if self.unit(p).role == "unit")
+            # Kept for the pieces last sized: every range question of a table asks again.
+            kept = self.__dict__.get("_unit_width")
+            if kept is not None and kept[0] is scene.pieces:
+                width = kept[1]
+            else:
+                width = unit_base_width(p for p in scene.pieces if self.unit(p).role == "unit")
+                self.__dict__["_unit_width"] = (scene.pieces, width)
             if width is None or width <= 0:
                 raise QueryError(
                     ".ask", 'no units on the table to size the squares: set "square" (inches)'

@@ -60,7 +60,7 @@ class GridGame(Targets):
 
     unit_word: ClassVar[str] = "hexes"
     source = SOURCE
-    targets_trim_pieces = False  # a line of cells reads the pieces on every cell
+    targets_trim = False  # a line of cells costs less than trimming the scene for it
     blocks_los: ClassVar[tuple[str, ...]] = ()
     """Piece kinds (categories) that block lines of sight and movement."""
     edge_questions: ClassVar[tuple[str, ...]] = ()
@@ -95,7 +95,22 @@ class GridGame(Targets):
         }
 
     def place(self, scene: Scene, piece: Piece) -> Placement:
-        return self.grid(scene.table).place(piece.x, piece.y, piece.uncertainty)
+        # Kept per table (a question places each of its pieces several times, and
+        # ``targets`` every enemy); bounded, so a live table's memory stays flat.
+        kept = self.__dict__.get("_places")
+        if (
+            kept is None
+            or kept[0] is not self.settings
+            or kept[1] != scene.table
+            or len(kept[2]) > 4096
+        ):
+            kept = self.__dict__["_places"] = (self.settings, scene.table, {})
+        memo: dict[tuple[float, float, float], Placement] = kept[2]
+        key = (piece.x, piece.y, piece.uncertainty)
+        out = memo.get(key)
+        if out is None:
+            out = memo[key] = self.grid(scene.table).place(*key)
+        return out
 
     def label(self, scene: Scene, cell: Cell) -> str:
         return self.grid(scene.table).label(cell)
@@ -544,11 +559,17 @@ class Pz8Space(HexGame):
 
     def rocks(self, scene: Scene, *skip: str) -> list[tuple[str, Placement]]:
         """The asteroids on the table (not ``skip``) and the hexes each may be in."""
-        return [
-            (p.id, self.place(scene, p))
-            for p in self.live(scene, *skip)
-            if self.category(p) == "asteroid"
-        ]
+        # Kept for the pieces last read: every line of sight of a table asks again.
+        kept = self.__dict__.get("_rocks")
+        key = (scene.pieces, scene.table, self.settings)
+        if kept is None or any(a is not b for a, b in zip(kept[0], key, strict=True)):
+            every = [
+                (p.id, self.place(scene, p))
+                for p in self.live(scene)
+                if self.category(p) == "asteroid"
+            ]
+            kept = self.__dict__["_rocks"] = (key, every)
+        return [(rid, place) for rid, place in kept[1] if rid not in skip]
 
     def los_code(
         self,

@@ -3,29 +3,168 @@ every system with an all-pairs map, defined once here and inherited by the table
 (:class:`~referee.rules.core.TableRuleset`) and the grid games.
 
 Each entry is exactly the pair's single ``range`` and ``los`` verdicts. The all-pairs
-map (``visibility``), measured once per scene and kept, orders the enemy pieces (nearest
-first) and gives each range its distance; each line of sight is judged by the system's
-own ``los`` on the scene trimmed to the terrain and bases near that line (the only
-ones that can touch it), so a line costs what its nearby obstacles cost, not what the
-whole table costs.
+map (``visibility``, kept per live table by a :class:`~referee.maps.MapCache`) orders
+the enemy pieces (nearest first) and gives each range its distance. Each line of sight
+is judged by the system's own ``los``, on the scene trimmed to the terrain and bases
+near that line, and with a :class:`ContactBook` beside it: every line of the firer
+measured against every obstacle at once, from which the single question reads what
+cannot change its verdict (a crossing deeper than the doubt, an obstacle farther than
+it, ends far outside; a line the map found walled off), measuring alone only the
+contacts whose floats its reasons print.
 """
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, cast
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.geometry import centre_distance
-from referee.maps import Visibility
+from referee.geometry import SegmentContact, centre_distance
+from referee.maps import (
+    MapCache,
+    Obstacle,
+    Visibility,
+    points_polygons,
+    prepare_polygons,
+    segments_polygons,
+)
 from referee.rules import QueryError, Ruleset, Verdict
 from referee.rules.queries import RangeQuery, piece_arg
 from referee.scene import Piece, Scene, Terrain
+
+_TOLERANCE = 1e-7
+"""How far past the doubt a measured depth or clearance must be for the book to answer:
+nearer, the single question's own measure decides (its floats print in the reasons)."""
+
+
+class _Contacts(NamedTuple):
+    """Every line of a :class:`ContactBook` against every obstacle, ``(lines, obstacles)``."""
+
+    crosses: NDArray[np.bool_]
+    touches: NDArray[np.bool_]
+    clearance: NDArray[np.float64]
+    depth: NDArray[np.float64]
+    away: NDArray[np.bool_]
+    """Both ends of the line outside the obstacle by more than the doubt (neither seen
+    into nor near its edge)."""
+
+
+@dataclass(frozen=True)
+class ContactBook:
+    """What ``targets`` knows of every line from one firer to its enemies before it asks
+    each line's single ``los``: the map's measure of each pair (:func:`map_distance`) and,
+    measured at once when first read (:func:`referee.maps.segments_polygons`), each line's
+    contacts with every obstacle (:func:`line_contact`), so the single question reads
+    them instead of measuring that line alone."""
+
+    firer: Piece
+    targets: tuple[Piece, ...]
+    obstacles: tuple[Obstacle, ...]
+    measured: Mapping[str, float]
+    """Target id -> the map's measure of the pair (``range_measure``)."""
+
+    @functools.cached_property
+    def rows(self) -> dict[str, int]:
+        """Target id -> line."""
+        return {t.id: k for k, t in enumerate(self.targets)}
+
+    @functools.cached_property
+    def cols(self) -> dict[tuple[str, str], int]:
+        """(kind, id) of an obstacle -> its column."""
+        return {(o.kind, o.id): k for k, o in enumerate(self.obstacles)}
+
+    @functools.cached_property
+    def doubt(self) -> NDArray[np.float64]:
+        return self.firer.uncertainty + np.array([t.uncertainty for t in self.targets], float)
+
+    @functools.cached_property
+    def contacts(self) -> _Contacts:
+        """The contacts, measured for all lines at once when first read (a system whose
+        line of sight reads none never pays for them)."""
+        a = np.repeat(np.asarray(self.firer.xy, float)[None, :], len(self.targets), axis=0)
+        b = np.array([t.xy for t in self.targets], float).reshape(-1, 2)
+        doubt = self.doubt
+        margin = float(doubt.max(initial=0.0)) + 1e-6
+        prep = prepare_polygons([o.polygon for o in self.obstacles])
+        met = segments_polygons(a, b, prep, margin=margin, depth=True)
+        inside, edge = points_polygons(np.concatenate([a[:1], b]), prep)
+        out = ~inside & (edge > doubt.max(initial=0.0) + _TOLERANCE)
+        away = out[:1] & out[1:]  # the firer's and each target's
+        return _Contacts(met.crosses, met.touches, met.clearance, met.depth, away)
+
+    def _cell(self, target: str, ob: Obstacle) -> tuple[int, int] | None:
+        """The book's (line, obstacle) for ``ob`` on the line to ``target``, if it holds
+        that very outline."""
+        row, col = self.rows.get(target), self.cols.get((ob.kind, ob.id))
+        if row is None or col is None:
+            return None
+        poly = self.obstacles[col].polygon
+        if poly is not ob.polygon and not np.array_equal(poly, ob.polygon):
+            return None  # a system's own outline for it: not the one measured
+        return row, col
+
+    def ends_away(self, target: str, ob: Obstacle) -> bool:
+        """Whether both ends of the line are surely outside ``ob`` by more than the doubt."""
+        cell = self._cell(target, ob)
+        return cell is not None and bool(self.contacts.away[cell])
+
+    def contact(self, target: str, ob: Obstacle) -> SegmentContact | None:
+        """The line's contact with ``ob`` where the single question's verdict cannot
+        depend on the exact float: a crossing deeper than the doubt (blocks), or no
+        contact farther than it (nothing); otherwise None (measure it alone)."""
+        cell = self._cell(target, ob)
+        if cell is None:
+            return None
+        row, col = cell
+        con = self.contacts
+        doubt = float(self.doubt[row]) + _TOLERANCE
+        if con.crosses[row, col]:
+            depth = float(con.depth[row, col])
+            return SegmentContact("crosses", 0.0, depth) if depth > doubt else None
+        clearance = float(con.clearance[row, col])
+        if not con.touches[row, col] and clearance > doubt:
+            return SegmentContact("clear", clearance, 0.0)
+        return None
+
+
+_BOOK: contextvars.ContextVar[ContactBook | None] = contextvars.ContextVar(
+    "targets_contact_book", default=None
+)
+"""The book of the ``targets`` question being answered in this thread (or task)."""
+
+
+def map_distance(firer: str, target: str) -> float | None:
+    """The map's measure of the pair ``firer`` -> ``target`` while ``targets`` answers
+    for ``firer`` (a system's single question may take what the map settled), else
+    None."""
+    book = _BOOK.get()
+    if book is None or book.firer.id != firer:
+        return None
+    return book.measured.get(target)
+
+
+def line_ends_away(firer: str, target: str, ob: Obstacle) -> bool:
+    """Whether the book of the ``targets`` question being answered knows both ends of
+    the line ``firer`` -> ``target`` lie outside ``ob`` by more than the doubt."""
+    book = _BOOK.get()
+    return book is not None and book.firer.id == firer and book.ends_away(target, ob)
+
+
+def line_contact(firer: str, target: str, ob: Obstacle) -> SegmentContact | None:
+    """The contact of the line ``firer`` -> ``target`` with ``ob`` from the book of the
+    ``targets`` question being answered, where it settles the single question's verdict;
+    None otherwise (the single question measures it)."""
+    book = _BOOK.get()
+    if book is None or book.firer.id != firer:
+        return None
+    return book.contact(target, ob)
 
 
 class Targets(Ruleset):
@@ -40,8 +179,9 @@ class Targets(Ruleset):
 
     targets_trim: ClassVar[bool] = True
     """Whether ``targets`` may judge each line of sight on the scene trimmed to the terrain
-    near the line. A system whose line of sight reads terrain away from the line (none
-    today) sets it False and gets the single question per pair."""
+    near the line. A system whose line of sight reads terrain away from the line, or
+    costs less than trimming the scene for it (the grid games, WW1), sets it False and
+    gets the single question per pair on the whole scene."""
     targets_trim_pieces: ClassVar[bool] = True
     """Whether the trimmed scene also keeps only the pieces whose bases come near the line
     (with the two ends). False where a line of sight reads bases away from the centre
@@ -64,34 +204,49 @@ class Targets(Ruleset):
     def targets_map(self, scene: Scene) -> Visibility:
         """:meth:`visibility` of ``scene``, kept for the scene object last asked about: a
         ``check`` run or a dashboard frame asks ``targets`` of many pieces of one scene.
-        Scenes are frozen, so a new scene object (a piece settled, terrain edited, the next
-        frame) is the only invalidation needed; one scene is kept, so memory stays flat."""
+        A new scene object (the next frame) goes to the ruleset's :class:`MapCache`: the
+        same table answers from the last map, a table where only some pieces changed
+        gets the map made again for their lines only. One scene is kept, so memory
+        stays flat."""
+        return self._targets_entry(scene)[0]
+
+    def _targets_entry(self, scene: Scene) -> tuple[Visibility, dict[Any, Scene]]:
+        """:meth:`targets_map` with the trimmed scenes kept for that scene: read as one
+        tuple, so a request thread asking about another scene meanwhile never hands
+        this one its trimmed scenes."""
         cached = self.__dict__.get("_targets_cache")
         if cached is not None and cached[0] is scene:
-            return cast(Visibility, cached[1])
-        vis = self.visibility(scene)
-        self.__dict__["_targets_cache"] = (scene, vis, {})
-        return vis
+            return cached[1], cached[2]
+        cache = self.__dict__.get("_map_cache")
+        if cache is None:
+            cache = self.__dict__["_map_cache"] = MapCache(self)
+        vis = cache.visibility(scene)
+        trims: dict[Any, Scene] = {}
+        self.__dict__["_targets_cache"] = (scene, vis, trims)
+        return vis, trims
 
+    @staticmethod
     def _trimmed(
-        self, scene: Scene, keep: tuple[int, ...], pieces: tuple[Piece, ...] | None
+        scene: Scene,
+        keep: tuple[int, ...],
+        pieces: tuple[Piece, ...] | None,
+        cache: dict[Any, Scene],
     ) -> Scene:
         """``scene`` with only the terrain ``keep`` indexes and the ``pieces`` (None: all);
-        the terrain-only ones are shared by the lines that keep the same terrain, for as
-        long as :meth:`targets_map` keeps the scene."""
+        the terrain-only ones are shared by the lines that keep the same terrain
+        (``cache``, kept with the scene's map)."""
         if pieces is not None:
             return dataclasses.replace(
                 scene, pieces=pieces, terrain=tuple(scene.terrain[k] for k in keep)
             )
         if len(keep) == len(scene.terrain):
             return scene
-        cache = self.__dict__["_targets_cache"][2]
         out = cache.get(keep)
         if out is None:
             out = cache[keep] = dataclasses.replace(
                 scene, terrain=tuple(scene.terrain[k] for k in keep)
             )
-        return cast(Scene, out)
+        return out
 
     def near_pieces(
         self, scene: Scene, firer: Piece, targets: Sequence[Piece]
@@ -105,13 +260,10 @@ class Targets(Ruleset):
         gap = _line_gaps(firer, targets, xy)
         u = firer.uncertainty + np.array([t.uncertainty for t in targets], float)
         near = gap <= radius[None, :] + u[:, None] + 1e-3
-        out = []
-        for k, target in enumerate(targets):
-            keep = near[k]
-            out.append(
-                tuple(p for p, m in zip(pieces, keep, strict=True) if m or p in (firer, target))
-            )
-        return out
+        index = {p.id: k for k, p in enumerate(pieces)}
+        near[:, index[firer.id]] = True
+        near[np.arange(len(targets)), [index[t.id] for t in targets]] = True
+        return [tuple(pieces[k] for k in np.flatnonzero(row)) for row in near]
 
     def near_terrain(
         self, scene: Scene, firer: Piece, targets: Sequence[Piece]
@@ -128,11 +280,27 @@ class Targets(Ruleset):
         u = firer.uncertainty + np.array([t.uncertainty for t in targets], float)
         gap = _line_gaps(firer, targets, centre)
         near = gap <= radius[None, :] + u[:, None] + 1e-3
-        out = []
-        for row in near:
-            hit = set(group[row].tolist())
-            out.append(tuple(np.flatnonzero(np.isin(group, list(hit))).tolist()) if hit else ())
-        return out
+        # A forest is kept whole: each line's forests met, then every member of them.
+        met = np.zeros((len(targets), int(group.max()) + 1), bool)
+        rows, cols = np.nonzero(near)
+        met[rows, group[cols]] = True
+        keep = met[:, group]
+        return [tuple(np.flatnonzero(row).tolist()) for row in keep]
+
+    def contact_book(
+        self, scene: Scene, firer: Piece, targets: Sequence[Piece], measured: NDArray[np.float64]
+    ) -> ContactBook:
+        """What the single ``los`` of each line from ``firer`` may read instead of
+        measuring: the map's measure of each pair (``measured``) and the lines' contacts
+        with the obstacles of the table core's line of sight (:meth:`los_obstacles`; none
+        in a system without them)."""
+        obstacles = getattr(self, "los_obstacles", None)
+        return ContactBook(
+            firer,
+            tuple(targets),
+            tuple(obstacles(scene)) if obstacles is not None else (),
+            {t.id: float(d) for t, d in zip(targets, measured, strict=True)},
+        )
 
     def ask_targets(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """What ``from`` can hit: every piece of another side, nearest first (by the
@@ -143,7 +311,7 @@ class Targets(Ruleset):
         firer = piece_arg(scene, query, "from")
         if "to" in query:
             raise QueryError(".to", "targets takes no 'to' (it answers for every enemy piece)")
-        vis = self.targets_map(scene)
+        vis, trims = self._targets_entry(scene)
         row = vis.ids.index(firer.id)
         others = [p for p in scene.pieces if p.side != firer.side]
         col = [vis.ids.index(p.id) for p in others]
@@ -168,9 +336,20 @@ class Targets(Ruleset):
         options = {k: v for k, v in query.items() if k not in ("ask", "from")}
         entries: list[dict[str, Any]] = []
         counts = {"hit": 0, "maybe": 0, "no": 0}
+        token = _BOOK.set(self.contact_book(scene, firer, others, dist))
+        try:
+            los_vs = [
+                self.ask_los(
+                    self._trimmed(scene, near[k], bases[k], trims),
+                    {"ask": "los", "from": firer.id, "to": target.id},
+                )
+                for k, target in enumerate(others)
+            ]
+        finally:
+            _BOOK.reset(token)
         for k, target in enumerate(others):
             los_q = {"ask": "los", "from": firer.id, "to": target.id}
-            los_v = self.ask_los(self._trimmed(scene, near[k], bases[k]), los_q).asked(los_q)
+            los_v = los_vs[k].asked(los_q)
             range_q = {"ask": "range", "from": firer.id, "to": target.id, **options}
             entry: dict[str, Any] = {"to": target.id}
             try:

@@ -49,6 +49,14 @@ ANCHOR_SIZE_IN = 2.0
 #: Distance of an anchor's centre from both table edges at its corner, inches.
 ANCHOR_INSET_IN = 1.5
 
+#: A table whose longer side is over this many inches also gets an anchor at the middle of
+#: each long edge: a camera seeing half of a 72x48 table still sees 3-4 anchors.
+EDGE_ANCHOR_OVER_IN = 48.0
+
+#: Ids reserved for anchors (corners plus the two edge anchors of a big table); pieces
+#: avoid all of them whatever the table, so one roster serves every table size.
+RESERVED_ANCHOR_COUNT = 6
+
 #: Direction each anchor's arrow (its printed top) points on the table: +x, along the width.
 ANCHOR_HEADING_DEG = 0.0
 
@@ -232,23 +240,66 @@ def marker_bits(name: str) -> int:
     return int(get_dictionary(name).markerSize)
 
 
-def anchor_ids(name: str) -> tuple[int, ...]:
-    """Ids reserved for the corner anchors, in corner order.
+def anchor_ids(name: str, table: tuple[float, float] | None = None) -> tuple[int, ...]:
+    """Ids of the table's anchors: the four corners, then (big table) the two edge anchors.
 
-    Corner order: table origin (0, 0), then (width, 0), (width, depth), (0, depth).
+    Corner order: table origin (0, 0), then (width, 0), (width, depth), (0, depth). A
+    table whose longer side is over 48 in adds the dictionary's two ids before the corner
+    ones: the middle of the first long edge (y = 0, or x = 0 when depth is the long
+    side), then the opposite edge (CLUB-CONTRACT.md).
 
     >>> anchor_ids("DICT_4X4_100")
     (96, 97, 98, 99)
+    >>> anchor_ids("DICT_4X4_100", (72, 48))
+    (96, 97, 98, 99, 94, 95)
     """
     n = dictionary_size(name)
-    if n < ANCHOR_COUNT:
+    count = ANCHOR_COUNT + (2 if needs_edge_anchors(table) else 0)
+    if n < count:
         # A RefereeError (a ValueError too): one line wherever anchors are asked of it.
         raise RefereeError(
             f"tag dictionary {name} has {n} marker{'s' if n != 1 else ''}; the table's "
-            f"{ANCHOR_COUNT} corner anchors take its last {ANCHOR_COUNT} ids, so it needs at "
-            f"least {ANCHOR_COUNT}"
+            f"{count} anchors take its last {count} ids, so it needs at least {count}"
         )
-    return tuple(range(n - ANCHOR_COUNT, n))
+    corners = tuple(range(n - ANCHOR_COUNT, n))
+    if count == ANCHOR_COUNT:
+        return corners
+    return (*corners, n - ANCHOR_COUNT - 2, n - ANCHOR_COUNT - 1)
+
+
+def needs_edge_anchors(table: tuple[float, float] | None) -> bool:
+    """True for a table whose longer side is over 48 in (it gets six anchors)."""
+    return table is not None and max(table) > EDGE_ANCHOR_OVER_IN
+
+
+def reserved_anchor_ids(name: str) -> tuple[int, ...]:
+    """Every id an anchor may take (the dictionary's last six): never a piece's tag.
+
+    >>> reserved_anchor_ids("DICT_4X4_100")
+    (94, 95, 96, 97, 98, 99)
+    """
+    anchor_ids(name)  # a dictionary too small for the corner anchors is one line here too
+    n = dictionary_size(name)
+    return tuple(range(max(n - RESERVED_ANCHOR_COUNT, 0), n))
+
+
+def anchor_spots(
+    table: tuple[float, float], inset: float | None = None
+) -> tuple[tuple[float, float], ...]:
+    """Where each of :func:`anchor_ids` goes (centre, table inches), in the same order.
+
+    >>> anchor_spots((72, 48))
+    ((1.5, 1.5), (70.5, 1.5), (70.5, 46.5), (1.5, 46.5), (36.0, 1.5), (36.0, 46.5))
+    """
+    w, d = float(table[0]), float(table[1])
+    m = ANCHOR_INSET_IN if inset is None else inset
+    spots: list[tuple[float, float]] = [(m, m), (w - m, m), (w - m, d - m), (m, d - m)]
+    if needs_edge_anchors(table):
+        if w >= d:
+            spots += [(w / 2, m), (w / 2, d - m)]
+        else:
+            spots += [(m, d / 2), (w - m, d / 2)]
+    return tuple(spots)
 
 
 def check_tag_id(name: str, tag_id: int) -> None:

@@ -131,12 +131,13 @@ class Annotator:
         thickness = max(1, image.shape[1] // 960)
         for tag, corners in zip(det.ids, det.corners_px, strict=True):
             entry = self.roster.by_tag(int(tag))
-            colour = (0, 220, 0) if entry else (220, 120, 0)
+            template = self.roster.template_by_tag(int(tag))  # a paper terrain template's tag
+            colour = (0, 220, 0) if entry or template else (220, 120, 0)
             if int(tag) in result.unknown_tags:
                 colour = (0, 0, 255)
             pts = np.round(corners * 16).astype(np.int32).reshape(-1, 1, 2)
             cv2.polylines(image, [pts], True, colour, thickness, cv2.LINE_AA, shift=4)
-            label = entry.id if entry else str(int(tag))
+            label = entry.id if entry else template[0].id if template else str(int(tag))
             x, y = corners.max(axis=0)
             cv2.putText(
                 image,

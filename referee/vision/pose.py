@@ -6,6 +6,12 @@ up to half an inch off if mapped onto the table top), the tag's centre and
 facing are taken in table inches, and the roster's tag offset is undone to
 give the base centre. Anchor tags are split off (they locate the table, not
 a piece) and ids that are in neither list are reported as unknown.
+
+A terrain template's tags give one pose of the template frame's origin
+(``id`` = the template's id): from one tag, that tag's centre and heading with
+its place on the template undone; from several, the rigid fit of their centres
+weighted by each centre's doubt (a baseline of inches turns far more exactly
+than one small tag's own corners do).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 from referee.calibration.camera import inches_per_pixel, pixels_to_table, project, table_xyz
 from referee.calibration.profile import CalibrationProfile
 from referee.geometry import base_corners, front_point
-from referee.markers.roster import Roster, RosterEntry
+from referee.markers.roster import Roster, RosterEntry, TemplateTag, TerrainTemplate
 from referee.tags.detect import Detections
 from referee.tags.layout import anchor_ids, heading_from_corners
 
@@ -74,7 +80,8 @@ class FramePoses:
     """What one frame's detections mean on the table."""
 
     pieces: tuple[PiecePose, ...]
-    """One pose per detected roster tag, including duplicates (the tracker decides)."""
+    """One pose per detected roster tag, including duplicates (the tracker decides), then
+    one per terrain template with a tag in view (its id: the template's)."""
     anchors: Detections
     """Detections of anchor tags (table corners)."""
     unknown: tuple[int, ...]
@@ -103,22 +110,31 @@ class PoseEstimator:
         return PoseEstimator(profile, self.roster, self.corner_noise_px)
 
     def estimate(self, detections: Detections) -> FramePoses:
-        """Poses of every roster piece whose tag is in ``detections``."""
+        """Poses of every roster piece (and terrain template) whose tag is in ``detections``."""
         is_anchor = np.isin(detections.ids, list(self.anchor_ids))
         entries = [self.roster.by_tag(int(i)) for i in detections.ids]
-        known = np.array([e is not None for e in entries], dtype=bool).reshape(-1)
+        on_template = [self.roster.template_by_tag(int(i)) for i in detections.ids]
+        is_piece = np.array([e is not None for e in entries], dtype=bool).reshape(-1)
+        is_template = np.array([t is not None for t in on_template], dtype=bool).reshape(-1)
+        known = is_piece | is_template
         unknown = tuple(sorted({int(i) for i in detections.ids[~known & ~is_anchor]}))
-        pieces = detections[known & ~is_anchor]
+        pieces = detections[is_piece & ~is_anchor]
         poses = self._poses(
-            pieces, [e for e, k, a in zip(entries, known, is_anchor, strict=True) if k and not a]
+            pieces,
+            [e for e, k, a in zip(entries, is_piece, is_anchor, strict=True) if k and not a],
         )
-        return FramePoses(tuple(poses), detections[is_anchor], unknown)
+        templates = self._template_poses(
+            detections[is_template & ~is_anchor],
+            [t for t, k, a in zip(on_template, is_template, is_anchor, strict=True) if k and not a],
+        )
+        return FramePoses((*poses, *templates), detections[is_anchor], unknown)
 
-    def _poses(self, found: Detections, entries: list[RosterEntry | None]) -> list[PiecePose]:
-        if not len(found):
-            return []
+    def _tag_poses(
+        self, found: Detections, heights: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """Each tag's centre (n, 2) and heading (n,) on the table, and the doubt of its
+        centre and of its heading as a sideways shift per inch of lever (n,), 1 sigma."""
         intr, pose = self.profile.intrinsics, self.profile.table_pose
-        heights = np.array([e.tag_height for e in entries if e is not None])
         corners_px = found.corners_px.reshape(-1, 2)
         corner_heights = np.repeat(heights, 4)
         table = pixels_to_table(intr, pose, corners_px, corner_heights).reshape(-1, 4, 2)
@@ -127,6 +143,16 @@ class PoseEstimator:
         ipp = inches_per_pixel(intr, pose, found.centers_px, heights)
         rms = self.profile.rms_px or 0.0
         side_in = np.linalg.norm(table - np.roll(table, -1, axis=1), axis=2).mean(axis=1)
+        # Centre: mean of 4 corners; heading error ~ corner noise / tag side.
+        sigma_centre = ipp * math.hypot(self.corner_noise_px / 2, rms)
+        sigma_turn = ipp * self.corner_noise_px / np.maximum(side_in, 1e-6)
+        return centres, np.asarray(headings, dtype=np.float64), sigma_centre, sigma_turn
+
+    def _poses(self, found: Detections, entries: list[RosterEntry | None]) -> list[PiecePose]:
+        if not len(found):
+            return []
+        heights = np.array([e.tag_height for e in entries if e is not None])
+        centres, headings, sigma_centre, sigma_turn = self._tag_poses(found, heights)
         out = []
         for k, entry in enumerate(entries):
             assert entry is not None
@@ -135,10 +161,7 @@ class PoseEstimator:
             right = np.array([-math.sin(h), math.cos(h)])
             off_f, off_r = entry.tag_offset
             centre = centres[k] - off_f * fwd - off_r * right
-            # Centre: mean of 4 corners; heading error ~ corner noise / tag side, scaled by offset.
-            sigma_centre = ipp[k] * math.hypot(self.corner_noise_px / 2, rms)
-            sigma_heading = ipp[k] * self.corner_noise_px / max(float(side_in[k]), 1e-6)
-            sigma = math.hypot(sigma_centre, sigma_heading * math.hypot(off_f, off_r))
+            sigma = math.hypot(sigma_centre[k], sigma_turn[k] * math.hypot(off_f, off_r))
             out.append(
                 PiecePose(
                     id=entry.id,
@@ -150,6 +173,89 @@ class PoseEstimator:
                 )
             )
         return [p for p in out if math.isfinite(p.x) and math.isfinite(p.y)]
+
+    def _template_poses(
+        self,
+        found: Detections,
+        places: list[tuple[TerrainTemplate, TemplateTag] | None],
+    ) -> list[PiecePose]:
+        """One pose per template from whichever of its tags are in view (a tag seen twice
+        in one frame is left out: which copy is the template's is unknowable)."""
+        if not len(found):
+            return []
+        heights = np.array([p[0].tag_height for p in places if p is not None])
+        centres, headings, sigma_centre, sigma_turn = self._tag_poses(found, heights)
+        counts: dict[int, int] = {}
+        for tag in found.ids:
+            counts[int(tag)] = counts.get(int(tag), 0) + 1
+        seen: dict[str, list[int]] = {}
+        for k, place in enumerate(places):
+            assert place is not None
+            ok = np.isfinite(centres[k]).all() and math.isfinite(float(headings[k]))
+            if ok and counts[place[1].tag] == 1:
+                seen.setdefault(place[0].id, []).append(k)
+        out = []
+        for ks in seen.values():
+            template = places[ks[0]]
+            assert template is not None
+            tags = [places[k][1] for k in ks]  # type: ignore[index]
+            out.append(
+                _fit_template(
+                    template[0],
+                    tags,
+                    centres[ks],
+                    headings[ks],
+                    sigma_centre[ks],
+                    sigma_turn[ks],
+                )
+            )
+        return out
+
+
+def _fit_template(
+    template: TerrainTemplate,
+    tags: list[TemplateTag],
+    centres: NDArray[np.float64],
+    headings: NDArray[np.float64],
+    sigma_centre: NDArray[np.float64],
+    sigma_turn: NDArray[np.float64],
+) -> PiecePose:
+    """The template frame's pose from its tags seen (their table centres and headings).
+
+    One tag: its own heading, its place on the template undone. Several: the weighted
+    rigid fit (2D Procrustes) of their places onto their centres, each weighted by the
+    inverse variance of its centre; its doubt is the fit's centroid doubt plus the turn's
+    doubt over the tags' spread.
+    """
+    at = np.array([t.at for t in tags], dtype=np.float64)
+    first = min(t.tag for t in tags)
+    if len(tags) == 1:
+        heading = (float(headings[0]) - tags[0].heading) % 360.0
+        h = math.radians(heading)
+        c, s = math.cos(h), math.sin(h)
+        f, r = float(at[0, 0]), float(at[0, 1])
+        x = float(centres[0, 0]) - (f * c - r * s)
+        y = float(centres[0, 1]) - (f * s + r * c)
+        sigma = math.hypot(float(sigma_centre[0]), float(sigma_turn[0]) * math.hypot(f, r))
+        return PiecePose(template.id, first, x, y, heading, 2.0 * sigma)
+    w = 1.0 / np.maximum(sigma_centre, 1e-9) ** 2
+    w = w / w.sum()
+    a_mean = (w[:, None] * at).sum(axis=0)
+    b_mean = (w[:, None] * centres).sum(axis=0)
+    a, b = at - a_mean, centres - b_mean
+    cross = float((w * (a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0])).sum())
+    dot = float((w * (a * b).sum(axis=1)).sum())
+    theta = math.atan2(cross, dot)
+    c, s = math.cos(theta), math.sin(theta)
+    x = float(b_mean[0] - (a_mean[0] * c - a_mean[1] * s))
+    y = float(b_mean[1] - (a_mean[0] * s + a_mean[1] * c))
+    spread = float(np.sqrt((w * (a**2).sum(axis=1)).sum()))
+    sigma_mean = float(np.sqrt(1.0 / (1.0 / np.maximum(sigma_centre, 1e-9) ** 2).sum()))
+    # The turn's doubt: centre doubt over the spread; it moves the origin by its lever.
+    sigma_theta = sigma_mean / max(spread, 1e-6)
+    lever = math.hypot(float(a_mean[0]), float(a_mean[1]))
+    sigma = math.hypot(sigma_mean, sigma_theta * lever)
+    return PiecePose(template.id, first, x, y, math.degrees(theta) % 360.0, 2.0 * sigma)
 
 
 def point_doubt(

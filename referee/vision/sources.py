@@ -13,9 +13,12 @@ state (the tracker) is untouched, and frame numbers carry on.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +43,11 @@ class Frame:
     t: float
     """Seconds since the source started."""
     image: NDArray[Any]
-    """BGR image (read-only)."""
+    """BGR image (read-only); with several cameras, the first camera's (or the first
+    present view's when it has none this tick)."""
+    views: tuple[Frame | None, ...] = ()
+    """Several cameras (a :class:`MultiSource` tick): each camera's frame, in camera order,
+    None for a camera without a frame this tick. Empty for one camera."""
 
     def __post_init__(self) -> None:
         if self.image.flags.writeable:
@@ -62,6 +69,11 @@ class FrameSource:
 
     def __iter__(self) -> Iterator[Frame]:
         raise NotImplementedError
+
+    def peek(self) -> NDArray[Any] | None:
+        """The first frame without consuming it, when it is known before iterating (files,
+        folders): a command checks the camera's view with it before opening any output."""
+        return None
 
     def close(self) -> None:
         """Release the device or file; safe to call twice."""
@@ -121,6 +133,9 @@ class VideoFileSource(FrameSource):
             if not ok:
                 image = None
 
+    def peek(self) -> NDArray[Any] | None:
+        return self._first
+
     def _stamp(self) -> float | None:
         msec = float(self._capture.get(cv2.CAP_PROP_POS_MSEC) or 0.0)
         return msec / 1000.0 if msec > 0 else None
@@ -145,6 +160,10 @@ class ImageFolderSource(FrameSource):
         # Decoded, not read from the header: a JPEG's EXIF orientation may turn it.
         first = read_image(self.files[0])
         self.frame_size = (int(first.shape[1]), int(first.shape[0]))
+        self._first = first
+
+    def peek(self) -> NDArray[Any] | None:
+        return self._first
 
     def __iter__(self) -> Iterator[Frame]:
         for index, file in enumerate(self.files):
@@ -180,6 +199,9 @@ class LiveSource(FrameSource):
         self.max_retries = max_retries
         self.backoff = backoff
         self._opener = opener or self._open_capture
+        self.epoch: float | None = None
+        """Start of the clock frame times count from (``time.monotonic()``); None: the first
+        frame read. Cameras read together share one epoch so their times compare."""
         self._capture = self._open()
         if self._capture is None:
             hint = (
@@ -210,7 +232,7 @@ class LiveSource(FrameSource):
 
     def __iter__(self) -> Iterator[Frame]:
         index = 0
-        start = time.monotonic()
+        start = time.monotonic() if self.epoch is None else self.epoch
         while True:
             ok, image = (False, None) if self._capture is None else self._capture.read()
             if ok and image is not None:
@@ -265,3 +287,137 @@ def open_source(
     if not path.exists():
         raise SourceError(f"{spec}: no such file, folder or camera")
     return VideoFileSource(path)
+
+
+def match_frames(streams: Sequence[Iterable[Frame]], period: float) -> Iterator[Frame]:
+    """Frame sets from several cameras' frames, matched by timestamp (recordings).
+
+    Each tick is at the earliest pending frame's time; it holds each camera's latest
+    frame within half a ``period`` of it (older ones in that window are skipped: that
+    camera runs faster), and None for a camera without one, which contributes nothing
+    that tick. A camera whose file ends early leaves the others going on.
+    """
+    half = period / 2.0
+    iterators = [iter(s) for s in streams]
+    pending: list[Frame | None] = [next(it, None) for it in iterators]
+    tick = 0
+    while any(f is not None for f in pending):
+        now = min(f.t for f in pending if f is not None)
+        views: list[Frame | None] = []
+        for k, it in enumerate(iterators):
+            taken: Frame | None = None
+            while (frame := pending[k]) is not None and frame.t <= now + half:
+                taken = frame
+                pending[k] = next(it, None)
+            views.append(taken)
+        yield _frame_set(tick, now, views)
+        tick += 1
+
+
+def _frame_set(tick: int, t: float, views: Sequence[Frame | None]) -> Frame:
+    first = views[0] if views[0] is not None else next(v for v in views if v is not None)
+    return Frame(tick, t, first.image, tuple(views))
+
+
+class _Reader:
+    """A live camera read on its own thread: the latest frame and its capture time, so a
+    camera that stalls or reconnects holds up nobody."""
+
+    def __init__(self, source: FrameSource) -> None:
+        self.source = source
+        self.frames: queue.Queue[Frame | BaseException | None] = queue.Queue(maxsize=4)
+        self.thread = threading.Thread(target=self._read, name=f"read {source.name}", daemon=True)
+        self.stopping = threading.Event()
+
+    def _read(self) -> None:
+        try:
+            for frame in self.source:
+                if self.stopping.is_set():
+                    return
+                if self.frames.full():
+                    # The consumer is behind: the oldest frame is dropped, not the newest.
+                    with contextlib.suppress(queue.Empty):
+                        self.frames.get_nowait()
+                self.frames.put(frame)
+            self.frames.put(None)
+        except BaseException as error:  # handed to the consumer, which decides
+            self.frames.put(error)
+
+
+class MultiSource(FrameSource):
+    """Several cameras over one table, yielding one frame set per tick (``Frame.views``).
+
+    Recordings are matched by frame time (frame index / fps, or the container's time);
+    live cameras by capture time on one shared clock, one tick per frame period, each
+    camera read on its own thread. A camera whose feed is lost is reconnected by its own
+    source while the others go on.
+    """
+
+    def __init__(self, sources: Sequence[FrameSource]) -> None:
+        if len(sources) < 2:
+            raise SourceError("several cameras need at least two sources")
+        self.sources = tuple(sources)
+        self.name = " + ".join(s.name for s in sources)
+        # The fastest camera sets the tick: a slower one contributes to every other tick.
+        self.fps = max(s.fps for s in sources)
+        counts = [s.frame_count for s in sources]
+        self.frame_count = None if None in counts else max(c for c in counts if c is not None)
+        self.frame_size = sources[0].frame_size
+        self.live = any(isinstance(s, LiveSource) for s in sources)
+
+    def __iter__(self) -> Iterator[Frame]:
+        if not self.live:
+            yield from match_frames(self.sources, 1.0 / self.fps)
+            return
+        yield from self._live()
+
+    def _live(self) -> Iterator[Frame]:
+        epoch = time.monotonic()
+        for source in self.sources:
+            if isinstance(source, LiveSource):
+                source.epoch = epoch
+        readers = [_Reader(s) for s in self.sources]
+        for reader in readers:
+            reader.thread.start()
+        period = 1.0 / self.fps
+        latest: list[Frame | None] = [None] * len(readers)
+        ended: list[bool] = [False] * len(readers)
+        errors: list[BaseException] = []
+        tick = 0
+        try:
+            while not all(ended):
+                due = epoch + (tick + 1) * period
+                time.sleep(max(due - time.monotonic(), 0.0))
+                for k, reader in enumerate(readers):
+                    while True:
+                        try:
+                            item = reader.frames.get_nowait()
+                        except queue.Empty:
+                            break
+                        if isinstance(item, BaseException):
+                            errors.append(item)
+                            ended[k] = True
+                        elif item is None:
+                            ended[k] = True
+                        else:
+                            latest[k] = item
+                fresh = [f for f in latest if f is not None]
+                if fresh:
+                    # The tick is at the newest capture; each camera's latest frame within half
+                    # a period of it counts, an older one (a stalled camera) contributes nothing.
+                    now = max(f.t for f in fresh)
+                    views = [
+                        f if f is not None and now - f.t <= period / 2 else None for f in latest
+                    ]
+                    yield _frame_set(tick, now, views)
+                    latest = [None] * len(readers)
+                tick += 1
+        finally:
+            for reader in readers:
+                reader.stopping.set()
+        if errors:
+            raise errors[0]
+
+    def close(self) -> None:
+        for source in self.sources:
+            source.close()

@@ -18,6 +18,12 @@ twice in one frame is flagged and ignored for that frame, and a jump faster
 than a hand can carry a piece is flagged (the observation still has to prove
 itself stable before it counts).
 
+A terrain template (a paper wood with its tag(s) printed on it) is tracked
+the same way under its template id, but its rests are :class:`PlaceEvent`
+values, never moves: one when it first settles, and one each time it settles
+again with a vertex of its outline at least ``min_move`` inches from where it
+was. Hidden, it stays where it was last seen.
+
 :meth:`Tracker.update` never mutates its inputs and returns new values.
 """
 
@@ -29,7 +35,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from referee.errors import RosterError
-from referee.markers.roster import Roster
+from referee.markers.roster import Roster, TerrainTemplate
 from referee.vision.pose import FramePoses, PiecePose
 
 State = Literal["new", "settled", "hidden", "moving"]
@@ -139,7 +145,43 @@ class FlagEvent:
         return data
 
 
-Event = MoveEvent | FlagEvent
+@dataclass(frozen=True)
+class PlaceEvent:
+    """A terrain template came to rest: placed the first time, or moved and settled again."""
+
+    template: str
+    """The template's id (the scene's terrain feature it places)."""
+    pose: PiecePose
+    """The template frame's resting pose."""
+    polygon: tuple[tuple[float, float], ...]
+    """Its outline placed at ``pose``, table inches."""
+    first: bool
+    """True the first time it settles (nothing was placed before)."""
+    start_t: float
+    end_t: float
+    start_frame: int
+    end_frame: int
+
+    @property
+    def kind(self) -> str:
+        return "place"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "event": "place",
+            "template": self.template,
+            "tag": self.pose.tag,
+            "pose": _pose_json(self.pose),
+            "polygon": [[round(x, 4), round(y, 4)] for x, y in self.polygon],
+            "first": self.first,
+            "start_t": round(self.start_t, 4),
+            "end_t": round(self.end_t, 4),
+            "start_frame": self.start_frame,
+            "end_frame": self.end_frame,
+        }
+
+
+Event = MoveEvent | FlagEvent | PlaceEvent
 
 
 def _pose_json(pose: PiecePose) -> dict[str, Any]:
@@ -253,9 +295,10 @@ class Tracker:
     def use_roster(self, roster: Roster) -> None:
         """Follow an edited roster: tracks of pieces it still lists are kept."""
         self.roster = roster
-        ids = {entry.id for entry in roster}
+        ids = {entry.id for entry in roster} | {t.id for t in roster.templates}
         self._tracks = {pid: t for pid, t in self._tracks.items() if pid in ids}
         self._unknown_flagged -= {entry.tag for entry in roster}
+        self._unknown_flagged -= {t.tag for tp in roster.templates for t in tp.tags}
 
     def restore(self, poses: Mapping[str, PiecePose]) -> None:
         """Start from these resting poses (a resumed game): each piece settled where it was
@@ -315,23 +358,23 @@ class Tracker:
             )
 
         tracks = dict(self._tracks)
-        for entry in self.roster:
-            seen = by_id.get(entry.id)
+        for pid, depth, template in self._followed():
+            seen = by_id.get(pid)
             obs = seen[0] if seen and len(seen) == 1 else None
-            old = tracks.get(entry.id)
+            old = tracks.get(pid)
             if old is None and obs is None:
                 continue
             if old is None:
                 old = _Track("new")
-            new, event = self._step(old, obs, frame, t, entry.base[1], events)
-            tracks[entry.id] = new
+            new, event = self._step(old, obs, frame, t, depth, events, template)
+            tracks[pid] = new
             if event is not None:
                 events.append(event)
         self._tracks = tracks
 
         pieces = []
-        for entry in self.roster:
-            track = tracks.get(entry.id)
+        for pid, _, _ in self._followed():
+            track = tracks.get(pid)
             if track is None:
                 continue
             seen_now = track.last is not None and track.last_t == t
@@ -343,6 +386,15 @@ class Tracker:
             pieces.append(TrackedPiece(pose, track.state))
         return TrackerState(frame, t, tuple(pieces), tuple(events))
 
+    def _followed(self) -> list[tuple[str, float, TerrainTemplate | None]]:
+        """Every id the tracker follows: the pieces (with their base depth), then the
+        terrain templates (depth 0: a template's move is measured on its outline)."""
+        out: list[tuple[str, float, TerrainTemplate | None]] = [
+            (entry.id, entry.base[1], None) for entry in self.roster
+        ]
+        out.extend((t.id, 0.0, t) for t in self.roster.templates)
+        return out
+
     def _step(
         self,
         track: _Track,
@@ -351,7 +403,8 @@ class Tracker:
         t: float,
         depth: float,
         events: list[Event],
-    ) -> tuple[_Track, MoveEvent | None]:
+        template: TerrainTemplate | None = None,
+    ) -> tuple[_Track, MoveEvent | PlaceEvent | None]:
         s = self.settings
         if obs is None:
             if track.state == "settled":
@@ -423,6 +476,8 @@ class Tracker:
             track, state="settled", settled=rest, samples=len(track.window), path=()
         )
         previous = track.settled
+        if template is not None:
+            return self._placed(template, track, settled_track, previous, rest)
         if previous is None:
             return settled_track, None
         fx0, fy0 = previous.front(depth)
@@ -444,6 +499,37 @@ class Tracker:
             start_frame=track.left_frame,
             end_frame=track.window_frames[0],
             path=self._end_path(track.path, rest),
+        )
+        return settled_track, event
+
+    def _placed(
+        self,
+        template: TerrainTemplate,
+        track: _Track,
+        settled_track: _Track,
+        previous: PiecePose | None,
+        rest: PiecePose,
+    ) -> tuple[_Track, PlaceEvent | None]:
+        """A template at rest: placed (the first time, or moved by ``min_move`` at some
+        vertex of its outline), or put back where it was (no event)."""
+        polygon = template.placed(rest.x, rest.y, rest.heading)
+        if previous is not None:
+            before = template.placed(previous.x, previous.y, previous.heading)
+            shift = max(
+                math.hypot(a[0] - b[0], a[1] - b[1]) for a, b in zip(before, polygon, strict=True)
+            )
+            if shift < self.settings.min_move:
+                return replace(settled_track, settled=previous, samples=track.samples), None
+        first = previous is None
+        event = PlaceEvent(
+            template=template.id,
+            pose=replace(rest, seen=True),
+            polygon=polygon,
+            first=first,
+            start_t=track.window_t[0] if first else track.left_t,
+            end_t=track.window_t[0],
+            start_frame=track.window_frames[0] if first else track.left_frame,
+            end_frame=track.window_frames[0],
         )
         return settled_track, event
 

@@ -163,8 +163,16 @@ def info() -> Response:
 
 @bp.get("/state")
 def state() -> Response:
-    """The table now as a scene file: ``referee check`` answers it as it stands."""
-    return _json(get_live().session.state().to_json())
+    """The table now as a scene file: ``referee check`` answers it as it stands. A terrain
+    template whose tags are all covered now carries ``"hidden": true`` (it stays where it
+    was last seen; a scene file reader ignores the key)."""
+    session = get_live().session
+    scene = session.state().to_json()
+    hidden = session.hidden_terrain
+    for terrain in scene["terrain"]:
+        if terrain["id"] in hidden:
+            terrain["hidden"] = True
+    return _json(scene)
 
 
 def _query(data: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -17,12 +17,11 @@ from referee.game import (
     LiveTable,
     check_log_path,
     game_name,
-    load_inputs,
     open_log,
-    probe_source,
     sample_live,
     source_live,
 )
+from referee.game.sources import load_game_roster, load_profiles, open_cameras
 from referee.media import MAX_CAMERA_INDEX
 
 THREADS = 48
@@ -64,11 +63,22 @@ def terminal_qr(text: str) -> str:
 @click.option(
     "--camera",
     type=click.IntRange(0, MAX_CAMERA_INDEX),
-    help="Camera index (0 is the first).",
+    multiple=True,
+    help="Camera index (0 is the first); repeat for several cameras over one table.",
 )
-@click.option("--video", metavar="FILE", help="A recorded video or a folder of images.")
-@click.option("--stream", metavar="URL", help="A network camera (rtsp://, http://...).")
-@click.option("--calibration", "-c", metavar="PROFILE.json", help="Calibration profile.")
+@click.option(
+    "--video", metavar="FILE", multiple=True, help="A recorded video or a folder of images."
+)
+@click.option(
+    "--stream", metavar="URL", multiple=True, help="A network camera (rtsp://, http://...)."
+)
+@click.option(
+    "--calibration",
+    "-c",
+    metavar="PROFILE.json",
+    multiple=True,
+    help="Calibration profile; one per camera, in camera order.",
+)
 @click.option("--roster", "-r", metavar="ROSTER.json", help="Which tag is on which piece.")
 @click.option("--scene", metavar="SCENE.json", help="Terrain, sides, cards and questions.")
 @click.option("--ruleset", default=None, help="Rules to judge by (default: the scene's).")
@@ -86,10 +96,10 @@ def terminal_qr(text: str) -> str:
 )
 @club_options
 def serve(
-    camera: int | None,
-    video: str | None,
-    stream: str | None,
-    calibration: str | None,
+    camera: tuple[int, ...],
+    video: tuple[str, ...],
+    stream: tuple[str, ...],
+    calibration: tuple[str, ...],
     roster: str | None,
     scene: str | None,
     ruleset: str | None,
@@ -109,13 +119,19 @@ def serve(
     your network, behind an access token printed with the URL and its QR code.
 
       referee serve --camera 0 -c camera.json -r roster.json --scene game.json
+
+    Several cameras over one table: repeat --camera (or --video, or --stream) and -c,
+    paired in order.
     """
     from referee.web import create_app
 
-    sources = [s for s in (camera, video, stream) if s is not None]
+    kinds = [k for k in (camera, video, stream) if k]
     scratch: str | None = None
-    if len(sources) > 1:
-        raise SourceError("give at most one of --camera, --video and --stream")
+    if len(kinds) > 1:
+        raise SourceError(
+            "give one of --camera, --video and --stream (repeat it for several cameras)"
+        )
+    sources = [str(s) for s in kinds[0]] if kinds else []
     club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
     # The options are checked before the game log is opened: a refused start changes no log.
     check_log_path(db, no_log)
@@ -132,8 +148,8 @@ def serve(
         live = sample_live(speed, log, name if log is not None else None)
     else:
         live, log = _live_from_options(
-            str(sources[0]),
-            camera is not None or stream is not None,
+            sources,
+            bool(camera) or bool(stream),
             calibration,
             roster,
             scene,
@@ -212,9 +228,9 @@ def lan_address(probe: Any = None) -> str | None:
 
 
 def _live_from_options(
-    spec: str,
+    specs: list[str],
     is_live: bool,
-    calibration: str | None,
+    calibration: tuple[str, ...],
     roster: str | None,
     scene: str | None,
     ruleset: str | None,
@@ -228,13 +244,15 @@ def _live_from_options(
 
     if not calibration or not roster:
         raise RefereeError("-c PROFILE.json and -r ROSTER.json are needed with a camera or video")
-    profile, roster_value = load_inputs(calibration, roster)
+    profiles = load_profiles(calibration, specs)
+    roster_value = load_game_roster(roster)
     scene_value = load_scene(scene) if scene else None
-    probe_source(spec, profile)  # opened, its frame size checked and closed again
+    # Opened, each camera's frames checked against its profile, and closed again.
+    open_cameras(specs, profiles, roster_value, []).close()
     log = open_game_log()
-    pipeline = Pipeline(profile, roster_value, source_name=spec)
+    pipeline = Pipeline(profiles, roster_value, source_name=specs)
     live = source_live(
-        spec,
+        specs,
         pipeline,
         scene_value,
         ruleset,

@@ -185,6 +185,21 @@ def assert_clean(result: Result) -> None:
         assert not PYTHON_TEXT.search(errors[0]), errors[0]
 
 
+def assert_roster_loads_or_one_error(path: Path) -> None:
+    """A roster file loads (and strict JSON of it reads back as itself) or is one
+    ``RosterError`` line naming the file."""
+    from referee.errors import RosterError
+    from referee.markers.roster import Roster, load_roster
+
+    try:
+        roster = load_roster(path)
+    except RosterError as error:
+        assert_message(str(error), path)
+        return
+    out = json.dumps(roster.to_json(), allow_nan=False)
+    assert Roster.from_json(json.loads(out)) == roster
+
+
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {
         str(path.relative_to(folder)): path.read_bytes()

@@ -92,7 +92,7 @@ def test_fewer_than_four_markers_cannot_hold_the_anchors(tmp_path, count):
         )
         assert_clean(result)
         assert result.exit_code == 2
-        assert "corner anchors" in result.stderr and "at least 4" in result.stderr
+        assert "anchors take its last" in result.stderr and "at least 4" in result.stderr
     result = invoke("roster", "init", "--dictionary", str(path), "--piece", "a b c 1x1",
                     "--out", str(tmp_path / "r.json"))  # fmt: skip
     assert_clean(result)

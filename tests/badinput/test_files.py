@@ -32,6 +32,7 @@ from badinput.harness import (
     SCENARIO,
     assert_clean,
     assert_message,
+    assert_roster_loads_or_one_error,
     examples,
     invoke,
     mutated_text,
@@ -70,13 +71,7 @@ def test_any_profile_loads_cleanly_or_is_one_profile_error(tmp_path_factory, tex
 def test_any_roster_loads_cleanly_or_is_one_roster_error(tmp_path_factory, text):
     path = tmp_path_factory.mktemp("roster") / "roster.json"
     path.write_text(text, encoding="utf-8")
-    try:
-        roster = load_roster(path)
-    except RosterError as error:
-        assert_message(str(error), path)
-        return
-    out = json.dumps(roster.to_json(), allow_nan=False)
-    assert Roster.from_json(json.loads(out)) == roster
+    assert_roster_loads_or_one_error(path)
 
 
 def _small_scenario() -> dict[str, Any]:

@@ -26,7 +26,7 @@ def test_markers_default_prints_ids_0_to_47(tmp_path, read_pdf):
 def test_markers_default_stays_below_the_anchors_of_a_small_dictionary(tmp_path):
     result = run("markers", "--dictionary", "dict_4x4_50", "--out", str(tmp_path / "t.pdf"))
     assert result.exit_code == 0, result.output
-    assert "46 tags (ids 0-45, DICT_4X4_50)" in result.output
+    assert "44 tags (ids 0-43, DICT_4X4_50)" in result.output  # 44-49: the six anchors
 
 
 def test_markers_from_roster_labels_each_piece_at_its_size(tmp_path, read_pdf, detect_tags):
@@ -74,7 +74,7 @@ def test_anchor_sheet_command_explains_placement(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--ids", "90-99"], "tag 96 is reserved for the corner anchors of DICT_4X4_100"),
+        (["--ids", "90-99"], "tag 94 is reserved for the big table's edge anchors of DICT_4X4_100"),
         (["--ids", "100"], "tag id 100 is outside DICT_4X4_100 (ids 0-99)"),
         (["--ids", "x"], "--ids: cannot read 'x'"),
         (["--size", "0.8"], "--size: cannot read '0.8'"),

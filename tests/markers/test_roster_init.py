@@ -39,15 +39,15 @@ def test_piece_list_file_becomes_a_roster_with_free_tags(tmp_path):
 def test_first_tag_and_dictionary_and_the_anchor_ids_are_never_used(tmp_path):
     out = tmp_path / "roster.json"
     pieces = ["--piece", "a soviet tank 1x2", "--piece", "b soviet tank 1x2 tag=3"]
-    result = run(*pieces, "--first-tag", "45", "--dictionary", "dict_4x4_50", "--out", str(out))
+    result = run(*pieces, "--first-tag", "43", "--dictionary", "dict_4x4_50", "--out", str(out))
     assert result.exit_code == 0, result.output
     roster = load_roster(out)
     assert roster.dictionary == "DICT_4X4_50"
-    assert [(p.id, p.tag) for p in roster] == [("a", 45), ("b", 3)]
-    # DICT_4X4_50 keeps 46-49 for the corner anchors: a second numbered piece has no tag left.
+    assert [(p.id, p.tag) for p in roster] == [("a", 43), ("b", 3)]
+    # DICT_4X4_50 keeps 44-49 for the anchors (a big table has six): no tag left for a third.
     more = [*pieces, "--piece", "c soviet tank 1x2"]
     result = run(
-        *more, "--first-tag", "45", "--dictionary", "DICT_4X4_50", "--out", str(out), "--force"
+        *more, "--first-tag", "43", "--dictionary", "DICT_4X4_50", "--out", str(out), "--force"
     )
     assert result.exit_code == 2
     assert "need more tags than DICT_4X4_50 has below its anchors" in result.output

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -136,3 +138,102 @@ def test_targets_passes_the_weapon_to_range(system: str, weapon: str) -> None:
             rules, scene, {"ask": "range", "from": firer.id, "to": entry["to"], "weapon": weapon}
         )
         assert entry["range"] == single
+
+
+def _agree_direct(scene: Scene, firers: list[str]) -> int:
+    """``targets`` of each of ``firers`` against the single questions, asked of one
+    ruleset (the map and the contact book kept between them, as the dashboard does)."""
+    rules = ruleset_for(scene)
+    fresh = ruleset_for(scene)  # the single questions on a ruleset that never answered it
+    compared = 0
+    for firer in firers:
+        got = rules.answer(scene, {"ask": "targets", "from": firer}).to_json()
+        for entry in got["targets"]:
+            pair = {"from": firer, "to": entry["to"]}
+            assert entry["los"] == _single(fresh, scene, {"ask": "los", **pair}), pair
+            assert entry["range"] == _single(fresh, scene, {"ask": "range", **pair}), pair
+            compared += 1
+    return compared
+
+
+def _random_case(system: str, seed: int) -> Scene:
+    """A 40-piece table with a random doubt: none, a hair, or enough that many lines
+    are too close to call (the contacts the book leaves to the single measure)."""
+    rng = random.Random(f"{system}/{seed}")
+    u = rng.choice((0.0, 0.02, 0.1, 0.25))
+    return random_table(40, rng.randint(8, 30), u, seed=seed, ruleset=system)
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_targets_random_40_piece_table(system: str) -> None:
+    """One random 40-piece table per system, three firers: the entries are the single
+    questions' verdicts, field for field."""
+    scene = _random_case(system, 11)
+    firers = random.Random(system).sample([p.id for p in scene.pieces], 3)
+    assert _agree_direct(scene, firers) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_targets_random_40_piece_tables_sweep(system: str) -> None:
+    for seed in range(20, 26):
+        scene = _random_case(system, seed)
+        assert _agree_direct(scene, [p.id for p in scene.pieces]) > 0
+
+
+def test_targets_map_follows_a_live_table() -> None:
+    """Frames of a live table are new scene objects: an unchanged table answers from the
+    last map; a piece that settled gets the map made again for its lines only, and the
+    entries stay the single questions'."""
+    scene = random_table(30, 8, 0.05, seed=8)
+    rules = ruleset_for(scene)
+    assert isinstance(rules, Targets)
+    first = rules.targets_map(scene)
+    assert rules.targets_map(dataclasses.replace(scene)) is first  # the next frame, unchanged
+    p = scene.pieces[3]
+    settled = dataclasses.replace(
+        scene, pieces=(*scene.pieces[:3], p.moved(p.x + 2.0, p.y - 1.0), *scene.pieces[4:])
+    )
+    fresh = ruleset_for(settled)
+    assert isinstance(fresh, Targets)
+    again = rules.targets_map(settled)
+    want = fresh.visibility(settled)
+    assert (again.los == want.los).all() and (again.distance == want.distance).all()
+    assert rules.__dict__["_map_cache"].reused == 1
+    firer = settled.pieces[5].id
+    got = rules.answer(settled, {"ask": "targets", "from": firer}).to_json()
+    for entry in got["targets"]:
+        pair = {"from": firer, "to": entry["to"]}
+        assert entry["los"] == _single(fresh, settled, {"ask": "los", **pair})
+        assert entry["range"] == _single(fresh, settled, {"ask": "range", **pair})
+
+
+def test_targets_from_threads_on_one_ruleset() -> None:
+    """The dashboard's request threads and the frame loop share one ruleset: threads
+    asking about two frames of the table at once each get their own frame's answer."""
+    scene = random_table(24, 10, 0.05, seed=12)
+    p = scene.pieces[2]
+    frames = [
+        scene,
+        dataclasses.replace(
+            scene, pieces=(*scene.pieces[:2], p.moved(p.x + 5.0, p.y), *scene.pieces[3:])
+        ),
+    ]
+    firer = scene.pieces[0].id
+    want = [ruleset_for(f).answer(f, {"ask": "targets", "from": firer}).to_json() for f in frames]
+    rules = ruleset_for(scene)
+    wrong: list[int] = []
+
+    def run(k: int) -> None:
+        for step in range(12):
+            s = (k + step) % 2
+            got = rules.answer(frames[s], {"ask": "targets", "from": firer}).to_json()
+            if got != want[s]:
+                wrong.append(s)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong

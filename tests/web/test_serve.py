@@ -86,7 +86,7 @@ def test_terminal_qr_code_reads_back_as_the_url():
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["--camera", "0", "--video", "x.mp4"], "at most one of"),
+        (["--camera", "0", "--video", "x.mp4"], "give one of --camera, --video and --stream"),
         (["-c", "camera.json"], "go with --camera"),
         (["--video", "x.mp4"], "-c PROFILE.json and -r ROSTER.json"),
     ],

@@ -222,7 +222,7 @@ function drawTerrain() {
   const terrain = S.replay ? S.replay.terrain || [] : S.terrain;
   for (const t of terrain) {
     const colour = S.info.palette.terrain[t.kind] || "#808080";
-    const group = el("g", { class: "terrain" + (t.id === S.picked ? " picked" : ""), "data-id": t.id }, g);
+    const group = el("g", { class: "terrain" + (t.id === S.picked ? " picked" : "") + (t.hidden ? " hidden" : ""), "data-id": t.id }, g);
     el("polygon", { points: t.polygon.map((p) => p.join(",")).join(" "), fill: colour, stroke: colour }, group);
     const cx = t.polygon.reduce((s, p) => s + p[0], 0) / t.polygon.length;
     const cy = t.polygon.reduce((s, p) => s + p[1], 0) / t.polygon.length;
