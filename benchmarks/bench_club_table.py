@@ -1,25 +1,32 @@
 """The club table of issue 32 measured on its sample footage (``sample_footage/club``).
 
 A 72x48 in Pz8 WW2 game seen by two 1080p cameras (~26 px/in, 0.8 in tags ~21 px),
-overlapping by ~8 in at the middle of the table. Run::
+overlapping by ~7-8 in at the middle of the table, with four paper terrain templates.
+Run::
 
     .venv/bin/python benchmarks/bench_club_table.py [--footage sample_footage/club]
 
-(``bench_club.py`` is the club *server* benchmark of issue 33.) Measures, against the
-simulator's truth files:
+(about 2 minutes on 2 cores; ``bench_club.py`` is the club *server* benchmark of issue
+33). The referee's own multi-camera :class:`~referee.vision.pipeline.Pipeline` (a
+detector and pose stage per camera, fusion per id, one tracker) runs on both videos,
+frame sets matched by time as ``referee demo`` does, first with each camera calibrated
+from its own clip (``calibration-N.mp4``, as ``referee demo`` does), then with the true
+profiles (``camera-N.json``: the vision alone). Measured against the simulator's truth:
 
-- recall: per camera, tags in view and uncovered (``visible`` in ``truth-N.jsonl``,
-  pieces' and terrain templates' tags) that the detector finds with their id, as the
-  pipeline runs it (``TagDetector.detect``, frame after frame); wrong ids: detections
-  whose id is not a tag at that place;
+- recall: per camera, tags in view and uncovered (``visible`` in ``truth-N.jsonl``:
+  pieces' and templates' tags) that the camera's detector found with their id, frame
+  after frame as the pipeline runs it; wrong ids: detections whose id is not a tag at
+  that place;
 - pairwise distance error: every frame, every two resting pieces (not moving, not
-  lifted) whose tag is in view and uncovered in either camera, |measured - true|
-  centre distance, over the whole table, the seam included; the measured pose of a
-  piece is each camera's pose (profiles calibrated from the clips as ``referee demo``
-  does, then the true ``camera-N.json``), combined across cameras as ``combine`` says;
-- duplicates at the seam: pieces the referee reports twice in one frame (0 wanted);
-- terrain placement: each template's measured outline against its true outline
-  (largest vertex distance), every frame it rests and is seen.
+  lifted) whose tag is in view and uncovered in either camera, |measured - true| centre
+  distance, the measured poses being the frame's fused poses (what the tracker is
+  given), over the whole table; the pairs with a piece in the overlap are also counted
+  apart (the seam);
+- duplicates at the seam: ids the fused poses or the tracker hold twice in a frame, and
+  moves reported for a piece carried across the seam beyond its one true move;
+- terrain placement: every frame, every template at rest whose tag(s) a camera sees,
+  the largest distance between a vertex of its true placed outline and the same vertex
+  of the outline placed at its fused pose (p95 and max).
 """
 
 from __future__ import annotations
@@ -38,10 +45,13 @@ from typing import Any
 import numpy as np
 
 from referee.calibration.profile import CalibrationProfile, load_profile
+from referee.markers.roster import load_roster
+from referee.sim.render import PiecePose as SimPose
 from referee.sim.scenario import load_scenario
-from referee.tags.detect import Detections, TagDetector
-from referee.vision.pose import PiecePose, PoseEstimator
-from referee.vision.sources import VideoFileSource
+from referee.sim.video import seen_region
+from referee.vision.fusion import fuse
+from referee.vision.pipeline import Pipeline
+from referee.vision.sources import MultiSource, VideoFileSource
 
 ROOT = Path(__file__).resolve().parents[1]
 FOOTAGE = ROOT / "sample_footage" / "club"
@@ -55,36 +65,17 @@ def truth_lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def visible_tags(record: Mapping[str, Any]) -> dict[int, np.ndarray]:
-    """Tag id -> true corners for every tag in view and uncovered in one frame."""
-    out = {p["tag"]: np.asarray(p["corners_px"]) for p in record["pieces"] if p["visible"]}
-    for template in record.get("templates", []):
-        for tag in template["tags"]:
-            if tag["visible"]:
-                out[tag["tag"]] = np.asarray(tag["corners_px"])
-    return out
-
-
-def all_tags(record: Mapping[str, Any]) -> dict[int, np.ndarray]:
-    out = {p["tag"]: np.asarray(p["corners_px"]) for p in record["pieces"]}
-    for template in record.get("templates", []):
-        for tag in template["tags"]:
-            out[tag["tag"]] = np.asarray(tag["corners_px"])
-    return out
-
-
-def combine(views: Sequence[PiecePose]) -> PiecePose:
-    """One pose from each camera's pose of a piece: weighted by each view's uncertainty."""
-    if len(views) == 1:
-        return views[0]
-    weights = np.array([1.0 / max(v.uncertainty, 1e-3) ** 2 for v in views])
-    weights /= weights.sum()
-    x = float(sum(w * v.x for w, v in zip(weights, views, strict=True)))
-    y = float(sum(w * v.y for w, v in zip(weights, views, strict=True)))
-    sin = sum(w * math.sin(math.radians(v.heading)) for w, v in zip(weights, views, strict=True))
-    cos = sum(w * math.cos(math.radians(v.heading)) for w, v in zip(weights, views, strict=True))
-    heading = math.degrees(math.atan2(sin, cos)) % 360.0
-    return PiecePose(views[0].id, views[0].tag, x, y, heading, min(v.uncertainty for v in views))
+def tag_truth(record: Mapping[str, Any]) -> tuple[dict[int, np.ndarray], set[int]]:
+    """Every tag's true corners in one camera's frame, and the ids in view and uncovered."""
+    corners: dict[int, np.ndarray] = {}
+    visible: set[int] = set()
+    tags = [(p["tag"], p) for p in record["pieces"]]
+    tags += [(t["tag"], t) for template in record.get("templates", []) for t in template["tags"]]
+    for tag, truth in tags:
+        corners[tag] = np.asarray(truth["corners_px"])
+        if truth["visible"]:
+            visible.add(tag)
+    return corners, visible
 
 
 def calibrated(folder: Path, count: int) -> list[CalibrationProfile]:
@@ -92,12 +83,10 @@ def calibrated(folder: Path, count: int) -> list[CalibrationProfile]:
     from referee.demo import calibrate_from_clip
 
     scenario = load_scenario(SCENARIO)
+    roster = load_roster(folder / "roster.json")
     return [
         calibrate_from_clip(
-            folder / f"calibration-{i + 1}.mp4",
-            scenario.roster,
-            scenario.table,
-            scenario.calibration.board,
+            folder / f"calibration-{i + 1}.mp4", roster, scenario.table, scenario.calibration.board
         )
         for i in range(count)
     ]
@@ -105,97 +94,115 @@ def calibrated(folder: Path, count: int) -> list[CalibrationProfile]:
 
 def measure(folder: Path, profiles: Sequence[CalibrationProfile]) -> dict[str, Any]:
     scenario = load_scenario(SCENARIO)
-    roster = scenario.roster
-    cameras = sorted(folder.glob("video-*.mp4"))
-    truths = [truth_lines(folder / f"truth-{i + 1}.jsonl") for i in range(len(cameras))]
-    estimators = [PoseEstimator(profile, roster) for profile in profiles]
-    detectors = [TagDetector(roster.dictionary) for _ in cameras]
-    sources = [VideoFileSource(path) for path in cameras]
+    roster = load_roster(folder / "roster.json")
+    count = len(profiles)
+    truths = [truth_lines(folder / f"truth-{i + 1}.jsonl") for i in range(count)]
+    papers = {spec.paper.id: spec.paper for spec in scenario.templates}
     known = {e.tag for e in roster} | {a.tag for a in roster.anchors}
-    known |= {t.tag for spec in scenario.templates for t in spec.paper.tags}
-    recall = [[0, 0] for _ in cameras]
-    wrong = [0 for _ in cameras]
-    corner_err: list[float] = []
+    known |= {t.tag for paper in papers.values() for t in paper.tags}
+    sources = [VideoFileSource(folder / f"video-{i + 1}.mp4") for i in range(count)]
+    source = MultiSource(sources)
+    pipeline = Pipeline(list(profiles), roster, source_name=[s.name for s in sources])
+    lo, hi = (seen_region(scenario, 1)[0], seen_region(scenario, 0)[2])
+    recall = [[0, 0] for _ in range(count)]
+    wrong = [0] * count
     pair_errors: list[float] = []
-    seam_pairs: list[float] = []
+    seam_errors: list[float] = []
+    terrain_errors: list[float] = []
     duplicates = 0
+    moves: list[str] = []
     cpu = 0.0
     frames = 0
-    seam_lo, seam_hi = _overlap(scenario)
-    for images in zip(*sources, strict=False):
-        index = frames
+    for frame in source:
+        start = time.process_time()
+        result = pipeline.process(frame)
+        cpu += time.process_time() - start
         frames += 1
-        per_camera: list[dict[str, PiecePose]] = []
-        for cam, frame in enumerate(images):
-            record = truths[cam][index]
-            start = time.process_time()
-            found: Detections = detectors[cam].detect(frame.image)
-            poses = estimators[cam].estimate(found)
-            cpu += time.process_time() - start
-            seen = visible_tags(record)
-            everything = all_tags(record)
-            recall[cam][1] += len(seen)
-            for tag_id, corners in zip(found.ids.tolist(), found.corners_px, strict=True):
-                true = everything.get(tag_id)
-                if tag_id not in known:
-                    wrong[cam] += 1
+        index = result.frame
+        moves += [e.piece for e in result.events if type(e).__name__ == "MoveEvent"]
+        records = [truths[v.camera][index] for v in result.views]
+        for view, record in zip(result.views, records, strict=True):
+            corners, visible = tag_truth(record)
+            recall[view.camera][1] += len(visible)
+            found = view.detections
+            for tag, quad in zip(found.ids.tolist(), found.corners_px, strict=True):
+                true = corners.get(tag)
+                if tag not in known:
+                    wrong[view.camera] += 1
                 elif true is not None:
-                    off = float(np.linalg.norm(corners.mean(axis=0) - true.mean(axis=0)))
-                    if off > WRONG_PX:
-                        wrong[cam] += 1
-                    elif tag_id in seen:
-                        recall[cam][0] += 1
-                        corner_err.append(float(np.abs(corners - true).max()))
-            per_camera.append({p.id: p for p in poses.pieces})
-        # One pose per piece whichever cameras saw it; resting pieces only.
-        frame_truth = [{p["id"]: p for p in truth[index]["pieces"]} for truth in truths]
-        truth_pose = frame_truth[0]
-        fused: dict[str, PiecePose] = {}
-        for pid, true in truth_pose.items():
-            if true["moving"] or true["lift"] > 0:
-                continue
-            views = [
-                poses[pid]
-                for poses, cam_truth in zip(per_camera, frame_truth, strict=True)
-                if pid in poses and poses[pid].seen and cam_truth[pid]["visible"]
-            ]
-            if views:
-                fused[pid] = combine(views)
-        for a, b in combinations(sorted(fused), 2):
-            ta, tb = truth_pose[a], truth_pose[b]
+                    if np.linalg.norm(quad.mean(axis=0) - true.mean(axis=0)) > WRONG_PX:
+                        wrong[view.camera] += 1
+                    elif tag in visible:
+                        recall[view.camera][0] += 1
+        fused = fuse([v.pieces for v in result.views]).pieces
+        ids = [p.id for p in fused]
+        tracked = [p.pose.id for p in result.tracks.pieces]
+        duplicates += (len(ids) - len(set(ids))) + (len(tracked) - len(set(tracked)))
+        by_id = {p.id: p for p in fused}
+        # Pieces at rest whose tag some camera sees whole and uncovered.
+        truth = {p["id"]: p for p in records[0]["pieces"]}
+        shown = {p["id"] for record in records for p in record["pieces"] if p["visible"]} & set(
+            by_id
+        )
+        resting = sorted(
+            pid for pid in shown if not truth[pid]["moving"] and truth[pid]["lift"] == 0
+        )
+        for a, b in combinations(resting, 2):
+            ta, tb = truth[a], truth[b]
             true_d = math.hypot(ta["x"] - tb["x"], ta["y"] - tb["y"])
-            got_d = math.hypot(fused[a].x - fused[b].x, fused[a].y - fused[b].y)
+            got_d = math.hypot(by_id[a].x - by_id[b].x, by_id[a].y - by_id[b].y)
             pair_errors.append(abs(got_d - true_d))
-            if any(seam_lo <= t["x"] <= seam_hi for t in (ta, tb)):
-                seam_pairs.append(abs(got_d - true_d))
-    for source in sources:
-        source.close()
-    errors = np.asarray(pair_errors)
+            if any(lo <= t["x"] <= hi for t in (ta, tb)):
+                seam_errors.append(abs(got_d - true_d))
+        for template in records[0].get("templates", []):
+            tid = template["id"]
+            seen = any(
+                tag["visible"]
+                for record in records
+                for t in record["templates"]
+                if t["id"] == tid
+                for tag in t["tags"]
+            )
+            if template["moving"] or not seen or tid not in by_id:
+                continue
+            paper = papers[tid]
+            true_outline = paper.placed(SimPose(template["x"], template["y"], template["heading"]))
+            got = by_id[tid]
+            placed = paper.placed(SimPose(got.x, got.y, got.heading))
+            terrain_errors.append(float(np.hypot(*(placed - true_outline).T).max()))
+    source.close()
+    starts = scenario.start_poses()
+    crossing = [
+        m.piece
+        for m in scenario.moves
+        if m.piece in starts and (starts[m.piece].x - (lo + hi) / 2) * (m.to.x - (lo + hi) / 2) < 0
+    ]
+    extra_seam_moves = sum(max(moves.count(p) - crossing.count(p), 0) for p in set(crossing))
+    missing_seam_moves = sum(max(crossing.count(p) - moves.count(p), 0) for p in set(crossing))
+
+    def stats(values: list[float]) -> tuple[float, float]:
+        if not values:
+            return (math.nan, math.nan)
+        return float(np.percentile(values, 95)), float(max(values))
+
     return {
         "frames": frames,
-        "cameras": len(cameras),
         "recall": recall,
         "wrong": wrong,
-        "corner_p95": float(np.percentile(corner_err, 95)) if corner_err else math.nan,
-        "pairs": len(errors),
-        "pair_p95": float(np.percentile(errors, 95)),
-        "pair_max": float(errors.max()),
-        "seam_pairs": len(seam_pairs),
-        "seam_p95": float(np.percentile(seam_pairs, 95)) if seam_pairs else math.nan,
-        "seam_max": float(max(seam_pairs)) if seam_pairs else math.nan,
+        "pairs": len(pair_errors),
+        "pair": stats(pair_errors),
+        "seam_pairs": len(seam_errors),
+        "seam": stats(seam_errors),
+        "terrain_samples": len(terrain_errors),
+        "terrain": stats(terrain_errors),
         "duplicates": duplicates,
+        "crossing": len(crossing),
+        "extra_seam_moves": extra_seam_moves,
+        "missing_seam_moves": missing_seam_moves,
+        "moves": len(moves),
         "cpu_ms": 1000 * cpu / max(frames, 1),
-        "overlap": (seam_lo, seam_hi),
+        "overlap": (lo, hi),
     }
-
-
-def _overlap(scenario: Any) -> tuple[float, float]:
-    from referee.sim.video import seen_region
-
-    regions = [seen_region(scenario, i) for i in range(len(scenario.all_cameras))]
-    if len(regions) < 2:
-        return (math.nan, math.nan)
-    return (regions[1][0], regions[0][2])
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -208,12 +215,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not (args.footage / "video-1.mp4").is_file():
         sys.exit(f"{args.footage}: no club footage (video-1.mp4); run referee simulate first")
     count = len(list(args.footage.glob("video-*.mp4")))
-    runs = [
-        (
-            "true camera-N.json",
-            [load_profile(args.footage / f"camera-{i + 1}.json") for i in range(count)],
-        )
-    ]
+    true = [load_profile(args.footage / f"camera-{i + 1}.json") for i in range(count)]
+    runs = [("true camera-N.json", true)]
     if not args.true_cameras:
         started = time.monotonic()
         own = calibrated(args.footage, count)
@@ -226,32 +229,29 @@ def main(argv: Sequence[str] | None = None) -> None:
     for label, profiles in runs:
         started = time.monotonic()
         r = measure(args.footage, profiles)
-        print(
-            f"\n## profiles: {label} ({r['frames']} frames, {time.monotonic() - started:.0f}s wall)"
-        )
+        print(f"\n## profiles: {label} ({r['frames']} frame sets, "
+              f"{time.monotonic() - started:.0f}s wall)")  # fmt: skip
         for cam, ((found, shown), wrong) in enumerate(zip(r["recall"], r["wrong"], strict=True)):
-            print(
-                f"camera {cam + 1}: recall {found}/{shown} "
-                f"({100 * found / max(shown, 1):.2f}%) of tags in view and uncovered, "
-                f"{wrong} wrong ids"
-            )
+            print(f"camera {cam + 1}: recall {found}/{shown} "
+                  f"({100 * found / max(shown, 1):.2f}%) of tags in view and uncovered, "
+                  f"{wrong} wrong ids")  # fmt: skip
         found = sum(f for f, _ in r["recall"])
         shown = sum(s for _, s in r["recall"])
-        print(
-            f"recall, both cameras: {found}/{shown} ({100 * found / max(shown, 1):.2f}%), "
-            f"corner error p95 {r['corner_p95']:.3f}px"
-        )
-        print(
-            f"pairwise distance error over {r['pairs']} pairs: p95 {r['pair_p95']:.4f}in, "
-            f"max {r['pair_max']:.4f}in"
-        )
+        print(f"recall, both cameras: {found}/{shown} ({100 * found / max(shown, 1):.2f}%)")
+        p95, worst = r["pair"]
+        print(f"pairwise distance error over {r['pairs']} pairs: p95 {p95:.4f}in, "
+              f"max {worst:.4f}in")  # fmt: skip
         lo, hi = r["overlap"]
-        print(
-            f"  pairs with a piece in the overlap (x {lo:.1f}-{hi:.1f}in): "
-            f"{r['seam_pairs']}, p95 {r['seam_p95']:.4f}in, max {r['seam_max']:.4f}in"
-        )
-        print(f"duplicate pieces at the seam: {r['duplicates']}")
-        print(f"detector + pose CPU per frame (both cameras): {r['cpu_ms']:.0f} ms")
+        p95, worst = r["seam"]
+        print(f"  pairs with a piece in the overlap (x {lo:.1f}-{hi:.1f}in): "
+              f"{r['seam_pairs']}, p95 {p95:.4f}in, max {worst:.4f}in")  # fmt: skip
+        print(f"duplicate pieces at the seam: {r['duplicates']} (ids held twice in a frame); "
+              f"moves across the seam: {r['crossing']} true, {r['extra_seam_moves']} extra, "
+              f"{r['missing_seam_moves']} missed; {r['moves']} moves in all")  # fmt: skip
+        p95, worst = r["terrain"]
+        print(f"terrain placement error over {r['terrain_samples']} template-frames: "
+              f"p95 {p95:.4f}in, max {worst:.4f}in")  # fmt: skip
+        print(f"pipeline CPU per frame set (both cameras, fusion, tracker): {r['cpu_ms']:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -292,3 +292,29 @@ def test_one_camera_keeps_todays_names_with_templates(tmp_path: Path) -> None:
     assert "truth-terrain.json" in names and "video-1.mp4" not in names
     first = _lines(tmp_path / "truth.jsonl")[0]
     assert [t["id"] for t in first["templates"]] == ["wood", "hill"]
+
+
+@pytest.mark.slow  # calibrates two cameras and referees 414 frame sets: ~30 s on 2 cores
+@pytest.mark.skipif(not CLUB_OUT.exists(), reason="club footage not generated")
+def test_club_demo_finds_every_move_and_places_the_terrain() -> None:
+    """Issue 32's check: ``referee demo --footage sample_footage/club --no-log``."""
+    import re
+
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+
+    result = CliRunner().invoke(cli, ["demo", "--footage", str(CLUB_OUT), "--no-log"])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out.count("calibrated: reprojection RMS") == 2  # each camera from its own clip
+    truth = json.loads((CLUB_OUT / "truth-moves.json").read_text())["moves"]
+    # Every move printed with its verdict, in the order they were made.
+    printed = re.findall(r"^\s+[\d.]+s  (\S+) moved [\d.]+in .*: (ok|NOT OK|too close)", out, re.M)
+    assert [piece for piece, _ in printed] == [m["piece"] for m in truth]
+    n = len(truth)
+    assert f"accuracy vs truth-moves.json: {n} of {n} true moves found, 0 extra" in out
+    error = re.search(r"move distance error: mean ([\d.]+)in, max ([\d.]+)in", out)
+    assert error is not None and float(error.group(2)) <= 0.03
+    placement = re.search(r"terrain placement error: max ([\d.]+)in", out)
+    assert placement is not None and float(placement.group(1)) <= 0.05
