@@ -402,6 +402,8 @@ def run(
         for logged in update.events:
             if logged.type == "verdict" and "question" in logged.data:
                 tqdm.write(describe_answer(logged))
+            elif logged.type == "edit" and isinstance(logged.data.get("template"), dict):
+                tqdm.write(describe_template(logged))
 
     for logged in session.opening:
         if logged.type == "verdict":
@@ -440,6 +442,18 @@ def run(
         raise SystemExit(130)
 
 
+def describe_template(event: GameEvent) -> str:
+    """A terrain template placed or moved (an ``edit`` event with its ``template`` pose),
+    printed like a move: the terrain in the scene changed, so the players should know."""
+    terrain = event.data.get("terrain") or {}
+    pose = event.data["template"]
+    verb = "moved to" if event.data.get("action") == "replace" else "placed at"
+    return (
+        f"{event.t:7.2f}s  terrain {terrain.get('id')} ({terrain.get('kind')}) {verb} "
+        f"({pose.get('x', 0):.2f}, {pose.get('y', 0):.2f}) facing {pose.get('heading', 0):.0f}"
+    )
+
+
 def describe_answer(event: GameEvent) -> str:
     """A standing question's answer as ``referee check`` prints it."""
     verdict = event.data.get("verdict", {})
@@ -452,6 +466,7 @@ __all__ = [
     "JsonLinesWriter",
     "check_log_path",
     "check_source_fits",
+    "describe_template",
     "distinct_outputs",
     "inputs_options",
     "log_options",
