@@ -78,6 +78,11 @@ class FrameResult:
     """Each camera that had a frame this tick (one for one camera), in camera order."""
     dropped: tuple[Dropped, ...] = ()
     """Views fusion left out this tick (a camera disagreeing with the others)."""
+    profiles: tuple[CalibrationProfile, ...] = field(default=(), repr=False, compare=False)
+    """Every camera's profile in force, in camera order (a camera without a frame this tick
+    too): the annotated video and the health panel show each camera, not only those seen."""
+    cameras: tuple[str, ...] = ()
+    """Every camera's source name, in camera order."""
 
     def to_json(self) -> dict[str, Any]:
         """One line of the tracks file (DESIGN.md contract)."""
@@ -340,6 +345,8 @@ class Pipeline:
                 Dropped(views[d.camera].camera, d.id, d.distance, d.heading_off)
                 for d in (fused.dropped if fused is not None else ())
             ),
+            self.profiles,
+            tuple(c.source_name for c in self.cameras),
         )
 
     def _hint_handover(self, state: TrackerState, views: Sequence[CameraView]) -> None:
