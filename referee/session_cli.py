@@ -287,7 +287,12 @@ def _close(writers: list[JsonLinesWriter], complete: bool, source: FrameSource) 
 @click.option("--scene", metavar="SCENE.json", help="Terrain, sides, cards and questions.")
 @click.option("--ruleset", default=None, help="Rules to judge moves by (default: the scene's).")
 @log_options
-@click.option("--annotate", metavar="OUT.mp4", help="Write the footage with what was seen.")
+@click.option(
+    "--annotate",
+    metavar="OUT.mp4",
+    help="Write the footage with what was seen (several cameras: side by side in one file, "
+    "each scaled, every piece's fused base drawn in each view).",
+)
 @click.option("--tracks", metavar="TRACKS.jsonl", help="Also write the tracks file.")
 @click.option("--events", metavar="EVENTS.jsonl", help="Also write move and verdict events.")
 @click.option("--width", type=click.IntRange(min=1), help="Requested camera width in pixels.")
