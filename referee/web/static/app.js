@@ -1542,7 +1542,8 @@ async function refreshHealth() {
     ["Hidden", h.pieces.hidden.join(", ") || "none"],
     ["Missing", h.pieces.missing.join(", ") || "none"],
     ["Unknown tags", h.unknown_tags.join(", ") || "none"],
-    ["Camera", h.camera.map((e) => `${e.t.toFixed(1)}s ${e.kind}`).join("; ") || "no events"],
+    ["Camera", h.camera.map((e) => `${e.t.toFixed(1)}s ${e.camera ? `camera ${e.camera} ` : ""}${e.kind}`)
+      .join("; ") || "no events"],
   ];
   if (h.error) rows.push(["Stopped", h.error]);
   const was = S.ended;
