@@ -48,6 +48,13 @@ def test_the_health_panel_lists_both_cameras_and_shows_one_ended_while_the_other
             }"""
         )
         assert "camera 2 ended" in page.locator("#health-summary").inner_text()
+        # A phone held upright: the camera rows and the picker stay on the page's width.
+        page.set_viewport_size({"width": 390, "height": 844})
+        for selector in ('#cameras tr[data-camera="2"]', "#camera-pick"):
+            box = page.locator(selector).bounding_box()
+            assert box is not None and box["width"] > 0
+        pick = page.locator("#camera-pick").bounding_box()
+        assert pick is not None and pick["x"] + pick["width"] <= 390
         context.close()
     live.stop()
     assert not errors, errors

@@ -735,7 +735,7 @@ function setupCameraPick() {
   if (S.camera > cameras.length) S.camera = 1;
   pick.replaceChildren();
   for (const c of cameras) {
-    const option = html("option", `${c.camera}: ${c.name}`);
+    const option = html("option", `${c.camera}: ${c.name.split(/[\\/]/).pop()}`);  // a path's file name
     option.value = String(c.camera);
     pick.appendChild(option);
   }
@@ -1569,10 +1569,6 @@ async function refreshHealth() {
 function showCameras(cameras) {
   const table = $("cameras");
   table.replaceChildren();
-  if (!cameras.length) return;
-  const head = html("tr");
-  for (const title of ["Camera", "State", "Frames", "This tick", "Calibration"]) head.append(html("th", title));
-  table.appendChild(head);
   for (const c of cameras) {
     const tr = html("tr");
     tr.className = c.state;
@@ -1583,8 +1579,9 @@ function showCameras(cameras) {
     const rms = c.rms_px === null ? "RMS n/a" : `RMS ${c.rms_px.toFixed(2)} px`;
     const bumps = c.re_registered ? `, re-registered after ${c.moved} bump${c.moved === 1 ? "" : "s"}`
       : c.moved ? `, bumped ${c.moved}x` : "";
-    tr.append(html("td", `${c.camera}: ${c.name}`), html("td", c.state), html("td", String(c.frames)),
-      html("td", tick), html("td", rms + bumps));
+    // Two columns, as the health table above: the line wraps on a phone instead of widening it.
+    tr.append(html("td", `${c.camera}: ${c.name}`),
+      html("td", `${c.state} · ${c.frames} frames · ${tick} · ${rms}${bumps}`));
     table.appendChild(tr);
   }
 }
