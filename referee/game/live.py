@@ -314,11 +314,17 @@ class LiveTable:
         events, _ = self.events_since(0)
         count = len(self.pipeline.cameras)
         moved = [0] * count
+        lost = [False] * count
         for event in events:
-            if event.type == "camera" and event.data.get("kind") == "moved":
-                k = event.data.get("camera", 1) - 1  # a log from before several cameras: camera 1
-                if 0 <= k < count:
-                    moved[k] += 1
+            if event.type != "camera":
+                continue
+            k = event.data.get("camera", 1) - 1  # none named (one camera, an old log): camera 1
+            if not 0 <= k < count:
+                continue
+            kind = event.data.get("kind")
+            moved[k] += kind == "moved"
+            if kind in ("lost", "reopened"):
+                lost[k] = kind == "lost"
         with self._cond:
             seen = list(self._seen)
         footage = self.footage
@@ -328,6 +334,7 @@ class LiveTable:
             self.calibrations,
             self.camera_names,
             moved,
+            lost,
             live_source=footage is not None and footage.live,
             finished=self.passes > 0 and not self.running,
         )
@@ -484,7 +491,10 @@ def source_live(
     specs = (spec,) if isinstance(spec, str) else tuple(spec)
 
     def open_frames() -> FrameSource:
-        opened = [open_camera_source(s, holder)[0] for s in specs]
+        several = len(specs) > 1
+        opened = [
+            open_camera_source(s, holder, k if several else None)[0] for k, s in enumerate(specs)
+        ]
         return opened[0] if len(opened) == 1 else MultiSource(opened)
 
     name = " + ".join(specs)

@@ -713,10 +713,14 @@ class Session:
             return cameras[camera].initial_profile
         return self.pipeline.initial_profile
 
-    def camera_event(self, kind: str, message: str) -> None:
-        """A camera lost or reopened (from the frame source); logged and published at once."""
+    def camera_event(self, kind: str, message: str, camera: int | None = None) -> None:
+        """A camera lost or reopened (from the frame source); logged and published at once.
+        ``camera`` (from 0) names which one when there are several."""
+        data: dict[str, Any] = {"kind": kind, "message": message}
+        if camera is not None:
+            data["camera"] = camera + 1
         with self._changing():
-            self._emit([self._event("camera", {"kind": kind, "message": message})])
+            self._emit([self._event("camera", data)])
 
     def _changed_positions(self, result: FrameResult) -> list[Position]:
         rows = []

@@ -48,14 +48,15 @@ def load_game_roster(roster_path: str) -> Roster:
 
 
 def open_camera_source(
-    spec: str, session_ref: list[Session], **options: Any
+    spec: str, session_ref: list[Session], camera: int | None = None, **options: Any
 ) -> tuple[FrameSource, Callable[[str, str], None]]:
-    """Open ``spec``; its camera lost/reopened notices go to the session in ``session_ref``."""
+    """Open ``spec``; its camera lost/reopened notices go to the session in ``session_ref``
+    (naming ``camera``, its number from 0, when it is one of several)."""
 
     def on_camera(kind: str, message: str) -> None:
         warn(message)
         if session_ref:
-            session_ref[0].camera_event(kind, message)
+            session_ref[0].camera_event(kind, message, camera)
 
     source = open_source(spec, on_warning=warn, on_camera=on_camera, **options)
     return source, on_camera
@@ -158,8 +159,9 @@ def open_cameras(
     """
     opened: list[FrameSource] = []
     try:
-        for spec in specs:
-            source, _ = open_camera_source(spec, session_ref, **options)
+        several = len(specs) > 1
+        for k, spec in enumerate(specs):
+            source, _ = open_camera_source(spec, session_ref, k if several else None, **options)
             opened.append(source)
         check_same_resolution(opened)
         for source, profile, spec in zip(opened, profiles, specs, strict=True):

@@ -89,11 +89,13 @@ def camera_health(
     initial: Sequence[CalibrationProfile],
     names: Sequence[str],
     moved: Sequence[int],
+    lost: Sequence[bool] = (),
     *,
     live_source: bool,
     finished: bool,
 ) -> list[CameraHealth]:
-    """Each camera's health after ``result`` (None: before the first frame)."""
+    """Each camera's health after ``result`` (None: before the first frame); ``lost``: a
+    camera whose feed was lost and not reopened yet."""
     out = []
     for k, profile0 in enumerate(initial):
         now = seen[k] if k < len(seen) else CameraSeen()
@@ -105,7 +107,9 @@ def camera_health(
         else:
             profile = profile0
         last = now.last
-        if last is None:
+        if k < len(lost) and lost[k] and not finished:
+            state = "dropped"  # its source said so (a live camera whose feed was lost)
+        elif last is None:
             state = "ended" if finished else "waiting"
         elif finished:
             state = "ended"

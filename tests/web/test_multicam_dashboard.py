@@ -126,3 +126,17 @@ def test_one_camera_still_answers_camera_1_and_refuses_2():
     assert only["camera"] == 1 and only["state"] == "live" and only["frames"] == 2
     assert "cameras" not in client.get("/api/live").get_json()
     live.stop()
+
+
+def test_a_lost_camera_is_dropped_at_once_and_live_again_when_reopened():
+    live = two_camera_live(both=3, alone=0)
+    client = create_app(live, {"TESTING": True}).test_client()
+    live.step(3)
+    live.session.camera_event("lost", "cam2: the camera stopped sending frames", 1)
+    health = client.get("/api/health").get_json()
+    assert [c["state"] for c in health["cameras"]] == ["live", "dropped"]
+    assert health["camera"][-1]["camera"] == 2 and health["camera"][-1]["kind"] == "lost"
+    live.session.camera_event("reopened", "cam2: reopened", 1)
+    health = client.get("/api/health").get_json()
+    assert [c["state"] for c in health["cameras"]] == ["live", "live"]
+    live.stop()
