@@ -40,10 +40,13 @@ from referee.game.sources import open_camera_source, repo_footage, source_key
 from referee.game.views import (
     CameraHealth,
     CameraSeen,
+    TableMaps,
     camera_health,
     frame_json,
     jpeg,
     scaled,
+    table_maps,
+    top_down,
     top_down_mosaic,
 )
 from referee.markers.roster import Roster
@@ -149,6 +152,8 @@ class LiveTable:
         """Per camera: when its picture was last encoded, the tick, the JPEG."""
         self._seen: list[CameraSeen] = [CameraSeen() for _ in pipeline.cameras]
         """Per camera: frames processed and its last view (its picture, its frame number)."""
+        self._maps: dict[int, TableMaps] = {}
+        """Per camera: its top-down remap tables, made again only when its profile changes."""
         self.error: str | None = None
         """Why the frame thread stopped, if it failed."""
         self.passes = 0
@@ -422,19 +427,39 @@ class LiveTable:
         result = self.session.latest
         if result is None:
             return None
-        pictures = [(result.image, result.profile)] if result.image is not None else []
-        if len(self.pipeline.cameras) > 1:
-            with self._cond:
-                seen = list(self._seen)
-            profiles = result.profiles
-            pictures = [
-                (s.last.image, profiles[k] if k < len(profiles) else s.last.profile)
-                for k, s in enumerate(seen)
-                if s.last is not None and s.last.image is not None
-            ]
-        if not pictures:
+        if len(self.pipeline.cameras) == 1:
+            image, profile = result.image, result.profile
+            if image is None:
+                return None
+            return self._cached(
+                "table", result, lambda: jpeg(top_down(image, profile, TOP_DOWN_PPI))
+            )
+        with self._cond:
+            seen = list(self._seen)
+        profiles = result.profiles
+        cameras = [
+            (s.last.image, profiles[k] if k < len(profiles) else s.last.profile, k)
+            for k, s in enumerate(seen)
+            if s.last is not None and s.last.image is not None
+        ]
+        if not cameras:
             return None
-        return self._cached("table", result, lambda: jpeg(top_down_mosaic(pictures, TOP_DOWN_PPI)))
+
+        def build() -> bytes:
+            # The remap tables are the costly part: made once per camera and profile (a bump
+            # makes a new profile), by the request thread, never the frame thread.
+            pictures = []
+            for image, profile, k in cameras:
+                with self._cond:
+                    maps = self._maps.get(k)
+                if maps is None or maps.profile is not profile:
+                    maps = table_maps(profile, profile.table, TOP_DOWN_PPI)
+                    with self._cond:
+                        self._maps[k] = maps
+                pictures.append((image, maps))
+            return jpeg(top_down_mosaic(pictures))
+
+        return self._cached("table", result, build)
 
 
 def sample_footage(folder: Path, pace: float = 1.0) -> Footage:
