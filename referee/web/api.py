@@ -492,7 +492,8 @@ def _int_arg(name: str, default: int | None) -> int | None:
     try:
         return int(raw)
     except ValueError:
-        raise BadRequest(f"{name}: must be a whole number, got {raw!r}") from None
+        shown = raw if len(raw) <= 40 else raw[:37] + "..."  # one readable line, whatever sent
+        raise BadRequest(f"{name}: must be a whole number, got {shown!r}") from None
 
 
 def _logged_game() -> tuple[Any, Any]:
