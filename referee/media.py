@@ -9,6 +9,7 @@ The limits (README: "Bad input"): at most :data:`MAX_IMAGE_SIDE` pixels a side a
 
 from __future__ import annotations
 
+import io
 import os
 import struct
 import sys
@@ -37,35 +38,94 @@ MAX_IMAGE_BYTES = 512 * 1024 * 1024
 # referee's one line; set before OpenCV starts its FFmpeg backend (a user's setting wins).
 os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 
-_STDERR_LOCK = threading.Lock()
+
+class _Quiet:
+    """Who is inside :func:`quiet_libraries`: file descriptor 2 points at the null device
+    from the first one in to the last one out (a reference count under a lock), so decodes
+    on several threads neither wait for each other nor restore fd 2 under one another."""
+
+    lock = threading.Lock()
+    inside = 0
+    saved_fd: int | None = None
+    level = 0
+
+
+def _own_stderr() -> None:
+    """Point Python's ``sys.stderr`` at a duplicate of file descriptor 2 when it writes to
+    fd 2 itself, so what any thread writes through it (warnings, errors, progress bars)
+    never goes where fd 2 is sent while a decoder runs; the terminal (or pipe) is the same."""
+    stream = sys.stderr
+    try:
+        if stream is None or stream.fileno() != 2:
+            return  # already its own, or captured (tests): fd 2 is not where it writes
+        stream.flush()
+        encoding, errors = stream.encoding, stream.errors
+        # Unbuffered like the interpreter's own: every write reaches the fd at once.
+        own = io.TextIOWrapper(
+            io.FileIO(os.dup(2), "w"),
+            encoding=encoding,
+            errors=errors,
+            line_buffering=True,
+            write_through=True,
+        )
+    except (OSError, ValueError, AttributeError):
+        return  # no stderr to keep
+    sys.stderr = own
+
+
+_own_stderr()
+
+
+def _silence_fd2() -> int | None:
+    """Point fd 2 at the null device; a duplicate of what it was (None: no fd 2)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return None
+    saved: int | None = None
+    try:
+        saved = os.dup(2)
+        os.dup2(devnull, 2)
+    except OSError:
+        if saved is not None:
+            os.close(saved)
+        return None
+    finally:
+        os.close(devnull)
+    return saved
 
 
 @contextmanager
 def quiet_libraries() -> Iterator[None]:
-    """OpenCV and the codec libraries under it (libpng, libtiff, FFmpeg) print their own
-    complaints straight to file descriptor 2; around a decode or an open they go nowhere,
-    and the referee says what went wrong in its own one line."""
+    """OpenCV and the codec libraries under it (libpng, libjpeg, libtiff, FFmpeg) print their
+    own complaints; around a decode or an open they go nowhere, and the referee says what
+    went wrong in its own one line.
+
+    OpenCV's own log is set silent, and file descriptor 2 (where libpng and libjpeg write
+    with no level to set) points at the null device while any thread is inside. Python's
+    ``sys.stderr`` writes to its own duplicate of fd 2 (:func:`_own_stderr`), so another
+    thread's message written meanwhile still arrives.
+    """
     import cv2
 
-    with _STDERR_LOCK:
-        level = cv2.utils.logging.getLogLevel()
-        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
-        saved: int | None = None
-        try:
-            sys.stderr.flush()
-            saved = os.dup(2)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 2)
-            os.close(devnull)
-        except (OSError, ValueError):
-            pass  # no stderr to quieten
-        try:
-            yield
-        finally:
-            if saved is not None:
-                os.dup2(saved, 2)
-                os.close(saved)
-            cv2.utils.logging.setLogLevel(level)
+    with _Quiet.lock:
+        if _Quiet.inside == 0:
+            _own_stderr()  # sys.stderr may have been put back since the import
+            _Quiet.level = cv2.utils.logging.getLogLevel()
+            cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+            _Quiet.saved_fd = _silence_fd2()
+        _Quiet.inside += 1
+    try:
+        yield
+    finally:
+        with _Quiet.lock:
+            _Quiet.inside -= 1
+            if _Quiet.inside == 0:
+                if _Quiet.saved_fd is not None:
+                    os.dup2(_Quiet.saved_fd, 2)
+                    os.close(_Quiet.saved_fd)
+                    _Quiet.saved_fd = None
+                cv2.utils.logging.setLogLevel(_Quiet.level)
 
 
 #: Highest camera index: OpenCV keeps an index in a C int, and no machine has more cameras.

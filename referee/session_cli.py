@@ -287,7 +287,12 @@ def _close(writers: list[JsonLinesWriter], complete: bool, source: FrameSource) 
 @click.option("--scene", metavar="SCENE.json", help="Terrain, sides, cards and questions.")
 @click.option("--ruleset", default=None, help="Rules to judge moves by (default: the scene's).")
 @log_options
-@click.option("--annotate", metavar="OUT.mp4", help="Write the footage with what was seen.")
+@click.option(
+    "--annotate",
+    metavar="OUT.mp4",
+    help="Write the footage with what was seen (several cameras: side by side in one file, "
+    "each scaled, every piece's fused base drawn in each view).",
+)
 @click.option("--tracks", metavar="TRACKS.jsonl", help="Also write the tracks file.")
 @click.option("--events", metavar="EVENTS.jsonl", help="Also write move and verdict events.")
 @click.option("--width", type=click.IntRange(min=1), help="Requested camera width in pixels.")
@@ -402,6 +407,8 @@ def run(
         for logged in update.events:
             if logged.type == "verdict" and "question" in logged.data:
                 tqdm.write(describe_answer(logged))
+            elif logged.type == "edit" and isinstance(logged.data.get("template"), dict):
+                tqdm.write(describe_template(logged))
 
     for logged in session.opening:
         if logged.type == "verdict":
@@ -440,6 +447,18 @@ def run(
         raise SystemExit(130)
 
 
+def describe_template(event: GameEvent) -> str:
+    """A terrain template placed or moved (an ``edit`` event with its ``template`` pose),
+    printed like a move: the terrain in the scene changed, so the players should know."""
+    terrain = event.data.get("terrain") or {}
+    pose = event.data["template"]
+    verb = "moved to" if event.data.get("action") == "replace" else "placed at"
+    return (
+        f"{event.t:7.2f}s  terrain {terrain.get('id')} ({terrain.get('kind')}) {verb} "
+        f"({pose.get('x', 0):.2f}, {pose.get('y', 0):.2f}) facing {pose.get('heading', 0):.0f}"
+    )
+
+
 def describe_answer(event: GameEvent) -> str:
     """A standing question's answer as ``referee check`` prints it."""
     verdict = event.data.get("verdict", {})
@@ -452,6 +471,7 @@ __all__ = [
     "JsonLinesWriter",
     "check_log_path",
     "check_source_fits",
+    "describe_template",
     "distinct_outputs",
     "inputs_options",
     "log_options",

@@ -288,6 +288,7 @@ DATA_SHAPES: dict[str, tuple[str, Any]] = {
         "a table pose {rvec, tvec}",
         lambda v: isinstance(v, dict) and _is_vector(v.get("rvec")) and _is_vector(v.get("tvec")),
     ),
+    "camera": ("a camera number from 1", lambda v: _is_whole(v) and v >= 1),
     "about": ("an event number", lambda v: v is None or _is_whole(v)),
     "question": ("a question number", lambda v: v is None or _is_whole(v)),
     "supersedes": ("an event number", lambda v: v is None or _is_whole(v)),

@@ -37,7 +37,18 @@ from referee.events import GameEvent
 from referee.game.loop import drive, warn
 from referee.game.session import Session, SessionUpdate
 from referee.game.sources import open_camera_source, repo_footage, source_key
-from referee.game.views import frame_json, jpeg, scaled, top_down
+from referee.game.views import (
+    CameraHealth,
+    CameraSeen,
+    TableMaps,
+    camera_health,
+    frame_json,
+    jpeg,
+    scaled,
+    table_maps,
+    top_down,
+    top_down_mosaic,
+)
 from referee.markers.roster import Roster
 from referee.scene import Scene
 from referee.store import GameLog
@@ -137,7 +148,12 @@ class LiveTable:
         self._unsubscribe: Callable[[], None] = lambda: None
         self.session: Session
         self._stepper: Iterator[SessionUpdate] | None = None
-        self._camera: tuple[float, int, bytes] | None = None
+        self._camera: dict[int, tuple[float, int, bytes]] = {}
+        """Per camera: when its picture was last encoded, the tick, the JPEG."""
+        self._seen: list[CameraSeen] = [CameraSeen() for _ in pipeline.cameras]
+        """Per camera: frames processed and its last view (its picture, its frame number)."""
+        self._maps: dict[int, TableMaps] = {}
+        """Per camera: its top-down remap tables, made again only when its profile changes."""
         self.error: str | None = None
         """Why the frame thread stopped, if it failed."""
         self.passes = 0
@@ -192,6 +208,9 @@ class LiveTable:
                 while self._frame_times and self._frame_times[0] < now - FPS_WINDOW:
                     self._frame_times.pop(0)
                 self.frames += 1
+                for v in update.result.views:  # a few references: no copying in the frame thread
+                    if v.camera < len(self._seen):
+                        self._seen[v.camera] = CameraSeen(self._seen[v.camera].frames + 1, v)
             self._version += 1
             self._cond.notify_all()
 
@@ -284,6 +303,47 @@ class LiveTable:
         """The calibration profile the game started with (a bump re-registers from it)."""
         return self.pipeline.initial_profile
 
+    @property
+    def calibrations(self) -> tuple[CalibrationProfile, ...]:
+        """Every camera's profile as the game started, in camera order."""
+        return tuple(c.initial_profile for c in self.pipeline.cameras)
+
+    @property
+    def camera_names(self) -> tuple[str, ...]:
+        return tuple(c.source_name for c in self.pipeline.cameras)
+
+    def cameras(self) -> list[CameraHealth]:
+        """Each camera's line of the health panel: frames, tags this tick, calibration, bumps,
+        and whether it is live, dropped or ended while the others go on."""
+        result = self.session.latest
+        events, _ = self.events_since(0)
+        count = len(self.pipeline.cameras)
+        moved = [0] * count
+        lost = [False] * count
+        for event in events:
+            if event.type != "camera":
+                continue
+            k = event.data.get("camera", 1) - 1  # none named (one camera, an old log): camera 1
+            if not 0 <= k < count:
+                continue
+            kind = event.data.get("kind")
+            moved[k] += kind == "moved"
+            if kind in ("lost", "reopened"):
+                lost[k] = kind == "lost"
+        with self._cond:
+            seen = list(self._seen)
+        footage = self.footage
+        return camera_health(
+            result,
+            seen,
+            self.calibrations,
+            self.camera_names,
+            moved,
+            lost,
+            live_source=footage is not None and footage.live,
+            finished=self.passes > 0 and not self.running,
+        )
+
     # -- what browsers wait on -----------------------------------------------------------------
 
     @property
@@ -336,32 +396,70 @@ class LiveTable:
             "text", result, lambda: json.dumps(self.frame_message(), separators=(",", ":"))
         )
 
-    def camera_jpeg(self) -> tuple[int, bytes] | None:
-        """A recent camera image (frame number, JPEG), :data:`CAMERA_WIDTH` across.
+    def camera_jpeg(self, camera: int = 0) -> tuple[int, bytes] | None:
+        """A recent picture of camera ``camera`` (from 0): (tick, JPEG), :data:`CAMERA_WIDTH`
+        across. A camera without a frame this tick shows its last one (it dropped or ended).
 
-        Encoded at most :data:`CAMERA_RATE` times a second whatever the number of
-        browsers asking, so watching costs the pipeline a bounded amount of work."""
+        Encoded at most :data:`CAMERA_RATE` times a second per camera whatever the number
+        of browsers asking, so watching costs the pipeline a bounded amount of work."""
         with self._cond:
-            hit = self._camera
+            hit = self._camera.get(camera)
+            seen = self._seen[camera] if camera < len(self._seen) else CameraSeen()
         if hit is not None and time.monotonic() - hit[0] < 1.0 / CAMERA_RATE:
             return hit[1], hit[2]
         result = self.session.latest
-        if result is None or result.image is None:
+        if result is None:
+            return None
+        view = next((v for v in result.views if v.camera == camera), None) or seen.last
+        image = view.image if view is not None else result.image if camera == 0 else None
+        if image is None:
             return None
         if hit is not None and hit[1] == result.frame:
             return hit[1], hit[2]
-        data = jpeg(scaled(result.image, CAMERA_WIDTH))
+        data = jpeg(scaled(image, CAMERA_WIDTH))
         with self._cond:
-            self._camera = (time.monotonic(), result.frame, data)
+            self._camera[camera] = (time.monotonic(), result.frame, data)
         return result.frame, data
 
     def top_down_jpeg(self) -> bytes | None:
-        """The newest camera image warped onto the table plane (north up), as JPEG."""
+        """The newest camera pictures warped onto the table plane (north up), as JPEG; with
+        several cameras one mosaic (each camera's last picture, where it sees the table)."""
         result = self.session.latest
-        if result is None or result.image is None:
+        if result is None:
             return None
-        image, profile = result.image, result.profile
-        return self._cached("table", result, lambda: jpeg(top_down(image, profile, TOP_DOWN_PPI)))
+        if len(self.pipeline.cameras) == 1:
+            image, profile = result.image, result.profile
+            if image is None:
+                return None
+            return self._cached(
+                "table", result, lambda: jpeg(top_down(image, profile, TOP_DOWN_PPI))
+            )
+        with self._cond:
+            seen = list(self._seen)
+        profiles = result.profiles
+        cameras = [
+            (s.last.image, profiles[k] if k < len(profiles) else s.last.profile, k)
+            for k, s in enumerate(seen)
+            if s.last is not None and s.last.image is not None
+        ]
+        if not cameras:
+            return None
+
+        def build() -> bytes:
+            # The remap tables are the costly part: made once per camera and profile (a bump
+            # makes a new profile), by the request thread, never the frame thread.
+            pictures = []
+            for image, profile, k in cameras:
+                with self._cond:
+                    maps = self._maps.get(k)
+                if maps is None or maps.profile is not profile:
+                    maps = table_maps(profile, profile.table, TOP_DOWN_PPI)
+                    with self._cond:
+                        self._maps[k] = maps
+                pictures.append((image, maps))
+            return jpeg(top_down_mosaic(pictures))
+
+        return self._cached("table", result, build)
 
 
 def sample_footage(folder: Path, pace: float = 1.0) -> Footage:
@@ -418,7 +516,10 @@ def source_live(
     specs = (spec,) if isinstance(spec, str) else tuple(spec)
 
     def open_frames() -> FrameSource:
-        opened = [open_camera_source(s, holder)[0] for s in specs]
+        several = len(specs) > 1
+        opened = [
+            open_camera_source(s, holder, k if several else None)[0] for k, s in enumerate(specs)
+        ]
         return opened[0] if len(opened) == 1 else MultiSource(opened)
 
     name = " + ".join(specs)

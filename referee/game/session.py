@@ -126,6 +126,15 @@ def _pose(pose: PiecePose) -> Pose:
     return Pose(pose.x, pose.y, pose.heading)
 
 
+def _camera_profile(result: FrameResult, camera: int) -> CalibrationProfile:
+    """Camera ``camera``'s profile in force after this frame (the first camera's when the
+    result has no view of it)."""
+    for view in result.views:
+        if view.camera == camera:
+            return view.profile
+    return result.profile
+
+
 def _pose_json(pose: PiecePose | Pose) -> dict[str, float]:
     return {"x": round(pose.x, 4), "y": round(pose.y, 4), "heading": round(pose.heading, 2)}
 
@@ -314,7 +323,9 @@ class Session:
         told = list(self._told.values())
         voided = corrections.voided(told)
         fixes = corrections.latest(told)
-        table_pose: TablePose | None = None  # where the last logged camera move put the table
+        # Where each camera's last logged move put its table (a log from before several
+        # cameras names none: that was camera 1).
+        table_poses: dict[int, TablePose] = {}
         for event in history:
             if event.seq in voided:
                 continue
@@ -334,7 +345,8 @@ class Session:
                 self._answers[event.data["question"]] = event.data["verdict"]
             elif event.type == "camera" and isinstance(event.data.get("table_pose"), Mapping):
                 pose = event.data["table_pose"]
-                table_pose = TablePose(pose["rvec"], pose["tvec"])
+                camera = event.data.get("camera", 1)
+                table_poses[camera - 1] = TablePose(pose["rvec"], pose["tvec"])
         resting = self.log.positions_at(game, resting=True)
         moved_to = corrections.rests(told)  # the players' word over the camera's
         for pid, position in resting.items():
@@ -350,7 +362,7 @@ class Session:
                 for pid, p in resting.items()
                 if pid in tags
             },
-            table_pose,
+            table_poses,
         )
         if source is not None and source == game.source and Path(source).exists():
             self.resume_after = game.last_frame  # the same recording: skip what was logged
@@ -678,8 +690,15 @@ class Session:
         camera = CAMERA_FLAGS.get(event.kind)
         if camera is not None:
             data["kind"] = camera
-            if camera == "moved" and result.profile is not self.pipeline.initial_profile:
-                data["table_pose"] = table_pose_json(result.profile.table_pose)
+            if event.camera is not None:
+                data["camera"] = event.camera + 1  # from 1, as the cameras are given
+            if camera == "moved":
+                # Re-registered: the camera's table pose is logged, so a resumed game restores
+                # it (a move it could not re-register from keeps the profile: nothing to log).
+                k = event.camera or 0
+                profile = _camera_profile(result, k)
+                if profile is not self._initial_profile(k):
+                    data["table_pose"] = table_pose_json(profile.table_pose)
             return self._event("camera", data)
         data["kind"] = event.kind
         if event.tag is not None:
@@ -688,10 +707,20 @@ class Session:
             data["piece"] = event.piece
         return self._event("flag", data)
 
-    def camera_event(self, kind: str, message: str) -> None:
-        """A camera lost or reopened (from the frame source); logged and published at once."""
+    def _initial_profile(self, camera: int) -> CalibrationProfile:
+        cameras = getattr(self.pipeline, "cameras", None)
+        if cameras and camera < len(cameras):
+            return cameras[camera].initial_profile
+        return self.pipeline.initial_profile
+
+    def camera_event(self, kind: str, message: str, camera: int | None = None) -> None:
+        """A camera lost or reopened (from the frame source); logged and published at once.
+        ``camera`` (from 0) names which one when there are several."""
+        data: dict[str, Any] = {"kind": kind, "message": message}
+        if camera is not None:
+            data["camera"] = camera + 1
         with self._changing():
-            self._emit([self._event("camera", {"kind": kind, "message": message})])
+            self._emit([self._event("camera", data)])
 
     def _changed_positions(self, result: FrameResult) -> list[Position]:
         rows = []

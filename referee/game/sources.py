@@ -22,7 +22,7 @@ from referee.markers.roster import Roster, load_roster
 from referee.outputs import output_file
 from referee.store import GameLog, default_db_path
 from referee.vision.pipeline import check_profile_fits
-from referee.vision.sources import FrameSource, MultiSource, open_source
+from referee.vision.sources import FrameSource, LiveSource, MultiSource, open_source
 
 FOOTAGE = Path("sample_footage") / "skirmish"
 """The bundled sample game, relative to the checkout."""
@@ -48,14 +48,15 @@ def load_game_roster(roster_path: str) -> Roster:
 
 
 def open_camera_source(
-    spec: str, session_ref: list[Session], **options: Any
+    spec: str, session_ref: list[Session], camera: int | None = None, **options: Any
 ) -> tuple[FrameSource, Callable[[str, str], None]]:
-    """Open ``spec``; its camera lost/reopened notices go to the session in ``session_ref``."""
+    """Open ``spec``; its camera lost/reopened notices go to the session in ``session_ref``
+    (naming ``camera``, its number from 0, when it is one of several)."""
 
     def on_camera(kind: str, message: str) -> None:
         warn(message)
         if session_ref:
-            session_ref[0].camera_event(kind, message)
+            session_ref[0].camera_event(kind, message, camera)
 
     source = open_source(spec, on_warning=warn, on_camera=on_camera, **options)
     return source, on_camera
@@ -100,6 +101,11 @@ def probe_source(spec: str, profile: CalibrationProfile) -> None:
     """Open ``spec`` once, check its frames fit ``profile``, close it: a source that cannot be
     used is an error before any game log is opened, not later in a frame thread."""
     frames, _ = open_camera_source(spec, [])
+    try:
+        frames.prime()
+    except BaseException:
+        frames.close()
+        raise
     check_source_fits(profile, frames, spec)
     frames.close()
 
@@ -152,21 +158,31 @@ def open_cameras(
     """Open every camera and check each fits its profile, before any output is opened.
 
     One source is returned as it is; several as one :class:`MultiSource` of frame sets.
-    Refused: cameras of different resolutions, a profile made at another resolution, and
-    (several cameras) a profile whose table pose does not fit what that camera sees (its
-    anchors lie far from where the profile puts them: another camera's profile).
+    A live camera's first frame is read here (given up after
+    :data:`~referee.vision.sources.FIRST_FRAME_TIMEOUT`) and is the first frame iterated.
+    Refused: a camera that gives no frame, cameras of different resolutions, a profile
+    made at another resolution, and (several cameras) a profile whose table pose does not
+    fit what that camera sees (its anchors lie far from where the profile puts them:
+    another camera's profile).
     """
     opened: list[FrameSource] = []
     try:
-        for spec in specs:
-            source, _ = open_camera_source(spec, session_ref, **options)
+        several = len(specs) > 1
+        for k, spec in enumerate(specs):
+            source, _ = open_camera_source(spec, session_ref, k if several else None, **options)
             opened.append(source)
+            source.prime()  # a camera's frame size is known only from a frame
         check_same_resolution(opened)
-        for source, profile, spec in zip(opened, profiles, specs, strict=True):
-            check_source_fits(profile, source, spec)
+        # A camera is named as "camera 0", not "0"; a file or stream as given.
+        names = [
+            s.name if isinstance(s, LiveSource) else spec
+            for s, spec in zip(opened, specs, strict=True)
+        ]
+        for source, profile, name in zip(opened, profiles, names, strict=True):
+            check_source_fits(profile, source, name)
         if len(opened) > 1:
-            for source, profile, spec in zip(opened, profiles, specs, strict=True):
-                check_view_fits(profile, source, spec, roster)
+            for source, profile, name in zip(opened, profiles, names, strict=True):
+                check_view_fits(profile, source, name, roster)
     except BaseException:
         for source in opened:
             source.close()

@@ -6,6 +6,8 @@ values in, JSON-ready dicts and JPEG bytes out.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import cv2
@@ -16,20 +18,132 @@ from referee.calibration.camera import project, table_xyz
 from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError
 from referee.events import finite_json
-from referee.vision.pipeline import FrameResult
+from referee.tags.detect import Detections
+from referee.vision.pipeline import CameraView, FrameResult
 
 if TYPE_CHECKING:
     from referee.game.live import LiveView
 
 
-def frame_json(result: FrameResult, view: LiveView) -> dict[str, Any]:
-    """The SSE ``frame`` message: the frame's pieces (table inches) and tags (pixels)."""
+STALE_SECONDS = 1.0
+"""A camera without a frame for this long while the others go on has dropped (or ended)."""
+
+
+@dataclass(frozen=True)
+class CameraHealth:
+    """One camera's line of the health panel."""
+
+    camera: int
+    """From 1, in the order the sources were given."""
+    name: str
+    state: str
+    """``live``, ``waiting`` (no frame yet), ``dropped`` (a camera or stream gone quiet) or
+    ``ended`` (its recording is over, or the whole source stopped)."""
+    frames: int
+    """Frames of this camera the referee processed."""
+    frame: int | None
+    """Its own number of its last frame."""
+    tags: int | None
+    """Tags it detected this tick (None: no frame from it this tick)."""
+    pieces: tuple[str, ...]
+    """Pieces and templates it placed this tick."""
+    disagreed: tuple[str, ...]
+    """Pieces whose view from this camera fusion left out this tick (it disagreed)."""
+    rms_px: float | None
+    image_size: tuple[int, int]
+    re_registered: bool
+    """Bumped and its table re-solved from the anchors (the profile in force is not the
+    one the game started with)."""
+    moved: int
+    """Camera-moved events logged for it this game."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "camera": self.camera,
+            "name": self.name,
+            "state": self.state,
+            "frames": self.frames,
+            "frame": self.frame,
+            "tags": self.tags,
+            "pieces": list(self.pieces),
+            "disagreed": list(self.disagreed),
+            "rms_px": self.rms_px,
+            "image_size": list(self.image_size),
+            "re_registered": self.re_registered,
+            "moved": self.moved,
+        }
+
+
+@dataclass(frozen=True)
+class CameraSeen:
+    """What the live table remembers of one camera across ticks."""
+
+    frames: int = 0
+    last: CameraView | None = None
+    """Its last view (its picture stays on show after it ends or drops)."""
+
+
+def camera_health(
+    result: FrameResult | None,
+    seen: Sequence[CameraSeen],
+    initial: Sequence[CalibrationProfile],
+    names: Sequence[str],
+    moved: Sequence[int],
+    lost: Sequence[bool] = (),
+    *,
+    live_source: bool,
+    finished: bool,
+) -> list[CameraHealth]:
+    """Each camera's health after ``result`` (None: before the first frame); ``lost``: a
+    camera whose feed was lost and not reopened yet."""
+    out = []
+    for k, profile0 in enumerate(initial):
+        now = seen[k] if k < len(seen) else CameraSeen()
+        view = next((v for v in result.views if v.camera == k), None) if result else None
+        if result is not None and result.profiles and k < len(result.profiles):
+            profile = result.profiles[k]
+        elif k == 0 and result is not None:
+            profile = result.profile
+        else:
+            profile = profile0
+        last = now.last
+        if k < len(lost) and lost[k] and not finished:
+            state = "dropped"  # its source said so (a live camera whose feed was lost)
+        elif last is None:
+            state = "ended" if finished else "waiting"
+        elif finished:
+            state = "ended"
+        elif view is not None or result is None or result.t - last.t <= STALE_SECONDS:
+            state = "live"
+        else:
+            # A recording that gives no more frames has ended; a camera has dropped.
+            state = "dropped" if live_source else "ended"
+        out.append(
+            CameraHealth(
+                k + 1,
+                names[k] if k < len(names) else f"camera {k + 1}",
+                state,
+                now.frames,
+                last.frame if last is not None else None,
+                len(view.detections) if view is not None else None,
+                tuple(p.id for p in view.pieces) if view is not None else (),
+                tuple(d.id for d in result.dropped if d.camera == k) if result else (),
+                profile.rms_px,
+                (int(profile.intrinsics.image_size[0]), int(profile.intrinsics.image_size[1])),
+                profile is not profile0,
+                moved[k] if k < len(moved) else 0,
+            )
+        )
+    return out
+
+
+def _tags_json(result: FrameResult, view: LiveView, detections: Detections) -> list[dict[str, Any]]:
+    """Each detected tag's kind, label and corners (pixels of the camera that saw it)."""
     roster = view.roster
     anchors = {a.tag for a in view.anchors}
     unknown = set(result.unknown_tags)
-    templates = {t.id for t in roster.templates}
     tags = []
-    for tag, corners in zip(result.detections.ids, result.detections.corners_px, strict=True):
+    for tag, corners in zip(detections.ids, detections.corners_px, strict=True):
         entry = roster.by_tag(int(tag))
         on = roster.template_by_tag(int(tag))
         kind = (
@@ -51,6 +165,19 @@ def frame_json(result: FrameResult, view: LiveView) -> dict[str, Any]:
                 "corners": np.round(corners, 1).tolist(),
             }
         )
+    return tags
+
+
+def frame_json(result: FrameResult, view: LiveView) -> dict[str, Any]:
+    """The SSE ``frame`` message: the frame's pieces (table inches) and tags (pixels).
+
+    With several cameras, ``cameras`` holds each one's tags and picture size too (the
+    top-level ``tags`` are the first camera's, as with one), so the page outlines the tags
+    on whichever camera's picture it shows."""
+    roster = view.roster
+    unknown = set(result.unknown_tags)
+    templates = {t.id for t in roster.templates}
+    tags = _tags_json(result, view, result.detections)
     pieces = [
         {
             "id": p.pose.id,
@@ -72,8 +199,22 @@ def frame_json(result: FrameResult, view: LiveView) -> dict[str, Any]:
         if p.pose.id in templates
     ]
     size = result.profile.intrinsics.image_size
+    extra: dict[str, Any] = {}
+    if len(result.profiles) > 1:
+        views = {v.camera: v for v in result.views}
+        extra["cameras"] = [
+            {
+                "camera": k + 1,
+                "name": result.cameras[k] if k < len(result.cameras) else f"camera {k + 1}",
+                "image_size": [int(n) for n in profile.intrinsics.image_size],
+                "seen": k in views,
+                "tags": _tags_json(result, view, views[k].detections) if k in views else [],
+            }
+            for k, profile in enumerate(result.profiles)
+        ]
     return finite_json(
         {
+            **extra,
             "frame": result.frame,
             "t": round(result.t, 3),
             "fps": round(view.fps, 1),
@@ -101,6 +242,53 @@ def top_down(
     maps = pixels.reshape(depth, width, 2).astype(np.float32)
     out = cv2.remap(image, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR)
     return np.asarray(out, dtype=np.uint8)
+
+
+@dataclass(frozen=True)
+class TableMaps:
+    """Where each pixel of the top-down picture is in one camera's picture (the costly part
+    of :func:`top_down`, the same for every frame until the camera is bumped)."""
+
+    profile: CalibrationProfile
+    map_x: NDArray[np.float32]
+    map_y: NDArray[np.float32]
+    inside: NDArray[np.bool_]
+    """Table pixels this camera's picture holds."""
+
+
+def table_maps(profile: CalibrationProfile, table: Any, ppi: float) -> TableMaps:
+    """The remap tables of ``profile``'s camera onto ``table`` at ``ppi`` pixels per inch."""
+    width = max(1, round(table.width * ppi))
+    depth = max(1, round(table.depth * ppi))
+    xs = (np.arange(width) + 0.5) / ppi
+    ys = (np.arange(depth) + 0.5) / ppi
+    grid = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+    pixels = project(profile.intrinsics, profile.table_pose, table_xyz(grid))
+    maps = pixels.reshape(depth, width, 2).astype(np.float32)
+    w, h = profile.intrinsics.image_size
+    inside = (
+        np.isfinite(maps).all(axis=2)
+        & (maps[..., 0] >= 0)
+        & (maps[..., 0] <= w - 1)
+        & (maps[..., 1] >= 0)
+        & (maps[..., 1] <= h - 1)
+    )
+    return TableMaps(profile, maps[..., 0].copy(), maps[..., 1].copy(), inside)
+
+
+def top_down_mosaic(pictures: Sequence[tuple[NDArray[np.uint8], TableMaps]]) -> NDArray[np.uint8]:
+    """:func:`top_down` of several cameras over one table: each table point from the first
+    camera (in camera order) whose picture holds it, so the seam is where camera 1 ends."""
+    depth, width = pictures[0][1].inside.shape
+    out = np.zeros((depth, width, 3), np.uint8)
+    filled = np.zeros((depth, width), bool)
+    for image, maps in pictures:
+        take = maps.inside & ~filled
+        if take.any():
+            warped = cv2.remap(image, maps.map_x, maps.map_y, cv2.INTER_LINEAR)
+            out[take] = np.asarray(warped, np.uint8).reshape(depth, width, -1)[take][..., :3]
+            filled |= take
+    return out
 
 
 def scaled(image: NDArray[np.uint8], width: int) -> NDArray[np.uint8]:

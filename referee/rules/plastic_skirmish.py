@@ -45,6 +45,7 @@ from referee.geometry import (
     base_corners,
     base_corners_many,
     centre_distance,
+    min_rectangle,
     point_in_polygon,
     points_in_polygon,
     polygon_depths,
@@ -968,8 +969,6 @@ class PlasticSkirmish(Deployment):
         smallest rectangle around it) and no nearer than 2ft to the feature(s) the same
         player placed before (``previous``: an id or a list; outline to outline).
         ``uncertainty``: inches of doubt in the measured outlines."""
-        from referee.rules.pz8_divisional import min_rectangle  # one shared measure
-
         t = self.terrain_arg(scene, query, "terrain")
         previous = [
             self.terrain_arg(scene, {"previous": tid}, "previous")

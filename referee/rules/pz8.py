@@ -46,6 +46,7 @@ import numpy as np
 from referee.geometry import (
     Pose,
     centre_distance,
+    min_rectangle,
     point_in_polygon,
     polygon_distance,
     signed_boundary_distance,
@@ -816,8 +817,6 @@ class Pz8(TableRuleset):
         sides of the smallest rectangle around the terrain against ``counter_size``
         (either way by ``section_tolerance``; ``uncertainty`` in the query: the doubt in
         the measured outline)."""
-        from referee.rules.pz8_divisional import min_rectangle  # pz8_divisional imports pz8
-
         kinds = self.section_kinds
         if not kinds:
             raise QueryError(".ask", f"{self.title} has no minefield, wire or smoke counters")

@@ -66,6 +66,7 @@ from referee.geometry import (
     base_corners,
     boundary_distance,
     centre_distance,
+    min_rectangle,
     point_in_polygon,
     polygon_distance,
 )
@@ -111,33 +112,6 @@ def unit_base_width(pieces: Iterable[Piece]) -> float | None:
     if not widths:
         return None
     return max(widths, key=lambda w: (widths[w], w))
-
-
-def min_rectangle(polygon: np.ndarray) -> tuple[float, float, float]:
-    """``(long side, short side, heading of the long side in degrees)`` of the smallest
-    rectangle around a polygon: the width and depth of a terrain section.
-
-    >>> min_rectangle(np.array([[0, 0], [2, 0], [2, 1], [0, 1]], float))
-    (2.0, 1.0, 0.0)
-    """
-    pts = np.asarray(polygon, float)
-    best: tuple[float, float, float] | None = None
-    for p, q in zip(pts, np.roll(pts, -1, axis=0), strict=True):
-        edge = q - p
-        length = float(np.hypot(*edge))
-        if length <= 1e-12:
-            continue
-        u = edge / length
-        v = np.array([-u[1], u[0]])
-        a, b = pts @ u, pts @ v
-        da, db = float(a.max() - a.min()), float(b.max() - b.min())
-        area = da * db
-        if best is None or area < best[0] * best[1] - 1e-12:
-            heading = math.degrees(math.atan2(u[1], u[0])) % 180.0
-            if db > da:
-                da, db, heading = db, da, (heading + 90.0) % 180.0
-            best = (round(da, 6), round(db, 6), round(heading, 6))  # typed corners: 1e-6in
-    return best if best is not None else (0.0, 0.0, 0.0)
 
 
 def _terrain_kinds(settings: Any, keys: Sequence[str]) -> None:

@@ -6,6 +6,13 @@ over the camera's picture, a panel holds a top-down map (the table, terrain,
 and every tracked base in table inches: solid when settled, outlined when
 hidden or moving), the frame and time, and the latest verdicts announced with
 :meth:`Annotator.announce`, each shown for :data:`ANNOUNCE_SECONDS` of video.
+
+Several cameras: their pictures side by side in camera order, each scaled so the
+row is as wide as the first camera's picture (the video stays one file of a fixed
+size), each with its name and its own tags outlined, and every tracked piece's
+base (the fused pose, in table inches) projected into every view that sees it,
+so a piece at the seam shows where both cameras put it. A camera without a
+frame this tick shows its last picture, dimmed, marked "no frame".
 """
 
 from __future__ import annotations
@@ -20,12 +27,15 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from referee.calibration.camera import project, table_xyz
+from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError
 from referee.markers.roster import Roster
 from referee.media import quiet_libraries
 from referee.outputs import VIDEO_SUFFIXES, StagedFile
 from referee.scene import Scene
-from referee.vision.pipeline import FrameResult
+from referee.tags.detect import Detections
+from referee.vision.pipeline import CameraView, FrameResult
 
 TERRAIN_COLOURS = {
     "woods": (40, 110, 40),
@@ -74,6 +84,8 @@ class Annotator:
         sides = list(dict.fromkeys(p.side for p in roster))
         self._side_colour = {s: SIDE_COLOURS[i % len(SIDE_COLOURS)] for i, s in enumerate(sides)}
         self._entries = {p.id: p for p in roster}
+        self._last: dict[int, CameraView] = {}
+        """Each camera's last view: shown, dimmed, on a tick it gives no frame."""
 
     def _open(self, width: int, height: int) -> None:
         # Written beside the target and renamed by close(complete=True): a failed run keeps
@@ -124,16 +136,99 @@ class Annotator:
         The frame itself is untouched, and nothing but tag outlines and labels
         is drawn over the camera's picture.
         """
-        if result.image is None:
-            raise ValueError("the frame result carries no image to annotate")
-        image = np.array(result.image, dtype=np.uint8, copy=True)
-        det = result.detections
-        thickness = max(1, image.shape[1] // 960)
+        if len(result.profiles) > 1:
+            image = self._cameras(result)
+            thickness = max(1, image.shape[1] // 960)
+        else:
+            if result.image is None:
+                raise ValueError("the frame result carries no image to annotate")
+            image = np.array(result.image, dtype=np.uint8, copy=True)
+            thickness = max(1, image.shape[1] // 960)
+            self._outline_tags(image, result.detections, result.unknown_tags, thickness)
+        height, width = image.shape[:2]
+        side = np.full((height, max(int(width * self.inset_fraction), 160), 3), PANEL_BACKGROUND)
+        side = side.astype(np.uint8)
+        map_bottom = self._map(side, result)
+        self._panel_text(side, result, map_bottom, thickness)
+        return np.ascontiguousarray(np.concatenate([image, side], axis=1))
+
+    def _cameras(self, result: FrameResult) -> NDArray[np.uint8]:
+        """Every camera's picture side by side, each scaled to one height, the row as wide
+        as the first camera's picture: its tags, its name, and the fused bases drawn in."""
+        sizes = [tuple(int(n) for n in p.intrinsics.image_size) for p in result.profiles]
+        # One height for all, the row as wide as camera 1's picture (a steady video size).
+        height = max(1, round(sizes[0][0] / sum(w / h for w, h in sizes)))
+        views = {v.camera: v for v in result.views}
+        tiles = []
+        for k, (profile, (w, h)) in enumerate(zip(result.profiles, sizes, strict=True)):
+            view = views.get(k)
+            if view is not None:
+                self._last[k] = view
+            shown = view or self._last.get(k)
+            if shown is not None and shown.image is not None:
+                image = np.array(shown.image, dtype=np.uint8, copy=True)
+            else:
+                image = np.full((h, w, 3), 60, np.uint8)
+            thickness = max(1, round(h / height))  # lines stay visible once scaled down
+            if view is not None:
+                self._outline_tags(image, view.detections, view.unknown_tags, thickness)
+            else:
+                image //= 2  # dimmed: not this tick's picture
+            self._project_bases(image, result, profile, thickness)
+            name = result.cameras[k] if k < len(result.cameras) else f"camera {k + 1}"
+            label = f"{k + 1}: {name}" + ("" if view is not None else "  (no frame)")
+            scale = 0.8 * thickness
+            cv2.putText(
+                image, label, (10 * thickness, 30 * thickness), cv2.FONT_HERSHEY_SIMPLEX, scale,
+                (0, 0, 0), 4 * thickness, cv2.LINE_AA,
+            )  # fmt: skip
+            cv2.putText(
+                image, label, (10 * thickness, 30 * thickness), cv2.FONT_HERSHEY_SIMPLEX, scale,
+                (255, 255, 255), thickness, cv2.LINE_AA,
+            )  # fmt: skip
+            width = max(1, round(w * height / h))
+            tiles.append(cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA))
+        return np.ascontiguousarray(np.concatenate(tiles, axis=1), dtype=np.uint8)
+
+    def _project_bases(
+        self,
+        image: NDArray[np.uint8],
+        result: FrameResult,
+        profile: CalibrationProfile,
+        thickness: int,
+    ) -> None:
+        """Each tracked base where the fused pose puts it, as this camera sees the table."""
+        h, w = image.shape[:2]
+        for tracked in result.tracks.pieces:
+            entry = self._entries.get(tracked.pose.id)
+            if entry is None:
+                continue
+            corners = tracked.pose.footprint(entry.base)
+            pixels = project(profile.intrinsics, profile.table_pose, table_xyz(corners, 0.0))
+            inside = (pixels[:, 0] > -w) & (pixels[:, 0] < 2 * w)
+            inside &= (pixels[:, 1] > -h) & (pixels[:, 1] < 2 * h)
+            if not np.isfinite(pixels).all() or not inside.all():
+                continue  # far outside this camera's picture
+            if not ((pixels >= 0) & (pixels < (w, h))).all(axis=1).any():
+                continue
+            colour = self._side_colour.get(entry.side, (255, 255, 255))
+            pts = np.round(pixels * 16).astype(np.int32).reshape(-1, 1, 2)
+            cv2.polylines(image, [pts], True, colour, thickness, cv2.LINE_AA, shift=4)
+
+    def _outline_tags(
+        self,
+        image: NDArray[np.uint8],
+        det: Detections,
+        unknown_tags: Sequence[int],
+        thickness: int,
+    ) -> None:
+        """Each detected tag outlined and labelled (green piece or template, blue anchor,
+        red unknown id)."""
         for tag, corners in zip(det.ids, det.corners_px, strict=True):
             entry = self.roster.by_tag(int(tag))
             template = self.roster.template_by_tag(int(tag))  # a paper terrain template's tag
             colour = (0, 220, 0) if entry or template else (220, 120, 0)
-            if int(tag) in result.unknown_tags:
+            if int(tag) in unknown_tags:
                 colour = (0, 0, 255)
             pts = np.round(corners * 16).astype(np.int32).reshape(-1, 1, 2)
             cv2.polylines(image, [pts], True, colour, thickness, cv2.LINE_AA, shift=4)
@@ -149,12 +244,6 @@ class Annotator:
                 thickness,
                 cv2.LINE_AA,
             )
-        height, width = image.shape[:2]
-        side = np.full((height, max(int(width * self.inset_fraction), 160), 3), PANEL_BACKGROUND)
-        side = side.astype(np.uint8)
-        map_bottom = self._map(side, result)
-        self._panel_text(side, result, map_bottom, thickness)
-        return np.ascontiguousarray(np.concatenate([image, side], axis=1))
 
     def _panel_text(
         self, side: NDArray[np.uint8], result: FrameResult, top: int, thickness: int

@@ -78,6 +78,11 @@ class FrameResult:
     """Each camera that had a frame this tick (one for one camera), in camera order."""
     dropped: tuple[Dropped, ...] = ()
     """Views fusion left out this tick (a camera disagreeing with the others)."""
+    profiles: tuple[CalibrationProfile, ...] = field(default=(), repr=False, compare=False)
+    """Every camera's profile in force, in camera order (a camera without a frame this tick
+    too): the annotated video and the health panel show each camera, not only those seen."""
+    cameras: tuple[str, ...] = ()
+    """Every camera's source name, in camera order."""
 
     def to_json(self) -> dict[str, Any]:
         """One line of the tracks file (DESIGN.md contract)."""
@@ -187,6 +192,7 @@ class CameraStage:
                     f"{label}the camera moved but could not be re-registered: {error}",
                     frame.index,
                     frame.t,
+                    camera=self.camera,
                 )
             ]
         self.profile = self.profile.with_pose(pose)
@@ -198,6 +204,7 @@ class CameraStage:
                 f"{label}the camera moved; re-registered the table from {len(anchors)} anchor tags",
                 frame.index,
                 frame.t,
+                camera=self.camera,
             )
         ]
 
@@ -265,14 +272,21 @@ class Pipeline:
             camera.reset()
         self.tracker.reset()
 
-    def resume(self, resting: Mapping[str, PiecePose], table_pose: TablePose | None = None) -> None:
+    def resume(
+        self,
+        resting: Mapping[str, PiecePose],
+        table_pose: TablePose | Mapping[int, TablePose] | None = None,
+    ) -> None:
         """Go on from where a logged game stopped: the pieces at rest at ``resting`` (tracked
-        from there, unseen until the camera finds them) and, after a logged camera move, the
-        first camera's table at ``table_pose`` (the lens stays the profile's). Forgets every
-        track first."""
-        if table_pose is not None:
-            first = self.cameras[0]
-            first.initial_profile = first.initial_profile.with_pose(table_pose)
+        from there, unseen until the camera finds them) and, after logged camera moves, each
+        moved camera's table where its last move put it: ``table_pose`` is a pose per camera
+        number (from 0), or one pose for the first camera (the lens stays the profile's).
+        A camera number this pipeline does not have is ignored. Forgets every track first."""
+        poses = {0: table_pose} if isinstance(table_pose, TablePose) else dict(table_pose or {})
+        for k, pose in poses.items():
+            if 0 <= k < len(self.cameras):
+                stage = self.cameras[k]
+                stage.initial_profile = stage.initial_profile.with_pose(pose)
         self.reset()
         self.tracker.restore(dict(resting))
 
@@ -331,6 +345,8 @@ class Pipeline:
                 Dropped(views[d.camera].camera, d.id, d.distance, d.heading_off)
                 for d in (fused.dropped if fused is not None else ())
             ),
+            self.profiles,
+            tuple(c.source_name for c in self.cameras),
         )
 
     def _hint_handover(self, state: TrackerState, views: Sequence[CameraView]) -> None:

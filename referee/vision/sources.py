@@ -33,6 +33,10 @@ from referee.outputs import usable_path
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff")
 URL_PREFIXES = ("rtsp://", "rtmp://", "http://", "https://", "udp://", "tcp://")
 
+#: Seconds a camera or stream may take to give its first frame (a webcam warms up in one or
+#: two) before a command says it gives none.
+FIRST_FRAME_TIMEOUT = 10.0
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -72,8 +76,13 @@ class FrameSource:
 
     def peek(self) -> NDArray[Any] | None:
         """The first frame without consuming it, when it is known before iterating (files,
-        folders): a command checks the camera's view with it before opening any output."""
+        folders, a primed camera): a command checks the camera's view with it before opening
+        any output."""
         return None
+
+    def prime(self, timeout: float | None = None) -> None:
+        """Read the first frame now when it is not known yet (a camera), so ``frame_size``
+        and ``peek()`` are; files and folders read theirs when opened."""
 
     def close(self) -> None:
         """Release the device or file; safe to call twice."""
@@ -202,6 +211,7 @@ class LiveSource(FrameSource):
         self.epoch: float | None = None
         """Start of the clock frame times count from (``time.monotonic()``); None: the first
         frame read. Cameras read together share one epoch so their times compare."""
+        self._first: NDArray[Any] | None = None
         self._capture = self._open()
         if self._capture is None:
             hint = (
@@ -230,11 +240,65 @@ class LiveSource(FrameSource):
             capture.set(cv2.CAP_PROP_FPS, self.requested_fps)
         return capture
 
+    def prime(self, timeout: float | None = None) -> None:
+        """Read the first frame now, so its size and view are checked before a command opens
+        any output or game log; iterating yields it first (nothing is lost).
+
+        A camera that gives no frame within ``timeout`` seconds (default
+        :data:`FIRST_FRAME_TIMEOUT`), or fails its first read, is a :class:`SourceError`.
+        """
+        if self._first is not None or self._capture is None:
+            return
+        timeout = FIRST_FRAME_TIMEOUT if timeout is None else timeout
+        capture = self._capture
+        got: list[tuple[bool, Any]] = []
+        abandoned = threading.Event()
+        lock = threading.Lock()
+
+        def read() -> None:
+            result = capture.read()
+            with lock:
+                got.append(result)
+                if abandoned.is_set():
+                    capture.release()  # nobody waits any more; released here, not under read
+
+        # A read that never returns (a stream that accepts but never sends) cannot be
+        # interrupted: it runs on a daemon thread and is given up after the timeout.
+        reader = threading.Thread(target=read, name=f"first frame {self.name}", daemon=True)
+        reader.start()
+        reader.join(timeout)
+        with lock:
+            if not got:
+                abandoned.set()
+                self._capture = None
+                raise SourceError(
+                    f"{self.name}: opened but gave no frame within {timeout:g}s (is another "
+                    "program using it, or is the stream not sending?)"
+                )
+        ok, image = got[0]
+        if not ok or image is None:
+            self.close()
+            raise SourceError(
+                f"{self.name}: opened but its first frame could not be read (is another "
+                "program using it?)"
+            )
+        self._first = image
+        self.frame_size = (int(image.shape[1]), int(image.shape[0]))
+
+    def peek(self) -> NDArray[Any] | None:
+        return self._first
+
     def __iter__(self) -> Iterator[Frame]:
         index = 0
         start = time.monotonic() if self.epoch is None else self.epoch
         while True:
-            ok, image = (False, None) if self._capture is None else self._capture.read()
+            ok: bool
+            image: NDArray[Any] | None
+            if self._first is not None:  # read by prime(), before iterating
+                ok, image = True, self._first
+                self._first = None
+            else:
+                ok, image = (False, None) if self._capture is None else self._capture.read()
             if ok and image is not None:
                 yield Frame(index, time.monotonic() - start, image)
                 index += 1

@@ -130,6 +130,8 @@ class FlagEvent:
     t: float
     tag: int | None = None
     piece: str | None = None
+    camera: int | None = None
+    """Which camera (from 0, in source order) a camera event is about."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -142,6 +144,8 @@ class FlagEvent:
             data["tag"] = self.tag
         if self.piece is not None:
             data["piece"] = self.piece
+        if self.camera is not None:
+            data["camera"] = self.camera + 1  # numbered from 1 for people, as -c is given
         return data
 
 

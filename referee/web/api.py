@@ -155,6 +155,9 @@ def info() -> Response:
             "terrain_kinds": list(TERRAIN_KINDS),
             "logged": live.log is not None,
             "source": live.footage.name if live.footage is not None else None,
+            "cameras": [
+                {"camera": k + 1, "name": name} for k, name in enumerate(live.camera_names)
+            ],
             # a camera or stream (True) or a recording that can end (False)
             "live_source": live.footage is not None and live.footage.live,
         }
@@ -381,9 +384,21 @@ def _image(data: bytes | None, frame: int | None = None) -> Response:
 @bp.get("/camera.jpg")
 def camera_image() -> Response:
     """A recent camera image (960 px wide, at most 8 new ones a second); its frame number is
-    in the ``X-Frame`` header, so the page outlines that frame's tags on it."""
-    found = get_live().camera_jpeg()
+    in the ``X-Frame`` header, so the page outlines that frame's tags on it. ``?camera=N``
+    (from 1, default 1) picks a camera when there are several."""
+    live = get_live()
+    found = live.camera_jpeg(_camera_arg(len(live.camera_names)) - 1)
     return _image(*found[::-1]) if found is not None else _image(None)
+
+
+def _camera_arg(count: int) -> int:
+    """``?camera=N``: a camera number from 1 to ``count``."""
+    number = _int_arg("camera", 1)
+    assert number is not None
+    if not 1 <= number <= count:
+        some = "one camera (1)" if count == 1 else f"{count} cameras (1 to {count})"
+        raise BadRequest(f"camera: no camera {number}; this table has {some}")
+    return number
 
 
 @bp.get("/table.jpg")
@@ -434,6 +449,8 @@ def health() -> Response:
             "unknown_tags": sorted(unknown),
             "flags": flags,
             "camera": camera[-20:],
+            # Each camera on its own: a dropped or ended one is shown while the others go on.
+            "cameras": [c.to_json() for c in live.cameras()],
             "error": live.error,
             "running": live.running,
             "game": live.game_name,
@@ -475,7 +492,8 @@ def _int_arg(name: str, default: int | None) -> int | None:
     try:
         return int(raw)
     except ValueError:
-        raise BadRequest(f"{name}: must be a whole number, got {raw!r}") from None
+        shown = raw if len(raw) <= 40 else raw[:37] + "..."  # one readable line, whatever sent
+        raise BadRequest(f"{name}: must be a whole number, got {shown!r}") from None
 
 
 def _logged_game() -> tuple[Any, Any]:

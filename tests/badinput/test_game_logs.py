@@ -93,6 +93,8 @@ REWRITES = [
     ("events", "data", "'" + "[" * 3000 + "'"),
     ("events", "data", "'{\"seq\": 1}'"),
     ("events", "data", '\'{"kind": "moved", "message": "m", "table_pose": {}}\''),
+    ("events", "data", '\'{"kind": "moved", "message": "m", "camera": 0}\''),
+    ("events", "data", '\'{"kind": "moved", "message": "m", "camera": "2"}\''),
     ("events", "data", '\'{"piece": "t34", "to": 5, "from": []}\''),
     ("events", "data", '\'{"verdict": 3, "question": 0}\''),
     ("events", "data", '\'{"edit": "terrain", "action": "add", "terrain": 7}\''),
@@ -285,6 +287,11 @@ def _damaged(tmp_path: Path, healthy: bytes, kind: str, what: Any) -> Path:
             "rewrite",
             ("events", "data", '\'{"kind": "moved", "message": "m", "table_pose": {}}\''),
             "game 'g1', event #1: its 'table_pose' holds {} where a table pose",
+        ),
+        (
+            "rewrite",
+            ("events", "data", '\'{"kind": "moved", "message": "m", "camera": 0}\''),
+            "game 'g1', event #1: its 'camera' holds 0 where a camera number from 1 belongs",
         ),
         (
             "rewrite",

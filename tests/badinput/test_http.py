@@ -75,6 +75,7 @@ PATHS = st.sampled_from(
         "/api/replay",
         "/api/export",
         "/api/live",
+        "/api/camera.jpg",
         "/api/nowhere",
         "/",
     ]
@@ -117,7 +118,14 @@ def requests(draw: st.DrawFn) -> bytes:
     """One raw HTTP/1.1 request: method, path, query, a few headers, maybe a body."""
     path = draw(PATHS)
     method = draw(st.sampled_from(["GET", "POST", "POST", "PUT", "DELETE", "HEAD", "OPTIONS"]))
-    query = draw(st.one_of(st.just(""), NASTY.map(lambda q: f"token={q}"), NASTY))
+    query = draw(
+        st.one_of(
+            st.just(""),
+            NASTY.map(lambda q: f"token={q}"),
+            NASTY.map(lambda q: f"camera={q}"),  # which camera's picture (several cameras)
+            NASTY,
+        )
+    )
     headers: dict[str, str] = {"Host": draw(st.sampled_from(["HOST", "HOST", "[", "é", ""]))}
     for name in ("Origin", "X-Referee-Token", "Cookie", "Content-Type", "Content-Length"):
         if draw(st.booleans()):

@@ -291,3 +291,34 @@ def test_a_rendered_template_moved_mid_game_is_one_replace_within_005_in(tmp_pat
     assert _max_vertex_error(edits[0].data["terrain"]["polygon"], WOOD, wood_a) < 0.05
     assert _max_vertex_error(edits[1].data["terrain"]["polygon"], WOOD, wood_b) < 0.05
     session.close()
+
+
+def test_run_prints_a_line_when_a_template_is_placed_and_when_it_is_moved(tmp_path):
+    """``referee run`` tells the players the terrain changed, as it tells them of a move."""
+    import cv2
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+    from referee.sim.render import PiecePose as SimPose
+    from referee.sim.render import TableRenderer
+
+    paper = RosterEntry(60, "paper60", "paper", "terrain", (1.1, 1.1))
+    renderer = TableRenderer(INTR, POSE, TableSize(*TABLE), (paper,))
+    wood_a, wood_b = (8.0, 5.0, 20.0), (15.0, 12.0, 200.0)
+    pictures = {at: renderer.render({"paper60": SimPose(*at)})[0] for at in (wood_a, wood_b)}
+    clip = tmp_path / "clip"
+    clip.mkdir()
+    script = [pictures[wood_a]] * 12 + [renderer.render({})[0]] * 4 + [pictures[wood_b]] * 12
+    for i, image in enumerate(script):
+        cv2.imwrite(str(clip / f"frame{i:04d}.png"), image)
+    PROFILE.save(tmp_path / "camera.json")
+    Roster("DICT_4X4_100", ROSTER.pieces, (), (WOOD,)).save(tmp_path / "roster.json")
+    args = ["run", "--video", str(clip), "-c", str(tmp_path / "camera.json")]
+    args += ["-r", str(tmp_path / "roster.json"), "--no-log", "-q"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stdout.splitlines() if "terrain wood2" in line]
+    assert len(lines) == 2, result.stdout
+    assert "terrain wood2 (woods) placed at (8.0" in lines[0] and "facing 20" in lines[0]
+    assert "terrain wood2 (woods) moved to" not in lines[0]
+    assert "terrain wood2 (woods) moved to (15.0" in lines[1] and "facing 200" in lines[1]

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from referee.cli import cli
 from referee.errors import RefereeError
 from referee.rules import QueryError, find_ruleset, ruleset_for
-from referee.rules.pz8_divisional import Grid, min_rectangle, steps
+from referee.rules.pz8_divisional import Grid, steps
 from referee.scene import Piece, Scene, Table, Terrain, load_scene
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -231,7 +231,6 @@ def test_a_big_map_seen_side_by_side_on_two_cores_is_the_one_core_map(
 
 
 def test_sections_are_measured_on_their_long_side() -> None:
-    assert min_rectangle([[0, 0], [1, 0], [1, 3], [0, 3]]) == (3.0, 1.0, 90.0)  # type: ignore[arg-type]
     scene = Scene(
         "pz8-divisional",
         Table(20, 10),

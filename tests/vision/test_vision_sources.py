@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import cv2
 import numpy as np
 import pytest
@@ -130,3 +132,34 @@ def test_unopenable_camera_is_a_source_error():
 
     with pytest.raises(SourceError, match="camera 7: cannot open"):
         LiveSource(7, opener=lambda d: Dead([]))
+
+
+def test_a_primed_camera_knows_its_frame_size_and_yields_the_primed_frame_first():
+    source = LiveSource(0, opener=lambda d: FlakyCamera([("frame", 5), ("frame", 6)]))
+    assert source.frame_size is None and source.peek() is None
+    source.prime()
+    assert source.frame_size == (32, 24)
+    assert int(source.peek().mean()) == 5
+    frames = []
+    with pytest.raises(KeyboardInterrupt):
+        for frame in source:
+            frames.append(frame)
+    assert [(f.index, int(f.image.mean())) for f in frames] == [(0, 5), (1, 6)]
+
+
+def test_a_camera_that_gives_no_first_frame_is_a_source_error():
+    never = threading.Event()
+
+    class Silent(FlakyCamera):
+        def read(self):
+            never.wait()  # a stream that accepts the connection but never sends
+            return False, None
+
+    source = LiveSource(3, opener=lambda d: Silent([]))
+    with pytest.raises(SourceError, match=r"camera 3: opened but gave no frame within 0.05s"):
+        source.prime(timeout=0.05)
+    never.set()
+    source.close()
+    failing = LiveSource(4, opener=lambda d: FlakyCamera([("fail",)]))
+    with pytest.raises(SourceError, match="camera 4: opened but its first frame could not"):
+        failing.prime()

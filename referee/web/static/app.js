@@ -46,6 +46,7 @@ const S = {
   view: null,          // [x, y, w, h] of the map's viewBox (zoom and pan)
   home: null,          // the whole table's viewBox
   ended: null,         // why the table stopped ("video ended"...), null while it plays
+  camera: 1,           // which camera's picture the camera panel shows (from 1)
 };
 window.referee = S;
 
@@ -133,6 +134,7 @@ async function loadOnce() {
   S.pieces = {};
   for (const p of info.pieces) S.pieces[p.id] = p;
   $("game").textContent = info.ruleset.title + " · " + (info.game || "not logged");
+  setupCameraPick();
   setupMap();
   setupTerrainKinds();
   setupTurn();
@@ -725,6 +727,29 @@ const recentTags = new Map();  // frame -> tags, to outline the frame the pictur
 let camBusy = false;
 let camLast = 0;
 
+// Several cameras: a picker chooses whose picture the panel shows (the health tab lists all).
+function setupCameraPick() {
+  const cameras = (S.info && S.info.cameras) || [];
+  const pick = $("camera-pick");
+  $("camera-pick-row").hidden = cameras.length < 2;
+  if (S.camera > cameras.length) S.camera = 1;
+  pick.replaceChildren();
+  for (const c of cameras) {
+    const option = html("option", `${c.camera}: ${c.name.split(/[\\/]/).pop()}`);  // a path's file name
+    option.value = String(c.camera);
+    pick.appendChild(option);
+  }
+  pick.value = String(S.camera);
+  pick.onchange = () => { S.camera = Number(pick.value) || 1; camLast = 0; };
+}
+
+// The tags (and picture size) of the camera shown: a frame message of several cameras
+// carries each one's under "cameras"; the top-level tags are the first camera's.
+function cameraTags(msg) {
+  if (!msg) return msg;
+  return msg.cameras ? msg.cameras[S.camera - 1] : msg;
+}
+
 function drawCamera(msg) {
   recentTags.set(msg.frame, msg);
   if (recentTags.size > 60) recentTags.delete(recentTags.keys().next().value);
@@ -733,12 +758,14 @@ function drawCamera(msg) {
   camBusy = true;
   camLast = now;
   const headers = TOKEN ? { "X-Referee-Token": TOKEN } : {};
-  fetch("api/camera.jpg", { headers, credentials: "same-origin" })
+  const camera = S.camera;
+  const query = camera > 1 ? `?camera=${camera}` : "";
+  fetch("api/camera.jpg" + query, { headers, credentials: "same-origin" })
     .then(async (r) => {
-      if (!r.ok) return;
+      if (!r.ok || camera !== S.camera) return;  // the user picked another camera meanwhile
       const frame = Number(r.headers.get("X-Frame"));
       const bitmap = await createImageBitmap(await r.blob());
-      paintCamera(bitmap, recentTags.get(frame));
+      paintCamera(bitmap, cameraTags(recentTags.get(frame)));
     })
     .catch(() => {})
     .finally(() => { camBusy = false; });
@@ -753,7 +780,7 @@ function paintCamera(bitmap, tags) {
   }
   ctx.drawImage(bitmap, 0, 0);
   $("camera-note").textContent = "";
-  if (!tags) return;
+  if (!tags || !tags.tags) return;
   const k = canvas.width / tags.image_size[0];
   const colours = { piece: "#3ad15a", anchor: "#3c9cff", unknown: "#ff4040" };
   ctx.lineWidth = 2;
@@ -1515,7 +1542,8 @@ async function refreshHealth() {
     ["Hidden", h.pieces.hidden.join(", ") || "none"],
     ["Missing", h.pieces.missing.join(", ") || "none"],
     ["Unknown tags", h.unknown_tags.join(", ") || "none"],
-    ["Camera", h.camera.map((e) => `${e.t.toFixed(1)}s ${e.kind}`).join("; ") || "no events"],
+    ["Camera", h.camera.map((e) => `${e.t.toFixed(1)}s ${e.camera ? `camera ${e.camera} ` : ""}${e.kind}`)
+      .join("; ") || "no events"],
   ];
   if (h.error) rows.push(["Stopped", h.error]);
   const was = S.ended;
@@ -1529,8 +1557,33 @@ async function refreshHealth() {
     tr.append(html("td", k), html("td", v));
     table.appendChild(tr);
   }
+  showCameras(h.cameras || []);
+  // A camera that dropped or ended while the others go on is named in the header line too.
+  const out = (h.cameras || []).filter((c) => c.state === "dropped" || (c.state === "ended" && h.running));
   $("health-summary").textContent = `${h.pieces.seen.length} seen · ${h.pieces.missing.length} missing` +
-    (h.unknown_tags.length ? ` · ${h.unknown_tags.length} unknown tags` : "");
+    (h.unknown_tags.length ? ` · ${h.unknown_tags.length} unknown tags` : "") +
+    out.map((c) => ` · camera ${c.camera} ${c.state}`).join("");
+}
+
+// One row per camera: what it sees this tick, its calibration, bumps, and whether it is live.
+function showCameras(cameras) {
+  const table = $("cameras");
+  table.replaceChildren();
+  for (const c of cameras) {
+    const tr = html("tr");
+    tr.className = c.state;
+    tr.dataset.camera = String(c.camera);
+    tr.dataset.state = c.state;
+    const tick = c.tags === null ? "no frame"
+      : `${c.tags} tags, ${c.pieces.length} pieces` + (c.disagreed.length ? ` (left out: ${c.disagreed.join(", ")})` : "");
+    const rms = c.rms_px === null ? "RMS n/a" : `RMS ${c.rms_px.toFixed(2)} px`;
+    const bumps = c.re_registered ? `, re-registered after ${c.moved} bump${c.moved === 1 ? "" : "s"}`
+      : c.moved ? `, bumped ${c.moved}x` : "";
+    // Two columns, as the health table above: the line wraps on a phone instead of widening it.
+    tr.append(html("td", `${c.camera}: ${c.name}`),
+      html("td", `${c.state} · ${c.frames} frames · ${tick} · ${rms}${bumps}`));
+    table.appendChild(tr);
+  }
 }
 
 // -- tabs and start -------------------------------------------------------------------------------
