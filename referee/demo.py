@@ -193,7 +193,11 @@ def terrain_accuracy(
     default=None,
     help="Footage folder (default: sample_footage/skirmish in this checkout).",
 )
-@click.option("--annotate", metavar="OUT.mp4", help="Also write the annotated video here.")
+@click.option(
+    "--annotate",
+    metavar="OUT.mp4",
+    help="Also write the annotated video here (several cameras: side by side in one file).",
+)
 @click.option(
     "--use-true-camera",
     is_flag=True,
