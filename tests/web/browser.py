@@ -27,6 +27,18 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+#: ms: generous, a loaded machine is slow and passing tests never wait it.
+TIMEOUT = 45_000
+
+
+def open_page(browser: Any, width: int = 1280, height: int = 860, **options: Any) -> Any:
+    """A new context and page of that size, and the list the page's script errors go to."""
+    context = browser.new_context(viewport={"width": width, "height": height}, **options)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return context, page, errors
 
 
 def chromium_missing() -> str | None:

@@ -15,8 +15,8 @@ from referee.cli import cli
 from referee.game import sample_live
 from referee.store import GameLog
 
-from .browser import chromium, chromium_missing, dashboard
-from .test_dashboard_map import TIMEOUT, _screen
+from .browser import TIMEOUT, chromium, chromium_missing, dashboard
+from .test_dashboard_map import _screen
 
 pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 

@@ -20,11 +20,10 @@ import pytest
 from referee.game import sample_live
 from referee.store import GameLog
 
-from .browser import chromium, chromium_missing, dashboard
+from .browser import chromium, chromium_missing, dashboard, open_page
 
 pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 
-TIMEOUT = 45_000  # ms: generous, a loaded machine is slow and passing tests never wait it
 SHOTS = os.environ.get("REFEREE_SHOTS")  # a folder for screenshots while working on the page
 
 
@@ -57,18 +56,9 @@ def played(tmp_path_factory):
     log.close()
 
 
-def _page(browser, width: int = 1280, height: int = 860, **options):
-    context = browser.new_context(viewport={"width": width, "height": height}, **options)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    return context, page, errors
-
-
 @pytest.fixture
 def page(browser):
-    context, page, errors = _page(browser)
+    context, page, errors = open_page(browser)
     yield page
     context.close()
     assert not errors, errors
@@ -100,7 +90,7 @@ def test_every_load_draws_each_piece_with_its_base_and_side_colour(browser, tmp_
         info = _api(running, "info")
         roster = {p["id"]: p for p in info["pieces"]}
         assert len({p["colour"] for p in roster.values()}) >= 2
-        context, page, errors = _page(browser, 1024, 768)
+        context, page, errors = open_page(browser, 1024, 768)
         try:
             for load in range(12):
                 if load % 2:  # the roster answers only after the stream has drawn frames
@@ -278,7 +268,7 @@ def test_wheel_zooms_around_the_pointer_and_a_drag_pans(played, page):
 
 
 def test_pinch_zooms_the_map(browser, played):
-    context, page, errors = _page(browser, 1024, 768, has_touch=True, is_mobile=True)
+    context, page, errors = open_page(browser, 1024, 768, has_touch=True, is_mobile=True)
     try:
         page.goto(played.url)
         page.wait_for_function("() => referee.view !== null")
@@ -323,7 +313,7 @@ def _inside(box, width: float, height: float) -> bool:
 
 
 def test_a_tablet_reads_the_verdict_beside_the_map(browser, played):
-    context, page, errors = _page(browser, 1024, 768, has_touch=True)
+    context, page, errors = open_page(browser, 1024, 768, has_touch=True)
     try:
         page.goto(played.url)
         _tap_two(page)
@@ -352,7 +342,7 @@ LABELS = """() => { const m = document.getElementById('map'); const k = m.getScr
 
 
 def test_a_phone_has_readable_labels_and_the_verdict_on_screen(browser, played):
-    context, page, errors = _page(browser, 390, 844, has_touch=True, is_mobile=True)
+    context, page, errors = open_page(browser, 390, 844, has_touch=True, is_mobile=True)
     try:
         page.goto(played.url)
         page.wait_for_selector("#moves .move")
@@ -387,7 +377,7 @@ def test_the_token_leaves_the_address_bar_after_the_first_load(browser):
     live = sample_live(pace=0)
     live.step(40)
     with dashboard(live, token="tok-456") as running:
-        context, page, errors = _page(browser)
+        context, page, errors = open_page(browser)
         try:
             page.goto(running.url + "?token=tok-456")
             page.wait_for_selector("#conn:not(.away)")
@@ -453,7 +443,7 @@ def test_the_turn_tab_keeps_what_was_typed_hints_what_it_accepts_in_plain_words(
 
 def test_a_double_tap_on_a_touch_screen_ends_the_ruler(browser, played):
     """A tablet: taps lay the tape (touch events, no mouse), a double tap ends it."""
-    context, page, errors = _page(browser, 1024, 768, has_touch=True, is_mobile=True)
+    context, page, errors = open_page(browser, 1024, 768, has_touch=True, is_mobile=True)
     try:
         page.goto(played.url)
         page.wait_for_function("() => referee.view !== null && referee.doubt !== null")

@@ -19,11 +19,10 @@ import pytest
 from referee.game import sample_live
 from referee.store import GameLog
 
-from .browser import chromium, chromium_missing, dashboard
+from .browser import chromium, chromium_missing, dashboard, open_page
 
 pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 
-TIMEOUT = 45_000  # ms: generous, a loaded machine is slow and passing tests never wait it
 KINDS = {
     "seen": "in range & seen",
     "out": "out of range",
@@ -50,18 +49,9 @@ def table(tmp_path_factory):
     log.close()
 
 
-def _page(browser, width: int = 1280, height: int = 860, **options):
-    context = browser.new_context(viewport={"width": width, "height": height}, **options)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    return context, page, errors
-
-
 @pytest.fixture
 def page(browser):
-    context, page, errors = _page(browser)
+    context, page, errors = open_page(browser)
     yield page
     context.close()
     assert not errors, errors
@@ -271,7 +261,7 @@ def _inside(box, width: float, height: float) -> bool:
 
 @pytest.mark.parametrize(("width", "height"), [(1024, 768), (390, 844)])
 def test_the_threat_view_reads_on_a_tablet_and_a_phone(browser, table, width, height):
-    context, page, errors = _page(browser, width, height, has_touch=True, is_mobile=width < 600)
+    context, page, errors = open_page(browser, width, height, has_touch=True, is_mobile=width < 600)
     try:
         page.goto(table.url)
         page.wait_for_selector('.piece[data-id="t34a"]')
