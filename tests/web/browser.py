@@ -31,6 +31,17 @@ ARGS = [
 TIMEOUT = 45_000
 
 
+def screen_point(page: Any, x: float, y: float) -> tuple[float, float]:
+    """Where table point (x, y) inches is on the screen (the map's own transform)."""
+    sx, sy = page.evaluate(
+        """([x, y]) => { const m = document.getElementById('map');
+             const p = m.createSVGPoint(); p.x = x; p.y = y;
+             const s = p.matrixTransform(m.getScreenCTM()); return [s.x, s.y]; }""",
+        [x, y],
+    )
+    return float(sx), float(sy)
+
+
 def open_page(browser: Any, width: int = 1280, height: int = 860, **options: Any) -> Any:
     """A new context and page of that size, and the list the page's script errors go to."""
     context = browser.new_context(viewport={"width": width, "height": height}, **options)

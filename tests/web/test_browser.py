@@ -17,7 +17,7 @@ import pytest
 from referee.game import sample_live
 from referee.store import GameLog
 
-from .browser import chromium, chromium_missing, dashboard
+from .browser import chromium, chromium_missing, dashboard, screen_point
 
 pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 
@@ -149,13 +149,7 @@ def test_draw_woods_across_a_sight_line_and_see_it_blocked(served, page):
 
     def tap(points):  # tap table points (inches) on the map
         for point in points:
-            x, y = page.evaluate(
-                """([x, y]) => { const m = document.getElementById('map');
-                     const p = m.createSVGPoint(); p.x = x; p.y = y;
-                     const s = p.matrixTransform(m.getScreenCTM()); return [s.x, s.y]; }""",
-                list(point),
-            )
-            page.mouse.click(x, y)
+            page.mouse.click(*screen_point(page, *point))
 
     page.click("#draw-terrain")
     tap([(mid[0] + dx, mid[1] + dy) for dx, dy in corners])

@@ -15,8 +15,7 @@ from referee.cli import cli
 from referee.game import sample_live
 from referee.store import GameLog
 
-from .browser import TIMEOUT, chromium, chromium_missing, dashboard
-from .test_dashboard_map import _screen
+from .browser import TIMEOUT, chromium, chromium_missing, dashboard, screen_point
 
 pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 
@@ -63,7 +62,7 @@ def _export(db) -> list[dict]:
 def _tap_arrow(page, move: dict) -> None:
     page.wait_for_selector(f"#moves .move[data-seq='{move['seq']}']")
     a, b = move["from"], move["to"]
-    page.mouse.click(*_screen(page, (a["x"] + b["x"]) / 2, (a["y"] + b["y"]) / 2))
+    page.mouse.click(*screen_point(page, (a["x"] + b["x"]) / 2, (a["y"] + b["y"]) / 2))
     page.wait_for_selector("#correct-why")
 
 
@@ -94,9 +93,9 @@ def test_dragging_a_moves_end_says_where_it_really_ended(played, page):
     page.fill("#correct-why", "the tag was hidden when it settled")
     end = move["to"]
     target = (end["x"] + 2.0, end["y"] + 1.0)
-    page.mouse.move(*_screen(page, end["x"], end["y"]))
+    page.mouse.move(*screen_point(page, end["x"], end["y"]))
     page.mouse.down()
-    page.mouse.move(*_screen(page, *target), steps=10)
+    page.mouse.move(*screen_point(page, *target), steps=10)
     page.mouse.up()
     page.wait_for_function(
         "seq => referee.events.some(e => e.type === 'correction' && e.supersedes === seq)",

@@ -20,7 +20,7 @@ import pytest
 from referee.game import sample_live
 from referee.store import GameLog
 
-from .browser import chromium, chromium_missing, dashboard, open_page
+from .browser import chromium, chromium_missing, dashboard, open_page, screen_point
 
 pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 
@@ -116,18 +116,6 @@ def test_every_load_draws_each_piece_with_its_base_and_side_colour(browser, tmp_
 # -- 3. moves on the map ------------------------------------------------------------------------
 
 
-def _screen(page, x: float, y: float) -> tuple[float, float]:
-    """Where table point (x, y) inches is on the screen."""
-    return tuple(
-        page.evaluate(
-            """([x, y]) => { const m = document.getElementById('map');
-                 const p = m.createSVGPoint(); p.x = x; p.y = y;
-                 const s = p.matrixTransform(m.getScreenCTM()); return [s.x, s.y]; }""",
-            [x, y],
-        )
-    )
-
-
 def test_each_settled_move_is_an_arrow_that_shows_its_verdict(played, page):
     events = _api(played, "events")["events"]
     moves = [e for e in events if e["type"] == "move"]
@@ -154,7 +142,7 @@ def test_each_settled_move_is_an_arrow_that_shows_its_verdict(played, page):
     assert opacities == sorted(opacities) and opacities[0] < opacities[-1] == 1
     # tapping the arrow (mid-way, away from the pieces) shows the move's verdict
     mid = ((ends[0] + ends[2]) / 2, (ends[1] + ends[3]) / 2)
-    page.mouse.click(*_screen(page, *mid))
+    page.mouse.click(*screen_point(page, *mid))
     head = page.wait_for_selector("#verdict .line[data-ask='move']")
     assert head.inner_text().startswith(f'Move {first["piece"]}: {first["distance"]:.2f}"')
     box = page.locator("#verdict").inner_text()
@@ -184,9 +172,9 @@ def test_a_tracked_path_is_drawn_along_the_move(played, page):
 
 
 def _drag(page, a, b, steps: int = 8) -> None:
-    page.mouse.move(*_screen(page, *a))
+    page.mouse.move(*screen_point(page, *a))
     page.mouse.down()
-    page.mouse.move(*_screen(page, *b), steps=steps)
+    page.mouse.move(*screen_point(page, *b), steps=steps)
     page.mouse.up()
 
 
@@ -205,8 +193,8 @@ def test_the_ruler_measures_from_any_point_through_waypoints(played, page):
     assert ends[0] == pytest.approx(at, rel=0.2)  # interpolated from the API's grid
     assert doubt == pytest.approx(sum(ends), rel=0.05)
     # a tap adds a waypoint, a double tap ends the tape there
-    page.mouse.click(*_screen(page, 5, 12))
-    page.mouse.dblclick(*_screen(page, 11, 12))
+    page.mouse.click(*screen_point(page, 5, 12))
+    page.mouse.dblclick(*screen_point(page, 11, 12))
     page.wait_for_function("() => referee.ruler.done")
     points = page.evaluate("() => referee.ruler.points")
     assert len(points) == 4
@@ -250,16 +238,16 @@ def test_wheel_zooms_around_the_pointer_and_a_drag_pans(played, page):
     page.goto(played.url)
     page.wait_for_function("() => referee.view !== null")
     home = page.evaluate("() => referee.view")
-    x, y = _screen(page, 10, 14.5)
+    x, y = screen_point(page, 10, 14.5)
     page.mouse.move(x, y)
     page.mouse.wheel(0, -600)
     page.wait_for_function("(w) => referee.view[2] < w / 2", arg=home[2])
     # the table point under the pointer stays under it
-    assert _screen(page, 10, 14.5) == pytest.approx((x, y), abs=2)
+    assert screen_point(page, 10, 14.5) == pytest.approx((x, y), abs=2)
     # the pieces' labels stay readable and no larger on the table than 0.8 in once zoomed
-    t34a = _screen(page, 10, 14.5)
+    t34a = screen_point(page, 10, 14.5)
     _drag(page, (20, 10), (22, 10))  # pan right by 2 inches: the table moves with the finger
-    moved = _screen(page, 10, 14.5)
+    moved = screen_point(page, 10, 14.5)
     per_inch = page.evaluate("() => document.getElementById('map').getScreenCTM().a")
     assert moved[0] - t34a[0] == pytest.approx(2 * per_inch, rel=0.1)
     assert page.evaluate("() => referee.selected.length") == 0  # a pan picks nothing
@@ -273,7 +261,7 @@ def test_pinch_zooms_the_map(browser, played):
         page.goto(played.url)
         page.wait_for_function("() => referee.view !== null")
         home = page.evaluate("() => referee.view")
-        a, b = _screen(page, 12, 12), _screen(page, 16, 12)
+        a, b = screen_point(page, 12, 12), screen_point(page, 16, 12)
         page.evaluate(
             """([a, b]) => { const m = document.getElementById('map');
                  const fire = (type, id, x, y) => m.dispatchEvent(new PointerEvent(type,
@@ -449,8 +437,8 @@ def test_a_double_tap_on_a_touch_screen_ends_the_ruler(browser, played):
         page.wait_for_function("() => referee.view !== null && referee.doubt !== null")
         page.tap("#ruler-tool")
         for point in ((3, 3), (3, 9)):
-            page.touchscreen.tap(*_screen(page, *point))
-        end = _screen(page, 9, 9)
+            page.touchscreen.tap(*screen_point(page, *point))
+        end = screen_point(page, 9, 9)
         page.touchscreen.tap(*end)
         page.touchscreen.tap(*end)
         page.wait_for_function("() => referee.ruler.done")

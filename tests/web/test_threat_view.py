@@ -19,7 +19,7 @@ import pytest
 from referee.game import sample_live
 from referee.store import GameLog
 
-from .browser import chromium, chromium_missing, dashboard, open_page
+from .browser import chromium, chromium_missing, dashboard, open_page, screen_point
 
 pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 
@@ -136,17 +136,6 @@ def _check_overlay(page, targets: list[dict]) -> None:
         assert [c.get_attribute("data-to") for c in part.locator(".chip").all()] == names
 
 
-def _screen(page, x: float, y: float) -> tuple[float, float]:
-    return tuple(
-        page.evaluate(
-            """([x, y]) => { const m = document.getElementById('map');
-                 const p = m.createSVGPoint(); p.x = x; p.y = y;
-                 const s = p.matrixTransform(m.getScreenCTM()); return [s.x, s.y]; }""",
-            [x, y],
-        )
-    )
-
-
 def test_one_tap_shows_every_enemy_piece_and_the_lines_follow_a_move(table, page):
     enemies = {p["id"] for p in _api(table, "info")["pieces"] if p["side"] != "soviet"}
     logged = _api(table, "events")["last_seq"]
@@ -180,7 +169,7 @@ def test_one_tap_shows_every_enemy_piece_and_the_lines_follow_a_move(table, page
 
     # a tap on the bare map (a corner away from the pieces and the verdict over the map)
     # clears the view
-    page.mouse.click(*_screen(page, 35, 1))
+    page.mouse.click(*screen_point(page, 35, 1))
     page.wait_for_function("() => document.querySelectorAll('#threats *').length === 0")
     assert page.evaluate("() => referee.selected") == []
     assert page.locator("#map-verdict").is_hidden()
@@ -319,7 +308,7 @@ def test_one_question_at_a_time_and_the_newest_wins(table, page):
     # the map cleared and pz1 tapped while t34a's question is out: t34a's answer is dropped
     page.evaluate("() => askThreats()")
     page.wait_for_function("() => asks.out === 1")
-    page.mouse.click(*_screen(page, 35, 1))
+    page.mouse.click(*screen_point(page, 35, 1))
     page.click('.piece[data-id="pz1"]')
     page.wait_for_function(SHOWS, arg=_shows(_targets(table, "pz1")))
     page.wait_for_function("() => asks.out === 0")
