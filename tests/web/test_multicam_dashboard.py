@@ -4,10 +4,13 @@ tags, and a camera whose recording ends is shown as ended while the other goes o
 
 from __future__ import annotations
 
+import time
+
 import cv2
 import numpy as np
 import pytest
 
+from referee.game.live import CAMERA_RATE
 from referee.web import create_app
 
 from .twocam_live import two_camera_live
@@ -72,7 +75,10 @@ def test_the_camera_picture_is_each_camera_s_own(table):
         decoded[n] = cv2.imdecode(np.frombuffer(response.data, np.uint8), cv2.IMREAD_COLOR)
         assert decoded[n].shape == (720, 960, 3)  # 1280x960 scaled to 960 across
     assert np.abs(decoded[1].astype(int) - decoded[2].astype(int)).mean() > 5
-    # Camera 2 ended: its last picture stays on show.
+    # Camera 2 ended: its last picture stays on show. Pictures are encoded at most
+    # CAMERA_RATE times a second, so ask after that much time (else the tick-15 one is
+    # served again, rightly, when the 16 ticks since were faster than that).
+    time.sleep(1.0 / CAMERA_RATE)
     ended = client.get("/api/camera.jpg?camera=2")
     assert ended.status_code == 200 and ended.headers["X-Frame"] == "31"
 
