@@ -454,6 +454,9 @@ def health() -> Response:
             "error": live.error,
             "running": live.running,
             "game": live.game_name,
+            # While the maps' loops compile for this machine (serve's first start after
+            # installing): answers come from their slower twins meanwhile.
+            "warm_up": warm.to_json() if (warm := current_app.config.get("WARM_UP")) else None,
         }
     )
 

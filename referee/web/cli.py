@@ -22,6 +22,7 @@ from referee.game import (
     source_live,
 )
 from referee.game.sources import load_game_roster, load_profiles, open_cameras
+from referee.game.warm import WarmUp
 from referee.media import MAX_CAMERA_INDEX
 
 THREADS = 48
@@ -159,10 +160,14 @@ def serve(
             speed,
         )
     token = None if host in ("127.0.0.1", "localhost", "::1") else secrets.token_urlsafe(18)
-    app = create_app(live, {"TOKEN": token})
+    # The maps' loops compile in a process of their own while the twins answer, so the
+    # first tap after installing never waits on numba (a warm cache: done in seconds).
+    warm = WarmUp([live.session.ruleset.name])
+    app = create_app(live, {"TOKEN": token, "WARM_UP": warm})
     try:
         server = make_server(app, host, port)
     except OSError as error:
+        warm.stop()
         live.stop()
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -192,6 +197,7 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
+        warm.stop()
         live.stop()
         server.close()
         if log is not None:

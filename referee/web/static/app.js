@@ -1558,11 +1558,22 @@ async function refreshHealth() {
     table.appendChild(tr);
   }
   showCameras(h.cameras || []);
+  showWarmUp(h.warm_up);
   // A camera that dropped or ended while the others go on is named in the header line too.
   const out = (h.cameras || []).filter((c) => c.state === "dropped" || (c.state === "ended" && h.running));
   $("health-summary").textContent = `${h.pieces.seen.length} seen · ${h.pieces.missing.length} missing` +
     (h.unknown_tags.length ? ` · ${h.unknown_tags.length} unknown tags` : "") +
     out.map((c) => ` · camera ${c.camera} ${c.state}`).join("");
+}
+
+// The first start after installing: the line-of-sight engine compiles for this machine in
+// the background, and answers come (a little slower) meanwhile; nothing waits on it.
+function showWarmUp(warm) {
+  const badge = $("warm-up");
+  badge.hidden = !(warm && warm.running);
+  badge.textContent = "warming up";
+  badge.title = "preparing the line-of-sight engine for this machine (once after installing); "
+    + "answers are a little slower until it is ready";
 }
 
 // One row per camera: what it sees this tick, its calibration, bumps, and whether it is live.
