@@ -53,7 +53,7 @@ def warm(systems: Sequence[str] = ()) -> None:
     (every system when none is named): the all-pairs map, ``range``, ``los`` and
     ``targets``, then ``targets`` again after a piece moved (the live map's update), so
     numba compiles each loop for the argument types a live table passes."""
-    for system in systems or [s for s in ruleset_names() if s in SYSTEM_KINDS]:
+    for system in [s for s in (systems or ruleset_names()) if s in SYSTEM_KINDS]:
         for scene in _tables(system):
             rules = ruleset_for(scene)
             asked = set(rules.questions())
