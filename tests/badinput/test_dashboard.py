@@ -202,3 +202,39 @@ def test_serve_footage_reads_an_intact_copy_as_far_as_listening(tmp_path):
         result = _serve_footage(folder, tmp_path / "games.sqlite", port)
     assert_clean(result)
     assert result.exit_code == 2 and f"--port {port}: cannot listen" in result.stderr
+
+
+# -- questions about pieces not on the table now (issue 42) -----------------------------------
+
+ROSTER_IDS = ["t34a", "t34b", "sq1", "sq2", "pz1", "gs1", "gs2"]
+ID = st.one_of(st.sampled_from(ROSTER_IDS), st.sampled_from(["zz9", "", "T34A"]), VALUES)
+QUESTION = st.fixed_dictionaries(
+    {"ask": st.sampled_from(["targets", "range", "los", "move", "follow_me", "nope", 3])},
+    optional={
+        "from": ID, "to": ID, "piece": ID, "leader": ID,
+        "pieces": st.lists(ID, max_size=3), "cards": st.dictionaries(ID.map(str), ID, max_size=2),
+    },
+)  # fmt: skip
+
+
+@FUZZ
+@given(query=QUESTION, path=st.sampled_from(["/api/ask", "/api/ask?log=0", "/api/declare"]))
+def test_questions_about_pieces_off_the_table_are_409_or_one_line(client, query, path):
+    """A table with no piece on it yet: a question naming roster pieces is 409 naming just
+    those (all in the roster, none on the table), anything else a one-line 400, or answered."""
+    test, live = client
+    placed = {p.id for p in live.session.scene}
+    response = test.post(path, json=query)
+    # 413: a body over the 64 KiB limit (a 100,000-character id)
+    assert response.status_code in (200, 400, 409, 413), response.get_data(as_text=True)
+    body = response.get_json()
+    if response.status_code == 409:
+        assert set(body) == {"error", "absent"}
+        assert body["absent"] and set(body["absent"]) <= set(ROSTER_IDS) - placed
+        assert body["error"] == (
+            f"{', '.join(body['absent'])} {'is' if len(body['absent']) == 1 else 'are'} "
+            "not on the table now"
+        )
+    elif response.status_code in (400, 413):
+        assert "\n" not in body["error"] and not PYTHON_TEXT.search(body["error"])
+        assert not any(f"unknown piece id {pid!r}" in body["error"] for pid in ROSTER_IDS)
