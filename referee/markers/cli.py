@@ -627,7 +627,7 @@ def terrain(
     """
     import json
 
-    from referee.markers.terrain_sheet import terrain_sheet
+    from referee.markers.terrain_sheet import check_template_size, terrain_sheet
 
     output_file(out, "--out", (".pdf",), "terrain.pdf")
     if roster_out is not None:
@@ -656,6 +656,8 @@ def terrain(
             )
         if not roster.templates:
             raise RosterError(f"{roster_path}: the roster has no terrain templates")
+        for template in roster.templates:
+            check_template_size(template, roster_path)
         templates = roster.templates
         name = roster.dictionary
     else:
@@ -714,7 +716,12 @@ def _new_template(
     from referee.errors import read_json_file
     from referee.geometry import unknown_terrain_kind
     from referee.markers.roster import Roster
-    from referee.markers.terrain_sheet import shaped_outline, tag_places
+    from referee.markers.terrain_sheet import (
+        MAX_TEMPLATE_IN,
+        check_template_size,
+        shaped_outline,
+        tag_places,
+    )
     from referee.tags.layout import TagLayout, marker_bits
 
     if kind is None:
@@ -731,8 +738,11 @@ def _new_template(
     raw: object = None
     if size_text is not None:
         length, width = _pair(size_text, "--size", "8x6")
-        if not (0 < length <= 1000 and 0 < width <= 1000):
-            raise RefereeError(f"--size: {size_text!r} must be two positive lengths up to 1000in")
+        if not (0 < length <= MAX_TEMPLATE_IN and 0 < width <= MAX_TEMPLATE_IN):
+            raise RefereeError(
+                f"--size: {size_text!r} must be two positive lengths up to "
+                f"{MAX_TEMPLATE_IN:g}in (print a longer road or river as sections)"
+            )
         if min(length, width) < outer + 0.2:
             raise RefereeError(
                 f"--size: {size_text!r} is too small for a {default_size:g}in tag (its white "
@@ -775,6 +785,8 @@ def _new_template(
         raise RosterError(text.removeprefix("new template: ")) from None
     for t in template.tags:
         check_piece_tag(dictionary, t.tag)
+    # Before any layout: an 800 x 600 in outline was 11,000 sheets, 55 s and a 28 MB PDF.
+    check_template_size(template, outline_path or "--size")
     return template
 
 
