@@ -47,6 +47,15 @@ def at(path: str, json_path: str, problem: str) -> str:
     return f"{path}: {json_path}: {problem}"
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """``n`` and its noun, plural unless ``n`` is 1: how every message prints a count.
+
+    >>> counted(1, "image"), counted(41, "view"), counted(0, "piece"), counted(2, "die", "dice")
+    ('1 image', '41 views', '0 pieces', '2 dice')
+    """
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 MAX_DEPTH = 64
 """Most objects and lists one inside another in any JSON the referee is given (a file, a
 request body, a card's QR code, a setting): every format it reads is a few levels deep, and

@@ -22,7 +22,7 @@ from referee.calibration.calibrate import (
     read_image,
 )
 from referee.calibration.profile import MAX_TABLE_IN, TableSize
-from referee.errors import RefereeError, SourceError, warn
+from referee.errors import RefereeError, SourceError, counted, warn
 from referee.media import camera_index, quiet_libraries
 from referee.outputs import output_file, usable_path
 from referee.tags.anchors import AnchorTag
@@ -99,8 +99,8 @@ def _report(run: CalibrationRun, out: Path) -> None:
     for name, error in sol.dropped:
         click.echo(f"{name:<28} {error:>9.3f}  dropped (outlier)")
     click.echo(
-        f"RMS {sol.rms_px:.3f} px over {len(sol.used)} views "
-        f"({run.views_seen} frames examined; rejected: "
+        f"RMS {sol.rms_px:.3f} px over {counted(len(sol.used), 'view')} "
+        f"({counted(run.views_seen, 'frame')} examined; rejected: "
         + (", ".join(f"{n} {r}" for r, n in run.rejected) or "none")
         + ")"
     )
@@ -346,7 +346,7 @@ def _calibrate_one(
         if stage != said["stage"]:
             said["stage"] = stage
             bar.set_description(f"calibrate: {stage}")
-        bar.set_postfix_str(f"{count} frames read", refresh=True)
+        bar.set_postfix_str(f"{counted(count, 'frame')} read", refresh=True)
 
     def on_verdict(verdict: Verdict) -> None:
         bar.update(1)

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from referee.markers.roster import TerrainTemplate
     from referee.markers.roster_init import PieceLine
 
-from referee.errors import RefereeError, RosterError, warn
+from referee.errors import RefereeError, RosterError, counted, warn
 from referee.markers.pdf import write_pdf
 from referee.markers.roster import Roster, load_roster
 from referee.markers.sheets import (
@@ -203,12 +203,12 @@ def markers(
     write_pdf(sheet.pages, target, sheet.title)
     _warn_small(items, name, table, camera)
     tags = [item.tag for item in items]
-    kind = "anchor tags" if anchors else "tags"
+    kind = "anchor tag" if anchors else "tag"
     sizes = sorted({item.size_in for item in items})
     size_text = ", ".join(describe_size(s) for s in sizes)
     click.echo(
-        f"wrote {target}: {len(items)} {kind} ({_id_span(sorted(tags))}, {name}) on "
-        f"{len(sheet.pages)} {page} page{'s' if len(sheet.pages) > 1 else ''}, "
+        f"wrote {target}: {counted(len(items), kind)} ({_id_span(sorted(tags))}, {name}) on "
+        f"{counted(len(sheet.pages), page + ' page')}, "
         f"{size_text} black squares; print at 100% and check the scale bars"
     )
     if anchors:
@@ -287,8 +287,8 @@ def cards(roster_path: str, out: str, page: str, size: str | None) -> None:
     write_pdf(sheet.pages, out, sheet.title)
     previews = [p.piece for p in sheet.placed if not p.true_size]
     click.echo(
-        f"wrote {out}: {len(sheet.placed)} cards on {len(sheet.pages)} {page.lower()} "
-        f"page{'s' if len(sheet.pages) > 1 else ''}"
+        f"wrote {out}: {counted(len(sheet.placed), 'card')} on "
+        f"{counted(len(sheet.pages), page.lower() + ' page')}"
     )
     if previews:
         click.echo(
@@ -399,7 +399,7 @@ def init(
         tags = ", ".join(str(t.tag) for t in template.tags)
         click.echo(f"  tag {tags:>3}  {template.id}  (terrain template: {template.terrain})")
     click.echo(
-        f"wrote {out}: {len(new)} piece{'s' if len(new) != 1 else ''} ({new.dictionary}); "
+        f"wrote {out}: {counted(len(new), 'piece')} ({new.dictionary}); "
         f"print their tags with: referee markers --roster {out}"
     )
     if new.templates:
@@ -467,12 +467,12 @@ def scan(source: str, roster_path: str | None, out: str | None, frames: int) -> 
         existing = load_roster(roster_path)
     from referee.runtime import progress
 
-    images = progress(iter_images(source, frames), desc="scanning", unit="images")
+    images = progress(iter_images(source, frames), desc="scanning", unit="image")
     result = scan_cards(iter(images))
     for problem in result.problems:
         click.echo(f"skipped: {problem}", err=True)
     if not result.cards:
-        seen = f"{result.images} image{'s' if result.images != 1 else ''}"
+        seen = counted(result.images, "image")
         raise RosterError(
             f"{source}: no unit cards found in {seen}; hold each card flat, well lit and "
             "filling a good part of the picture, or print cards with `referee cards`"
@@ -488,7 +488,7 @@ def scan(source: str, roster_path: str | None, out: str | None, frames: int) -> 
     updated.save(target)
     counts = {a: sum(c.action == a for c in changes) for a in ("added", "updated", "unchanged")}
     click.echo(
-        f"wrote {target}: {len(updated)} pieces ("
+        f"wrote {target}: {counted(len(updated), 'piece')} ("
         + ", ".join(f"{n} {a}" for a, n in counts.items() if n)
         + ")"
     )
@@ -679,9 +679,9 @@ def terrain(
     tiled = [o for o in sheet.outlines if o.tiles > 1]
     pages = len(sheet.pages)
     click.echo(
-        f"wrote {out}: {len(templates)} terrain template{'s' if len(templates) > 1 else ''} "
-        f"({', '.join(t.id for t in templates)}) on {pages} {page.lower()} "
-        f"page{'s' if pages > 1 else ''}; print at 100% and check the scale bars"
+        f"wrote {out}: {counted(len(templates), 'terrain template')} "
+        f"({', '.join(t.id for t in templates)}) on {counted(pages, page.lower() + ' page')}; "
+        "print at 100% and check the scale bars"
     )
     for o in tiled:
         click.echo(f"{o.template} is split over {o.tiles} sheets: glue them at the dashed lines")

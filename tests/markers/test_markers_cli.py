@@ -137,3 +137,11 @@ def test_board_bad_input(tmp_path, monkeypatch, args, message):
     assert result.exit_code == 2
     assert message in result.output
     assert not list(tmp_path.glob("*.pdf"))
+
+
+def test_counts_in_printed_lines_agree_with_their_nouns(tmp_path):
+    one = run("markers", "--ids", "5", "--out", str(tmp_path / "t.pdf"))
+    assert "wrote" in one.output and ": 1 tag (id 5, " in one.output, one.output
+    assert " on 1 letter page, " in one.output
+    many = run("markers", "--ids", "1-3", "--out", str(tmp_path / "t.pdf"))
+    assert ": 3 tags (ids 1-3, " in many.output
