@@ -336,10 +336,12 @@ def _calibrate_one(
         raise SourceError(f"{source}: no such camera, video or image folder")
     table_frame = None if table_image is None else Frame(table_image.name, read_image(table_image))
 
-    from referee.runtime import progress
+    from referee.runtime import StageLines, progress
 
     bar = progress(total=total, unit="view", desc="calibrate")
     said = {"guidance": "", "stage": ""}
+    # Piped, a stage is one line when it ends (its last advice in it): no advice lines between.
+    advise = total is None and not isinstance(bar, StageLines)
 
     def on_frame(count: int, stage: str) -> None:
         # Progress while frames are read, before any view is judged (finding the board).
@@ -351,10 +353,12 @@ def _calibrate_one(
     def on_verdict(verdict: Verdict) -> None:
         bar.update(1)
         bar.set_postfix_str(f"last: {verdict.reason}; {verdict.guidance}")
-        if total is None and verdict.guidance != said["guidance"]:
-            # Live or video: say where the board should go next, once per change.
-            said["guidance"] = verdict.guidance
-            bar.write(f"calibrate: {verdict.guidance}", file=sys.stderr)
+        # "12 views; no corners yet near ...": the count changes every view, the advice not.
+        advice = verdict.guidance.partition("; ")[2] or verdict.guidance
+        if advise and advice != said["guidance"]:
+            # Live or video on a terminal: say where the board should go next, once per change.
+            said["guidance"] = advice
+            bar.write(f"calibrate: {advice}", file=sys.stderr)
 
     try:
         run = calibrate_frames(
