@@ -93,13 +93,16 @@ def _id_span(ids: list[int]) -> str:
 @click.option(
     "--anchors",
     is_flag=True,
-    help="Print the four corner anchor tags (the dictionary's last four ids) instead.",
+    help="Print the table's anchor tags instead: the four corners' (the dictionary's last "
+    f"four ids), and with --table over {EDGE_ANCHOR_OVER_IN:g} in a side two more for the "
+    "middle of the long edges (six, the last six ids).",
 )
 @click.option(
     "--table",
     default="48x36",
     show_default=True,
-    help="Table width x depth in inches, for --size auto and the too-small warning.",
+    help="Table width x depth in inches, for --size auto, the too-small warning and "
+    "--anchors.",
 )
 @click.option(
     "--camera",
@@ -111,7 +114,8 @@ def _id_span(ids: list[int]) -> str:
 @click.option(
     "--out",
     type=click.Path(dir_okay=False),
-    help="PDF to write.  [default: tags.pdf, or anchors.pdf with --anchors]",
+    help="PDF to write.  [default: tags.pdf; ROSTER-tags.pdf with --roster (roster-tags.pdf "
+    "for roster.json), so an earlier tags.pdf is kept; anchors.pdf with --anchors]",
 )
 def markers(
     ids: str | None,
@@ -133,7 +137,7 @@ def markers(
     """
     if click.get_current_context().invoked_subcommand is not None:
         return  # `markers terrain`: its own options, its own output
-    default = "anchors.pdf" if anchors else "tags.pdf"
+    default = _default_out(anchors, roster_path)
     output_file(default if out is None else out, "--out", (".pdf",), "tags.pdf")
     roster: Roster | None = None
     if roster_path is not None:
@@ -163,7 +167,7 @@ def markers(
         big = _pair(table, "--table", "48x36") if given == commandline else None
         sheet = anchor_sheet(name, anchor_size, page, big)
         items = anchor_tags(name, anchor_size, big)
-        target = "anchors.pdf" if out is None else out
+        target = default if out is None else out
     else:
         if size == "auto":
             tag_size, px = auto_tag_size(_pair(table, "--table", "48x36"), _camera(camera), name)
@@ -198,7 +202,7 @@ def markers(
             )
             items = piece_tags(chosen, tag_size, name)
         sheet = tag_sheet(items, name, page)
-        target = "tags.pdf" if out is None else out
+        target = default if out is None else out
 
     write_pdf(sheet.pages, target, sheet.title)
     _warn_small(items, name, table, camera)
@@ -228,6 +232,16 @@ def markers(
                 f"{items[4].tag} and {items[5].tag} go at the middle of its long edges, so a "
                 "camera seeing part of the table still sees three or more anchors"
             )
+
+
+def _default_out(anchors: bool, roster_path: str | None) -> str:
+    """The PDF ``markers`` writes without --out: named for what it holds, like cards.pdf and
+    board-letter.pdf, so a roster's tags never silently replace the plain tags.pdf."""
+    if anchors:
+        return "anchors.pdf"
+    if roster_path is not None:
+        return f"{Path(roster_path).stem or 'roster'}-tags.pdf"
+    return "tags.pdf"
 
 
 def _warn_small(items: Sequence[TagPrint], dictionary: str, table: str, camera: str) -> None:
