@@ -437,7 +437,7 @@ def run(
     for line in session.unanswered():
         warn(f"not answered: {line}")
     click.echo(
-        f"{tally['moves']} moves judged: {tally['not ok']} not ok, "
+        f"{counted(tally['moves'], 'move')} judged: {tally['not ok']} not ok, "
         f"{tally['doubtful']} too close to call"
         + (f"; game {name!r} logged in {log.path}" if log is not None else ""),
         err=True,

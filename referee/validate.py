@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import MAX_DEPTH as _MAX_DEPTH
-from referee.errors import RefereeError, at
+from referee.errors import RefereeError, at, counted
 
 #: Longest name or label (piece id, side, kind, printed name) in characters:
 #: a printed tag label and a unit card's QR code both hold far less text than a
@@ -205,7 +205,11 @@ def items(
     if allowed is not None and len(value) not in allowed:
         counts = " or ".join(str(n) for n in allowed)
         raise fail(
-            source, path, f"must be {what} ({counts} items), got {len(value)} items", error, hint
+            source,
+            path,
+            f"must be {what} ({counts} items), got {counted(len(value), 'item')}",
+            error,
+            hint,
         )
     if len(value) > max_count:
         raise fail(

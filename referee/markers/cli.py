@@ -101,8 +101,7 @@ def _id_span(ids: list[int]) -> str:
     "--table",
     default="48x36",
     show_default=True,
-    help="Table width x depth in inches, for --size auto, the too-small warning and "
-    "--anchors.",
+    help="Table width x depth in inches, for --size auto, the too-small warning and --anchors.",
 )
 @click.option(
     "--camera",
