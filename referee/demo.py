@@ -25,7 +25,7 @@ import click
 
 from referee.calibration.profile import CalibrationProfile, load_profile
 from referee.club.sender import ClubTarget, club_options, finish
-from referee.errors import RefereeError, read_json_file
+from referee.errors import RefereeError, counted, read_json_file
 from referee.game import SessionUpdate, drive, repo_footage
 from referee.game.sources import footage_cameras
 from referee.geometry import front_point
@@ -74,7 +74,7 @@ def camera_profile(
             profile = calibrate_from_clip(clip, roster, table, board)
             rms = f"{profile.rms_px:.2f}px" if profile.rms_px is not None else "n/a"
             click.echo(
-                f"  calibrated: reprojection RMS {rms} from {profile.views_used} views, "
+                f"  calibrated: reprojection RMS {rms} from {counted(profile.views_used, 'view')}, "
                 f"table frame from {profile.frame_source}"
             )
         except (RefereeError, ImportError) as error:
@@ -163,7 +163,7 @@ def terrain_accuracy(
     lines = [f"terrain placement error: max {worst:.3f}in"]
     if missed or extra:
         lines.append(
-            f"  terrain placements: {found} of {found + missed} true placements logged, "
+            f"  terrain placements: {found} of {counted(found + missed, 'true placement')} logged, "
             f"{extra} extra"
         )
     return lines
@@ -298,7 +298,8 @@ def demo(
         if log is not None:
             finish(sender, log.path)
             log.close()
-    click.echo(f"{len(moves)} moves, {flags} warnings, in {time.monotonic() - started:.1f}s")
+    took = time.monotonic() - started
+    click.echo(f"{counted(len(moves), 'move')}, {counted(flags, 'warning')}, in {took:.1f}s")
     if truth is not None:
         for line in accuracy_summary(moves, truth, roster):
             click.echo(line)

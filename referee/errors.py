@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -45,10 +47,87 @@ def at(path: str, json_path: str, problem: str) -> str:
     return f"{path}: {json_path}: {problem}"
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """``n`` and its noun, plural unless ``n`` is 1: how every message prints a count.
+
+    >>> counted(1, "image"), counted(41, "view"), counted(0, "piece"), counted(2, "die", "dice")
+    ('1 image', '41 views', '0 pieces', '2 dice')
+    """
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+MAX_DEPTH = 64
+"""Most objects and lists one inside another in any JSON the referee is given (a file, a
+request body, a card's QR code, a setting): every format it reads is a few levels deep, and
+Python's own parser and every recursive walk after it break somewhere near 1,000 levels."""
+
+# A JSON string, escapes and all (or the rest of the text when it is never closed), so
+# brackets inside strings are not counted. Possessive: one pass, never backtracking.
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]++")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def json_depth(text: str) -> int:
+    """How deep objects and lists are nested in JSON ``text``, counted without parsing it
+    (so without recursion: a 5,000-deep text is counted as easily as a flat one).
+
+    >>> json_depth('{"a": [1, {"b": "[[["}]}'), json_depth("3"), json_depth("[[]]")
+    (3, 0, 2)
+    """
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def parse_json(
+    text: str | bytes,
+    source: str,
+    error: type[RefereeError] = RefereeError,
+    hint: str = "",
+) -> Any:
+    """Parse JSON a user gave (a file's text, a request body, a QR code, an option's value);
+    any failure is one ``error`` line starting with ``source``.
+
+    JSON nested deeper than :data:`MAX_DEPTH` is refused before it is parsed, so neither the
+    parser nor any code walking the value afterwards can hit Python's recursion limit.
+
+    >>> parse_json('{"a": [1, 2]}', "game.json")
+    {'a': [1, 2]}
+    >>> parse_json("[" * 65 + "]" * 65, "body")
+    Traceback (most recent call last):
+    ...
+    referee.errors.RefereeError: body: the JSON is nested 65 levels deep (objects and lists); ...
+    """
+    suffix = f"; {hint}" if hint else ""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode(json.detect_encoding(text), "surrogatepass")
+        except (UnicodeDecodeError, LookupError):
+            raise error(f"{source}: is not UTF-8 text, so not JSON{suffix}") from None
+    depth = json_depth(text)
+    if depth > MAX_DEPTH:
+        raise error(
+            f"{source}: the JSON is nested {depth:,} levels deep (objects and lists); at most "
+            f"{MAX_DEPTH} are read{suffix}"
+        )
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as problem:
+        raise error(
+            f"{source}: invalid JSON at line {problem.lineno} column {problem.colno}: "
+            f"{problem.msg}{suffix}"
+        ) from None
+    except (ValueError, RecursionError) as problem:
+        # A number of more than 4,300 digits (Python's int limit), or a parser surprise.
+        reason = str(problem).split(":")[0].split(";")[0] or type(problem).__name__
+        raise error(f"{source}: cannot read the JSON ({reason.lower()}){suffix}") from None
+
+
 def read_json_file(
     path: str | os.PathLike[str], what: str, error: type[RefereeError], hint: str = ""
 ) -> Any:
-    """Parse a JSON file a user named; any failure is one ``error`` line naming the file.
+    """Parse a JSON file a user named (as :func:`parse_json` does: at most :data:`MAX_DEPTH`
+    levels deep); any failure is one ``error`` line naming the file.
 
     ``what`` names the kind of file in messages ("scene file"); ``hint`` says
     what to do next and is appended to every message.
@@ -67,15 +146,7 @@ def read_json_file(
     except (OSError, UnicodeDecodeError) as problem:
         reason = getattr(problem, "strerror", None) or str(problem)
         raise error(f"{name}: cannot read {what} ({reason}){suffix}") from None
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise error(f"{name}: the JSON is nested too deep to read{suffix}") from None
-    except json.JSONDecodeError as problem:
-        raise error(
-            f"{name}: invalid JSON at line {problem.lineno} column {problem.colno}: "
-            f"{problem.msg}{suffix}"
-        ) from None
+    return parse_json(text, name, error, hint)
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

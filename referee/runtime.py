@@ -290,7 +290,10 @@ class StageLines:
             return  # a stage that did nothing is not worth a line
         of = f"/{self.total}" if self.total is not None else ""
         postfix = f" ({self.postfix})" if self.postfix else ""
-        line = f"{self.desc or 'progress'}: {self.n}{of} {self.unit}{postfix}".rstrip()
+        # "287/287 frames", "1 image": the unit is given singular, as tqdm takes it.
+        count = self.n if self.total is None else self.total
+        unit = f"{self.unit}s" if self.unit and count != 1 else self.unit
+        line = f"{self.desc or 'progress'}: {self.n}{of} {unit}{postfix}".rstrip()
         print(line, file=self.file or sys.stderr, flush=True)
 
 

@@ -17,7 +17,7 @@ import click
 
 from referee.calibration.profile import CalibrationProfile
 from referee.club.sender import ClubTarget, club_options, finish
-from referee.errors import RefereeError, SourceError
+from referee.errors import RefereeError, SourceError, counted
 from referee.events import GameEvent, finite_json
 from referee.game import (
     Session,
@@ -261,7 +261,7 @@ def track(
             ) from None
         raise
     _close(writers, True, frames)
-    click.echo(f"tracked {count} frames, {moves} moves -> {out}", err=True)
+    click.echo(f"tracked {counted(count, 'frame')}, {counted(moves, 'move')} -> {out}", err=True)
 
 
 def _close(writers: list[JsonLinesWriter], complete: bool, source: FrameSource) -> None:
@@ -437,7 +437,7 @@ def run(
     for line in session.unanswered():
         warn(f"not answered: {line}")
     click.echo(
-        f"{tally['moves']} moves judged: {tally['not ok']} not ok, "
+        f"{counted(tally['moves'], 'move')} judged: {tally['not ok']} not ok, "
         f"{tally['doubtful']} too close to call"
         + (f"; game {name!r} logged in {log.path}" if log is not None else ""),
         err=True,

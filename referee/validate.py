@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from referee.errors import RefereeError, at
+from referee.errors import MAX_DEPTH as _MAX_DEPTH
+from referee.errors import RefereeError, at, counted
 
 #: Longest name or label (piece id, side, kind, printed name) in characters:
 #: a printed tag label and a unit card's QR code both hold far less text than a
@@ -204,7 +205,11 @@ def items(
     if allowed is not None and len(value) not in allowed:
         counts = " or ".join(str(n) for n in allowed)
         raise fail(
-            source, path, f"must be {what} ({counts} items), got {len(value)} items", error, hint
+            source,
+            path,
+            f"must be {what} ({counts} items), got {counted(len(value), 'item')}",
+            error,
+            hint,
         )
     if len(value) > max_count:
         raise fail(
@@ -286,35 +291,42 @@ def output_folder(path: str | os.PathLike[str], option: str) -> Path:
 
 # -- sizes and depths of a user's JSON (issue 30 item 5: scenes and settings) ----------------
 
-#: Deepest nesting of objects and lists in a user's JSON file: every file the referee reads
-#: is a few levels deep; 3,000 levels is an attack on the parser, not a scene.
-MAX_DEPTH = 64
+#: Deepest nesting of objects and lists in a user's JSON: the one limit of
+#: :func:`referee.errors.parse_json`, which every reader of a user's JSON text goes through.
+MAX_DEPTH = _MAX_DEPTH
 
 
 def nesting(
     value: Any, source: str, path: str = "$", *, error: type[RefereeError] = RefereeError
 ) -> None:
-    """Refuse JSON nested deeper than :data:`MAX_DEPTH` (checked without recursion, so the
-    check itself never hits Python's recursion limit).
+    """Refuse a parsed value with objects and lists nested deeper than :data:`MAX_DEPTH` (the
+    same count :func:`~referee.errors.parse_json` makes of a text), checked without
+    recursion, so the check itself never hits Python's recursion limit. For values built
+    by code, not read from text (a request's question put into the live scene).
 
     >>> nesting([[[0]]], "game.json")
-    >>> nesting([[[0]]] * 2, "g.json", error=RefereeError) is None
-    True
+    >>> value: list = []
+    >>> for _ in range(MAX_DEPTH):
+    ...     value = [value]
+    >>> nesting(value, "g.json")
+    Traceback (most recent call last):
+    ...
+    referee.errors.RefereeError: g.json: $: is nested more than 64 levels deep; no input needs that
     """
-    stack: list[tuple[Any, int]] = [(value, 0)]
+    stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
+        if not isinstance(item, (dict, list)):
+            continue
         if depth > MAX_DEPTH:
             raise fail(
                 source,
                 path,
-                f"is nested more than {MAX_DEPTH} levels deep; no file needs that",
+                f"is nested more than {MAX_DEPTH} levels deep; no input needs that",
                 error,
             )
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((v, depth + 1) for v in children)
 
 
 def count(

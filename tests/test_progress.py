@@ -17,7 +17,7 @@ class Terminal(io.StringIO):
 def test_a_pipe_gets_one_line_per_stage():
     out = io.StringIO()
     assert list(progress(range(500), desc="video", unit="frame", file=out)) == list(range(500))
-    assert out.getvalue() == "video: 500 frame\n"
+    assert out.getvalue() == "video: 500 frames\n"
 
 
 def test_a_bar_with_stages_says_each_once_without_carriage_returns():
@@ -35,7 +35,7 @@ def test_a_bar_with_stages_says_each_once_without_carriage_returns():
     assert "\r" not in out.getvalue()
     assert lines == [
         "calibrate: tilt the board",
-        "calibrate: finding the board: 3/3 view (last: sharp)",
+        "calibrate: finding the board: 3/3 views (last: sharp)",
     ]
 
 
@@ -68,4 +68,15 @@ class Source(list):
 def test_the_frame_loop_piped_says_one_line(capsys):
     assert drive(Session(), Source(range(300)), progress=True) == 300
     err = capsys.readouterr().err
-    assert err == "clip.mp4: 300/300 frame\n"
+    assert err == "clip.mp4: 300/300 frames\n"
+
+
+def test_a_stage_line_says_its_unit_in_the_plural_unless_one():
+    for n, total, line in [(1, None, "scan: 1 image"), (2, None, "scan: 2 images"),
+                           (1, 1, "scan: 1/1 image"), (0, 3, "scan: 0/3 images")]:  # fmt: skip
+        out = io.StringIO()
+        bar = progress(total=total, desc="scan", unit="image", file=out)
+        bar.update(n)
+        bar.set_postfix_str("" if n else "nothing")
+        bar.close()
+        assert out.getvalue().splitlines()[0].split(" (")[0] == line

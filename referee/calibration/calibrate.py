@@ -542,7 +542,8 @@ def calibrate_frames(
         seen += 1
         last = frame
         if on_frame is not None:
-            on_frame(seen, "reading board views" if detector else "identifying the board")
+            identifying = detector is None and identify is not None  # no spec given: find it
+            on_frame(seen, "identifying the board" if identifying else "reading board views")
         if detector is None:
             if spec is None:
                 assert identify is not None

@@ -22,7 +22,7 @@ from referee.calibration.calibrate import (
     read_image,
 )
 from referee.calibration.profile import MAX_TABLE_IN, TableSize
-from referee.errors import RefereeError, SourceError, warn
+from referee.errors import RefereeError, SourceError, counted, warn
 from referee.media import camera_index, quiet_libraries
 from referee.outputs import output_file, usable_path
 from referee.tags.anchors import AnchorTag
@@ -99,8 +99,8 @@ def _report(run: CalibrationRun, out: Path) -> None:
     for name, error in sol.dropped:
         click.echo(f"{name:<28} {error:>9.3f}  dropped (outlier)")
     click.echo(
-        f"RMS {sol.rms_px:.3f} px over {len(sol.used)} views "
-        f"({run.views_seen} frames examined; rejected: "
+        f"RMS {sol.rms_px:.3f} px over {counted(len(sol.used), 'view')} "
+        f"({counted(run.views_seen, 'frame')} examined; rejected: "
         + (", ".join(f"{n} {r}" for r, n in run.rejected) or "none")
         + ")"
     )
@@ -336,25 +336,29 @@ def _calibrate_one(
         raise SourceError(f"{source}: no such camera, video or image folder")
     table_frame = None if table_image is None else Frame(table_image.name, read_image(table_image))
 
-    from referee.runtime import progress
+    from referee.runtime import StageLines, progress
 
     bar = progress(total=total, unit="view", desc="calibrate")
     said = {"guidance": "", "stage": ""}
+    # Piped, a stage is one line when it ends (its last advice in it): no advice lines between.
+    advise = total is None and not isinstance(bar, StageLines)
 
     def on_frame(count: int, stage: str) -> None:
         # Progress while frames are read, before any view is judged (finding the board).
         if stage != said["stage"]:
             said["stage"] = stage
             bar.set_description(f"calibrate: {stage}")
-        bar.set_postfix_str(f"{count} frames read", refresh=True)
+        bar.set_postfix_str(f"{counted(count, 'frame')} read", refresh=True)
 
     def on_verdict(verdict: Verdict) -> None:
         bar.update(1)
         bar.set_postfix_str(f"last: {verdict.reason}; {verdict.guidance}")
-        if total is None and verdict.guidance != said["guidance"]:
-            # Live or video: say where the board should go next, once per change.
-            said["guidance"] = verdict.guidance
-            bar.write(f"calibrate: {verdict.guidance}", file=sys.stderr)
+        # "12 views; no corners yet near ...": the count changes every view, the advice not.
+        advice = verdict.guidance.partition("; ")[2] or verdict.guidance
+        if advise and advice != said["guidance"]:
+            # Live or video on a terminal: say where the board should go next, once per change.
+            said["guidance"] = advice
+            bar.write(f"calibrate: {advice}", file=sys.stderr)
 
     try:
         run = calibrate_frames(

@@ -24,6 +24,7 @@ from referee.club.store import (
     ClubNotFound,
     ClubUnavailable,
 )
+from referee.errors import RefereeError, parse_json
 
 bp = Blueprint("club_api", __name__, url_prefix="/api")
 
@@ -76,10 +77,16 @@ def _table() -> str:
 
 
 def _body() -> Any:
-    body = request.get_json(silent=True, force=True)
-    if body is None:
+    """The request's JSON, at most :data:`~referee.errors.MAX_DEPTH` levels deep (refused
+    before it is parsed: werkzeug's ``get_json`` lets the parser's RecursionError out as a
+    500, and the batch's checks walk what it parsed)."""
+    raw = request.get_data(cache=True)
+    if not raw.strip():
         raise BatchError("$: the body must be JSON")
-    return body
+    try:
+        return parse_json(raw, "$", hint="the body must be JSON")
+    except RefereeError as error:
+        raise BatchError(str(error)) from None
 
 
 @bp.get("/health")

@@ -84,9 +84,10 @@ class Ruling:
     def describe(self) -> str:
         m = self.move
         word = {True: "ok", False: "NOT OK", None: "too close to call"}[self.ok]
+        # Which measure: the rules may judge another (Pz8's base centre, on the next line).
         lines = [
             f"{m.end_t:7.2f}s  {m.piece} moved {m.front_distance:.2f}in "
-            f"(+/-{m.uncertainty:.3f}) to ({m.to_pose.x:.2f}, {m.to_pose.y:.2f}) "
+            f"(front of base, +/-{m.uncertainty:.3f}) to ({m.to_pose.x:.2f}, {m.to_pose.y:.2f}) "
             f"facing {m.to_pose.heading:.0f}: {word}"
         ]
         for verdict in self.verdicts:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from referee.errors import RefereeError, RosterError
+from referee.errors import RefereeError, RosterError, parse_json
 from referee.markers.pdf import (
     CUT_GRAY,
     MARGIN,
@@ -80,9 +80,9 @@ def parse_card(text: str, source: str = "<card>") -> tuple[str, RosterEntry]:
     ...
     referee.errors.RosterError: <card>: QR code is not a referee unit card: 'https://example.com'
     """
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
+    try:  # parse_json: a payload nested 2,000 deep is no card either, never a RecursionError
+        data = parse_json(text, source, RosterError)
+    except RosterError:
         data = None
     if not isinstance(data, dict) or "dictionary" not in data or "tag" not in data:
         shown = text if len(text) <= 60 else text[:57] + "..."

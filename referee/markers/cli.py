@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from referee.markers.roster import TerrainTemplate
     from referee.markers.roster_init import PieceLine
 
-from referee.errors import RefereeError, RosterError, warn
+from referee.errors import RefereeError, RosterError, counted, warn
 from referee.markers.pdf import write_pdf
 from referee.markers.roster import Roster, load_roster
 from referee.markers.sheets import (
@@ -93,13 +93,15 @@ def _id_span(ids: list[int]) -> str:
 @click.option(
     "--anchors",
     is_flag=True,
-    help="Print the four corner anchor tags (the dictionary's last four ids) instead.",
+    help="Print the table's anchor tags instead: the four corners' (the dictionary's last "
+    f"four ids), and with --table over {EDGE_ANCHOR_OVER_IN:g} in a side two more for the "
+    "middle of the long edges (six, the last six ids).",
 )
 @click.option(
     "--table",
     default="48x36",
     show_default=True,
-    help="Table width x depth in inches, for --size auto and the too-small warning.",
+    help="Table width x depth in inches, for --size auto, the too-small warning and --anchors.",
 )
 @click.option(
     "--camera",
@@ -111,7 +113,8 @@ def _id_span(ids: list[int]) -> str:
 @click.option(
     "--out",
     type=click.Path(dir_okay=False),
-    help="PDF to write.  [default: tags.pdf, or anchors.pdf with --anchors]",
+    help="PDF to write.  [default: tags.pdf; ROSTER-tags.pdf with --roster (roster-tags.pdf "
+    "for roster.json), so an earlier tags.pdf is kept; anchors.pdf with --anchors]",
 )
 def markers(
     ids: str | None,
@@ -133,7 +136,7 @@ def markers(
     """
     if click.get_current_context().invoked_subcommand is not None:
         return  # `markers terrain`: its own options, its own output
-    default = "anchors.pdf" if anchors else "tags.pdf"
+    default = _default_out(anchors, roster_path)
     output_file(default if out is None else out, "--out", (".pdf",), "tags.pdf")
     roster: Roster | None = None
     if roster_path is not None:
@@ -163,7 +166,7 @@ def markers(
         big = _pair(table, "--table", "48x36") if given == commandline else None
         sheet = anchor_sheet(name, anchor_size, page, big)
         items = anchor_tags(name, anchor_size, big)
-        target = "anchors.pdf" if out is None else out
+        target = default if out is None else out
     else:
         if size == "auto":
             tag_size, px = auto_tag_size(_pair(table, "--table", "48x36"), _camera(camera), name)
@@ -198,17 +201,17 @@ def markers(
             )
             items = piece_tags(chosen, tag_size, name)
         sheet = tag_sheet(items, name, page)
-        target = "tags.pdf" if out is None else out
+        target = default if out is None else out
 
     write_pdf(sheet.pages, target, sheet.title)
     _warn_small(items, name, table, camera)
     tags = [item.tag for item in items]
-    kind = "anchor tags" if anchors else "tags"
+    kind = "anchor tag" if anchors else "tag"
     sizes = sorted({item.size_in for item in items})
     size_text = ", ".join(describe_size(s) for s in sizes)
     click.echo(
-        f"wrote {target}: {len(items)} {kind} ({_id_span(sorted(tags))}, {name}) on "
-        f"{len(sheet.pages)} {page} page{'s' if len(sheet.pages) > 1 else ''}, "
+        f"wrote {target}: {counted(len(items), kind)} ({_id_span(sorted(tags))}, {name}) on "
+        f"{counted(len(sheet.pages), page + ' page')}, "
         f"{size_text} black squares; print at 100% and check the scale bars"
     )
     if anchors:
@@ -228,6 +231,16 @@ def markers(
                 f"{items[4].tag} and {items[5].tag} go at the middle of its long edges, so a "
                 "camera seeing part of the table still sees three or more anchors"
             )
+
+
+def _default_out(anchors: bool, roster_path: str | None) -> str:
+    """The PDF ``markers`` writes without --out: named for what it holds, like cards.pdf and
+    board-letter.pdf, so a roster's tags never silently replace the plain tags.pdf."""
+    if anchors:
+        return "anchors.pdf"
+    if roster_path is not None:
+        return f"{Path(roster_path).stem or 'roster'}-tags.pdf"
+    return "tags.pdf"
 
 
 def _warn_small(items: Sequence[TagPrint], dictionary: str, table: str, camera: str) -> None:
@@ -287,8 +300,8 @@ def cards(roster_path: str, out: str, page: str, size: str | None) -> None:
     write_pdf(sheet.pages, out, sheet.title)
     previews = [p.piece for p in sheet.placed if not p.true_size]
     click.echo(
-        f"wrote {out}: {len(sheet.placed)} cards on {len(sheet.pages)} {page.lower()} "
-        f"page{'s' if len(sheet.pages) > 1 else ''}"
+        f"wrote {out}: {counted(len(sheet.placed), 'card')} on "
+        f"{counted(len(sheet.pages), page.lower() + ' page')}"
     )
     if previews:
         click.echo(
@@ -399,7 +412,7 @@ def init(
         tags = ", ".join(str(t.tag) for t in template.tags)
         click.echo(f"  tag {tags:>3}  {template.id}  (terrain template: {template.terrain})")
     click.echo(
-        f"wrote {out}: {len(new)} piece{'s' if len(new) != 1 else ''} ({new.dictionary}); "
+        f"wrote {out}: {counted(len(new), 'piece')} ({new.dictionary}); "
         f"print their tags with: referee markers --roster {out}"
     )
     if new.templates:
@@ -467,12 +480,12 @@ def scan(source: str, roster_path: str | None, out: str | None, frames: int) -> 
         existing = load_roster(roster_path)
     from referee.runtime import progress
 
-    images = progress(iter_images(source, frames), desc="scanning", unit="images")
+    images = progress(iter_images(source, frames), desc="scanning", unit="image")
     result = scan_cards(iter(images))
     for problem in result.problems:
         click.echo(f"skipped: {problem}", err=True)
     if not result.cards:
-        seen = f"{result.images} image{'s' if result.images != 1 else ''}"
+        seen = counted(result.images, "image")
         raise RosterError(
             f"{source}: no unit cards found in {seen}; hold each card flat, well lit and "
             "filling a good part of the picture, or print cards with `referee cards`"
@@ -488,7 +501,7 @@ def scan(source: str, roster_path: str | None, out: str | None, frames: int) -> 
     updated.save(target)
     counts = {a: sum(c.action == a for c in changes) for a in ("added", "updated", "unchanged")}
     click.echo(
-        f"wrote {target}: {len(updated)} pieces ("
+        f"wrote {target}: {counted(len(updated), 'piece')} ("
         + ", ".join(f"{n} {a}" for a, n in counts.items() if n)
         + ")"
     )
@@ -627,7 +640,7 @@ def terrain(
     """
     import json
 
-    from referee.markers.terrain_sheet import terrain_sheet
+    from referee.markers.terrain_sheet import check_template_size, terrain_sheet
 
     output_file(out, "--out", (".pdf",), "terrain.pdf")
     if roster_out is not None:
@@ -656,6 +669,8 @@ def terrain(
             )
         if not roster.templates:
             raise RosterError(f"{roster_path}: the roster has no terrain templates")
+        for template in roster.templates:
+            check_template_size(template, roster_path)
         templates = roster.templates
         name = roster.dictionary
     else:
@@ -677,9 +692,9 @@ def terrain(
     tiled = [o for o in sheet.outlines if o.tiles > 1]
     pages = len(sheet.pages)
     click.echo(
-        f"wrote {out}: {len(templates)} terrain template{'s' if len(templates) > 1 else ''} "
-        f"({', '.join(t.id for t in templates)}) on {pages} {page.lower()} "
-        f"page{'s' if pages > 1 else ''}; print at 100% and check the scale bars"
+        f"wrote {out}: {counted(len(templates), 'terrain template')} "
+        f"({', '.join(t.id for t in templates)}) on {counted(pages, page.lower() + ' page')}; "
+        "print at 100% and check the scale bars"
     )
     for o in tiled:
         click.echo(f"{o.template} is split over {o.tiles} sheets: glue them at the dashed lines")
@@ -714,7 +729,12 @@ def _new_template(
     from referee.errors import read_json_file
     from referee.geometry import unknown_terrain_kind
     from referee.markers.roster import Roster
-    from referee.markers.terrain_sheet import shaped_outline, tag_places
+    from referee.markers.terrain_sheet import (
+        MAX_TEMPLATE_IN,
+        check_template_size,
+        shaped_outline,
+        tag_places,
+    )
     from referee.tags.layout import TagLayout, marker_bits
 
     if kind is None:
@@ -731,8 +751,11 @@ def _new_template(
     raw: object = None
     if size_text is not None:
         length, width = _pair(size_text, "--size", "8x6")
-        if not (0 < length <= 1000 and 0 < width <= 1000):
-            raise RefereeError(f"--size: {size_text!r} must be two positive lengths up to 1000in")
+        if not (0 < length <= MAX_TEMPLATE_IN and 0 < width <= MAX_TEMPLATE_IN):
+            raise RefereeError(
+                f"--size: {size_text!r} must be two positive lengths up to "
+                f"{MAX_TEMPLATE_IN:g}in (print a longer road or river as sections)"
+            )
         if min(length, width) < outer + 0.2:
             raise RefereeError(
                 f"--size: {size_text!r} is too small for a {default_size:g}in tag (its white "
@@ -775,6 +798,8 @@ def _new_template(
         raise RosterError(text.removeprefix("new template: ")) from None
     for t in template.tags:
         check_piece_tag(dictionary, t.tag)
+    # Before any layout: an 800 x 600 in outline was 11,000 sheets, 55 s and a 28 MB PDF.
+    check_template_size(template, outline_path or "--size")
     return template
 
 

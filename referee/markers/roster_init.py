@@ -26,6 +26,7 @@ from referee.errors import RosterError
 from referee.geometry import unknown_terrain_kind
 from referee.markers.roster import Roster, RosterEntry
 from referee.markers.sheets import DEFAULT_TAG_SIZE_IN
+from referee.markers.terrain_sheet import MAX_TEMPLATE_IN
 from referee.tags.layout import TagLayout, dictionary_size, marker_bits, reserved_anchor_ids
 from referee.validate import shown
 
@@ -242,8 +243,8 @@ def build_roster(pieces: Iterable[PieceLine], dictionary: str, first_tag: int = 
 
 
 TERRAIN_EXAMPLE = "woods:8x6"
-MAX_TERRAIN_IN = 1000.0
-"""Longest side of a terrain template, inches (a whole river over a big table is 100 or so)."""
+MAX_TERRAIN_IN = MAX_TEMPLATE_IN
+"""Longest side of a terrain template, inches: what ``markers terrain`` prints."""
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,11 @@ from referee.tags.layout import TagLayout, marker_bits
 OVERLAP_IN = 0.5
 """How far neighbouring tiles of a big template overlap, inches (glued one over the other)."""
 
+MAX_TEMPLATE_IN = 150.0
+"""Longest side of a printed template, inches, outline and tags together (12.5 ft: longer
+than a club table; a longer road or river is printed as sections). 150 in square is some
+400 Letter sheets written in a second; 800 x 600 in was 11,000 sheets, 55 s and 28 MB."""
+
 _HEADER_H = 14 + 10 + 2 * 17 + 10
 """Title, instructions and the two scale bars above the drawing area, points."""
 _PAD = 0.15 * PT_PER_IN
@@ -105,6 +110,32 @@ def _bounds(
         t.at[1] + s * half for t in template.tags for s in (-1, 1)
     ]
     return min(fs), min(rs), max(fs), max(rs)
+
+
+def template_span(template: TerrainTemplate) -> tuple[float, float]:
+    """(length, width) of the box around ``template``'s outline and tag centres, inches."""
+    fs = [f for f, _ in template.outline] + [t.at[0] for t in template.tags]
+    rs = [r for _, r in template.outline] + [t.at[1] for t in template.tags]
+    return max(fs) - min(fs), max(rs) - min(rs)
+
+
+def check_template_size(template: TerrainTemplate, source: str) -> None:
+    """Refuse a template longer than :data:`MAX_TEMPLATE_IN` a side before it is laid out;
+    ``source`` starts the one-line message (the file or option it came from).
+
+    >>> from referee.markers.roster import TemplateTag
+    >>> big = TerrainTemplate("r1", "river", ((0, 0), (800, 0), (800, 600)), (TemplateTag(1),))
+    >>> check_template_size(big, "shape.json")
+    Traceback (most recent call last):
+    ...
+    referee.errors.RefereeError: shape.json: template r1 spans 800 x 600 in; a template is ...
+    """
+    length, width = template_span(template)
+    if max(length, width) > MAX_TEMPLATE_IN:
+        raise RefereeError(
+            f"{source}: template {template.id} spans {length:g} x {width:g} in; a template is "
+            f"at most {MAX_TEMPLATE_IN:g} in a side (print a longer road or river as sections)"
+        )
 
 
 def _turned_tag(
@@ -184,6 +215,8 @@ def terrain_sheet(
     """
     if not templates:
         raise RefereeError("no terrain templates to print")
+    for template in templates:
+        check_template_size(template, "terrain templates")
     width, height = page_size(page)
     area = (MARGIN, MARGIN + _HEADER_H, width - 2 * MARGIN, height - 2 * MARGIN - _HEADER_H)
     ax, ay, aw, ah = area
@@ -365,11 +398,14 @@ def tag_places(length: float, width: float, tag_outer: float) -> tuple[tuple[flo
 
 
 __all__ = [
+    "MAX_TEMPLATE_IN",
     "OVERLAP_IN",
     "PrintedOutline",
     "PrintedTag",
     "TerrainSheet",
+    "check_template_size",
     "shaped_outline",
     "tag_places",
+    "template_span",
     "terrain_sheet",
 ]

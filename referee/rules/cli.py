@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from referee.errors import SceneError
+from referee.errors import MAX_DEPTH, SceneError, json_depth, parse_json
 from referee.rules import Verdict, ruleset_for
 from referee.scene import load_scene
 
@@ -47,11 +47,11 @@ def check(
         if not sep or not name:
             raise SceneError(f"--set {item!r}: write NAME=VALUE, e.g. follow_distance=centre")
         try:
-            settings[name.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            settings[name.strip()] = value
-        except RecursionError:
-            raise SceneError(f"--set {name.strip()}: the value is nested too deep") from None
+            settings[name.strip()] = parse_json(value, f"--set {name.strip()}", SceneError)
+        except SceneError:
+            if json_depth(value) > MAX_DEPTH:
+                raise
+            settings[name.strip()] = value  # not JSON: the word itself (follow_distance=centre)
     try:
         ruleset = ruleset_for(loaded, **settings)
     except SceneError:

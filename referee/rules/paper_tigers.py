@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.errors import SceneError, at
+from referee.errors import SceneError, at, counted
 from referee.geometry import (
     boundary_distance,
     point_in_polygon,
@@ -531,7 +531,7 @@ class PaperTigers(Deployment):
         if followed is not None and followed != leader.id:
             return f"already followed {followed} this turn (one unit per turn)"
         if actions >= s.max_actions:
-            return f"already took {actions} actions this turn (at most {s.max_actions})"
+            return f"already took {counted(actions, 'action')} this turn (at most {s.max_actions})"
         return None
 
     def ask_follow_check(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:

@@ -40,6 +40,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from referee.errors import counted
 from referee.geometry import (
     Pose,
     base_corners,
@@ -901,7 +902,7 @@ class PlasticSkirmish(Deployment):
             reasons.append(f"{what} cannot carry {', '.join(p.id for p in others)}")
         if len(guys) > room:
             oks.append(False)
-            reasons.append(f"{what} carries {room} guys: {len(guys)} load")
+            reasons.append(f"{what} carries {counted(room, 'guy')}: {len(guys)} load")
         return oks
 
     def ask_load(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:

@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from referee.errors import SceneError, at
+from referee.errors import SceneError, at, counted
 from referee.geometry import (
     Pose,
     boundary_distance,
@@ -936,7 +936,8 @@ class Pz8Coastal(Spotting):
         """The base centre's path: start, the tracked ``via`` poses, end."""
         poses = [move.start, *move.via, move.end]
         length = sum(centre_distance(a.xy, b.xy) for a, b in itertools.pairwise(poses))
-        how = f"along the tracked path ({len(move.via)} poses)" if move.via else "start to end"
+        via = counted(len(move.via), "pose")
+        how = f"along the tracked path ({via})" if move.via else "start to end"
         reason = f"moved {fmt(length)} {how}, at the base centre"
         return Measured(length, move.start.xy, move.end.xy, reason)
 

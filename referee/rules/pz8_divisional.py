@@ -60,7 +60,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.errors import SceneError, at
+from referee.errors import SceneError, at, counted
 from referee.geometry import (
     Pose,
     base_corners,
@@ -1386,8 +1386,8 @@ class Pz8WW1(DivisionalBase, Deployment):
             sure, _ = self.occupants(scene, grid, b, skip=(piece.id,))
             if len(sure) >= cap:
                 reasons.append(
-                    f"{grid.label(b)} already holds {len(sure)} units and field defences "
-                    f"(at most {cap}, 2c)"
+                    f"{grid.label(b)} already holds {counted(len(sure), 'unit')} and field "
+                    f"defences (at most {cap}, 2c)"
                 )
         if len(froms) > 1 or len(tos) > 1:
             reasons.append("a centre lies within its doubt of a square's edge")
@@ -1478,8 +1478,8 @@ class Pz8WW1(DivisionalBase, Deployment):
             defence += 1
         mgs = sum(1 for p in deff if self.category(p) == "mg")
         reasons.append(
-            f"attacker +{attack} ({len(att)} units), defender +{defence} "
-            f"({len(deff)} units, field defences"
+            f"attacker +{attack} ({counted(len(att), 'unit')}), defender +{defence} "
+            f"({counted(len(deff), 'unit')}, field defences"
             + (", difficult ground" if rough else "")
             + f"){f', plus 1 D3 per MG ({mgs})' if mgs else ''}, before dice (5c, 5d)"
         )

@@ -26,6 +26,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from referee.errors import counted
 from referee.geometry import SegmentContact, centre_distance
 from referee.maps import (
     MapCache,
@@ -368,8 +369,8 @@ class Targets(Ruleset):
             counts["no" if False in oks else "maybe" if None in oks else "hit"] += 1
         ok = True if counts["hit"] else None if counts["maybe"] else False
         reasons = (
-            f"{len(entries)} pieces of other sides: {counts['hit']} in range and in sight, "
-            f"{counts['maybe']} too close to call, {counts['no']} not",
+            f"{counted(len(entries), 'piece')} of other sides: {counts['hit']} in range and in "
+            f"sight, {counts['maybe']} too close to call, {counts['no']} not",
         )
         summary = f"targets {firer.id}: {counts['hit']} of {len(entries)} in range and sight" + (
             f", {counts['maybe']} too close to call" if counts["maybe"] else ""

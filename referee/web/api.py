@@ -18,7 +18,7 @@ import numpy as np
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from referee.errors import RefereeError, at
+from referee.errors import RefereeError, at, parse_json
 from referee.events import finite_json
 from referee.game import Session, scene_at
 from referee.geometry import Pose
@@ -70,10 +70,16 @@ def init_app(app: Flask) -> None:
 
 
 def _body() -> dict[str, Any]:
-    """The request's JSON object; anything else is a one-line 400."""
-    data = request.get_json(silent=True, force=True) if request.content_length else None
+    """The request's JSON object; anything else is a one-line 400.
+
+    Parsed by :func:`~referee.errors.parse_json`, not werkzeug's ``get_json``: a body nested
+    deeper than :data:`~referee.errors.MAX_DEPTH` is refused before the parser (whose
+    RecursionError ``get_json(silent=True)`` lets through as a 500) or any answer walks it."""
+    send = "send one JSON object (Content-Type: application/json)"
+    raw = request.get_data(cache=True) if request.content_length else b""
+    data = parse_json(raw, "body", BadRequest, send) if raw.strip() else None
     if not isinstance(data, dict):
-        raise BadRequest("body: send one JSON object (Content-Type: application/json)")
+        raise BadRequest(f"body: {send}")
     return data
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -28,6 +29,7 @@ from badinput.harness import (
     snapshot,
 )
 from referee.markers.roster import load_roster
+from referee.markers.terrain_sheet import MAX_TEMPLATE_IN
 
 
 def _with_terrain() -> dict:
@@ -253,3 +255,66 @@ def test_markers_terrain_output_paths_are_one_line_and_nothing_written(
     assert result.exit_code == 2
     assert message in result.stderr, result.stderr
     assert snapshot(tmp_path) == before
+
+
+# -- a template's size (issue 42 item 7): refused at once above the bound, however given ------
+
+LENGTHS = st.one_of(
+    st.floats(2, 40),
+    st.floats(MAX_TEMPLATE_IN, 5000),
+    st.sampled_from([MAX_TEMPLATE_IN, MAX_TEMPLATE_IN + 0.5, 800.0, 5000.0]),
+).map(lambda x: round(x, 3))
+
+
+def _template_args(how: str, length: float, width: float, work) -> list[str]:
+    """``markers terrain`` arguments printing a length x width template given as ``how``."""
+    a, b = length / 2, width / 2
+    outline = [[-a, -b], [a, -b], [a, b], [-a, b]]
+    if how == "size":
+        return ["--kind", "building", "--size", f"{length}x{width}"]
+    if how == "outline":
+        (work / "shape.json").write_text(json.dumps(outline))
+        return ["--kind", "building", "--outline", str(work / "shape.json")]
+    roster = read_json(SAMPLE / "roster.json")
+    roster["terrain"] = [{"tag": 60, "id": "big", "terrain": "building", "outline": outline}]
+    (work / "roster.json").write_text(json.dumps(roster))
+    return ["--roster", str(work / "roster.json")]
+
+
+@settings(FUZZ, max_examples=examples(15))
+@given(
+    how=st.sampled_from(["size", "outline", "roster"]),
+    sides=st.tuples(LENGTHS, st.floats(2, 20).map(lambda x: round(x, 3))),
+    turned=st.booleans(),
+)
+def test_a_template_over_the_size_bound_is_refused_at_once_however_given(
+    tmp_path_factory, how, sides, turned
+):
+    work = tmp_path_factory.mktemp("big")
+    length, width = sides[::-1] if turned else sides
+    out = work / "out.pdf"
+    started = time.monotonic()
+    result = invoke("markers", "terrain", *_template_args(how, length, width, work), "--out",
+                    str(out))  # fmt: skip
+    took = time.monotonic() - started
+    assert_clean(result)
+    if max(length, width) > MAX_TEMPLATE_IN:
+        assert result.exit_code == 2, result.output
+        assert f"{MAX_TEMPLATE_IN:g}" in result.stderr and "sections" in result.stderr
+        assert not out.exists() and took < 5, took
+    else:
+        assert result.exit_code == 0, result.output
+        assert out.read_bytes().startswith(b"%PDF")
+
+
+def test_an_800_by_600_outline_is_refused_like_the_same_size(tmp_path):
+    """The issue's case: the outline ran 55 s into a 28 MB PDF while --size was refused."""
+    for how in ("size", "outline", "roster"):
+        result = invoke(
+            "markers", "terrain", *_template_args(how, 800, 600, tmp_path), "--out",
+            str(tmp_path / "t.pdf"),
+        )  # fmt: skip
+        assert result.exit_code == 2 and "150" in result.stderr, (how, result.stderr)
+        if how != "size":
+            assert "spans 800 x 600 in" in result.stderr, result.stderr
+    assert not (tmp_path / "t.pdf").exists()

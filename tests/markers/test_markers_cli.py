@@ -137,3 +137,38 @@ def test_board_bad_input(tmp_path, monkeypatch, args, message):
     assert result.exit_code == 2
     assert message in result.output
     assert not list(tmp_path.glob("*.pdf"))
+
+
+def test_a_rosters_tags_never_replace_an_earlier_tags_pdf(tmp_path, monkeypatch):
+    """Issue 42: `markers --roster` wrote over the tags.pdf of `markers --ids` unasked. Its
+    default now names the roster (as cards.pdf and anchors.pdf name what they hold)."""
+    monkeypatch.chdir(tmp_path)
+    Roster("DICT_4X4_100", (RosterEntry(3, "t34", "soviet", "tank", (1.5, 3.0)),)).save(
+        tmp_path / "club.json"
+    )
+    (tmp_path / "tags.pdf").write_bytes(b"earlier tags")
+    result = run("markers", "--roster", "club.json")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("wrote club-tags.pdf: 1 tag (id 3, DICT_4X4_100) on 1 ")
+    assert (tmp_path / "tags.pdf").read_bytes() == b"earlier tags"
+    assert (tmp_path / "club-tags.pdf").read_bytes().startswith(b"%PDF")
+    # Given by name, an output is replaced as every command's --out is.
+    result = run("markers", "--roster", "club.json", "--out", "tags.pdf")
+    assert result.exit_code == 0 and (tmp_path / "tags.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_markers_help_says_a_big_table_gets_six_anchors_as_the_command_prints(tmp_path):
+    text = " ".join(run("markers", "--help").output.split())
+    assert "four corners'" in text and "over 48 in a side two more" in text and "(six" in text
+    result = run("markers", "--anchors", "--table", "72x48", "--out", str(tmp_path / "a.pdf"))
+    assert "6 anchor tags (ids 94-99, DICT_4X4_100)" in result.output, result.output
+    result = run("markers", "--anchors", "--table", "48x36", "--out", str(tmp_path / "a.pdf"))
+    assert "4 anchor tags (ids 96-99, DICT_4X4_100)" in result.output, result.output
+
+
+def test_counts_in_printed_lines_agree_with_their_nouns(tmp_path):
+    one = run("markers", "--ids", "5", "--out", str(tmp_path / "t.pdf"))
+    assert "wrote" in one.output and ": 1 tag (id 5, " in one.output, one.output
+    assert " on 1 letter page, " in one.output
+    many = run("markers", "--ids", "1-3", "--out", str(tmp_path / "t.pdf"))
+    assert ": 3 tags (ids 1-3, " in many.output

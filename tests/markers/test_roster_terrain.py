@@ -157,7 +157,7 @@ def test_roster_init_adds_terrain_with_tags_after_the_pieces(tmp_path):
         ("woods:0x6", "--terrain #1"),
         ("woods:0.5x0.5", "too small for a 0.8in tag"),
         ("woods:8x6:t34", "id 't34' is already pieces[0]"),
-        ("woods:5000x6", "is over 1000in"),
+        ("woods:5000x6", "is over 150in"),
     ],
 )
 def test_roster_init_refuses_bad_terrain_in_one_line(tmp_path, option, message):

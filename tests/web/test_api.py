@@ -66,7 +66,7 @@ def test_ask_answers_as_check_json_does(client, tmp_path):
 @pytest.mark.parametrize(
     ("body", "needle"),
     [
-        ("not json", "body: send one JSON object"),
+        ("not json", "send one JSON object"),
         ("[1, 2]", "body: send one JSON object"),
         ({"ask": "range", "from": "t34a", "to": "nobody"}, "nobody"),
         ({"ask": "teleport", "piece": "t34a"}, "teleport"),
