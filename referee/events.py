@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,33 +106,86 @@ class GameEvent:
 
     def describe(self) -> str:
         """One readable timeline line, e.g. ``  12.40s  #15 move t34a 6.00in (+/-0.006)``."""
+        return self.head() + self.sentence()
+
+    def head(self) -> str:
+        """The time and seq columns that open :meth:`describe` (17 characters, or more for a
+        game past 99999 s or event #99999: cut at :meth:`sentence`, never at a width)."""
+        return f"{self.t:8.2f}s  #{self.seq:<5d}"
+
+    def sentence(self) -> str:
+        """What happened, in words: :meth:`describe` without its time and seq columns."""
         d = self.data
-        head = f"{self.t:8.2f}s  #{self.seq:<5d}"
         if self.type == "move":
             to = d.get("to", {})
-            text = (
+            return (
                 f"move {d.get('piece')} {_num(d.get('distance'))}in "
                 f"(+/-{_num(d.get('uncertainty'), 3)}) to ({_num(to.get('x'))}, "
                 f"{_num(to.get('y'))}) facing {_num(to.get('heading'), 0)}"
             )
-        elif self.type == "verdict":
+        if self.type == "verdict":
             verdict = d.get("verdict", {})
             word = {True: "ok", False: "NOT OK", None: "too close to call"}.get(verdict.get("ok"))
             about = f" (move #{d['about']})" if d.get("about") is not None else ""
             summary = verdict.get("summary") or "; ".join(verdict.get("reasons", [])[:1])
-            text = f"verdict {verdict.get('ask')}{about}: {word}  {summary}".rstrip()
-        elif self.type == "declare":
-            text = "declare " + json.dumps(d.get("declare"), separators=(", ", ": "))
-        elif self.type == "edit":
+            return f"verdict {verdict.get('ask')}{about}: {word}  {summary}".rstrip()
+        if self.type == "declare":
+            return "declare " + json.dumps(d.get("declare"), separators=(", ", ": "))
+        if self.type == "edit":
             what = d.get("terrain")
             name = what.get("id") if isinstance(what, Mapping) else d.get("id")
-            text = f"edit {d.get('edit')} {d.get('action')} {name}"
-        elif self.type == "correction":
+            return f"edit {d.get('edit')} {d.get('action')} {name}"
+        if self.type == "correction":
             rest = {k: v for k, v in d.items() if k != "supersedes"}
-            text = f"correction of #{d.get('supersedes')}: " + json.dumps(rest)
-        else:
-            text = f"{self.type} {d.get('kind')}: {d.get('message')}"
-        return head + text
+            return f"correction of #{d.get('supersedes')}: " + json.dumps(rest)
+        return f"{self.type} {d.get('kind')}: {d.get('message')}"
+
+
+NOTE_INDENT = " " * 18
+"""Where a timeline's note lines start (under the sentence of a short game's line)."""
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    """One event as ``referee log show`` and the club page tell it."""
+
+    event: GameEvent
+    text: str
+    """The sentence (:meth:`GameEvent.sentence`, a verdict asked again after a correction
+    saying so)."""
+    corrected: bool = False
+    """A later correction supersedes this event."""
+    notes: tuple[str, ...] = ()
+    """The rules' notes on a move (a Follow Me's followers), one line each."""
+
+    def lines(self) -> list[str]:
+        """The entry as ``log show`` prints it: head, sentence and mark, then its notes."""
+        mark = "  (corrected)" if self.corrected else ""
+        return [self.event.head() + self.text + mark, *(NOTE_INDENT + n for n in self.notes)]
+
+
+def timeline_text(event: GameEvent, fixes: Collection[int]) -> str:
+    """``event``'s sentence; a verdict asked again after correction ``fixes`` says so."""
+    line = event.sentence()
+    about = event.data.get("about") if event.type == "verdict" else None
+    if about in fixes:
+        line = line.replace(f"(move #{about})", f"(after correction #{about})", 1)
+    return line
+
+
+def timeline(events: Sequence[GameEvent]) -> list[TimelineEntry]:
+    """A game's events as a readable timeline (``referee log show``, the club's game page)."""
+    superseded = {e.supersedes for e in events if e.type == "correction"}
+    fixes = {e.seq for e in events if e.type == "correction"}
+    return [
+        TimelineEntry(
+            e,
+            timeline_text(e, fixes),
+            e.seq in superseded,
+            tuple(str(n) for n in e.data.get("notes", []) or []) if e.type == "move" else (),
+        )
+        for e in events
+    ]
 
 
 def _num(value: Any, digits: int = 2) -> str:
