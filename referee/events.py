@@ -164,23 +164,92 @@ class TimelineEntry:
         return [self.event.head() + self.text + mark, *(NOTE_INDENT + n for n in self.notes)]
 
 
-def timeline_text(event: GameEvent, fixes: Collection[int]) -> str:
-    """``event``'s sentence; a verdict asked again after correction ``fixes`` says so."""
+def timeline_text(
+    event: GameEvent, fixes: Collection[int], pieces: Mapping[int, str] | None = None
+) -> str:
+    """``event``'s sentence on a timeline: a verdict asked again after correction ``fixes``
+    says so, and a declaration or a correction in words (``pieces``: the piece of each move
+    by seq, which a correction names)."""
+    d = event.data
+    if event.type == "declare":
+        notes = [str(n) for n in d.get("notes", []) or [] if str(n).strip()]
+        return f"declare {question_words(d.get('declare'))}" + (
+            f": {'; '.join(notes)}" if notes else ""
+        )
+    if event.type == "correction":
+        return _correction_words(d, (pieces or {}).get(event.supersedes or -1))
     line = event.sentence()
-    about = event.data.get("about") if event.type == "verdict" else None
+    about = d.get("about") if event.type == "verdict" else None
     if about in fixes:
         line = line.replace(f"(move #{about})", f"(after correction #{about})", 1)
     return line
+
+
+def question_words(query: Any) -> str:
+    """A scene-file question in the words of a verdict line.
+
+    >>> question_words({"ask": "move", "piece": "sq1", "allowance": 6,
+    ...                 "to": {"x": 19, "y": 16.5, "heading": 300}})
+    'move sq1 to (19.00, 16.50) facing 300, allowance 6'
+    >>> question_words({"ask": "los", "from": "t34a", "to": "pz1"})
+    'los t34a -> pz1'
+    """
+    if not isinstance(query, Mapping):
+        return str(query)
+    who = [str(query[k]) for k in ("piece", "leader", "from") if isinstance(query.get(k), str)]
+    to = query.get("to")
+    words = [str(query.get("ask", "question"))]
+    if isinstance(to, str):
+        who.append(to)
+    if who:
+        words.append(" -> ".join(who))
+    if isinstance(to, Mapping):
+        words.append(f"to {_pose(to)}")
+    rest = [
+        f"{k} {_value(v)}"
+        for k, v in query.items()
+        if k not in ("ask", "piece", "leader", "from", "to")
+    ]
+    return " ".join(words) + "".join(f", {r}" for r in rest)
+
+
+def _pose(pose: Mapping[str, Any]) -> str:
+    return f"({_num(pose.get('x'))}, {_num(pose.get('y'))}) facing {_num(pose.get('heading'), 0)}"
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_value(v) for v in value)
+    if isinstance(value, float) and value.is_integer():
+        return f"{value:g}"
+    if isinstance(value, (str, int, float)) or value is None:
+        return str(value)
+    return json.dumps(value, separators=(", ", ": "))
+
+
+def _correction_words(data: Mapping[str, Any], piece: str | None) -> str:
+    moved = f" (move {piece})" if piece else ""
+    reason = data.get("reason")
+    why = f" ({reason.strip()})" if isinstance(reason, str) and reason.strip() else ""
+    head = f"correction of #{data.get('supersedes')}{moved}"
+    to = data.get("to")
+    if data.get("void"):
+        return f"{head}: did not happen{why}"
+    if isinstance(to, Mapping):
+        return f"{head}: came to rest at {_pose(to)}{why}"
+    rest = {k: v for k, v in data.items() if k != "supersedes"}
+    return f"{head}: {json.dumps(rest)}"
 
 
 def timeline(events: Sequence[GameEvent]) -> list[TimelineEntry]:
     """A game's events as a readable timeline (``referee log show``, the club's game page)."""
     superseded = {e.supersedes for e in events if e.type == "correction"}
     fixes = {e.seq for e in events if e.type == "correction"}
+    pieces = {e.seq: e.piece for e in events if e.type == "move" and e.piece}
     return [
         TimelineEntry(
             e,
-            timeline_text(e, fixes),
+            timeline_text(e, fixes, pieces),
             e.seq in superseded,
             tuple(str(n) for n in e.data.get("notes", []) or []) if e.type == "move" else (),
         )
