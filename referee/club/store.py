@@ -92,6 +92,15 @@ class ClubConflict(ClubError):
         self.last_seq = last_seq
 
 
+class ClubMismatch(ClubConflict):
+    """A batch whose event under a seq the club holds differs from the one held (HTTP 409):
+    two histories of one game. ``seq`` is the first that differs."""
+
+    def __init__(self, message: str, seq: int, last_seq: int) -> None:
+        super().__init__(message, last_seq)
+        self.seq = seq
+
+
 class ClubCollision(ClubConflict):
     """A game name another table holds already (HTTP 409)."""
 
@@ -148,6 +157,28 @@ def _now() -> str:
 
 def _problem(error: BaseException) -> str:
     return str(error).strip().split("\n")[0] or type(error).__name__
+
+
+def unstorable(text: str) -> str | None:
+    """What in ``text`` PostgreSQL's text cannot hold (None: nothing): a NUL character, or a
+    lone surrogate (no UTF-8 for it). Refused on SQLite too, so both back-ends agree.
+
+    >>> unstorable("t34a"), unstorable("a\x00b"), unstorable("\ud800")
+    (None, 'a NUL character', 'a lone surrogate (not UTF-8)')
+    """
+    for c in text:
+        if c == "\x00":
+            return "a NUL character"
+        if "\ud800" <= c <= "\udfff":
+            return "a lone surrogate (not UTF-8)"
+    return None
+
+
+def _storable(text: str, what: str) -> str:
+    problem = unstorable(text)
+    if problem is not None:
+        raise ClubError(f"{what} {text[:40]!r} contains {problem}; use plain text")
+    return text
 
 
 def check_table_name(name: str) -> str:
@@ -534,6 +565,10 @@ class ClubStore:
         returned as the club holds it (with its high-water mark)."""
         if not name.strip() or len(name) > GAME_NAME_MAX:
             raise ClubError(f"game name {name[:40]!r}: use 1 to {GAME_NAME_MAX} characters")
+        _storable(name, "game name")
+        _storable(ruleset, "ruleset")
+        if created is not None:
+            _storable(created, "created")
 
         def work(tx: _Tx) -> ClubGame:
             rows = tx.execute(self._GAME + " WHERE name = ?", (name,))
@@ -581,6 +616,8 @@ class ClubStore:
         """Every game (of ``table``), oldest first."""
         if table is None:
             rows = self._db.run(lambda tx: tx.execute(self._GAME + " ORDER BY id"))
+        elif unstorable(table):
+            return []  # no table has such a name (PostgreSQL could not even be asked)
         else:
             rows = self._db.run(
                 lambda tx: tx.execute(self._GAME + " WHERE table_name = ? ORDER BY id", (table,))
@@ -588,6 +625,8 @@ class ClubStore:
         return [self._game(r) for r in rows]
 
     def game(self, name: str) -> ClubGame:
+        if unstorable(name):
+            raise ClubNotFound(f"{self.where}: no game {_shown(name)}")
         rows = self._db.run(lambda tx: tx.execute(self._GAME + " WHERE name = ?", (name,)))
         if not rows:
             raise ClubNotFound(f"{self.where}: no game {name!r}")
@@ -598,9 +637,16 @@ class ClubStore:
     def ingest(self, table: str, name: str, events: Sequence[GameEvent]) -> tuple[int, int]:
         """Store table ``table``'s batch of game ``name``: ``(added, last_seq)``.
 
-        Seqs the club holds already are skipped; the rest must continue the
-        game's stream without a gap, in order, or nothing is stored.
+        Seqs the club holds already are compared with what it holds: the same event
+        again is skipped (a retry never duplicates), a different one is a
+        :class:`ClubMismatch` naming the first seq that differs. The rest must
+        continue the game's stream without a gap, in order. Refused: nothing is stored.
         """
+        if unstorable(name):
+            raise ClubNotFound(f"no game {_shown(name)} on this club; register it first")
+        for e in events:
+            if e.piece is not None:
+                _storable(e.piece, f"event #{e.seq}: piece")
         seqs = [e.seq for e in events]
         if any(b != a + 1 for a, b in itertools.pairwise(seqs)):
             raise ClubConflict(
@@ -616,6 +662,9 @@ class ClubStore:
             game_id, owner, last_seq = int(rows[0][0]), rows[0][1], int(rows[0][2])
             if owner != table:
                 raise ClubForbidden(f"game {name!r} belongs to another table")
+            again = [e for e in events if e.seq <= last_seq]
+            if again:
+                self._compare(tx, game_id, name, again, last_seq)
             fresh = [e for e in events if e.seq > last_seq]
             if not fresh:
                 return 0, last_seq
@@ -647,6 +696,31 @@ class ClubStore:
             if error.last_seq is None:  # a concurrent batch: say where the club stands now
                 raise ClubConflict(str(error), self.game(name).last_seq) from None
             raise
+
+    @staticmethod
+    def _compare(
+        tx: _Tx, game_id: int, name: str, again: Sequence[GameEvent], last_seq: int
+    ) -> None:
+        """Refuse a batch whose events under held seqs are not the ones held: compared in
+        the export format (what the table sent, as the club gives it back)."""
+        rows = tx.execute(
+            "SELECT seq, t, frame, type, data FROM club_events"
+            " WHERE game_id = ? AND seq >= ? AND seq <= ? ORDER BY seq",
+            (game_id, again[0].seq, again[-1].seq),
+        )
+        held = {
+            int(seq): GameEvent(int(seq), float(t), str(kind), json.loads(data), frame)
+            for seq, t, frame, kind, data in rows
+        }
+        for event in again:
+            kept = held.get(event.seq)
+            if kept is None or kept.to_json() != event.to_json():
+                raise ClubMismatch(
+                    f"game {name!r}: event #{event.seq} differs from the one the club holds "
+                    "under that seq (two histories of one game); nothing was stored",
+                    event.seq,
+                    last_seq,
+                )
 
     def events(
         self,
@@ -738,6 +812,11 @@ class ClubStore:
             after = chunk[-1].seq
 
 
+def _shown(name: str) -> str:
+    """``name`` quoted for a message (repr escapes a NUL and a lone surrogate)."""
+    return repr(name[:80])
+
+
 def _span(seqs: Sequence[int]) -> str:
     shown = ", ".join(str(s) for s in seqs[:6])
     return shown + (", ..." if len(seqs) > 6 else "")
@@ -758,6 +837,7 @@ __all__ = [
     "ClubError",
     "ClubForbidden",
     "ClubGame",
+    "ClubMismatch",
     "ClubNotFound",
     "ClubStore",
     "ClubTable",

@@ -234,3 +234,22 @@ def test_a_voided_last_move_is_not_drawn_on_the_card(club):
     assert 'data-x="11.00"' in piece[:80]
     board = client.get("/api/games/g1/board").json
     assert next(p for p in board["pieces"] if p["id"] == "t34a")["x"] == 11.0
+
+
+def test_other_events_under_held_seqs_are_409_naming_the_first_that_differs(club):
+    """Issue 42: two histories of one game were 200 {"added": 0}; now 409, nothing written."""
+    client, store, tokens = club
+    _register(client, tokens["alpha"])
+    _send(client, tokens["alpha"], events(1, 6))
+    other = [e.to_json() for e in events(1, 9)]
+    other[3] = {**other[3], "verdict": {**other[3]["verdict"], "ok": False}}  # seq 4
+    answer = client.post(
+        "/api/games/g1/events", json={"events": other}, headers=_auth(tokens["alpha"])
+    )
+    assert answer.status_code == 409
+    assert answer.json["differs"] == 4 and answer.json["last_seq"] == 6
+    assert "event #4 differs" in answer.json["error"] and "\n" not in answer.json["error"]
+    assert store.game("g1").last_seq == 6
+    assert client.get("/api/games/g1/events").json["events"] == [e.to_json() for e in events(1, 6)]
+    again = _send(client, tokens["alpha"], events(1, 6))  # the same again: still idempotent
+    assert again.status_code == 200 and again.json == {"added": 0, "last_seq": 6}
