@@ -127,7 +127,9 @@ class GameEvent:
             verdict = d.get("verdict", {})
             word = {True: "ok", False: "NOT OK", None: "too close to call"}.get(verdict.get("ok"))
             about = f" (move #{d['about']})" if d.get("about") is not None else ""
-            summary = verdict.get("summary") or "; ".join(verdict.get("reasons", [])[:1])
+            reasons = verdict.get("reasons")
+            first = str(reasons[0]) if isinstance(reasons, list) and reasons else ""
+            summary = verdict.get("summary") or first
             return f"verdict {verdict.get('ask')}{about}: {word}  {summary}".rstrip()
         if self.type == "declare":
             return "declare " + json.dumps(d.get("declare"), separators=(", ", ": "))

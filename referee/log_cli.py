@@ -235,7 +235,9 @@ def correct(game: str, seq: str, void: bool, to: str | None, why: str, db: str |
             raise RefereeError(f"{path}: game {game!r} changed while correcting; try again")
         writer.append(now, events)
     for event in events:
-        click.echo(event.head() + timeline_text(event, {events[0].seq}, {move.seq: move.piece}))
+        click.echo(
+            event.head() + timeline_text(event, {events[0].seq}, {move.seq: move.piece or "?"})
+        )
 
 
 def _table(info: GameInfo) -> Any:

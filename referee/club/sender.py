@@ -20,6 +20,7 @@ run``, ``demo``, ``serve`` with ``--club``); :func:`push` does it once, now
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -165,6 +166,12 @@ class ClubClient:
             return False, int(answer["last_seq"])  # the club's truth: resend from there
         raise ClubRefused(f"{self.url}: game {game.name!r}: {_said(answer, status)}", status)
 
+    def end(self, game: GameInfo) -> None:
+        """Tell the club this table stopped sending ``game`` (the club page's "live" goes)."""
+        status, answer = self.request("POST", f"/api/games/{quote(game.name, safe='')}/end", {})
+        if status != 200:
+            raise ClubRefused(f"{self.url}: game {game.name!r}: {_said(answer, status)}", status)
+
     def holds(self, game: GameInfo, lines: list[dict[str, Any]]) -> bool:
         """Whether the club holds exactly ``lines`` as ``game`` (whichever table sent it)."""
         held: list[dict[str, Any]] = []
@@ -292,8 +299,13 @@ class ClubSender:
         self._stop.set()
         self._wake.set()
         self._thread.join(5.0)
-        self.client.close()
         outbox = self._outbox
+        if self.error is None and self._caught_up.is_set() and outbox is not None:
+            # The club answered a moment ago: tell it this table stopped sending. A club
+            # that is away now is not waited for (it shows the game live a while longer).
+            with contextlib.suppress(ClubUnreachable, ClubRefused):
+                self.client.end(outbox.game)
+        self.client.close()
         if outbox is None or outbox.acked is None:
             return None
         try:
@@ -446,6 +458,10 @@ def push(
                         time.sleep(delay)
                         delay = min(delay * 2, BACKOFF[1])
                 done[info.name] = info.last_seq if outbox.acked is None else outbox.acked
+                if outbox.acked is not None and outbox.acked > outbox.held:
+                    # This push stored events: it was the table sending, and now it stops.
+                    with contextlib.suppress(ClubUnreachable, ClubRefused):
+                        client.end(info)
                 more = (
                     f", and #{done[info.name] + 1} to #{outbox.held} that this log does not hold"
                     if outbox.held > done[info.name]

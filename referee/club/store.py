@@ -35,7 +35,7 @@ from referee.errors import RefereeError
 from referee.events import GameEvent
 from referee.outputs import usable_path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION = "table-referee-club"
 
 #: Step ``i`` brings a club database from schema version ``i`` to ``i + 1``.
@@ -70,7 +70,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " data TEXT NOT NULL,"
         " PRIMARY KEY (game_id, seq))",
     ),
+    # When the table said it stopped sending (the game's end, for "live" on the club page).
+    ("ALTER TABLE club_games ADD COLUMN ended DOUBLE PRECISION",),
 )
+
+LIVE_SECONDS = 120.0
+"""A game is live while its table sends: its last event arrived less than this ago and its
+table has not said the game ended since. A table that stops without saying so (killed,
+unplugged) stops being live this long after its last event; so does one whose players
+have made no move for as long."""
 
 TABLE_NAME_MAX = 64
 GAME_NAME_MAX = 200
@@ -133,9 +141,16 @@ class ClubGame:
     last_seq: int
     last_t: float
     updated: float
-    """Unix time of the last batch stored (for "live" on the club page)."""
+    """Unix time the last event arrived (or the game was registered)."""
+    ended: float | None = None
+    """Unix time its table said it stopped sending (None: never)."""
 
-    def to_json(self) -> dict[str, Any]:
+    def live(self, now: float) -> bool:
+        """Whether the table is sending this game at ``now`` (see :data:`LIVE_SECONDS`)."""
+        ended = self.ended is not None and self.ended >= self.updated
+        return not ended and now - self.updated < LIVE_SECONDS
+
+    def to_json(self, now: float | None = None) -> dict[str, Any]:
         return {
             "name": self.name,
             "table": self.table,
@@ -144,6 +159,8 @@ class ClubGame:
             "last_seq": self.last_seq,
             "last_t": round(self.last_t, 4),
             "updated": round(self.updated, 3),
+            "ended": round(self.ended, 3) if self.ended is not None else None,
+            "live": self.live(time.time() if now is None else now),
         }
 
 
@@ -163,7 +180,7 @@ def unstorable(text: str) -> str | None:
     """What in ``text`` PostgreSQL's text cannot hold (None: nothing): a NUL character, or a
     lone surrogate (no UTF-8 for it). Refused on SQLite too, so both back-ends agree.
 
-    >>> unstorable("t34a"), unstorable("a\x00b"), unstorable("\ud800")
+    >>> unstorable("t34a"), unstorable("a" + chr(0) + "b"), unstorable(chr(0xD800))
     (None, 'a NUL character', 'a lone surrogate (not UTF-8)')
     """
     for c in text:
@@ -533,8 +550,8 @@ class ClubStore:
     # -- games ---------------------------------------------------------------------------------
 
     _GAME = (
-        "SELECT id, name, table_name, ruleset, created, scene, roster, last_seq, last_t, updated"
-        " FROM club_games"
+        "SELECT id, name, table_name, ruleset, created, scene, roster, last_seq, last_t, updated,"
+        " ended FROM club_games"
     )
 
     @staticmethod
@@ -550,6 +567,7 @@ class ClubStore:
             int(row[7]),
             float(row[8]),
             float(row[9]),
+            float(row[10]) if row[10] is not None else None,
         )
 
     def open_game(
@@ -722,6 +740,23 @@ class ClubStore:
                     last_seq,
                 )
 
+    def end(self, table: str, name: str) -> ClubGame:
+        """Table ``table`` says it stopped sending game ``name`` (its game ended, or the table
+        stopped): no longer live until its next event arrives."""
+        if unstorable(name):
+            raise ClubNotFound(f"no game {_shown(name)} on this club; register it first")
+
+        def work(tx: _Tx) -> None:
+            rows = tx.execute("SELECT table_name FROM club_games WHERE name = ?", (name,))
+            if not rows:
+                raise ClubNotFound(f"no game {_shown(name)} on this club; register it first")
+            if rows[0][0] != table:
+                raise ClubForbidden(f"game {_shown(name)} belongs to another table")
+            tx.execute("UPDATE club_games SET ended = ? WHERE name = ?", (time.time(), name))
+
+        self._db.run(work)
+        return self.game(name)
+
     def events(
         self,
         game: ClubGame,
@@ -832,6 +867,7 @@ def open_club(url: str, wait: float = 10.0) -> Iterator[ClubStore]:
 
 
 __all__ = [
+    "LIVE_SECONDS",
     "SCHEMA_VERSION",
     "ClubConflict",
     "ClubError",

@@ -217,7 +217,7 @@ def test_standings_come_from_each_games_last_victory_verdict(club):
     _send(client, tokens["alpha"], [move(1), GameEvent(2, 9.0, "verdict", {"verdict": victory})])
     page = client.get("/").get_data(as_text=True)
     standings = page[page.index('id="standings"') :]
-    assert "soviet 4, german 1" in standings and "win for soviet" in standings
+    assert "soviet 4 VP, german 1 VP" in standings and "win for soviet" in standings
     assert "win for soviet" in client.get("/games/g1").get_data(as_text=True)
 
 
