@@ -399,6 +399,11 @@ def finish(sender: ClubSender | None, db: str | os.PathLike[str], timeout: float
     if sender is None:
         return
     owed = sender.stop(timeout)
+    if sender.error is not None:
+        # Refused (said when it happened): a push would be refused the same way.
+        if owed:
+            _stderr(f"club: {owed} event(s) of game {sender.game!r} not sent (refused above)")
+        return
     if owed:
         _stderr(
             f"club: {owed} event(s) of game {sender.game!r} not sent yet; 'referee club push "
