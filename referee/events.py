@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,33 +106,157 @@ class GameEvent:
 
     def describe(self) -> str:
         """One readable timeline line, e.g. ``  12.40s  #15 move t34a 6.00in (+/-0.006)``."""
+        return self.head() + self.sentence()
+
+    def head(self) -> str:
+        """The time and seq columns that open :meth:`describe` (17 characters, or more for a
+        game past 99999 s or event #99999: cut at :meth:`sentence`, never at a width)."""
+        return f"{self.t:8.2f}s  #{self.seq:<5d}"
+
+    def sentence(self) -> str:
+        """What happened, in words: :meth:`describe` without its time and seq columns."""
         d = self.data
-        head = f"{self.t:8.2f}s  #{self.seq:<5d}"
         if self.type == "move":
             to = d.get("to", {})
-            text = (
+            return (
                 f"move {d.get('piece')} {_num(d.get('distance'))}in "
                 f"(+/-{_num(d.get('uncertainty'), 3)}) to ({_num(to.get('x'))}, "
                 f"{_num(to.get('y'))}) facing {_num(to.get('heading'), 0)}"
             )
-        elif self.type == "verdict":
+        if self.type == "verdict":
             verdict = d.get("verdict", {})
             word = {True: "ok", False: "NOT OK", None: "too close to call"}.get(verdict.get("ok"))
             about = f" (move #{d['about']})" if d.get("about") is not None else ""
-            summary = verdict.get("summary") or "; ".join(verdict.get("reasons", [])[:1])
-            text = f"verdict {verdict.get('ask')}{about}: {word}  {summary}".rstrip()
-        elif self.type == "declare":
-            text = "declare " + json.dumps(d.get("declare"), separators=(", ", ": "))
-        elif self.type == "edit":
+            reasons = verdict.get("reasons")
+            first = str(reasons[0]) if isinstance(reasons, list) and reasons else ""
+            summary = verdict.get("summary") or first
+            return f"verdict {verdict.get('ask')}{about}: {word}  {summary}".rstrip()
+        if self.type == "declare":
+            return "declare " + json.dumps(d.get("declare"), separators=(", ", ": "))
+        if self.type == "edit":
             what = d.get("terrain")
             name = what.get("id") if isinstance(what, Mapping) else d.get("id")
-            text = f"edit {d.get('edit')} {d.get('action')} {name}"
-        elif self.type == "correction":
+            return f"edit {d.get('edit')} {d.get('action')} {name}"
+        if self.type == "correction":
             rest = {k: v for k, v in d.items() if k != "supersedes"}
-            text = f"correction of #{d.get('supersedes')}: " + json.dumps(rest)
-        else:
-            text = f"{self.type} {d.get('kind')}: {d.get('message')}"
-        return head + text
+            return f"correction of #{d.get('supersedes')}: " + json.dumps(rest)
+        return f"{self.type} {d.get('kind')}: {d.get('message')}"
+
+
+NOTE_INDENT = " " * 18
+"""Where a timeline's note lines start (under the sentence of a short game's line)."""
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    """One event as ``referee log show`` and the club page tell it."""
+
+    event: GameEvent
+    text: str
+    """The sentence (:meth:`GameEvent.sentence`, a verdict asked again after a correction
+    saying so)."""
+    corrected: bool = False
+    """A later correction supersedes this event."""
+    notes: tuple[str, ...] = ()
+    """The rules' notes on a move (a Follow Me's followers), one line each."""
+
+    def lines(self) -> list[str]:
+        """The entry as ``log show`` prints it: head, sentence and mark, then its notes."""
+        mark = "  (corrected)" if self.corrected else ""
+        return [self.event.head() + self.text + mark, *(NOTE_INDENT + n for n in self.notes)]
+
+
+def timeline_text(
+    event: GameEvent, fixes: Collection[int], pieces: Mapping[int, str] | None = None
+) -> str:
+    """``event``'s sentence on a timeline: a verdict asked again after correction ``fixes``
+    says so, and a declaration or a correction in words (``pieces``: the piece of each move
+    by seq, which a correction names)."""
+    d = event.data
+    if event.type == "declare":
+        notes = [str(n) for n in d.get("notes", []) or [] if str(n).strip()]
+        return f"declare {question_words(d.get('declare'))}" + (
+            f": {'; '.join(notes)}" if notes else ""
+        )
+    if event.type == "correction":
+        return _correction_words(d, (pieces or {}).get(event.supersedes or -1))
+    line = event.sentence()
+    about = d.get("about") if event.type == "verdict" else None
+    if about in fixes:
+        line = line.replace(f"(move #{about})", f"(after correction #{about})", 1)
+    return line
+
+
+def question_words(query: Any) -> str:
+    """A scene-file question in the words of a verdict line.
+
+    >>> question_words({"ask": "move", "piece": "sq1", "allowance": 6,
+    ...                 "to": {"x": 19, "y": 16.5, "heading": 300}})
+    'move sq1 to (19.00, 16.50) facing 300, allowance 6'
+    >>> question_words({"ask": "los", "from": "t34a", "to": "pz1"})
+    'los t34a -> pz1'
+    """
+    if not isinstance(query, Mapping):
+        return str(query)
+    who = [str(query[k]) for k in ("piece", "leader", "from") if isinstance(query.get(k), str)]
+    to = query.get("to")
+    words = [str(query.get("ask", "question"))]
+    if isinstance(to, str):
+        who.append(to)
+    if who:
+        words.append(" -> ".join(who))
+    if isinstance(to, Mapping):
+        words.append(f"to {_pose(to)}")
+    rest = [
+        f"{k} {_value(v)}"
+        for k, v in query.items()
+        if k not in ("ask", "piece", "leader", "from", "to")
+    ]
+    return " ".join(words) + "".join(f", {r}" for r in rest)
+
+
+def _pose(pose: Mapping[str, Any]) -> str:
+    return f"({_num(pose.get('x'))}, {_num(pose.get('y'))}) facing {_num(pose.get('heading'), 0)}"
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_value(v) for v in value)
+    if isinstance(value, float) and value.is_integer():
+        return f"{value:g}"
+    if isinstance(value, (str, int, float)) or value is None:
+        return str(value)
+    return json.dumps(value, separators=(", ", ": "))
+
+
+def _correction_words(data: Mapping[str, Any], piece: str | None) -> str:
+    moved = f" (move {piece})" if piece else ""
+    reason = data.get("reason")
+    why = f" ({reason.strip()})" if isinstance(reason, str) and reason.strip() else ""
+    head = f"correction of #{data.get('supersedes')}{moved}"
+    to = data.get("to")
+    if data.get("void"):
+        return f"{head}: did not happen{why}"
+    if isinstance(to, Mapping):
+        return f"{head}: came to rest at {_pose(to)}{why}"
+    rest = {k: v for k, v in data.items() if k != "supersedes"}
+    return f"{head}: {json.dumps(rest)}"
+
+
+def timeline(events: Sequence[GameEvent]) -> list[TimelineEntry]:
+    """A game's events as a readable timeline (``referee log show``, the club's game page)."""
+    superseded = {e.supersedes for e in events if e.type == "correction"}
+    fixes = {e.seq for e in events if e.type == "correction"}
+    pieces = {e.seq: e.piece for e in events if e.type == "move" and e.piece}
+    return [
+        TimelineEntry(
+            e,
+            timeline_text(e, fixes, pieces),
+            e.seq in superseded,
+            tuple(str(n) for n in e.data.get("notes", []) or []) if e.type == "move" else (),
+        )
+        for e in events
+    ]
 
 
 def _num(value: Any, digits: int = 2) -> str:

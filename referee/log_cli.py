@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from referee.errors import RefereeError
-from referee.events import GameEvent
+from referee.events import timeline, timeline_text
 from referee.outputs import output_file, usable_path
 from referee.store import GameInfo, GameLog, StoreError, default_db_path, export_text
 from referee.validate import shown
@@ -73,23 +73,10 @@ def show(game: str, db: str | None) -> None:
     with _open(db) as game_log:
         info = game_log.game(game)
         events = game_log.events(info)
-    superseded = {e.supersedes for e in events if e.type == "correction"}
-    fixes = {e.seq for e in events if e.type == "correction"}
     click.echo(f"game {info.name!r} ({info.ruleset}, started {info.created}, {len(events)} events)")
-    for event in events:
-        mark = "  (corrected)" if event.seq in superseded else ""
-        click.echo(_described(event, fixes) + mark)
-        for note in event.data.get("notes", []) if event.type == "move" else []:
-            click.echo(" " * 18 + str(note))
-
-
-def _described(event: GameEvent, fixes: set[int]) -> str:
-    """``event``'s timeline line; a verdict asked again after a correction says so."""
-    line = event.describe()
-    about = event.data.get("about") if event.type == "verdict" else None
-    if about in fixes:
-        line = line.replace(f"(move #{about})", f"(after correction #{about})", 1)
-    return line
+    for entry in timeline(events):
+        for line in entry.lines():
+            click.echo(line)
 
 
 @log.command()
@@ -248,7 +235,9 @@ def correct(game: str, seq: str, void: bool, to: str | None, why: str, db: str |
             raise RefereeError(f"{path}: game {game!r} changed while correcting; try again")
         writer.append(now, events)
     for event in events:
-        click.echo(_described(event, {events[0].seq}))
+        click.echo(
+            event.head() + timeline_text(event, {events[0].seq}, {move.seq: move.piece or "?"})
+        )
 
 
 def _table(info: GameInfo) -> Any:

@@ -1,10 +1,13 @@
 """The club's JSON API: tables send their games here, the club page reads them.
 
-Writes need the table's token (``Authorization: Bearer TOKEN``): a missing or
-wrong one is a 401, another table's game a 403, a game name another table
-holds a 409, a malformed or oversized batch a 400, a batch that would leave a
-gap a 409 carrying the club's ``last_seq``; the database down is a 503. In
-every refused case nothing is written. Reads are open to the club's network.
+Writes (registering a game, its events, its end) need the table's token
+(``Authorization: Bearer TOKEN``): a missing or wrong one is a 401, another
+table's game a 403, a game name another table holds a 409, a malformed or
+oversized batch a 400, a batch that would leave a gap a 409 carrying the
+club's ``last_seq``, a batch whose event under a seq the club holds differs
+from the held one a 409 naming that seq (``differs``); the database down is a
+503. In every refused case nothing is written. Reads are open to the club's
+network; a name no game can have (a NUL in it) is a 404.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from referee.club.store import (
     ClubConflict,
     ClubError,
     ClubForbidden,
+    ClubMismatch,
     ClubNotFound,
     ClubUnavailable,
 )
@@ -50,6 +54,9 @@ def _http_error(error: HTTPException) -> Response:
 def _club_error(error: ClubError) -> Response:
     if isinstance(error, ClubUnavailable):
         return _fail(503, str(error))
+    if isinstance(error, ClubMismatch):
+        # "differs" tells a sender not to resend from last_seq: retrying cannot mend it.
+        return _fail(409, str(error), last_seq=error.last_seq, differs=error.seq)
     if isinstance(error, ClubConflict):
         return _fail(409, str(error), last_seq=error.last_seq)
     if isinstance(error, ClubForbidden):
@@ -111,6 +118,14 @@ def ingest(name: str) -> Response:
     events = parse_batch(_body())
     added, last_seq = get_store().ingest(table, name, events)
     return jsonify({"added": added, "last_seq": last_seq})
+
+
+@bp.post("/games/<path:name>/end")
+def end(name: str) -> Response:
+    """The table stopped sending this game (it ended, or the table stopped): not live."""
+    table = _table()
+    game = get_store().end(table, name)
+    return jsonify({"game": game.name, "last_seq": game.last_seq, "live": False})
 
 
 @bp.get("/tables")

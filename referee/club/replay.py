@@ -5,8 +5,9 @@ The club has no per-frame positions (a table sends its export stream, not its
 position rows), so a piece stands where its last move up to that moment put
 it; before its first move, where that move started (the table log's resting
 position then), or where the scene placed it. A move voided by a correction
-never happened. This is the table log's ``replay --at`` for every piece that
-has rested or moved, which is what the club page draws.
+never happened; a move a correction says ended elsewhere ended there. This is
+the table log's ``replay --at`` for every piece that has rested or moved,
+which is what the club page draws.
 """
 
 from __future__ import annotations
@@ -111,6 +112,14 @@ def board_at(
         for e in listed
         if e.type == "correction" and e.data.get("void") and (upto_seq is None or e.seq <= upto_seq)
     }
+    # A correction's "to" is where the move really ended (from the move on, as voiding is).
+    fixed_to = {
+        e.data.get("supersedes"): e.data["to"]
+        for e in listed
+        if e.type == "correction"
+        and isinstance(e.data.get("to"), Mapping)
+        and (upto_seq is None or e.seq <= upto_seq)
+    }
     moved: set[str] = set()
     seq, t = 0, 0.0
     for event in listed:
@@ -130,7 +139,7 @@ def board_at(
         if event.seq in voided:
             continue
         if event.type == "move" and event.piece:
-            end = event.data.get("to", {})
+            end = fixed_to.get(event.seq) or event.data.get("to", {})
             poses[event.piece] = [_num(end.get("x")), _num(end.get("y")), _num(end.get("heading"))]
             moved.add(event.piece)
         elif event.type == "edit" and event.data.get("edit") == "terrain":

@@ -7,6 +7,12 @@ push`` afterwards just asks the club where it stands and sends what follows,
 in order, in batches. The club skips seqs it holds, so a batch resent after
 a lost answer is never stored twice.
 
+What the club holds already is sent again once, first, for the club to compare
+with its own (a few requests for a long game): a log whose events differ from
+the club's under the same seqs (another history under the game's name) is
+refused there, said once, and nothing more of that game is sent, rather than
+told "the club has it all" or mixed into the club's history.
+
 :class:`ClubSender` does it in a thread beside a running game (``referee
 run``, ``demo``, ``serve`` with ``--club``); :func:`push` does it once, now
 (``referee club push``).
@@ -14,6 +20,7 @@ run``, ``demo``, ``serve`` with ``--club``); :func:`push` does it once, now
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -47,9 +54,11 @@ class ClubUnreachable(RefereeError):
 class ClubRefused(RefereeError):
     """An answer that retrying will not change (a bad token, another table's game...)."""
 
-    def __init__(self, message: str, status: int = 0) -> None:
+    def __init__(self, message: str, status: int = 0, differs: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.differs = differs
+        """The first seq whose event the club holds differently (two histories of a game)."""
 
 
 @dataclass(frozen=True)
@@ -136,16 +145,32 @@ class ClubClient:
             raise ClubRefused(f"{self.url}: game {game.name!r}: {_said(answer, status)}", status)
         return int(answer["last_seq"])
 
-    def send(self, game: GameInfo, lines: list[dict[str, Any]]) -> int:
-        """Send one batch; the club's high-water mark after it."""
+    def send(self, game: GameInfo, lines: list[dict[str, Any]]) -> tuple[bool, int]:
+        """Send one batch: whether the club took it (it holds every line of it now), and its
+        high-water mark after it (where to resend from when it did not)."""
         status, answer = self.request(
             "POST", f"/api/games/{quote(game.name, safe='')}/events", {"events": lines}
         )
         if status == 200:
-            return int(answer["last_seq"])
+            return True, int(answer["last_seq"])
+        differs = answer.get("differs")
+        if status == 409 and isinstance(differs, int) and not isinstance(differs, bool):
+            raise ClubRefused(
+                f"{self.url}: game {game.name!r}: the club holds a different event #{differs} "
+                "under that name (two histories of one game, HTTP 409); nothing more of it is "
+                "sent and the club keeps its own",
+                status,
+                differs,
+            )
         if status == 409 and isinstance(answer.get("last_seq"), int):
-            return int(answer["last_seq"])  # the club's truth: resend from there
+            return False, int(answer["last_seq"])  # the club's truth: resend from there
         raise ClubRefused(f"{self.url}: game {game.name!r}: {_said(answer, status)}", status)
+
+    def end(self, game: GameInfo) -> None:
+        """Tell the club this table stopped sending ``game`` (the club page's "live" goes)."""
+        status, answer = self.request("POST", f"/api/games/{quote(game.name, safe='')}/end", {})
+        if status != 200:
+            raise ClubRefused(f"{self.url}: game {game.name!r}: {_said(answer, status)}", status)
 
     def holds(self, game: GameInfo, lines: list[dict[str, Any]]) -> bool:
         """Whether the club holds exactly ``lines`` as ``game`` (whichever table sent it)."""
@@ -182,7 +207,10 @@ class Outbox:
         self.game = game
         self.client = client
         self.acked: int | None = None
-        """The club's high-water mark (None until asked)."""
+        """The last seq the club holds as this log does (None until asked; 0 until what
+        the club held at registration is compared)."""
+        self.held = 0
+        """The club's high-water mark when the game was registered."""
 
     def owed(self) -> int:
         """Events the local log has that the club has not acknowledged (all before asking)."""
@@ -190,22 +218,26 @@ class Outbox:
         return info.last_seq - (self.acked or 0)
 
     def step(self) -> int:
-        """Send one batch of what the club lacks: how many events were sent (0: caught up)."""
+        """Send one batch of what the club lacks (or holds, not yet compared): how many
+        events were sent (0: caught up)."""
         if self.acked is None:
-            self.acked = self.client.register(self.game)
+            self.held = self.client.register(self.game)
+            self.acked = 0
         events = self.log.events(self.game, after=self.acked, upto_seq=self.acked + BATCH)
         if not events:
             return 0
-        before = self.acked
-        self.acked = self.client.send(self.game, [e.to_json() for e in events])
-        if self.acked < before:
-            # The club holds less than it once said (restored from an older backup): resend.
+        took, last_seq = self.client.send(self.game, [e.to_json() for e in events])
+        if not took:
+            # A gap: the club holds less than it once said (restored from an older backup):
+            # resend from where it stands.
+            self.acked = min(self.acked, last_seq)
             return len(events)
-        if self.acked == before:
+        if last_seq < events[-1].seq:
             raise ClubRefused(
                 f"{self.client.url}: game {self.game.name!r}: the club did not take events "
-                f"after #{before}"
+                f"after #{last_seq}"
             )
+        self.acked = events[-1].seq
         return len(events)
 
 
@@ -267,8 +299,13 @@ class ClubSender:
         self._stop.set()
         self._wake.set()
         self._thread.join(5.0)
-        self.client.close()
         outbox = self._outbox
+        if self.error is None and self._caught_up.is_set() and outbox is not None:
+            # The club answered a moment ago: tell it this table stopped sending. A club
+            # that is away now is not waited for (it shows the game live a while longer).
+            with contextlib.suppress(ClubUnreachable, ClubRefused):
+                self.client.end(outbox.game)
+        self.client.close()
         if outbox is None or outbox.acked is None:
             return None
         try:
@@ -362,6 +399,11 @@ def finish(sender: ClubSender | None, db: str | os.PathLike[str], timeout: float
     if sender is None:
         return
     owed = sender.stop(timeout)
+    if sender.error is not None:
+        # Refused (said when it happened): a push would be refused the same way.
+        if owed:
+            _stderr(f"club: {owed} event(s) of game {sender.game!r} not sent (refused above)")
+        return
     if owed:
         _stderr(
             f"club: {owed} event(s) of game {sender.game!r} not sent yet; 'referee club push "
@@ -403,8 +445,10 @@ def push(
                     except ClubRefused as error:
                         # Two tables that share one log file: the other table's game is at
                         # the club already, event for event; anything else is a refusal.
+                        if error.status != 409 or error.differs is not None or games:
+                            raise
                         lines = [e.to_json() for e in log.events(info)]
-                        if error.status != 409 or games or not client.holds(info, lines):
+                        if not client.holds(info, lines):
                             raise
                         outbox.acked = info.last_seq
                         say(f"game {info.name!r} was sent by another table; the club has it all")
@@ -419,7 +463,16 @@ def push(
                         time.sleep(delay)
                         delay = min(delay * 2, BACKOFF[1])
                 done[info.name] = info.last_seq if outbox.acked is None else outbox.acked
-                say(f"game {info.name!r}: the club has events 1 to #{done[info.name]}")
+                if outbox.acked is not None and outbox.acked > outbox.held:
+                    # This push stored events: it was the table sending, and now it stops.
+                    with contextlib.suppress(ClubUnreachable, ClubRefused):
+                        client.end(info)
+                more = (
+                    f", and #{done[info.name] + 1} to #{outbox.held} that this log does not hold"
+                    if outbox.held > done[info.name]
+                    else ""
+                )
+                say(f"game {info.name!r}: the club has events 1 to #{done[info.name]}{more}")
     finally:
         client.close()
     return done

@@ -35,7 +35,7 @@ from referee.errors import RefereeError
 from referee.events import GameEvent
 from referee.outputs import usable_path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION = "table-referee-club"
 
 #: Step ``i`` brings a club database from schema version ``i`` to ``i + 1``.
@@ -70,7 +70,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " data TEXT NOT NULL,"
         " PRIMARY KEY (game_id, seq))",
     ),
+    # When the table said it stopped sending (the game's end, for "live" on the club page).
+    ("ALTER TABLE club_games ADD COLUMN ended DOUBLE PRECISION",),
 )
+
+LIVE_SECONDS = 120.0
+"""A game is live while its table sends: its last event arrived less than this ago and its
+table has not said the game ended since. A table that stops without saying so (killed,
+unplugged) stops being live this long after its last event; so does one whose players
+have made no move for as long."""
 
 TABLE_NAME_MAX = 64
 GAME_NAME_MAX = 200
@@ -90,6 +98,15 @@ class ClubConflict(ClubError):
     def __init__(self, message: str, last_seq: int | None = None) -> None:
         super().__init__(message)
         self.last_seq = last_seq
+
+
+class ClubMismatch(ClubConflict):
+    """A batch whose event under a seq the club holds differs from the one held (HTTP 409):
+    two histories of one game. ``seq`` is the first that differs."""
+
+    def __init__(self, message: str, seq: int, last_seq: int) -> None:
+        super().__init__(message, last_seq)
+        self.seq = seq
 
 
 class ClubCollision(ClubConflict):
@@ -124,9 +141,16 @@ class ClubGame:
     last_seq: int
     last_t: float
     updated: float
-    """Unix time of the last batch stored (for "live" on the club page)."""
+    """Unix time the last event arrived (or the game was registered)."""
+    ended: float | None = None
+    """Unix time its table said it stopped sending (None: never)."""
 
-    def to_json(self) -> dict[str, Any]:
+    def live(self, now: float) -> bool:
+        """Whether the table is sending this game at ``now`` (see :data:`LIVE_SECONDS`)."""
+        ended = self.ended is not None and self.ended >= self.updated
+        return not ended and now - self.updated < LIVE_SECONDS
+
+    def to_json(self, now: float | None = None) -> dict[str, Any]:
         return {
             "name": self.name,
             "table": self.table,
@@ -135,6 +159,8 @@ class ClubGame:
             "last_seq": self.last_seq,
             "last_t": round(self.last_t, 4),
             "updated": round(self.updated, 3),
+            "ended": round(self.ended, 3) if self.ended is not None else None,
+            "live": self.live(time.time() if now is None else now),
         }
 
 
@@ -148,6 +174,28 @@ def _now() -> str:
 
 def _problem(error: BaseException) -> str:
     return str(error).strip().split("\n")[0] or type(error).__name__
+
+
+def unstorable(text: str) -> str | None:
+    """What in ``text`` PostgreSQL's text cannot hold (None: nothing): a NUL character, or a
+    lone surrogate (no UTF-8 for it). Refused on SQLite too, so both back-ends agree.
+
+    >>> unstorable("t34a"), unstorable("a" + chr(0) + "b"), unstorable(chr(0xD800))
+    (None, 'a NUL character', 'a lone surrogate (not UTF-8)')
+    """
+    for c in text:
+        if c == "\x00":
+            return "a NUL character"
+        if "\ud800" <= c <= "\udfff":
+            return "a lone surrogate (not UTF-8)"
+    return None
+
+
+def _storable(text: str, what: str) -> str:
+    problem = unstorable(text)
+    if problem is not None:
+        raise ClubError(f"{what} {text[:40]!r} contains {problem}; use plain text")
+    return text
 
 
 def check_table_name(name: str) -> str:
@@ -502,8 +550,8 @@ class ClubStore:
     # -- games ---------------------------------------------------------------------------------
 
     _GAME = (
-        "SELECT id, name, table_name, ruleset, created, scene, roster, last_seq, last_t, updated"
-        " FROM club_games"
+        "SELECT id, name, table_name, ruleset, created, scene, roster, last_seq, last_t, updated,"
+        " ended FROM club_games"
     )
 
     @staticmethod
@@ -519,6 +567,7 @@ class ClubStore:
             int(row[7]),
             float(row[8]),
             float(row[9]),
+            float(row[10]) if row[10] is not None else None,
         )
 
     def open_game(
@@ -534,6 +583,10 @@ class ClubStore:
         returned as the club holds it (with its high-water mark)."""
         if not name.strip() or len(name) > GAME_NAME_MAX:
             raise ClubError(f"game name {name[:40]!r}: use 1 to {GAME_NAME_MAX} characters")
+        _storable(name, "game name")
+        _storable(ruleset, "ruleset")
+        if created is not None:
+            _storable(created, "created")
 
         def work(tx: _Tx) -> ClubGame:
             rows = tx.execute(self._GAME + " WHERE name = ?", (name,))
@@ -581,6 +634,8 @@ class ClubStore:
         """Every game (of ``table``), oldest first."""
         if table is None:
             rows = self._db.run(lambda tx: tx.execute(self._GAME + " ORDER BY id"))
+        elif unstorable(table):
+            return []  # no table has such a name (PostgreSQL could not even be asked)
         else:
             rows = self._db.run(
                 lambda tx: tx.execute(self._GAME + " WHERE table_name = ? ORDER BY id", (table,))
@@ -588,6 +643,8 @@ class ClubStore:
         return [self._game(r) for r in rows]
 
     def game(self, name: str) -> ClubGame:
+        if unstorable(name):
+            raise ClubNotFound(f"{self.where}: no game {_shown(name)}")
         rows = self._db.run(lambda tx: tx.execute(self._GAME + " WHERE name = ?", (name,)))
         if not rows:
             raise ClubNotFound(f"{self.where}: no game {name!r}")
@@ -598,9 +655,16 @@ class ClubStore:
     def ingest(self, table: str, name: str, events: Sequence[GameEvent]) -> tuple[int, int]:
         """Store table ``table``'s batch of game ``name``: ``(added, last_seq)``.
 
-        Seqs the club holds already are skipped; the rest must continue the
-        game's stream without a gap, in order, or nothing is stored.
+        Seqs the club holds already are compared with what it holds: the same event
+        again is skipped (a retry never duplicates), a different one is a
+        :class:`ClubMismatch` naming the first seq that differs. The rest must
+        continue the game's stream without a gap, in order. Refused: nothing is stored.
         """
+        if unstorable(name):
+            raise ClubNotFound(f"no game {_shown(name)} on this club; register it first")
+        for e in events:
+            if e.piece is not None:
+                _storable(e.piece, f"event #{e.seq}: piece")
         seqs = [e.seq for e in events]
         if any(b != a + 1 for a, b in itertools.pairwise(seqs)):
             raise ClubConflict(
@@ -616,6 +680,9 @@ class ClubStore:
             game_id, owner, last_seq = int(rows[0][0]), rows[0][1], int(rows[0][2])
             if owner != table:
                 raise ClubForbidden(f"game {name!r} belongs to another table")
+            again = [e for e in events if e.seq <= last_seq]
+            if again:
+                self._compare(tx, game_id, name, again, last_seq)
             fresh = [e for e in events if e.seq > last_seq]
             if not fresh:
                 return 0, last_seq
@@ -647,6 +714,48 @@ class ClubStore:
             if error.last_seq is None:  # a concurrent batch: say where the club stands now
                 raise ClubConflict(str(error), self.game(name).last_seq) from None
             raise
+
+    @staticmethod
+    def _compare(
+        tx: _Tx, game_id: int, name: str, again: Sequence[GameEvent], last_seq: int
+    ) -> None:
+        """Refuse a batch whose events under held seqs are not the ones held: compared in
+        the export format (what the table sent, as the club gives it back)."""
+        rows = tx.execute(
+            "SELECT seq, t, frame, type, data FROM club_events"
+            " WHERE game_id = ? AND seq >= ? AND seq <= ? ORDER BY seq",
+            (game_id, again[0].seq, again[-1].seq),
+        )
+        held = {
+            int(seq): GameEvent(int(seq), float(t), str(kind), json.loads(data), frame)
+            for seq, t, frame, kind, data in rows
+        }
+        for event in again:
+            kept = held.get(event.seq)
+            if kept is None or kept.to_json() != event.to_json():
+                raise ClubMismatch(
+                    f"game {name!r}: event #{event.seq} differs from the one the club holds "
+                    "under that seq (two histories of one game); nothing was stored",
+                    event.seq,
+                    last_seq,
+                )
+
+    def end(self, table: str, name: str) -> ClubGame:
+        """Table ``table`` says it stopped sending game ``name`` (its game ended, or the table
+        stopped): no longer live until its next event arrives."""
+        if unstorable(name):
+            raise ClubNotFound(f"no game {_shown(name)} on this club; register it first")
+
+        def work(tx: _Tx) -> None:
+            rows = tx.execute("SELECT table_name FROM club_games WHERE name = ?", (name,))
+            if not rows:
+                raise ClubNotFound(f"no game {_shown(name)} on this club; register it first")
+            if rows[0][0] != table:
+                raise ClubForbidden(f"game {_shown(name)} belongs to another table")
+            tx.execute("UPDATE club_games SET ended = ? WHERE name = ?", (time.time(), name))
+
+        self._db.run(work)
+        return self.game(name)
 
     def events(
         self,
@@ -738,6 +847,11 @@ class ClubStore:
             after = chunk[-1].seq
 
 
+def _shown(name: str) -> str:
+    """``name`` quoted for a message (repr escapes a NUL and a lone surrogate)."""
+    return repr(name[:80])
+
+
 def _span(seqs: Sequence[int]) -> str:
     shown = ", ".join(str(s) for s in seqs[:6])
     return shown + (", ..." if len(seqs) > 6 else "")
@@ -753,11 +867,13 @@ def open_club(url: str, wait: float = 10.0) -> Iterator[ClubStore]:
 
 
 __all__ = [
+    "LIVE_SECONDS",
     "SCHEMA_VERSION",
     "ClubConflict",
     "ClubError",
     "ClubForbidden",
     "ClubGame",
+    "ClubMismatch",
     "ClubNotFound",
     "ClubStore",
     "ClubTable",

@@ -125,3 +125,60 @@ def running_club(store: ClubStore) -> Iterator[RunningClub]:
 
 def lines(store: ClubStore, game: str) -> list[dict[str, Any]]:
     return [e.to_json() for e in store.events(store.game(game))]
+
+
+def story() -> list[GameEvent]:
+    """A short game as a table logs it: declarations, moves (one with a Follow Me note),
+    verdicts clear, refused and too close to call, a move voided and one put elsewhere by a
+    correction with the verdicts asked again, and a victory verdict."""
+
+    def judged(seq, t, ask, ok, summary, reasons, about=None, **more):
+        data: dict[str, Any] = {
+            "verdict": {"ask": ask, "ok": ok, "summary": summary, "reasons": reasons, **more},
+            "pieces": ["t34a"],
+        }
+        if about is not None:
+            data["about"] = about
+        return GameEvent(seq, t, "verdict", data, frame=int(t * 12))
+
+    follow = {"ask": "follow_me", "leader": "t34a", "action": "move"}
+    allowance = {"ask": "move", "piece": "sq1", "allowance": 6,
+                 "to": {"x": 19.0, "y": 16.5, "heading": 300}}  # fmt: skip
+    return [
+        GameEvent(1, 0.0, "declare", {"declare": follow,
+                                      "notes": ["Follow Me announced by t34a"]}),
+        GameEvent(2, 0.0, "declare", {"declare": allowance,
+                                      "notes": ["sq1 may move up to 6in next"]}),
+        judged(3, 0.58, "los", False, "los t34a -> pz1: blocked by wood1",
+               ["the line crosses woods wood1: LOS through it is blocked"], los="blocked"),
+        GameEvent(4, 3.92, "move", {
+            "piece": "t34a", "from": {"x": 10.0, "y": 20.5, "heading": 270.0},
+            "to": {"x": 10.0, "y": 14.5, "heading": 270.0}, "distance": 6.0,
+            "uncertainty": 0.005, "notes": ["Follow Me by t34a: t34b follows t34a"]}, frame=47),
+        judged(5, 3.92, "move", None, "move t34a: 6.00in (+/-0.01), too close to call",
+               ["moved 6.00in measured at the front of the base", "the limit is 6in"], about=4),
+        GameEvent(6, 6.58, "move", {
+            "piece": "t34b", "from": {"x": 12.0, "y": 21.0, "heading": 275.0},
+            "to": {"x": 12.4, "y": 15.2, "heading": 275.0}, "distance": 5.8,
+            "uncertainty": 0.005}, frame=79),
+        judged(7, 6.58, "move", True, "move t34b: 5.80in (+/-0.01), legal",
+               ["moved 5.80in measured at the front of the base"], about=6),
+        GameEvent(8, 9.0, "correction", {"supersedes": 4, "reason": "knocked over", "void": True}),
+        judged(9, 9.0, "los", True, "los t34a -> pz1: clear", ["nothing in the way"], about=8),
+        GameEvent(10, 9.5, "correction", {"supersedes": 6, "reason": "tag hidden",
+                                          "to": {"x": 20.0, "y": 20.0, "heading": 45.0}}),
+        judged(11, 9.5, "move", False, "move t34b: 8.60in (+/-0.01), too far",
+               ["moved 8.60in measured at the front of the base"], about=10),
+        judged(12, 12.0, "victory", True, "victory: soviet 5, german 1 -> victory for soviet",
+               ["pz1 (tank, german) destroyed: 5 VP", "german controls hill1: 1 VP",
+                "victory for soviet (5 to 1 VP)"],
+               points={"soviet": 5.0, "german": 1.0}, result="victory", winner="soviet"),
+    ]  # fmt: skip
+
+
+def story_log(path: Path, game: str = "story") -> GameLog:
+    """A table's game log holding :func:`story` as game ``game``."""
+    log = GameLog(path)
+    info = log.find(game) or log.create_game(game, "paper-tigers", SCENE, roster=ROSTER)
+    log.append(info, story())
+    return log

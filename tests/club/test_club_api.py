@@ -217,7 +217,7 @@ def test_standings_come_from_each_games_last_victory_verdict(club):
     _send(client, tokens["alpha"], [move(1), GameEvent(2, 9.0, "verdict", {"verdict": victory})])
     page = client.get("/").get_data(as_text=True)
     standings = page[page.index('id="standings"') :]
-    assert "soviet 4, german 1" in standings and "win for soviet" in standings
+    assert "soviet 4 VP, german 1 VP" in standings and "win for soviet" in standings
     assert "win for soviet" in client.get("/games/g1").get_data(as_text=True)
 
 
@@ -234,3 +234,22 @@ def test_a_voided_last_move_is_not_drawn_on_the_card(club):
     assert 'data-x="11.00"' in piece[:80]
     board = client.get("/api/games/g1/board").json
     assert next(p for p in board["pieces"] if p["id"] == "t34a")["x"] == 11.0
+
+
+def test_other_events_under_held_seqs_are_409_naming_the_first_that_differs(club):
+    """Issue 42: two histories of one game were 200 {"added": 0}; now 409, nothing written."""
+    client, store, tokens = club
+    _register(client, tokens["alpha"])
+    _send(client, tokens["alpha"], events(1, 6))
+    other = [e.to_json() for e in events(1, 9)]
+    other[3] = {**other[3], "verdict": {**other[3]["verdict"], "ok": False}}  # seq 4
+    answer = client.post(
+        "/api/games/g1/events", json={"events": other}, headers=_auth(tokens["alpha"])
+    )
+    assert answer.status_code == 409
+    assert answer.json["differs"] == 4 and answer.json["last_seq"] == 6
+    assert "event #4 differs" in answer.json["error"] and "\n" not in answer.json["error"]
+    assert store.game("g1").last_seq == 6
+    assert client.get("/api/games/g1/events").json["events"] == [e.to_json() for e in events(1, 6)]
+    again = _send(client, tokens["alpha"], events(1, 6))  # the same again: still idempotent
+    assert again.status_code == 200 and again.json == {"added": 0, "last_seq": 6}

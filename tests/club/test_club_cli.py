@@ -123,3 +123,29 @@ def test_run_with_half_of_the_club_options_writes_nothing(tmp_path):
     )
     assert result.exit_code == 2 and "--club and --club-token go together" in result.stderr
     assert not db.exists()
+
+
+def test_push_of_another_history_is_one_line_and_exit_2(tmp_path):
+    """Issue 42: 'club push' said "the club has all 1 game(s)" of a game the club holds
+    differently; now it says which event differs and exits 2."""
+    from .helpers import running_club, table_log
+
+    with ClubStore(f"sqlite:///{tmp_path / 'club.sqlite'}") as store:
+        token = store.add_table("alpha")
+        table_log(tmp_path / "first.sqlite", "g1", 8).close()
+        table_log(tmp_path / "second.sqlite", "g1", 0).close()
+        from .helpers import move
+
+        second = table_log(tmp_path / "second.sqlite", "g1")
+        second.append(second.game("g1"), [move(1, "pz1")])
+        second.close()
+        with running_club(store) as club:
+            args = ["club", "push", "--club", club.url, "--club-token", token, "--wait", "1"]
+            first = invoke(*args, "--db", str(tmp_path / "first.sqlite"))
+            assert first.exit_code == 0 and "the club has all 1 game(s)" in first.stdout
+            refused = invoke(*args, "--db", str(tmp_path / "second.sqlite"))
+        assert refused.exit_code == 2, refused.output
+        assert "the club has all" not in refused.stdout
+        (line,) = [x for x in refused.stderr.splitlines() if x.startswith("referee: error:")]
+        assert "different event #1" in line and "two histories" in line
+        assert store.game("g1").last_seq == 8

@@ -154,3 +154,24 @@ def test_a_table_killed_and_resumed_continues_at_the_club(pg_db, club, tmp_path)
     err = _finish(second)
     assert "resuming game 'g'" in err
     _same(pg_db, {"alpha": (db, "g")})  # and nothing was pushed by hand
+
+
+def test_a_table_whose_log_differs_from_the_clubs_is_refused_once_and_plays_on(
+    pg_db, club, tmp_path
+):
+    """Issue 42: a table playing a game the club holds another history of (same table, same
+    name, a new log) is refused once with the differing seq and plays on, logging locally;
+    the club keeps its own history, nothing of the new one mixed in."""
+    token = add_table(pg_db, "alpha")
+    first = tmp_path / "first.sqlite"
+    table_log(first, "g", 30).close()
+    ok("club", "push", "--db", str(first), "--club", club.url, "--club-token", token)
+    before = club_export(pg_db)
+    again = run_table(tmp_path / "new.sqlite", "g", club.url, token)
+    _out, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err  # the game itself went on
+    refused = [line for line in err.splitlines() if "different event #1" in line]
+    assert len(refused) == 1 and "not sending" in refused[0], err
+    assert "club push" not in err  # a push would be refused alike: not suggested
+    assert club_export(pg_db) == before
+    assert len(local_export(tmp_path / "new.sqlite", "g")) > 0

@@ -155,3 +155,63 @@ def test_two_tables_sharing_one_log_each_push_it_all(store, tmp_path):
         with pytest.raises(ClubRefused, match="HTTP 409"):
             push(other, club.url, tokens["alpha"])
     assert [g.table for g in store.games()] == ["alpha", "beta"]
+
+
+def _other_history(path, game, count, differ_at):
+    """A table log of ``game`` whose events are the helpers' own except event ``differ_at``."""
+    from referee.events import GameEvent
+
+    from .helpers import events
+
+    log = table_log(path, game)
+    batch = events(1, count)
+    e = batch[differ_at - 1]
+    batch[differ_at - 1] = GameEvent(e.seq, e.t, e.type, {**e.data, "piece": "pz1"}, e.frame)
+    log.append(log.game(game), batch)
+    log.close()
+
+
+def test_push_of_another_history_is_refused_naming_the_seq(store, tmp_path):
+    """Issue 42: a log with other events under the club's seqs was told "the club has it all"."""
+    from referee.club.sender import ClubRefused
+
+    token = store.add_table("alpha")
+    table_log(tmp_path / "first.sqlite", "g1", 10).close()
+    _other_history(tmp_path / "other.sqlite", "g1", 3, differ_at=2)  # fewer events, one differs
+    _other_history(tmp_path / "longer.sqlite", "g1", 14, differ_at=7)  # more, one differs
+    table_log(tmp_path / "older.sqlite", "g1", 6).close()  # the club's first six, exactly
+    with running_club(store) as club:
+        assert push(tmp_path / "first.sqlite", club.url, token) == {"g1": 10}
+        before = lines(store, "g1")
+        for name, seq in (("other", 2), ("longer", 7)):
+            with pytest.raises(ClubRefused, match=f"different event #{seq}") as refused:
+                push(tmp_path / f"{name}.sqlite", club.url, token, wait=1)
+            assert refused.value.differs == seq and "\n" not in str(refused.value)
+            assert lines(store, "g1") == before  # nothing of it stored, not even #11-14
+        said: list[str] = []
+        assert push(tmp_path / "older.sqlite", club.url, token, say=said.append) == {"g1": 6}
+        assert said == [
+            "game 'g1': the club has events 1 to #6, and #7 to #10 that this log does not hold"
+        ]
+    assert lines(store, "g1") == before
+
+
+def test_a_live_sender_of_another_history_says_so_once_and_stops(store, tmp_path):
+    token = store.add_table("alpha")
+    table_log(tmp_path / "first.sqlite", "g1", 10).close()
+    db = tmp_path / "games.sqlite"
+    _other_history(db, "g1", 4, differ_at=3)
+    said: list[str] = []
+    with running_club(store) as club:
+        assert push(tmp_path / "first.sqlite", club.url, token) == {"g1": 10}
+        before = lines(store, "g1")
+        sender = ClubSender(db, "g1", club.url, token, say=said.append).start()
+        _wait(lambda: sender.error is not None)
+        log = table_log(db, "g1")
+        append(log, "g1", 12)  # the game plays on past the club's seqs: none of it is sent
+        sender.notify()
+        time.sleep(0.5)
+        sender.stop()
+        log.close()
+    assert len(said) == 1 and "different event #3" in said[0] and "not sending" in said[0]
+    assert lines(store, "g1") == before

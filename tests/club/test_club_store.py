@@ -225,3 +225,47 @@ def test_tables_registering_games_at_once_all_get_theirs(club_url):
     finally:
         for s in stores:
             s.close()
+
+
+def _changed(event, **data):
+    from referee.events import GameEvent
+
+    return GameEvent(event.seq, event.t, event.type, {**event.data, **data}, event.frame)
+
+
+@pytest.mark.parametrize("where", [0, 3, 6])
+def test_a_different_event_under_a_held_seq_is_refused_naming_it(store, where):
+    """Issue 42: a table pushing other events under seqs the club holds got 200, added 0."""
+    from referee.club.store import ClubMismatch
+
+    _game(store)
+    store.ingest("alpha", "g1", events(1, 7))
+    other = events(1, 10)
+    other[where] = _changed(other[where], piece="pz1")
+    with pytest.raises(ClubMismatch, match=f"event #{where + 1} differs") as refused:
+        store.ingest("alpha", "g1", other)
+    assert (refused.value.seq, refused.value.last_seq) == (where + 1, 7)
+    # Nothing written: not even the fresh seqs 8-10 that followed.
+    assert [e.to_json() for e in store.events(store.game("g1"))] == [
+        e.to_json() for e in events(1, 7)
+    ]
+    assert store.game("g1").last_seq == 7
+
+
+def test_a_resent_event_differing_only_in_time_frame_or_type_is_refused(store):
+    from referee.club.store import ClubMismatch
+    from referee.events import GameEvent
+
+    _game(store)
+    store.ingest("alpha", "g1", events(1, 2))
+    first = events(1, 1)[0]
+    for other in (
+        GameEvent(1, first.t + 0.001, first.type, first.data, first.frame),
+        GameEvent(1, first.t, first.type, first.data, (first.frame or 0) + 1),
+        GameEvent(1, first.t, "flag", {"kind": "jump", "message": "m"}, first.frame),
+    ):
+        with pytest.raises(ClubMismatch, match="event #1 differs"):
+            store.ingest("alpha", "g1", [other])
+    # The same events again stay a no-op, whole or in part.
+    assert store.ingest("alpha", "g1", events(1, 2)) == (0, 2)
+    assert store.ingest("alpha", "g1", events(2, 2)) == (0, 2)
