@@ -1103,7 +1103,6 @@ function onPointerDown(e) {
     gesture.start = { x: e.clientX, y: e.clientY, last: [e.clientX, e.clientY] };
     gesture.moved = false;
     gesture.dragEnd = e.target && e.target.id === "move-end" ? Number(e.target.dataset.seq) : null;
-    if (S.tool === "ruler") rulerDown(tableAt(e.clientX, e.clientY));
   } else if (gesture.pointers.size === 2) {
     const [a, b] = Array.from(gesture.pointers.values());
     gesture.pinch = { dist: Math.hypot(a[0] - b[0], a[1] - b[1]) || 1 };
@@ -1134,9 +1133,7 @@ function onPointerMove(e) {
     const [x, y] = tableAt(e.clientX, e.clientY);
     const ring = $("move-end");
     if (ring) { ring.setAttribute("cx", x); ring.setAttribute("cy", y); }
-  } else if (S.tool === "ruler") {
-    rulerHover(tableAt(e.clientX, e.clientY));
-  } else if (!S.drawing) {
+  } else if (!S.drawing) {  // a drag pans, the ruler's too: only a tap lays a point
     panBy(e.clientX - st.last[0], e.clientY - st.last[1]);
   }
   st.last = [e.clientX, e.clientY];
@@ -1153,7 +1150,10 @@ function onPointerUp(e) {
   if (gesture.moved) gesture.swallow = true;  // a drag or a pinch is not a tap on what is under it
   // a tap is where the finger came down (it may wander a few pixels before lifting)
   const at = gesture.moved || !st ? [e.clientX, e.clientY] : [st.x, st.y];
-  if (S.tool === "ruler" && !wasPinch && e.type === "pointerup") rulerUp(tableAt(...at));
+  if (S.tool === "ruler" && e.type === "pointerup") {
+    if (gesture.moved || !st) S.ruler.lastTap = null;  // a drag or a pinch between breaks a double-tap
+    else rulerTap(tableAt(st.x, st.y), [st.x, st.y], e.timeStamp);
+  }
   const dragged = gesture.dragEnd;
   gesture.dragEnd = null;
   if (dragged && gesture.moved && !wasPinch && e.type === "pointerup") {
@@ -1179,14 +1179,16 @@ function setupGestures() {
     e.preventDefault();
     zoomAt(Math.exp(-e.deltaY * 0.0015), e.clientX, e.clientY);
   }, { passive: false });
-  map.addEventListener("dblclick", (e) => {
-    if (S.tool === "ruler") { e.preventDefault(); rulerFinish(); }
-  });
 }
 setupGestures();
 
 // The ruler: a tape laid from point to point on the table, in table inches (never pixels).
-// Tap or drag to lay it; each tap adds a waypoint; double-tap or Enter ends it; Escape clears.
+// Each tap lays a point (the first starts the tape); a double-tap or Enter ends it; Escape
+// clears. A drag pans as it does without the ruler: where a finger lifts after a drag is
+// not a point, and only two taps close in time and place are a double-tap (the browser's
+// dblclick is not used: its interval and slop are the system's, and a touch may send none).
+const DOUBLE_TAP_MS = 350;  // most ms from the first tap's lift to the second's
+const DOUBLE_TAP_SLOP = 12;  // most screen px between a double-tap's two taps
 
 function setTool(tool) {
   S.tool = S.tool === tool ? null : tool;
@@ -1197,35 +1199,26 @@ function setTool(tool) {
 }
 $("ruler-tool").onclick = () => setTool("ruler");
 
-function rulerDown(p) {
-  if (S.ruler.done || !S.ruler.points.length) S.ruler = { points: [p], hover: null, done: false, fresh: true };
-  else S.ruler.fresh = false;
-  drawRuler();
-}
-
 function rulerHover(p) {
   if (!S.ruler.points.length || S.ruler.done) return;
   S.ruler.hover = p;
   drawRuler();
 }
 
-function rulerUp(p) {
-  const r = S.ruler;
-  if (r.done || !r.points.length) return;
-  // a drag lays the tape to where the finger lifts; a tap adds a point (the first tap of a
-  // ruler was already laid by rulerDown)
-  if (gesture.moved || !r.fresh) r.points.push(p);
-  r.fresh = false;
-  r.hover = null;
-  // a double tap ends the tape (a touch screen may send no dblclick)
-  const now = performance.now(), last = rulerUp.last;
-  rulerUp.last = gesture.moved ? null : { t: now, p };
-  const near = 20 * S.view[2] / ($("map").getBoundingClientRect().width || 1);  // 20 px
-  if (!gesture.moved && last && now - last.t < 400 && Math.hypot(p[0] - last.p[0], p[1] - last.p[1]) < near) {
-    rulerUp.last = null;
-    rulerFinish();
+// A tap at table point `p` (screen point `screen`, at event time `t` ms).
+function rulerTap(p, screen, t) {
+  const last = S.ruler.lastTap;
+  const twice = last && t - last.t >= 0 && t - last.t <= DOUBLE_TAP_MS &&
+    Math.hypot(screen[0] - last.screen[0], screen[1] - last.screen[1]) <= DOUBLE_TAP_SLOP;
+  if (twice && !S.ruler.done) {
+    S.ruler.lastTap = null;
+    rulerFinish();  // the first tap of the two laid the end point
     return;
   }
+  if (S.ruler.done) S.ruler = { points: [], hover: null, done: false };  // a new tape
+  S.ruler.points.push(p);
+  S.ruler.hover = null;
+  S.ruler.lastTap = { t, screen };
   drawRuler();
 }
 
@@ -1296,7 +1289,7 @@ function drawRuler() {
   const r = S.ruler;
   const points = r.hover && !r.done ? [...r.points, r.hover] : r.points;
   if (S.tool !== "ruler" || !points.length) {
-    out.textContent = S.tool === "ruler" ? "tap or drag on the table" : "";
+    out.textContent = S.tool === "ruler" ? "tap points on the table" : "";
     return;
   }
   el("polyline", { class: "tape", points: points.map((p) => p.join(",")).join(" ") }, g);
