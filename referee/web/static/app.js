@@ -47,6 +47,7 @@ const S = {
   home: null,          // the whole table's viewBox
   ended: null,         // why the table stopped ("video ended"...), null while it plays
   camera: 1,           // which camera's picture the camera panel shows (from 1)
+  movedSince: {},      // piece id -> seq of the correction it was seen moving after
 };
 window.referee = S;
 
@@ -133,6 +134,7 @@ async function loadOnce() {
   S.info = info;
   S.pieces = {};
   for (const p of info.pieces) S.pieces[p.id] = p;
+  S.movedSince = {};  // a new game's corrections are its own
   $("game").textContent = info.ruleset.title + " · " + (info.game || "not logged");
   setupCameraPick();
   setupMap();
@@ -236,7 +238,51 @@ function piecePoses() {
   if (S.replay) {
     return (S.replay.pieces || []).map((p) => ({ id: p.id, x: p.x, y: p.y, heading: p.heading, state: "settled" }));
   }
-  return Object.values(S.live);
+  // The players' word over the camera's: a piece whose last move was corrected is drawn
+  // where the correction puts it (as /api/state has it) until the camera sees it move again.
+  const rests = correctedRests();
+  return Object.values(S.live).map((p) => {
+    const rest = rests.get(p.id);
+    if (!rest || p.state === "moving" || S.movedSince[p.id] === rest.seq) return p;
+    return { ...p, x: rest.pose.x, y: rest.pose.y, heading: rest.pose.heading, corrected: rest.seq };
+  });
+}
+
+// Where corrections put pieces, as referee/game/corrections.py's rests() has it: only a
+// piece whose last move was corrected is named; a voided move leaves it where it rested
+// before (walking back over earlier voided moves), a `to` puts it there. Kept while the
+// log is unchanged: the map asks for it on every frame.
+const restsMemo = { key: null, value: new Map() };
+function correctedRests() {
+  const last = S.events.length ? S.events[S.events.length - 1].seq : 0;
+  const key = `${S.events.length}:${last}`;
+  if (restsMemo.key === key) return restsMemo.value;
+  const fixes = corrections();
+  const moves = new Map();
+  for (const e of S.events) {
+    if (e.type !== "move" || !e.piece) continue;
+    if (!moves.has(e.piece)) moves.set(e.piece, []);
+    moves.get(e.piece).push(e);
+  }
+  const out = new Map();
+  for (const [piece, history] of moves) {
+    const newest = fixes.get(history[history.length - 1].seq);
+    if (!newest) continue;  // the camera's last word stands
+    for (let i = history.length - 1; i >= 0; i--) {
+      const fix = fixes.get(history[i].seq);
+      let pose;
+      if (!fix) pose = history[i + 1].from;  // before the voided move after it
+      else if (fix.void) {
+        if (i > 0) continue;
+        pose = history[i].from;
+      } else pose = fix.to;
+      if (pose) out.set(piece, { pose, seq: newest.seq });
+      break;
+    }
+  }
+  restsMemo.key = key;
+  restsMemo.value = out;
+  return out;
 }
 
 // A piece the roster does not name (never one of this game's) is a plain grey square.
@@ -276,9 +322,11 @@ function drawPieces() {
     }
     node.setAttribute("transform", `translate(${pose.x} ${pose.y})`);
     node.firstChild.setAttribute("transform", `rotate(${pose.heading})`);
-    node.setAttribute("class", `piece ${pose.state || ""}${S.selected.includes(pose.id) ? " selected" : ""}`);
+    node.setAttribute("class", `piece ${pose.state || ""}${S.selected.includes(pose.id) ? " selected" : ""}` +
+      (pose.corrected ? " corrected" : ""));
     node.dataset.x = pose.x;
     node.dataset.y = pose.y;
+    node.dataset.corrected = pose.corrected || "";
   }
 }
 
@@ -623,7 +671,9 @@ function moveText(m) {
     ` (${m.from.x.toFixed(1)}, ${m.from.y.toFixed(1)}) → (${m.to.x.toFixed(1)}, ${m.to.y.toFixed(1)})`;
 }
 
-// A tapped arrow: the move and what the rules said about it, in the verdict box.
+// A tapped arrow: the move and what the rules said about it, in the verdict box. A corrected
+// move shows the correction (what, why), the verdicts asked again on the corrected table,
+// and what was said before it, struck through: no longer the ruling.
 function showMove(seq) {
   const m = S.events.find((e) => e.seq === seq && e.type === "move");
   if (!m) return;
@@ -631,50 +681,105 @@ function showMove(seq) {
   S.selected = [];
   S.dispute = null;
   S.threats = null;
+  const fix = corrections().get(seq);
   const verdicts = moveVerdicts(seq);
+  const headMark = fix && fix.void ? "muted" : moveMark(verdicts);
   const box = $("verdict");
   box.replaceChildren();
   $("dispute-hint").textContent = "";
-  const head = html("div", moveText(m), "line move " + moveMark(verdicts));
+  const head = html("div", moveText(m), "line move " + headMark);
   head.dataset.ask = "move";
   head.dataset.seq = seq;
+  if (fix && fix.void) head.classList.add("superseded");
   box.appendChild(head);
   const notes = html("ul", undefined, "reasons");
   for (const n of m.notes || []) notes.appendChild(html("li", n));
   box.appendChild(notes);
-  if (!verdicts.length) box.appendChild(html("p", "no rule judged this move", "muted"));
-  for (const v of verdicts) {
-    box.appendChild(html("div", v.summary || v.ask, "line " + mark(v)));
-    const reasons = html("ul", undefined, "reasons");
-    for (const r of v.reasons || []) reasons.appendChild(html("li", r));
-    box.appendChild(reasons);
+  const overlay = [[moveText(m), headMark]];
+  if (fix) {
+    const said = html("div", correctionText(fix), "line correction-said");
+    said.id = "correct-done";
+    said.dataset.seq = fix.seq;
+    said.dataset.kind = fix.void ? "void" : "to";
+    box.appendChild(said);
+    overlay.push([correctionText(fix), "correction-said"]);
+    const again = S.events.filter((e) => e.type === "verdict" && e.about === fix.seq).map((e) => e.verdict || {});
+    const asked = html("div", undefined, "asked-again");
+    asked.id = "asked-again";
+    asked.appendChild(html("h2", "Asked again after the correction"));
+    if (!again.length) asked.appendChild(html("p", "no verdict depended on it", "muted"));
+    for (const v of again) {
+      asked.appendChild(verdictLine(v));
+      overlay.push([v.summary || v.ask, mark(v)]);
+    }
+    box.appendChild(asked);
+    const before = S.events.filter((e) => e.type === "verdict" && e.about === seq).map((e) => e.verdict || {});
+    if (before.length) {
+      const old = html("div", undefined, "superseded-verdicts");
+      old.id = "superseded";
+      old.appendChild(html("h2", "Said before (no longer stands)"));
+      for (const v of before) old.appendChild(verdictLine(v, "superseded"));
+      box.appendChild(old);
+    }
+  } else {
+    if (!verdicts.length) box.appendChild(html("p", "no rule judged this move", "muted"));
+    for (const v of verdicts) {
+      box.appendChild(verdictLine(v));
+      overlay.push([v.summary || v.ask, mark(v)]);
+    }
   }
   box.appendChild(correctionForm(m));
   showTab("dispute");
-  renderOverlay([[moveText(m), moveMark(verdicts)],
-    ...verdicts.map((v) => [v.summary || v.ask, mark(v)])]);
+  renderOverlay(overlay);
   redraw();
 }
 
+function correctionText(fix) {
+  const what = fix.void ? "did not happen"
+    : `ended at (${fix.to.x.toFixed(1)}, ${fix.to.y.toFixed(1)})`;
+  return `Corrected (#${fix.seq}): ${what} — ${fix.reason}`;
+}
+
+// A verdict's headline and its reasons (a list under it).
+function verdictLine(v, extra) {
+  const wrap = html("div", undefined, "verdict-item" + (extra ? " " + extra : ""));
+  const line = html("div", v.summary || v.ask, "line " + (extra === "superseded" ? "muted" : mark(v)));
+  line.dataset.ask = v.ask || "";
+  wrap.appendChild(line);
+  const reasons = html("ul", undefined, "reasons");
+  for (const r of v.reasons || []) reasons.appendChild(html("li", r));
+  wrap.appendChild(reasons);
+  return wrap;
+}
+
 // Correcting a move the camera got wrong: "did not happen", or drag its end on the map.
+// Once voided the button says it is done and takes no more taps.
 function correctionForm(m) {
   const form = document.createElement("div");
   form.className = "correction";
   const fix = corrections().get(m.seq);
-  if (fix) form.appendChild(html("p", `corrected (#${fix.seq}): ${fix.void ? "did not happen" : "ended elsewhere"} — ${fix.reason}`, "muted"));
   const why = document.createElement("input");
   why.id = "correct-why";
   why.placeholder = "why? (e.g. knocked over)";
   why.maxLength = 500;
   const voidButton = document.createElement("button");
   voidButton.id = "correct-void";
+  voidButton.type = "button";
   voidButton.textContent = "did not happen";
   voidButton.onclick = () => sendCorrection({ seq: m.seq, void: true });
   const hint = html("p", "ended elsewhere? drag the ring at the arrow's end to where it rests", "muted");
   const error = html("p", "", "error");
   error.id = "correct-error";
   form.append(why, voidButton, hint, error);
-  if (S.replay || (fix && fix.void)) voidButton.disabled = true;
+  if (fix && fix.void) {
+    voidButton.textContent = "✓ did not happen";
+    voidButton.classList.add("done");
+    voidButton.setAttribute("aria-pressed", "true");
+    voidButton.disabled = true;
+    why.disabled = true;
+    why.hidden = true;
+    hint.hidden = true;
+  } else if (S.replay) voidButton.disabled = true;
   return form;
 }
 
@@ -686,30 +791,38 @@ async function sendCorrection(body) {
     if (error) error.textContent = "say why first (e.g. knocked over)";
     return;
   }
+  const button = $("correct-void");
+  if (button) button.disabled = true;  // one tap, one correction
   try {
     const answer = await api("correct", { ...body, why });
-    for (const e of answer.events) if (!S.events.some((x) => x.seq === e.seq)) S.events.push(e);
-    S.events.sort((a, b) => a.seq - b.seq);
+    addEvents(answer.events);
   } catch (err) {
     if ($("correct-error")) $("correct-error").textContent = err.message;
+    if (button) button.disabled = false;
     return;
   }
-  const seq = body.seq;
-  redraw();
-  if (S.events.some((e) => e.type === "correction" && e.supersedes === seq && e.void)) {
-    $("correct-error").textContent = "";
-    $("correct-why").value = "";
-    const done = html("p", "noted: the move did not happen", "muted");
-    done.id = "correct-done";
-    $("verdict").appendChild(done);
-  } else {
-    showMove(seq);
-  }
+  showMove(body.seq);
+}
+
+// Events this page has not had yet (the answer to a correction and the stream both bring
+// the correction's events): added in seq order, listed in the log, and returned.
+function addEvents(list) {
+  const have = new Set(S.events.map((e) => e.seq));
+  const fresh = list.filter((e) => !have.has(e.seq));
+  if (!fresh.length) return fresh;
+  S.events.push(...fresh);
+  S.events.sort((a, b) => a.seq - b.seq);
+  renderEvents(fresh);
+  return fresh;
 }
 
 function onFrame(msg) {
   S.lastFrame = msg;
-  for (const p of msg.pieces) S.live[p.id] = p;
+  const rests = correctedRests();
+  for (const p of msg.pieces) {
+    S.live[p.id] = p;
+    if (p.state === "moving" && rests.has(p.id)) S.movedSince[p.id] = rests.get(p.id).seq;
+  }
   $("fps").textContent = `${msg.fps.toFixed(1)} fps · frame ${msg.frame}`;
   if (!S.replay) redraw(true);
   drawCamera(msg);
@@ -1431,9 +1544,8 @@ async function loadEvents() {
   redraw();
 }
 
-function onEvents(list) {
-  S.events.push(...list);
-  renderEvents(list);
+function onEvents(all) {
+  const list = addEvents(all);
   let terrainChanged = false, moved = new Set();
   for (const e of list) {
     if (e.type === "edit") terrainChanged = true;
@@ -1444,6 +1556,13 @@ function onEvents(list) {
   if (list.some((e) => e.type === "move" || e.type === "correction" || e.about !== undefined)) {
     redraw();
   }
+  // a correction (made here, on another device or with `referee log correct`) moves its piece
+  const fixed = new Map(list.filter((e) => e.type === "correction").map((e) => [e.supersedes, e]));
+  for (const seq of fixed.keys()) {
+    const m = S.events.find((e) => e.seq === seq && e.type === "move");
+    if (m) moved.add(m.piece);
+  }
+  if (S.shownMove !== null && fixed.has(S.shownMove)) showMove(S.shownMove);
   if (S.dispute && S.selected.some((id) => moved.has(id))) runQueries(S.dispute.queries);
   // the rules see a piece where it settles: any move, correction or terrain edit may change
   // what the tapped piece can hit
