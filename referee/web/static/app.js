@@ -48,6 +48,7 @@ const S = {
   ended: null,         // why the table stopped ("video ended"...), null while it plays
   camera: 1,           // which camera's picture the camera panel shows (from 1)
   movedSince: {},      // piece id -> seq of the correction it was seen moving after
+  asked: null,         // the questions of the shown dispute (a pair, Follow Me), asked again on changes
 };
 window.referee = S;
 
@@ -135,6 +136,10 @@ async function loadOnce() {
   S.pieces = {};
   for (const p of info.pieces) S.pieces[p.id] = p;
   S.movedSince = {};  // a new game's corrections are its own
+  if (S.shownMove !== null) {  // a move of the previous game: its seq means another event now
+    S.shownMove = null;
+    renderDispute();
+  }
   $("game").textContent = info.ruleset.title + " · " + (info.game || "not logged");
   setupCameraPick();
   setupMap();
@@ -155,7 +160,21 @@ async function refreshState() {
   }
   redraw();
   renderTerrainList();
-  askThreats();  // a new game, a reconnection (moves missed) or a terrain edit
+  reaskSelection();  // a new game, a reconnection (moves missed) or a terrain edit
+}
+
+// The selection survives a new game (the sample's next pass) or a reconnection while its
+// pieces are still in the roster: what is shown is asked again on the table as it is now
+// (a piece not on the table this instant gets its answer in words, and the next change
+// naming it asks again). A piece the roster no longer has ends the selection.
+function reaskSelection() {
+  if (!S.selected.length) return;
+  if (S.selected.some((id) => !(id in S.pieces))) {
+    clearSelection();
+    return;
+  }
+  if (S.asked) runQueries(S.asked, true);
+  else askThreats();
 }
 
 // -- the live map ----------------------------------------------------------------------------
@@ -552,6 +571,7 @@ function showThreats(id) {
   const kept = threatsShown() && S.threats.from === id;  // the same piece again: keep its answer
   S.selected = [id];
   S.dispute = null;
+  S.asked = null;
   if (!kept) S.threats = { from: id, verdict: null, error: null };
   renderThreats();
   askThreats();
@@ -561,6 +581,7 @@ function showPair(a, b) {
   S.selected = [a, b];
   S.threats = null;
   S.dispute = null;
+  S.asked = null;
   S.shownMove = null;
   $("follow-me").disabled = true;
   $("save-picture").disabled = true;
@@ -569,7 +590,7 @@ function showPair(a, b) {
 }
 
 function clearSelection() {
-  S.selected = []; S.dispute = null; S.threats = null; S.shownMove = null;
+  S.selected = []; S.dispute = null; S.threats = null; S.shownMove = null; S.asked = null;
   $("follow-me").disabled = true;
   $("save-picture").disabled = true;
   renderDispute();
@@ -681,6 +702,7 @@ function showMove(seq) {
   S.selected = [];
   S.dispute = null;
   S.threats = null;
+  S.asked = null;
   const fix = corrections().get(seq);
   const verdicts = moveVerdicts(seq);
   const headMark = fix && fix.void ? "muted" : moveMark(verdicts);
@@ -927,6 +949,7 @@ function tapPiece(id) {
     S.selected = [id];
     S.dispute = null;
     S.threats = null;
+    S.asked = null;
     renderDispute();
   }
   redraw();
@@ -938,15 +961,27 @@ async function askDispute() {
   await runQueries(queries);
 }
 
-async function runQueries(queries) {
+// One dispute shown: the newest asking wins (a re-ask on a change may overtake a tap).
+// A player's tap is logged; asking again because the table changed (a move, an edit, a new
+// game, a reconnection) is not (`again`): the log keeps what the players asked.
+let disputeAsks = 0;
+async function runQueries(queries, again) {
   const verdict = $("verdict");
+  const mine = ++disputeAsks;
+  S.asked = queries;
+  const selected = S.selected.join(" ");
+  const current = () => mine === disputeAsks && S.asked === queries && S.selected.join(" ") === selected;
   try {
     const verdicts = [];
-    for (const q of queries) verdicts.push(...(await api("ask", q)).verdicts);
+    for (const q of queries) verdicts.push(...(await api(again ? "ask?log=0" : "ask", q)).verdicts);
+    if (!current()) return;
     S.dispute = { queries, verdicts };
     $("save-picture").disabled = false;
+    verdict.dataset.generation = S.info ? S.info.generation : "";
+    verdict.dataset.asks = Number(verdict.dataset.asks || 0) + 1;
   } catch (err) {
-    S.dispute = null;
+    if (!current()) return;
+    S.dispute = null;  // the selection and its questions stay: the next change asks again
     verdict.replaceChildren(html("p", plainError(err.message), "error"));
     renderOverlay([[plainError(err.message), "no"]]);
     return;
@@ -1107,7 +1142,7 @@ async function editTerrain(body) {
   }
   redraw();
   renderTerrainList();
-  if (S.dispute) runQueries(S.dispute.queries);  // a terrain edit may change the verdict
+  if (S.asked) runQueries(S.asked, true);  // a terrain edit may change the verdict
   askThreats();
 }
 
@@ -1550,6 +1585,11 @@ function onEvents(all) {
   for (const e of list) {
     if (e.type === "edit") terrainChanged = true;
     if (e.type === "move") moved.add(e.piece);
+    // a standing question answered again names its pieces: one just set on the table (not
+    // the verdicts of asks, this page's among them: asking again on those would never end)
+    if (e.type === "verdict" && e.question !== undefined && Array.isArray(e.pieces)) {
+      for (const id of e.pieces) moved.add(id);
+    }
     if (e.type === "verdict" && e.about !== undefined) showRuling(e);
   }
   if (terrainChanged) refreshState().catch(() => {});
@@ -1563,10 +1603,11 @@ function onEvents(all) {
     if (m) moved.add(m.piece);
   }
   if (S.shownMove !== null && fixed.has(S.shownMove)) showMove(S.shownMove);
-  if (S.dispute && S.selected.some((id) => moved.has(id))) runQueries(S.dispute.queries);
+  if (S.asked && S.selected.some((id) => moved.has(id))) runQueries(S.asked, true);
   // the rules see a piece where it settles: any move, correction or terrain edit may change
   // what the tapped piece can hit
-  if (list.some((e) => e.type === "move" || e.type === "correction" || e.type === "edit")) askThreats();
+  if (list.some((e) => e.type === "move" || e.type === "correction" || e.type === "edit") ||
+    S.selected.some((id) => moved.has(id))) askThreats();
 }
 
 function showRuling(e) {
