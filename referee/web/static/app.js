@@ -47,6 +47,7 @@ const S = {
   home: null,          // the whole table's viewBox
   ended: null,         // why the table stopped ("video ended"...), null while it plays
   camera: 1,           // which camera's picture the camera panel shows (from 1)
+  font: { label: 0.8, small: 0.6 },  // the map's word sizes now (inches on the table)
   movedSince: {},      // piece id -> seq of the correction it was seen moving after
   asked: null,         // the questions of the shown dispute (a pair, Follow Me), asked again on changes
 };
@@ -141,6 +142,7 @@ async function loadOnce() {
     renderDispute();
   }
   $("game").textContent = info.ruleset.title + " · " + (info.game || "not logged");
+  $("game").title = $("game").textContent;  // whole, where the header cuts it short
   setupCameraPick();
   setupMap();
   setupTerrainKinds();
@@ -197,6 +199,8 @@ const LAYERS = [
 function redraw(posesOnly) {
   if (!S.info) return;  // nothing can be sized or coloured before the roster is known
   for (const layer of LAYERS) if (!posesOnly || layer.poses) layer.draw();
+  placeLabels();  // the pieces moved or the words changed: each word to a free spot again
+  placeOverlay();
 }
 
 function setupMap() {
@@ -216,6 +220,9 @@ function setupMap() {
   el("rect", { x: 0, y: y - 0.15, width: 6, height: 0.3, fill: "#fff" }, scale);
   el("rect", { x: 3, y: y - 0.15, width: 3, height: 0.3, fill: "#888" }, scale);
   el("text", { x: 3, y: y + 1.0 }, scale, "6 inches");
+  // nothing is drawn past the cloth (rings, sight lines, terrain): see index.html
+  Object.entries({ x: 0, y: 0, width: t.width, height: t.depth })
+    .forEach(([k, v]) => $("table-clip-rect").setAttribute(k, v));
   map.onclick = onMapClick;
   drawGrid();
 }
@@ -249,7 +256,8 @@ function drawTerrain() {
     el("polygon", { points: t.polygon.map((p) => p.join(",")).join(" "), fill: colour, stroke: colour }, group);
     const cx = t.polygon.reduce((s, p) => s + p[0], 0) / t.polygon.length;
     const cy = t.polygon.reduce((s, p) => s + p[1], 0) / t.polygon.length;
-    el("text", { x: cx, y: cy }, group, t.id + (t.objective ? ` (${t.objective} VP)` : ""));
+    el("text", { class: "terrain-label", x: cx, y: cy, "data-cx": cx, "data-cy": cy }, group,
+      t.id + (t.objective ? ` (${t.objective} VP)` : ""));
   }
 }
 
@@ -345,6 +353,7 @@ function drawPieces() {
       (pose.corrected ? " corrected" : ""));
     node.dataset.x = pose.x;
     node.dataset.y = pose.y;
+    node.dataset.heading = pose.heading;
     node.dataset.corrected = pose.corrected || "";
   }
 }
@@ -363,7 +372,8 @@ function drawRings() {
   for (const r of S.info.rings) el("circle", { cx: pose.x, cy: pose.y, r }, g);
   for (const [name, r] of Object.entries(info.ranges || {})) {
     el("circle", { class: "own", cx: pose.x, cy: pose.y, r }, g);
-    el("text", { x: pose.x + r * 0.71 + 0.2, y: pose.y - r * 0.71 }, g, `${name} ${r}"`);
+    el("text", { class: "ring-label", x: pose.x + r * 0.71, y: pose.y - r * 0.71, "data-cx": pose.x,
+      "data-cy": pose.y, "data-r": r }, g, `${name} ${r}"`);
   }
 }
 
@@ -539,6 +549,7 @@ function renderThreats() {
     }
   }
   over.hidden = false;
+  placeOverlay();
 }
 const KIND_MARK = { seen: "ok", out: "no", blocked: "no", doubt: "maybe" };
 
@@ -665,8 +676,10 @@ function drawMoves() {
       [b[0] - ux * head + uy * head * 0.5, b[1] - uy * head - ux * head * 0.5]].map((p) => p.join(",")).join(" ") }, group);
     // a wide invisible band along the move: easy to tap with a finger
     el("polyline", { class: "hit", points: path.length > 2 ? points : `${a.join(",")} ${b.join(",")}` }, group);
+    // white on its halo (placeLabels): the arrow carries the verdict's colour
     const label = el("text", { class: "move-label", x: (a[0] + b[0]) / 2 - uy * 0.6,
-      y: (a[1] + b[1]) / 2 + ux * 0.6, fill: colour }, group, `${Number(m.distance).toFixed(2)}"`);
+      y: (a[1] + b[1]) / 2 + ux * 0.6, "data-ends": [a, b].flat().join(" ") }, group,
+      `${Number(m.distance).toFixed(2)}"`);
     label.dataset.distance = m.distance;
     group.addEventListener("click", (e) => {
       if (S.drawing || S.tool) return;
@@ -1040,6 +1053,34 @@ function renderOverlay(lines) {
   box.replaceChildren();
   for (const [text, cls] of lines) box.appendChild(html("div", text, "line " + cls));
   box.hidden = !lines.length;
+  placeOverlay();
+}
+
+// The pieces the shown verdict is about: the tapped ones, or the shown move's.
+function overlayPieces() {
+  if (S.selected.length) return S.selected;
+  const m = S.shownMove !== null && S.events.find((e) => e.seq === S.shownMove && e.type === "move");
+  return m ? [m.piece] : [];
+}
+
+// The verdict over the map never covers the pieces it is about: over the foot of the map,
+// or its top when they are down there, else under the map. On a phone always under it:
+// over a map that small it would hide the nearest rows of pieces and the scale bar.
+function placeOverlay() {
+  const box = $("map-verdict");
+  if (box.hidden) return;
+  const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  let place = "below";
+  if (!window.matchMedia("(max-width: 600px)").matches) {
+    const about = overlayPieces().map((id) => $("pieces").querySelector(`[data-id="${CSS.escape(id)}"] .base`))
+      .filter(Boolean).map((n) => n.getBoundingClientRect());
+    for (const side of ["bottom", "top"]) {
+      box.dataset.place = side;
+      const r = box.getBoundingClientRect();
+      if (!about.some((a) => meet(a, r))) { place = side; break; }
+    }
+  }
+  if (box.dataset.place !== place) box.dataset.place = place;
 }
 
 $("follow-me").onclick = () => {
@@ -1167,10 +1208,11 @@ function renderTerrainList() {
       S.redraw = t.id;
       S.picked = t.id;
       drawTerrain();
+      placeLabels();
       $("terrain-hint").textContent = `Tap the new corners of ${t.id}, then Finish.`;
     };
     li.append(kind, " ", redraw, " ", del);
-    li.onmouseenter = () => { S.picked = t.id; drawTerrain(); };
+    li.onmouseenter = () => { S.picked = t.id; drawTerrain(); placeLabels(); };
     list.appendChild(li);
   }
 }
@@ -1200,10 +1242,152 @@ function fitLabels() {
   const width = map.getBoundingClientRect().width;
   if (!width || !S.view) return;
   const perInch = width / S.view[2];
-  map.style.setProperty("--label", Math.max(0.8, 11.5 / perInch).toFixed(3) + "px");
-  map.style.setProperty("--small", Math.max(0.6, 11.5 / perInch).toFixed(3) + "px");
+  const label = +Math.max(0.8, 11.5 / perInch).toFixed(3), small = +Math.max(0.6, 11.5 / perInch).toFixed(3);
+  map.style.setProperty("--label", label + "px");
+  map.style.setProperty("--small", small + "px");
+  if (S.font.label !== label || S.font.small !== small) {
+    S.font = { label, small };
+    placeLabels();  // the words' sizes changed: their spots too
+  }
+  placeOverlay();
 }
 window.addEventListener("resize", fitLabels);
+
+// -- where the words go -------------------------------------------------------------------------
+// Every word on the map is placed after the layers are drawn: each tries spots around what
+// it names, nearest first, and takes the first inside the cloth that covers no base and no
+// word placed before it (pieces' names first, then move distances, range names, terrain);
+// the least crowded spot when none is free. A word keeps its spot while that stays free, so
+// the names do not hop about as pieces move. (referee/picture.py does the same for pictures.)
+
+const LABEL_GAP = 0.12;  // inches between a word and what it must not cover
+const labelSizes = new Map();  // "text|size" -> [width, height] inches
+
+function labelSize(node, size) {
+  const key = node.textContent + "|" + size;
+  let wh = labelSizes.get(key);
+  if (!wh) {
+    const box = node.getBBox();  // once per word and size: a layout pass
+    if (!box.width) return [node.textContent.length * size * 0.6, size * 1.2];
+    wh = [box.width, box.height];
+    if (labelSizes.size > 4000) labelSizes.clear();
+    labelSizes.set(key, wh);
+  }
+  return wh;
+}
+
+// Each drawn piece's base as a box on the table (its rotated rectangle's bounds).
+function baseBoxes() {
+  const out = [];
+  for (const node of $("pieces").children) {
+    const info = S.pieces[node.dataset.id] || UNKNOWN_PIECE;
+    const [w, d] = info.base;
+    const a = Number(node.dataset.heading || 0) * Math.PI / 180;
+    const [c, s] = [Math.abs(Math.cos(a)), Math.abs(Math.sin(a))];
+    const hx = (d * c + w * s) / 2, hy = (d * s + w * c) / 2;
+    const x = Number(node.dataset.x), y = Number(node.dataset.y);
+    out.push({ id: node.dataset.id, x, y, hx, hy, box: [x - hx, y - hy, x + hx, y + hy] });
+  }
+  return out;
+}
+
+function boxesMeet(a, b, pad) {
+  return a[0] < b[2] + pad && b[0] < a[2] + pad && a[1] < b[3] + pad && b[1] < a[3] + pad;
+}
+
+// The spots a piece's name may take (centres), nearest first: below, above, beside, the
+// corners, then further out.
+function* aroundBase(base, w, h) {
+  for (let k = 0; k < 5; k++) {
+    const e = LABEL_GAP + k * h * 0.75;
+    const dy = base.hy + e + h / 2, dx = base.hx + e + w / 2;
+    yield [base.x, base.y + dy]; yield [base.x, base.y - dy];
+    yield [base.x + dx, base.y]; yield [base.x - dx, base.y];
+    yield [base.x + dx, base.y + dy]; yield [base.x - dx, base.y + dy];
+    yield [base.x + dx, base.y - dy]; yield [base.x - dx, base.y - dy];
+  }
+}
+
+function* besideLine(ends, w, h) {
+  const [ax, ay, bx, by] = ends;
+  const len = Math.hypot(bx - ax, by - ay) || 1;
+  const [nx, ny] = [-(by - ay) / len, (bx - ax) / len];
+  for (const t of [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8]) {
+    for (const gap of [0.3, 0.8, 1.4]) {
+      const off = gap + Math.abs(nx) * w / 2 + Math.abs(ny) * h / 2;
+      const [mx, my] = [ax + (bx - ax) * t, ay + (by - ay) * t];
+      yield [mx + nx * off, my + ny * off];
+      yield [mx - nx * off, my - ny * off];
+    }
+  }
+}
+
+function* onRing(cx, cy, r) {
+  for (let k = 0; k < 16; k++) {
+    const a = (-45 - 22.5 * (k % 2 ? -(k + 1) / 2 : k / 2)) * Math.PI / 180;  // from upper right
+    yield [cx + r * Math.cos(a), cy + r * Math.sin(a)];
+  }
+}
+
+function* nearPoint(cx, cy, w, h) {
+  yield [cx, cy];
+  for (let k = 1; k < 6; k++) {
+    yield [cx, cy + k * h * 1.1]; yield [cx, cy - k * h * 1.1];
+    yield [cx + k * w * 0.6, cy]; yield [cx - k * w * 0.6, cy];
+  }
+}
+
+function placeLabels() {
+  if (!S.info) return;
+  const table = [0, 0, S.info.table.width, S.info.table.depth];
+  const bases = baseBoxes();
+  const placed = [];
+  const place = (node, size, spots, origin) => {
+    const [w, h] = labelSize(node, size);
+    const pad = size * 0.08;
+    const boxAt = ([x, y]) => [x - w / 2, y - h / 2, x + w / 2, y + h / 2];
+    const cost = (box) => {
+      let c = box[0] < table[0] || box[1] < table[1] || box[2] > table[2] || box[3] > table[3] ? 1 : 0;
+      for (const b of bases) if (boxesMeet(box, b.box, pad)) c += 10;
+      for (const other of placed) if (boxesMeet(box, other, pad)) c += 5;
+      return c;
+    };
+    const list = Array.from(spots);
+    const kept = Number(node.dataset.slot);
+    const order = Number.isInteger(kept) && kept < list.length ? [kept, ...list.keys()] : list.keys();
+    let best = null;
+    for (const i of order) {
+      const box = boxAt(list[i]);
+      const c = cost(box);
+      if (!best || c < best.c) best = { i, c, box };
+      if (c === 0) break;
+    }
+    if (!best) return;
+    const [x, y] = list[best.i];
+    node.dataset.slot = best.i;
+    node.setAttribute("x", +(x - origin[0]).toFixed(3));
+    node.setAttribute("y", +(y - origin[1]).toFixed(3));
+    placed.push(best.box);
+  };
+  const { label, small } = S.font;
+  for (const base of bases) {
+    const text = $("pieces").querySelector(`[data-id="${CSS.escape(base.id)}"] > text.label`);
+    if (!text) continue;
+    const [w, h] = labelSize(text, label);
+    place(text, label, aroundBase(base, w, h), [base.x, base.y]);
+  }
+  for (const text of $("moves").querySelectorAll("text.move-label")) {
+    const [w, h] = labelSize(text, small);
+    place(text, small, besideLine(text.dataset.ends.split(" ").map(Number), w, h), [0, 0]);
+  }
+  for (const text of $("rings").querySelectorAll("text.ring-label")) {
+    place(text, small, onRing(Number(text.dataset.cx), Number(text.dataset.cy), Number(text.dataset.r)), [0, 0]);
+  }
+  for (const text of $("terrain").querySelectorAll("text.terrain-label")) {
+    const [w, h] = labelSize(text, label);
+    place(text, label, nearPoint(Number(text.dataset.cx), Number(text.dataset.cy), w, h), [0, 0]);
+  }
+}
 
 function tableAt(clientX, clientY) {
   const map = $("map");
