@@ -27,6 +27,7 @@ from referee.calibration.profile import CalibrationProfile, load_profile
 from referee.club.sender import ClubTarget, club_options, finish
 from referee.errors import RefereeError, read_json_file
 from referee.game import SessionUpdate, drive, repo_footage
+from referee.game.sources import footage_cameras
 from referee.geometry import front_point
 from referee.markers.roster import Roster, load_roster
 from referee.outputs import VIDEO_SUFFIXES, output_file
@@ -56,24 +57,6 @@ def calibrate_from_clip(
         flat_tags=flats,
     )
     return run.profile
-
-
-def footage_cameras(folder: Path) -> list[tuple[Path, Path, Path]]:
-    """Each camera's (video, calibration clip, true profile) in the folder: ``video.mp4``
-    and friends for one camera, or ``video-1.mp4``, ``video-2.mp4``... numbered from 1."""
-    numbered: list[tuple[Path, Path, Path]] = []
-    while (folder / f"video-{len(numbered) + 1}.mp4").is_file():
-        n = len(numbered) + 1
-        numbered.append(
-            (
-                folder / f"video-{n}.mp4",
-                folder / f"calibration-{n}.mp4",
-                folder / f"camera-{n}.json",
-            )
-        )
-    if numbered:
-        return numbered
-    return [(folder / "video.mp4", folder / "calibration.mp4", folder / "camera.json")]
 
 
 def camera_profile(

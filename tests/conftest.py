@@ -10,3 +10,25 @@ def _private_game_log(tmp_path_factory, monkeypatch):
     folder = tmp_path_factory.mktemp("data-home")
     monkeypatch.setenv("XDG_DATA_HOME", str(folder))
     monkeypatch.delenv("REFEREE_DB", raising=False)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before the workers start, compile the maps' loops once, in two processes side by
+    side (Papercraft's line search in one, every other system's loops in the other), so
+    the workers find numba's cache warm instead of each compiling the same loops
+    (issue 42: a fresh clone compiled every kernel inside the tests). Seconds when the
+    cache is already warm; nothing in a worker or a run without workers."""
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        return
+    import subprocess
+    import sys
+
+    from referee.rules import ruleset_names
+
+    others = [name for name in ruleset_names() if name != "papercraft"]
+    warm = [sys.executable, "-m", "referee.game.warm"]
+    processes = [subprocess.Popen([*warm, "papercraft"]), subprocess.Popen([*warm, *others])]
+    for process in processes:
+        if process.wait() != 0:
+            # The loops then compile where first used, as they always could.
+            print("tests: warming the compiled loops failed; they compile in the tests")

@@ -45,9 +45,10 @@ ALLOWED: dict[str, set[str]] = {
     "picture": BASE | {"geometry", "calibration", "scene"},
     "sim": BASE | {"media", "tags", "geometry", "markers", "calibration", "scene"},
     "store": BASE | {"events"},
+    # game warms the maps' compiled loops on the simulator's random tables (game/warm.py).
     "game": BASE
     | {"media", "events", "tags", "geometry", "markers", "calibration", "scene"}
-    | {"rules", "maps", "vision", "picture", "store"},
+    | {"rules", "maps", "vision", "picture", "store", "sim"},
     # The dashboard reads the game and the store: never vision, calibration or a command.
     "web": BASE
     | {"events", "geometry", "markers", "scene", "rules", "maps", "picture"}

@@ -28,7 +28,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from referee.calibration.profile import CalibrationProfile
@@ -36,7 +35,13 @@ from referee.errors import RefereeError
 from referee.events import GameEvent
 from referee.game.loop import drive, warn
 from referee.game.session import Session, SessionUpdate
-from referee.game.sources import open_camera_source, repo_footage, source_key
+from referee.game.sources import (
+    FootageFolder,
+    open_camera_source,
+    read_footage,
+    repo_footage,
+    source_key,
+)
 from referee.game.views import (
     CameraHealth,
     CameraSeen,
@@ -462,38 +467,35 @@ class LiveTable:
         return self._cached("table", result, build)
 
 
-def sample_footage(folder: Path, pace: float = 1.0) -> Footage:
-    """The bundled sample video, looped."""
-    video = folder / "video.mp4"
-    if not video.is_file():
-        raise RefereeError(
-            f"{folder}: no sample footage here (video.mp4 missing); give --camera, --video or "
-            "--stream, or run from a git checkout"
-        )
-    return Footage(lambda: VideoFileSource(video), str(video), loop=True, pace=pace)
+def sample_footage(footage: FootageFolder, pace: float = 1.0) -> Footage:
+    """A footage folder's videos (one camera or several read together), looped."""
+    videos = footage.videos
+
+    def open_frames() -> FrameSource:
+        opened = [VideoFileSource(v) for v in videos]
+        return opened[0] if len(opened) == 1 else MultiSource(opened)
+
+    name = " + ".join(str(v) for v in videos)
+    return Footage(open_frames, name, loop=True, pace=pace)
 
 
 def sample_live(
-    pace: float = 1.0, log: GameLog | None = None, game: str | None = None
+    pace: float = 1.0,
+    log: GameLog | None = None,
+    game: str | None = None,
+    footage: FootageFolder | None = None,
 ) -> LiveTable:
-    """A live table on the bundled sample footage with its camera, roster and scene (looped,
-    not started)."""
-    from referee.calibration.profile import load_profile
-    from referee.markers.roster import load_roster
-    from referee.scene import load_scene
-
-    folder = repo_footage()
-    footage = sample_footage(folder, pace)
-    roster = load_roster(folder / "roster.json")
-    profile = load_profile(folder / "camera.json")
-    scene = load_scene(folder / "scene.json")
+    """A live table on a footage folder (the bundled sample without one: its
+    ``sample_footage/skirmish``) with its cameras, roster and scene (looped, not started)."""
+    folder = footage if footage is not None else read_footage(repo_footage())
+    played = sample_footage(folder, pace)
     return LiveTable(
-        Pipeline(profile, roster, source_name=footage.name),
-        scene,
-        footage=footage,
+        Pipeline(folder.profiles, folder.roster, source_name=[str(v) for v in folder.videos]),
+        folder.scene,
+        footage=played,
         log=log,
         game=game,
-        source_key=str(Path(footage.name).resolve()),
+        source_key=" + ".join(str(v.resolve()) for v in folder.videos),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,16 @@ from referee.game.loop import warn
 from referee.game.session import Session
 from referee.markers.roster import Roster, load_roster
 from referee.outputs import output_file
+from referee.scene import Scene, load_scene
 from referee.store import GameLog, default_db_path
 from referee.vision.pipeline import check_profile_fits
-from referee.vision.sources import FrameSource, LiveSource, MultiSource, open_source
+from referee.vision.sources import (
+    FrameSource,
+    LiveSource,
+    MultiSource,
+    VideoFileSource,
+    open_source,
+)
 
 FOOTAGE = Path("sample_footage") / "skirmish"
 """The bundled sample game, relative to the checkout."""
@@ -31,6 +39,89 @@ FOOTAGE = Path("sample_footage") / "skirmish"
 def repo_footage() -> Path:
     """``sample_footage/skirmish`` in the checkout this package was installed from."""
     return Path(__file__).resolve().parents[2] / FOOTAGE
+
+
+def footage_cameras(folder: Path) -> list[tuple[Path, Path, Path]]:
+    """Each camera's (video, calibration clip, true profile) in a footage folder:
+    ``video.mp4`` and friends for one camera, or ``video-1.mp4``, ``video-2.mp4``...
+    numbered from 1 (as ``referee simulate`` writes them)."""
+    numbered: list[tuple[Path, Path, Path]] = []
+    while (folder / f"video-{len(numbered) + 1}.mp4").is_file():
+        n = len(numbered) + 1
+        numbered.append(
+            (
+                folder / f"video-{n}.mp4",
+                folder / f"calibration-{n}.mp4",
+                folder / f"camera-{n}.json",
+            )
+        )
+    if numbered:
+        return numbered
+    return [(folder / "video.mp4", folder / "calibration.mp4", folder / "camera.json")]
+
+
+@dataclass(frozen=True)
+class FootageFolder:
+    """A footage folder read and checked: each camera's video and its profile (in camera
+    order), the roster and the scene (None when the folder has no ``scene.json``)."""
+
+    folder: Path
+    videos: tuple[Path, ...]
+    profiles: tuple[CalibrationProfile, ...]
+    roster: Roster
+    scene: Scene | None
+
+
+#: What a footage folder holds, for the messages that say what is missing.
+FOOTAGE_LAYOUT = (
+    "video.mp4 and camera.json, or video-1.mp4, camera-1.json, video-2.mp4, camera-2.json..., "
+    "with roster.json and scene.json, as 'referee simulate --out DIR' writes"
+)
+
+
+def read_footage(folder: Path, option: str = "--footage") -> FootageFolder:
+    """The footage folder's cameras (each with its committed ``camera.json`` or
+    ``camera-N.json``), roster and scene, as ``demo --footage`` reads them; every video
+    opened once, its frames checked against its profile, and closed. Each problem is one
+    line naming the file (or the folder and what it lacks), before anything is written."""
+    if not folder.is_dir():
+        raise RefereeError(
+            f"{option} {folder}: no such folder (a footage folder holds {FOOTAGE_LAYOUT})"
+        )
+    cameras = footage_cameras(folder)
+    if not cameras[0][0].is_file():
+        raise RefereeError(
+            f"{folder}: no footage here (neither video.mp4 nor video-1.mp4); a footage folder "
+            f"holds {FOOTAGE_LAYOUT}"
+        )
+    for video, clip, true_camera in cameras:
+        if not true_camera.is_file():
+            raise RefereeError(
+                f"{folder}: {true_camera.name} missing, the calibration profile of {video.name} "
+                f"(make it with 'referee calibrate {clip} --out {true_camera}')"
+            )
+    roster_path = folder / "roster.json"
+    if not roster_path.is_file():
+        raise RefereeError(
+            f"{folder}: roster.json missing (which tag is on which piece; 'referee roster "
+            "init' starts one)"
+        )
+    videos = tuple(video for video, _, _ in cameras)
+    profiles = load_profiles([str(p) for _, _, p in cameras], [str(v) for v in videos])
+    roster = load_game_roster(str(roster_path))
+    scene_path = folder / "scene.json"
+    scene = load_scene(scene_path) if scene_path.is_file() else None
+    opened: list[FrameSource] = []
+    try:
+        for video in videos:
+            opened.append(VideoFileSource(video))
+        check_same_resolution(opened)
+        for source, profile in zip(opened, profiles, strict=True):
+            check_source_fits(profile, source, source.name)
+    finally:
+        for source in opened:
+            source.close()
+    return FootageFolder(folder, videos, profiles, roster, scene)
 
 
 def load_inputs(calibration: str, roster_path: str) -> tuple[CalibrationProfile, Roster]:

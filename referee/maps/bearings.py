@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from referee.geometry import Array
+from referee.maps.kernels import loop, loops
 from referee.maps.pairwise import _length, upper_pairs
 
 
@@ -92,7 +93,7 @@ class Bearings:
         # Nearest disc per (point, bin): its distance rounded up to a micro-inch, and which
         # disc, in one integer key (so the nearest is one minimum).
         bits = max(dist.shape[1] - 1, 1).bit_length()
-        from referee.maps.contacts import through_lines  # see segment_contacts
+        through_lines = loop("contacts", "through_lines")
 
         return np.asarray(
             through_lines(
@@ -113,7 +114,7 @@ class Bearings:
     def index_lines(self, li: NDArray[np.intp], lj: NDArray[np.intp]) -> BearingIndex:
         """The segments ``li[c]``-``lj[c]`` (in order of ``li``) listed from ``li`` by bin
         of bearing: the index :meth:`BearingIndex.near` looks segments up in."""
-        from referee.maps.contacts import bin_lines  # see segment_contacts
+        bin_lines = loop("contacts", "bin_lines")
 
         order, length2, table, longest2 = bin_lines(self.bins, self.length2, li, lj, _BINS)
         return BearingIndex(self.points, (li, lj), order, length2, table, longest2)
@@ -172,7 +173,7 @@ class BearingIndex:
         none = np.zeros(0, np.intp)
         if n < 2 or m == 0:
             return none, none
-        from referee.maps.contacts import near_gaps, near_lines  # see segment_contacts
+        near_gaps, near_lines = loops("contacts", "near_gaps", "near_lines")
 
         radius = np.ascontiguousarray(np.broadcast_to(np.asarray(radii, float).reshape(-1), m))
         skip_p, skip_k = (none, none) if skip is None else skip

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from referee.maps.kernels import loops
 from referee.maps.pairwise import upper_pairs
 from referee.runtime import CORES, in_strides
 from referee.scene import Piece
@@ -117,7 +118,7 @@ def _clear_pair_segments(
     shared among the cores, every ``n``-th pair to each (neighbouring pairs cost alike);
     the compiled search runs without the GIL."""
     # Imported here: numba costs a third of a second, which only Papercraft's maps need.
-    from referee.maps.clear_search import clear_pairs_into, pair_layout
+    clear_pairs_into, pair_layout = loops("clear_search", "clear_pairs_into", "pair_layout")
 
     corners = np.ascontiguousarray(corners, float)
     live = np.ascontiguousarray(live, np.bool_)
@@ -142,12 +143,10 @@ def _walled_off(
     walled = np.zeros(len(first), np.bool_)
     if len(first) < _PAIRS_PER_SHIELD * len(live):
         return walled
-    from referee.maps.clear_shields import (
-        BINS,
-        band_extents,
-        shield_reach,
-        shields_into,
-        walled_into,
+    from referee.maps.clear_shields import BINS
+
+    band_extents, shield_reach, shields_into, walled_into = loops(
+        "clear_shields", "band_extents", "shield_reach", "shields_into", "walled_into"
     )
 
     reach = shield_reach(frames, live)

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.maps.bearings import Bearings
+from referee.maps.kernels import loop, loops
 from referee.maps.pairwise import upper_pairs
 from referee.maps.prepared import (
     PreparedPolygons,
@@ -187,7 +188,7 @@ def _single_codes(
     # The same certificate line by line for these candidates (the bins miss a disc
     # that covers no whole bin, or one behind a nearer disc the line may not meet),
     # then the pairs of the lines still open grouped by line, compiled.
-    from referee.maps.contacts import in_contact, open_candidates  # see segment_contacts
+    in_contact, open_candidates = loops("contacts", "in_contact", "open_candidates")
 
     done, cs, cp = open_candidates(
         cs, cp, ri, rj, xy, prep.centre, room, barred, owners, nt, ru,
@@ -319,7 +320,7 @@ def _deep(
     the longest stretch first), in one compiled pass line by line
     (:func:`referee.maps.contacts.deep_crossings`); the search for the deepest point only
     on lines still open after that."""
-    from referee.maps.contacts import deep_crossings  # see segment_contacts
+    deep_crossings = loop("contacts", "deep_crossings")
 
     fields = (hit.seg, hit.poly, hit.awkward, hit.sure, hit.depth, hit.lo, hit.hi)
     outlines = (prep.convex, prep.inner, prep.centre, prep.radius)

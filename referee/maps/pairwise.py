@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from referee.geometry import EPS, Array, BoolArray, base_corners_many
+from referee.maps.kernels import loop
 from referee.runtime import CORES, in_strides
 
 
@@ -119,7 +120,7 @@ def pairwise_base_distances(xy: ArrayLike, heading: ArrayLike, base: ArrayLike) 
     """
     # Imported here: numba costs a third of a second, which commands that never
     # measure from base edges should not pay.
-    from referee.maps.base_gaps import base_gaps
+    base_gaps = loop("base_gaps", "base_gaps")
 
     corners = base_corners_many(xy, heading, base)  # (n, 4, 2)
     n = len(corners)

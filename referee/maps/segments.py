@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from referee.geometry import EPS, Array, segment_polygon
+from referee.maps.kernels import loop
 from referee.maps.pairwise import _length
 from referee.maps.prepared import (
     PreparedPolygons,
@@ -96,7 +97,7 @@ def segment_contacts(
         room = np.stack([inner_room(prep, margin), inner_room(prep, margin, ends_inside=True)])
     if pairs is not None:
         # Imported here: numba costs a third of a second, which only maps need.
-        from referee.maps.contacts import contacts
+        contacts = loop("contacts", "contacts")
 
         cs, cp = (np.ascontiguousarray(x, np.intp) for x in pairs)
         outline = (prep.cx, prep.cy, prep.ex, prep.ey, prep.etol)
@@ -379,7 +380,7 @@ def stretch_depths(
 ) -> Array:
     """Depth at the middle of the crossed stretch for candidates ``sel`` (crossing, not
     awkward): a depth the segment certainly reaches (0 if the middle is not inside)."""
-    from referee.maps.contacts import middle_depths  # see segment_contacts
+    middle_depths = loop("contacts", "middle_depths")
 
     mid = (con.lo[sel] + con.hi[sel]) / 2
     return middle_depths(
@@ -437,7 +438,7 @@ def golden_depths(
             con.hi[sel[part]],
         )
         if convex[part[0]]:
-            from referee.maps.contacts import convex_max_depths  # see segment_contacts
+            convex_max_depths = loop("contacts", "convex_max_depths")
 
             out[part] = convex_max_depths(A, B, ws, wp, lo, hi, prep.halfplanes)
         else:
@@ -548,7 +549,7 @@ def _golden_many(
     so far never decreases, and no later point (all within the bracket) can exceed the
     cap that the two inner values put on the bracket, the distance being 1-Lipschitz
     along the segment."""
-    from referee.maps.contacts import golden_search  # see segment_contacts
+    golden_search = loop("contacts", "golden_search")
 
     cut = np.zeros(0) if limit is None else np.asarray(limit, float)
     return golden_search(A, B, wp, lo, hi, prep.rows, iters, cut)

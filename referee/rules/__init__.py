@@ -36,7 +36,7 @@ from referee.validate import MAX_TEXT, is_number, shown
 SETTING_LIMIT = 1e6
 
 if TYPE_CHECKING:
-    from referee.scene import Piece, Scene
+    from referee.scene import Piece, Scene, Table
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,16 @@ class PieceField:
         if t == "piece" and value not in ids:
             return f"unknown piece id {value!r}"
         return None
+
+
+@dataclass(frozen=True)
+class PieceRange:
+    """One distance the rules themselves use for a piece (its fire range, its move cap,
+    the Follow Me radius), for a map to draw as a ring around it."""
+
+    label: str
+    """What the distance is: ``fire``, ``move`` or ``follow me``."""
+    inches: float
 
 
 class QueryError(SceneError):
@@ -386,6 +396,19 @@ class Ruleset:
     def questions(cls) -> tuple[str, ...]:
         """The ``ask`` names this ruleset answers."""
         return tuple(sorted(n[4:] for n in dir(cls) if n.startswith("ask_")))
+
+    def piece_ranges(self, piece: Piece) -> tuple[PieceRange, ...]:
+        """The distances this ruleset uses for ``piece``, longest rule first; none here.
+
+        Never raises for a piece of a kind the system knows: a piece the rules give no
+        such distance (an unarmed half-track, a unit without a range stat) has fewer rings,
+        and a question that needs the missing weapon says so for that question alone."""
+        return ()
+
+    def grid_json(self, table: Table) -> dict[str, Any] | None:
+        """The cells of the mat a grid game is played on (hexes, zones) in table inches,
+        for a map to draw under the pieces; None for a game measured in inches."""
+        return None
 
     def game_flow(self) -> GameFlow:
         """The hook a referee session drives: declarations in, a judgement per settled move.

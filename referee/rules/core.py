@@ -49,7 +49,7 @@ from referee.geometry import (
 )
 from referee.maps import LOS_CODES, MapTable, Obstacle, PreparedPolygons, Visibility
 from referee.maps.clearance import clear_distance
-from referee.rules import QueryError, Verdict, judge, name_key
+from referee.rules import PieceRange, QueryError, Verdict, judge, name_key
 from referee.rules.queries import (
     MAX_VIA,
     LosQuery,
@@ -289,6 +289,20 @@ class TableRuleset(Targets):
     def move_cap(self, piece: Piece) -> float | None:
         """A cap on one move whatever the allowance (None: no cap)."""
         return None
+
+    def piece_ranges(self, piece: Piece) -> tuple[PieceRange, ...]:
+        """The fire range and the move cap, where the piece has them (a positive distance);
+        none for a kind the system does not know (a roster made for another game)."""
+        if self.kind_problem(piece.kind) is not None:
+            return ()
+        try:
+            fire = self.fire_range(piece)
+        except QueryError:  # no weapon, no range stat: no ring (asking it to fire says why)
+            fire = None
+        found = (("fire", fire), ("move", self.move_cap(piece)))
+        return tuple(
+            PieceRange(label, float(value)) for label, value in found if value and value > 0
+        )
 
     def terrain_factor(self, piece: Piece, terrain: Terrain) -> float:
         """How far a move inside this terrain counts per inch: 2 where the rules halve the

@@ -46,6 +46,7 @@ from referee.geometry import (
 from referee.maps import LOS_CODES
 from referee.rules import (
     PieceField,
+    PieceRange,
     QueryError,
     Ruleset,
     Verdict,
@@ -248,6 +249,12 @@ class PaperTigers(Deployment):
         vehicle's allowance (F.1, F.6)."""
         vid = self.field(piece, "towed_by") or self.field(piece, "carried_by")
         return scene.get(vid) or piece if vid else piece
+
+    def piece_ranges(self, piece: Piece) -> tuple[PieceRange, ...]:
+        """The table's own distances and the Follow Me radius every piece leads within."""
+        follow = self.settings.follow_radius
+        extra = (PieceRange("follow me", float(follow)),) if follow > 0 else ()
+        return (*super().piece_ranges(piece), *extra)
 
     def move_cap(self, piece: Piece) -> float | None:
         """The per-card move cap: infantry and (unlimbered) guns only."""

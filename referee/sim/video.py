@@ -39,7 +39,6 @@ from numpy.typing import NDArray
 from referee.calibration.camera import pixels_to_table, rotation_matrix
 from referee.errors import RefereeError, write_json_atomic
 from referee.runtime import progress as bar_of
-from referee.scene import save_scene
 from referee.sim.imaging import Imager
 from referee.sim.render import (
     BoardPlacement,
@@ -103,6 +102,29 @@ class _Renderers:
                 tuple(t.paper for t in s.templates),
             )
         return self._cache[key]
+
+
+DIGITS = 12
+"""Significant digits of every float in the JSON files ``simulate`` writes. The last
+digits of a float depend on the CPU's maths (a camera pose came out
+``-23.793437096093875`` on one machine, ``-23.79343709609388`` on another), so the
+files carry fewer, far below any distance the referee reports (1e-12 of 72 in), and the
+committed samples are checked against a regeneration within that precision."""
+
+
+def fixed_precision(data: Any) -> Any:
+    """``data`` (JSON values) with each float rounded to :data:`DIGITS` significant digits.
+
+    >>> fixed_precision({"tvec": [-23.793437096093875, 2, 0.1 + 0.2], "id": "t34"})
+    {'tvec': [-23.7934370961, 2, 0.3], 'id': 't34'}
+    """
+    if isinstance(data, float):
+        return float(f"{data:.{DIGITS}g}") if math.isfinite(data) else data
+    if isinstance(data, dict):
+        return {key: fixed_precision(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [fixed_precision(value) for value in data]
+    return data
 
 
 def frame_time(frame: int, fps: float) -> float:
@@ -507,16 +529,14 @@ def _simulate_into(
     names = footage_names(scenario)
     files = ["roster.json", "scene.json"]
     files += [n["camera"] for n in names] + [n["truth"] for n in names] + ["truth-moves.json"]
-    write_json_atomic(out / "roster.json", scenario.roster_json())
-    save_scene(scenario.scene, out / "scene.json")
+    write_json_atomic(out / "roster.json", fixed_precision(scenario.roster_json()))
+    write_json_atomic(out / "scene.json", fixed_precision(scenario.scene.to_json()))
     for index, name in enumerate(names):
-        scenario.profile(index).save(out / name["camera"])
-    write_json_atomic(
-        out / "truth-moves.json",
-        {"fps": scenario.fps, "frames": scenario.frame_count, "moves": true_moves(scenario)},
-    )
+        write_json_atomic(out / name["camera"], fixed_precision(scenario.profile(index).to_json()))
+    moves = {"fps": scenario.fps, "frames": scenario.frame_count, "moves": true_moves(scenario)}
+    write_json_atomic(out / "truth-moves.json", fixed_precision(moves))
     if scenario.templates:
-        write_json_atomic(out / "truth-terrain.json", true_terrain(scenario))
+        write_json_atomic(out / "truth-terrain.json", fixed_precision(true_terrain(scenario)))
         files.append("truth-terrain.json")
     count = scenario.frame_count
     video_frames = count if max_frames is None else min(count, max_frames)
@@ -608,7 +628,8 @@ def _write_camera(
                     else None
                 )
                 record = truth_record(scenario, frame, state, truth, papers, bump)
-                truth_file.write(json.dumps(record, separators=(",", ":")) + "\n")
+                line = json.dumps(fixed_precision(record), separators=(",", ":"))
+                truth_file.write(line + "\n")
         os.replace(tmp_truth, truth_path)
     finally:
         if writer is not None:

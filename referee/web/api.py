@@ -11,6 +11,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -19,12 +20,12 @@ from werkzeug.exceptions import HTTPException
 
 from referee.errors import RefereeError, at
 from referee.events import finite_json
-from referee.game import scene_at
+from referee.game import Session, scene_at
 from referee.geometry import Pose
 from referee.markers.roster import Roster
 from referee.picture import PALETTE, RINGS, draw, side_colours, to_png, to_svg
 from referee.rules import QueryError, Ruleset
-from referee.scene import Piece, Scene, Table
+from referee.scene import Piece, Scene
 from referee.store import export_text
 from referee.web import get_live, get_reader
 
@@ -87,25 +88,8 @@ def _json(data: Any, status: int = 200) -> Response:
 
 
 def piece_ranges(ruleset: Ruleset, piece: Piece) -> dict[str, float]:
-    """The distances the ruleset itself uses for this piece (fire range, move cap, Follow Me)."""
-    out: dict[str, float] = {}
-    hooks = (("fire", "fire_range"), ("move", "move_cap"))
-    for label, name in hooks:
-        hook = getattr(ruleset, name, None)
-        value = hook(piece) if callable(hook) else None
-        if isinstance(value, (int, float)) and value > 0:
-            out[label] = float(value)
-    follow = getattr(ruleset.settings, "follow_radius", None)
-    if isinstance(follow, (int, float)) and follow > 0:
-        out["follow me"] = float(follow)
-    return out
-
-
-def _grid(ruleset: Ruleset, table: Table) -> dict[str, Any] | None:
-    """The cells of the mat a grid game is played on (hexes, zones) in table inches, for
-    the map to draw under the pieces; None for games measured in inches."""
-    lay_out = getattr(ruleset, "grid_json", None)
-    return lay_out(table) if callable(lay_out) else None
+    """The distances the ruleset itself uses for this piece, by label, as the page reads them."""
+    return {r.label: r.inches for r in ruleset.piece_ranges(piece)}
 
 
 def _roster_pieces(roster: Roster, scene: Scene) -> list[Piece]:
@@ -132,11 +116,11 @@ def info() -> Response:
             "generation": live.generation,
             "ruleset": {
                 "name": session.ruleset.name,
-                "title": getattr(session.ruleset, "title", "") or session.ruleset.name,
+                "title": session.ruleset.title or session.ruleset.name,
                 "questions": list(session.ruleset.questions()),
             },
             "table": {"width": table.width, "depth": table.depth},
-            "grid": _grid(session.ruleset, table),
+            "grid": session.ruleset.grid_json(table),
             "pieces": [
                 {
                     "id": p.id,
@@ -178,11 +162,61 @@ def state() -> Response:
     return _json(scene)
 
 
-def _query(data: Mapping[str, Any]) -> Mapping[str, Any]:
-    """One question checked exactly as a scene file's ``queries`` entry is."""
-    scene = get_live().session.state().to_json()
+def _query(table: Scene, data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """One question checked exactly as a scene file's ``queries`` entry is, on ``table``
+    (the session's :meth:`~referee.game.Session.state` taken once for the request)."""
+    scene = table.to_json()
     scene["queries"] = [dict(data)]
     return Scene.from_json(scene, "request").queries[0]
+
+
+class _Absent(Exception):
+    """A question naming roster pieces that are not on the table this instant."""
+
+    def __init__(self, ids: list[str]) -> None:
+        super().__init__(ids)
+        self.ids = ids
+
+
+@bp.errorhandler(_Absent)
+def _not_on_table(error: _Absent) -> tuple[Response, int]:
+    verb = "is" if len(error.ids) == 1 else "are"
+    message = f"{', '.join(error.ids)} {verb} not on the table now"
+    return jsonify({"error": message, "absent": error.ids}), 409
+
+
+def _absent(session: Session, table: Scene, data: Mapping[str, Any]) -> list[str]:
+    """The roster pieces a question names (any of its values, the items of its lists, the
+    keys and values of its objects: one level down) that are not on ``table``."""
+    roster = {entry.id for entry in session.roster}
+    placed = {p.id for p in table}
+    named: list[str] = []
+    for key, value in data.items():
+        if key == "ask":
+            continue
+        items = value if isinstance(value, list) else [value]
+        if isinstance(value, dict):
+            items = [*value.keys(), *value.values()]
+        named.extend(v for v in items if isinstance(v, str) and v in roster and v not in placed)
+    return list(dict.fromkeys(named))
+
+
+@contextmanager
+def _on_the_table(session: Session, table: Scene, data: Mapping[str, Any]) -> Iterator[None]:
+    """A question refused while it names roster pieces that are not on the table this
+    instant (the sample starting a new pass, a piece not yet seen) is answered as that
+    (409, the pieces in ``absent``), not as an unknown piece: the player asked nothing wrong.
+    ``table`` is the one the question was checked on (the frame thread places pieces
+    meanwhile: judged on a later table, a piece absent then would be neither).
+    A question the table answers is answered whatever else it names, and one refused over
+    an id the roster does not have either stays that error (the refusal quotes the id)."""
+    try:
+        yield
+    except RefereeError as error:
+        absent = _absent(session, table, data)
+        if any(repr(pid) in str(error) for pid in absent):
+            raise _Absent(absent) from None
+        raise
 
 
 @bp.post("/ask")
@@ -192,25 +226,31 @@ def ask() -> Response:
     ``?log=0`` answers without logging: the threat view asks ``targets`` again each time
     a piece settles, which is a view kept up to date, not a dispute settled."""
     logged = _log_arg()
-    query = _query(_body())
-    session = get_live().session
-    try:
-        verdict = session.ask(query) if logged else session.ruleset.answer(session.scene, query)
-    except QueryError as error:
-        raise BadRequest(at("request", f"$.queries[0]{error.path}", error.problem)) from None
+    data = _body()
+    session = get_live().session  # one game for the whole question, whatever pass begins
+    table = session.state()
+    with _on_the_table(session, table, data):
+        query = _query(table, data)
+        try:
+            verdict = session.ask(query) if logged else session.ruleset.answer(table, query)
+        except QueryError as error:
+            raise BadRequest(at("request", f"$.queries[0]{error.path}", error.problem)) from None
     return _json({"verdicts": [verdict.to_json()]})
 
 
 @bp.post("/declare")
 def declare() -> Response:
     """Cards, dice, a Follow Me or an allowance: kept for the next moves, logged."""
-    query = _query(_body())
+    data = _body()
     session = get_live().session
-    try:  # refuse a malformed declaration before it is logged as "cannot judge"
-        session.ruleset.answer(session.scene, query)
-    except QueryError as error:
-        raise BadRequest(at("request", f"$.queries[0]{error.path}", error.problem)) from None
-    update = session.declare(query)
+    table = session.state()
+    with _on_the_table(session, table, data):
+        query = _query(table, data)
+        try:  # refuse a malformed declaration before it is logged as "cannot judge"
+            session.ruleset.answer(table, query)
+        except QueryError as error:
+            raise BadRequest(at("request", f"$.queries[0]{error.path}", error.problem)) from None
+        update = session.declare(query)
     return _json(
         {
             "events": [e.to_json() for e in update.events],
@@ -454,6 +494,9 @@ def health() -> Response:
             "error": live.error,
             "running": live.running,
             "game": live.game_name,
+            # While the maps' loops compile for this machine (serve's first start after
+            # installing): answers come from their slower twins meanwhile.
+            "warm_up": warm.to_json() if (warm := current_app.config.get("WARM_UP")) else None,
         }
     )
 

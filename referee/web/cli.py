@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import secrets
 import shutil
+import signal
 import sys
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,15 @@ from referee.game import (
     sample_live,
     source_live,
 )
-from referee.game.sources import load_game_roster, load_profiles, open_cameras
+from referee.game.sources import (
+    FootageFolder,
+    load_game_roster,
+    load_profiles,
+    open_cameras,
+    read_footage,
+    repo_footage,
+)
+from referee.game.warm import WarmUp
 from referee.media import MAX_CAMERA_INDEX
 
 THREADS = 48
@@ -79,6 +90,13 @@ def terminal_qr(text: str) -> str:
     multiple=True,
     help="Calibration profile; one per camera, in camera order.",
 )
+@click.option(
+    "--footage",
+    metavar="DIR",
+    default=None,
+    help="A footage folder played in a loop, as 'referee demo --footage' takes it "
+    "(default without a source: the bundled sample_footage/skirmish).",
+)
 @click.option("--roster", "-r", metavar="ROSTER.json", help="Which tag is on which piece.")
 @click.option("--scene", metavar="SCENE.json", help="Terrain, sides, cards and questions.")
 @click.option("--ruleset", default=None, help="Rules to judge by (default: the scene's).")
@@ -100,6 +118,7 @@ def serve(
     video: tuple[str, ...],
     stream: tuple[str, ...],
     calibration: tuple[str, ...],
+    footage: str | None,
     roster: str | None,
     scene: str | None,
     ruleset: str | None,
@@ -114,7 +133,8 @@ def serve(
 ) -> None:
     """Serve the dashboard: live table, disputes, terrain, turn assistant, game log.
 
-    Without a source it plays the bundled sample footage in a loop. It listens
+    Without a source it plays the bundled sample footage in a loop (--footage DIR: another
+    footage folder, one camera or several, as 'referee demo --footage'). It listens
     on 127.0.0.1 (this computer only); --host 0.0.0.0 opens it to tablets on
     your network, behind an access token printed with the URL and its QR code.
 
@@ -126,79 +146,164 @@ def serve(
     from referee.web import create_app
 
     kinds = [k for k in (camera, video, stream) if k]
-    scratch: str | None = None
     if len(kinds) > 1:
         raise SourceError(
             "give one of --camera, --video and --stream (repeat it for several cameras)"
+        )
+    if footage is not None and kinds:
+        raise SourceError(
+            "--footage DIR is a source of its own: give it or --camera, --video or --stream"
         )
     sources = [str(s) for s in kinds[0]] if kinds else []
     club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
     # The options are checked before the game log is opened: a refused start changes no log.
     check_log_path(db, no_log)
     name = game or game_name("serve")
-    if not sources:
-        if calibration or roster:
-            raise RefereeError("-c and -r go with --camera, --video or --stream")
-        if scene or ruleset:
-            raise RefereeError("--scene and --ruleset go with --camera, --video or --stream")
-        # The demo loop logs every pass: into a scratch log deleted when serve stops, unless
-        # --db names a file to keep them in, so it never fills the user's own game log.
-        scratch = None if (db is not None or no_log) else tempfile.mkdtemp(prefix="referee-")
-        log = open_log(str(Path(scratch) / "sample.sqlite") if scratch else db, no_log)
-        live = sample_live(speed, log, name if log is not None else None)
-    else:
-        live, log = _live_from_options(
-            sources,
-            bool(camera) or bool(stream),
-            calibration,
-            roster,
-            scene,
-            ruleset,
-            lambda: open_log(db, no_log),
-            name,
-            speed,
+    scratch: str | None = None
+    # SIGTERM (a service manager, 'kill') stops serve as Ctrl-C does, so the scratch log
+    # and the game log's lock are cleaned up either way.
+    restore = _terminate_as_interrupt()
+    try:
+        if not sources:
+            folder = _footage_folder(footage, calibration, roster, scene, ruleset)
+            # The sample loop logs every pass: into a scratch log deleted when serve stops,
+            # unless --db names a file to keep them in, so it never fills the user's own log.
+            scratch = None if (db is not None or no_log) else tempfile.mkdtemp(prefix="referee-")
+            log = open_log(str(Path(scratch) / "sample.sqlite") if scratch else db, no_log)
+            try:
+                live = sample_live(speed, log, name if log is not None else None, folder)
+            except BaseException:
+                if log is not None:
+                    log.close()
+                raise
+        else:
+            live, log = _live_from_options(
+                sources,
+                bool(camera) or bool(stream),
+                calibration,
+                roster,
+                scene,
+                ruleset,
+                lambda: open_log(db, no_log),
+                name,
+                speed,
+            )
+        _run(live, log, scratch, club, host, port, create_app)
+    except KeyboardInterrupt:
+        pass  # Ctrl-C or SIGTERM before the server ran: what was opened is closed below
+    finally:
+        restore()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _footage_folder(
+    footage: str | None,
+    calibration: tuple[str, ...],
+    roster: str | None,
+    scene: str | None,
+    ruleset: str | None,
+) -> FootageFolder:
+    """The footage folder serve plays in a loop (the bundled sample without --footage),
+    read and checked before any game log is opened."""
+    given = "--footage DIR" if footage is not None else "the bundled sample"
+    if calibration or roster:
+        raise RefereeError(
+            f"-c and -r go with --camera, --video or --stream ({given} has its own camera "
+            "profiles and roster)"
         )
+    if scene or ruleset:
+        raise RefereeError(
+            f"--scene and --ruleset go with --camera, --video or --stream ({given} has its "
+            "own scene.json)"
+        )
+    if footage is not None:
+        return read_footage(Path(footage))
+    sample = repo_footage()
+    if not (sample / "video.mp4").is_file():
+        raise RefereeError(
+            f"{sample}: no sample footage here (video.mp4 missing); give --camera, --video, "
+            "--stream or --footage DIR, or run from a git checkout"
+        )
+    return read_footage(sample)
+
+
+def _run(
+    live: LiveTable,
+    log: Any,
+    scratch: str | None,
+    club: ClubTarget | None,
+    host: str,
+    port: int,
+    create_app: Any,
+) -> None:
+    """Serve ``live`` until Ctrl-C or SIGTERM; the live table and the log are closed after."""
     token = None if host in ("127.0.0.1", "localhost", "::1") else secrets.token_urlsafe(18)
-    app = create_app(live, {"TOKEN": token})
+    # The maps' loops compile in a process of their own while the twins answer, so the
+    # first tap after installing never waits on numba (a warm cache: done in seconds).
+    warm = WarmUp([live.session.ruleset.name])
+    app = create_app(live, {"TOKEN": token, "WARM_UP": warm})
     try:
         server = make_server(app, host, port)
     except OSError as error:
+        warm.stop()
         live.stop()
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+        if log is not None:
+            log.close()
         raise RefereeError(f"--port {port}: cannot listen on {host} ({error.strerror})") from None
     shown = _url_host(host)
     bound = getattr(server, "effective_port", port)
     url = f"http://{shown}:{bound}/" + (f"?token={token}" if token else "")
-    click.echo(f"dashboard: {url}")
-    if token:
-        click.echo("anyone on your network with this URL (and its token) can use the dashboard;")
-        click.echo("scan it with the tablet:")
-        click.echo(terminal_qr(url))
-    if scratch is not None:
-        click.echo(
-            f"the sample's passes are logged in a scratch log ({log.path if log else scratch}), "
-            "deleted when serve stops (--db FILE keeps them)",
-            err=True,
-        )
-    elif log is not None:
-        click.echo(f"game {live.game_name!r} logged in {log.path}", err=True)
-    click.echo("press Ctrl-C to stop", err=True)
-    sys.stdout.flush()
-    live.start()
-    sender = club.start(log.path, live.game_name) if club and log and live.game_name else None
+    sender = None
     try:
+        click.echo(f"dashboard: {url}")
+        if token:
+            click.echo(
+                "anyone on your network with this URL (and its token) can use the dashboard;"
+            )
+            click.echo("scan it with the tablet:")
+            click.echo(terminal_qr(url))
+        if scratch is not None:
+            click.echo(
+                f"the sample's passes are logged in a scratch log ({log.path if log else scratch}),"
+                " deleted when serve stops (--db FILE keeps them)",
+                err=True,
+            )
+        elif log is not None:
+            click.echo(f"game {live.game_name!r} logged in {log.path}", err=True)
+        click.echo("press Ctrl-C to stop", err=True)
+        sys.stdout.flush()
+        live.start()
+        sender = club.start(log.path, live.game_name) if club and log and live.game_name else None
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        warm.stop()
         live.stop()
         server.close()
         if log is not None:
             finish(sender, log.path)
             log.close()
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _terminate_as_interrupt() -> Callable[[], None]:
+    """SIGTERM raises KeyboardInterrupt in the main thread (once: a second SIGTERM during
+    the clean-up ends the process as usual); returns the call that puts the old handler
+    back. Nothing is done outside the main thread, where no handler can be set."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def interrupt(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+
+    return restore
 
 
 def _url_host(host: str) -> str:

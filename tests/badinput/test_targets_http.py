@@ -99,7 +99,8 @@ def test_any_targets_request_is_an_answer_or_one_line_and_logs_only_what_it_shou
     except ValueError:
         data = "{not json"
     response = client.post(url, data=data, content_type="application/json")
-    assert response.status_code in (200, 400, 413), (response.status_code, response.data[:300])
+    # 409: a roster piece that is not on this table now (the sample's roster over Aerial)
+    assert response.status_code in (200, 400, 409, 413), (response.status_code, response.data[:300])
     if response.status_code != 200:
         error = response.get_json()["error"]
         assert "\n" not in error and len(error) < 2000, error

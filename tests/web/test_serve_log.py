@@ -11,8 +11,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 
-def _serve(tmp_path, *args):
+
+def _serve(tmp_path, *args, stop=signal.SIGINT):
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "REFEREE_DB": str(tmp_path / "mine.sqlite")}
     process = subprocess.Popen(
         [sys.executable, "-m", "referee", "serve", "--port", "0", "--speed", "0", *args],
@@ -27,13 +29,16 @@ def _serve(tmp_path, *args):
         if line.startswith("press Ctrl-C") or not line:
             break
     time.sleep(3)  # a few seconds of the sample, as fast as it goes
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     out, _ = process.communicate(timeout=20)
+    assert process.returncode == 0, "".join(lines) + out  # stopped as asked, not killed
     return "".join(lines) + out
 
 
-def test_the_sample_loop_leaves_the_users_log_alone(tmp_path):
-    output = _serve(tmp_path)
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_the_sample_loop_leaves_the_users_log_alone(tmp_path, stop):
+    """Stopped with Ctrl-C or by a service manager's SIGTERM, serve deletes its scratch log."""
+    output = _serve(tmp_path, stop=stop)
     assert not (tmp_path / "mine.sqlite").exists()
     match = re.search(r"scratch log \((.+?)\)", output)
     assert match, output

@@ -67,7 +67,13 @@ function api(path, body) {
   return fetch("api/" + path, init).then(async (r) => {
     const type = r.headers.get("Content-Type") || "";
     const data = type.includes("json") ? await r.json() : await r.blob();
-    if (!r.ok) throw new Error((data && data.error) || r.statusText);
+    if (!r.ok) {
+      const err = new Error((data && data.error) || r.statusText);
+      err.status = r.status;
+      // 409 "pz1 is not on the table now": a state of the table, not the player's mistake
+      err.absent = (data && data.absent) || null;
+      throw err;
+    }
     return data;
   });
 }
@@ -103,7 +109,7 @@ function connect() {
     S.generation = hello.generation;
     const load = !S.info || hello.generation !== S.info.generation
       ? loadAll() : Promise.all([refreshState(), loadEvents()]);
-    load.catch(() => setConnected(false));  // the stream will say hello again
+    load.catch(loadFailed);
   });
   source.addEventListener("events", (e) => onEvents(JSON.parse(e.data)));
   source.addEventListener("frame", (e) => onFrame(JSON.parse(e.data)));
@@ -114,9 +120,23 @@ function setConnected(ok) {
   connected = ok;
   const badge = $("conn");
   // "live" only while frames can still come: a video that ended, or a stopped camera, says so
-  badge.textContent = !ok ? "reconnecting…" : S.ended || "live";
-  badge.classList.toggle("away", !ok);
+  // connected, but the table could not be loaded: say what failed, not "reconnecting"
+  const failed = ok && loadError;
+  badge.textContent = failed ? loadError : !ok ? "reconnecting…" : S.ended || "live";
+  badge.title = failed ? loadError : "";
+  badge.classList.toggle("away", !ok || !!failed);
   badge.classList.toggle("ended", ok && !!S.ended);
+}
+
+// A load that failed (an endpoint's error, not a lost connection) is said in the header
+// and tried again a few seconds later; the first load that works clears it.
+let loadError = null;
+let loadRetry = null;
+function loadFailed(err) {
+  loadError = "could not load the table: " + plainError(err.message);
+  setConnected(connected);  // before the stream opens: shown when it does
+  clearTimeout(loadRetry);
+  loadRetry = setTimeout(() => loadAll().catch(loadFailed), 5000);
 }
 
 // One load at a time; a hello for a newer game while one runs loads again after it.
@@ -152,6 +172,7 @@ async function loadOnce() {
   redraw();
   await refreshState();
   await loadEvents();
+  if (loadError) { loadError = null; setConnected(connected); }
 }
 
 async function refreshState() {
@@ -416,7 +437,7 @@ const THREAT_KINDS = [
 ];
 
 function threatKind(t) {
-  if (t.range.ok === false) return "out";
+  if (!t.range || t.range.ok === false) return "out";  // no range: a piece without a weapon
   if (t.los.ok === false) return "blocked";
   if (t.range.ok !== true || t.los.ok !== true) return "doubt";
   return "seen";
@@ -441,9 +462,10 @@ function rangeText(v) {
 
 // One target in words: its distance, and why it is not a clean shot where it is not.
 function threatText(t, kind) {
-  const dist = rangeText(t.range);
-  const unit = t.range.units ? ` ${t.range.units}` : '"';
-  if (kind === "out") return `${t.to} ${dist}` + (t.range.limit ? ` (limit ${t.range.limit}${unit})` : "");
+  const range = t.range || t.los;  // an unarmed piece has no range verdict: the sight line's distance
+  const dist = rangeText(range);
+  const unit = range.units ? ` ${range.units}` : '"';
+  if (kind === "out") return `${t.to} ${dist}` + (range.limit ? ` (limit ${range.limit}${unit})` : "");
   if (kind === "blocked") {
     return `${t.to}` + (t.los.blocking && t.los.blocking.length ? ` by ${t.los.blocking.join(", ")}` : ` ${dist}`);
   }
@@ -498,8 +520,9 @@ function renderThreats() {
   box.replaceChildren();
   $("dispute-hint").textContent = `${th.from}: what it can hit. Tap a name or another piece for that pair; tap the map to clear.`;
   if (th.error) {
-    box.appendChild(html("p", th.error, "error"));
-    renderOverlay([[th.error, "no"]]);
+    // a piece off the table this instant is a grey notice, an error is red
+    box.appendChild(html("p", th.error, th.notice ? "muted notice" : "error"));
+    renderOverlay([[th.error, th.notice ? "muted notice" : "no"]]);
     return;
   }
   if (!th.verdict) {
@@ -513,6 +536,9 @@ function renderThreats() {
   const head = html("div", `${th.from} → ${total} piece${total === 1 ? "" : "s"} of other sides: ${counts}`, "line threats-head");
   head.dataset.ask = "targets";
   box.appendChild(head);
+  // why no target is in range when the piece cannot fire at all (no weapon), said once
+  const unarmed = (th.verdict.targets || []).find((t) => !t.range && t.range_error);
+  if (unarmed) box.appendChild(html("p", plainError(unarmed.range_error), "muted"));
   // over the map, one short paragraph (the table stays in sight): the kinds that have
   // pieces, each with its count and its pieces' names
   const over = $("map-verdict");
@@ -571,7 +597,7 @@ function askThreats() {
   };
   api("ask?log=0", { ask: "targets", from })
     .then((answer) => show({ from, verdict: answer.verdicts[0], error: null }))
-    .catch((err) => show({ from, verdict: null, error: plainError(err.message) }))
+    .catch((err) => show({ from, verdict: null, error: plainError(err.message), notice: !!err.absent }))
     .finally(() => {
       threatAsk.busy = false;
       if (threatAsk.again) { threatAsk.again = false; askThreats(); }
@@ -995,8 +1021,9 @@ async function runQueries(queries, again) {
   } catch (err) {
     if (!current()) return;
     S.dispute = null;  // the selection and its questions stay: the next change asks again
-    verdict.replaceChildren(html("p", plainError(err.message), "error"));
-    renderOverlay([[plainError(err.message), "no"]]);
+    const cls = err.absent ? "muted notice" : "error";  // off the table now: grey, not red
+    verdict.replaceChildren(html("p", plainError(err.message), cls));
+    renderOverlay([[plainError(err.message), err.absent ? "muted notice" : "no"]]);
     return;
   }
   renderDispute();
@@ -1895,11 +1922,22 @@ async function refreshHealth() {
     table.appendChild(tr);
   }
   showCameras(h.cameras || []);
+  showWarmUp(h.warm_up);
   // A camera that dropped or ended while the others go on is named in the header line too.
   const out = (h.cameras || []).filter((c) => c.state === "dropped" || (c.state === "ended" && h.running));
   $("health-summary").textContent = `${h.pieces.seen.length} seen · ${h.pieces.missing.length} missing` +
     (h.unknown_tags.length ? ` · ${h.unknown_tags.length} unknown tags` : "") +
     out.map((c) => ` · camera ${c.camera} ${c.state}`).join("");
+}
+
+// The first start after installing: the line-of-sight engine compiles for this machine in
+// the background, and answers come (a little slower) meanwhile; nothing waits on it.
+function showWarmUp(warm) {
+  const badge = $("warm-up");
+  badge.hidden = !(warm && warm.running);
+  badge.textContent = "warming up";
+  badge.title = "preparing the line-of-sight engine for this machine (once after installing); "
+    + "answers are a little slower until it is ready";
 }
 
 // One row per camera: what it sees this tick, its calibration, bumps, and whether it is live.
@@ -1931,7 +1969,10 @@ function showTab(name) {
 }
 for (const tab of document.querySelectorAll(".tab")) tab.onclick = () => showTab(tab.dataset.tab);
 
-loadAll().catch((err) => { $("camera-note").textContent = "cannot reach the referee: " + err.message; });
+loadAll().catch((err) => {
+  if (err.status) loadFailed(err);  // the server answered with an error: say which
+  else $("camera-note").textContent = "cannot reach the referee: " + err.message;
+});
 connect();
 refreshHealth();
 setInterval(refreshHealth, 2000);
