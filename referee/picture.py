@@ -46,11 +46,16 @@ PALETTE: dict[str, Any] = {
     "sides": ["#d23c3c", "#3c78d2", "#e0a020", "#a040c0"],
     "verdict": {"clear": "#3ad15a", "blocked": "#ff4040", "doubtful": "#ffb020"},
     "ring": "#ffffff",
+    "halo": "#000000",
 }
 """Colours of the drawing (CSS hex), shared with the dashboard's map."""
 
 RINGS = (3.0, 6.0, 12.0)
 """Range rings (inches) drawn around a selected piece, besides the ruleset's own ranges."""
+
+HALO = 0.16
+"""The dark outline round every word on the table, as a share of its height: white text
+reads on the green cloth, on light terrain and across a coloured line alike."""
 
 
 @dataclass(frozen=True)
@@ -144,10 +149,16 @@ def draw(
         for radius in ranges:
             if radius not in RINGS:
                 shapes.append(_ring(centre, radius, dash=True))
+    written: set[tuple[frozenset[str], str]] = set()
     for verdict in verdicts:
         drawn = _verdict_shapes(verdict, pieces)
         shapes.extend(s for s in drawn if s.kind != "text")
-        labels.extend(_line_label(s, drawn[0]) for s in drawn if s.kind == "text")
+        # a pair's range and sight line carry the same distance: it is written once
+        pair = frozenset((str(verdict.get("from")), str(verdict.get("to"))))
+        for s in drawn:
+            if s.kind == "text" and (pair, s.text) not in written:
+                written.add((pair, s.text))
+                labels.append(_line_label(s, drawn[0]))
     for piece in scene:
         colour = colours[piece.side]
         corners = tuple((float(x), float(y)) for x, y in piece.corners())
@@ -216,7 +227,9 @@ def _verdict_shapes(verdict: Mapping[str, Any], pieces: Mapping[str, Any]) -> li
             text = f"{verdict['distance']:g} {unit}" if unit else f"{verdict['distance']:.2f}in"
             if verdict.get("uncertainty") and not unit:
                 text += f" +/-{verdict['uncertainty']:.2f}"
-            out.append(Shape("text", (mid,), fill=colour, text=text, size=0.55))
+            # white with a halo, not the verdict's colour: green on the green cloth is unread
+            # (the line beside it carries the colour)
+            out.append(Shape("text", (mid,), fill=PALETTE["text"], text=text, size=0.55))
     for chain in verdict.get("chains") or ():
         points = tuple(pieces[p].xy for p in chain if p in pieces)
         for start, end in itertools.pairwise(points):
@@ -260,10 +273,10 @@ def text_width(text: str, size: float) -> float:
 
 def text_box(shape: Shape) -> Box:
     """The box a text shape covers (x0, y0, x1, y1), inches: centred on its point, the
-    baseline 0.35 of its height below it, descenders included."""
+    baseline 0.35 of its height below it, descenders and the halo included."""
     x, y = shape.points[0]
-    half = text_width(shape.text, shape.size) / 2
-    return (x - half, y - 0.65 * shape.size, x + half, y + 0.65 * shape.size)
+    half = text_width(shape.text, shape.size) / 2 + HALO * shape.size / 2
+    return (x - half, y - 0.7 * shape.size, x + half, y + 0.7 * shape.size)
 
 
 def _segments(shape: Shape) -> list[tuple[tuple[float, float], tuple[float, float]]]:
@@ -298,6 +311,11 @@ def _crosses_circle(box: Box, shape: Shape) -> bool:
     near = math.hypot(max(box[0] - cx, 0, cx - box[2]), max(box[1] - cy, 0, cy - box[3]))
     far = max(math.hypot(x - cx, y - cy) for x in (box[0], box[2]) for y in (box[1], box[3]))
     return near <= r + pad and far >= r - pad
+
+
+def _bounds(points: Sequence[tuple[float, float]]) -> Box:
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return (min(xs), min(ys), max(xs), max(ys))
 
 
 def _overlaps(a: Box, b: Box) -> bool:
@@ -344,6 +362,8 @@ def place_labels(
         for a, b in _segments(s)
     ]
     rings = [s for s in drawn if s.kind == "circle"]
+    # a base is drawn under the words, but a word over a base hides the piece: kept off
+    bases = [_bounds(s.points) for s in drawn[1:] if s.kind == "polygon" and s.opacity == 1.0]
     inside = (-MARGIN + 0.05, -MARGIN + 0.05, width + MARGIN - 0.05, depth + MARGIN - 0.05)
     placed: list[Box] = []
     out: list[Shape] = []
@@ -362,6 +382,7 @@ def place_labels(
                 continue
             # a ring crossed is the least harm, text over text worse, text over a line worst
             clash = 100 * sum(_crosses_segment(box, a, b, pad) for a, b, pad in edges)
+            clash += 100 * sum(_overlaps(box, base) for base in bases)
             clash += 10 * sum(_overlaps(box, other) for other in placed)
             clash += sum(_crosses_circle(box, ring) for ring in rings)
             if best is None or clash < best[0]:
@@ -417,6 +438,9 @@ def to_svg(picture: Picture) -> str:
         # the drawing stops at the table's margin: a range ring never runs into the caption
         f'<clipPath id="table"><rect x="{-MARGIN}" y="{-MARGIN}" width="{width:g}" '
         f'height="{picture.depth + 2 * MARGIN:g}"/></clipPath><g clip-path="url(#table)">',
+        # rings stop at the cloth's edge: nothing is drawn outside the table
+        f'<clipPath id="cloth"><rect x="0" y="0" width="{picture.width:g}" '
+        f'height="{picture.depth:g}"/></clipPath>',
     ]
     for shape in picture.shapes:
         style = _svg_style(shape)
@@ -428,12 +452,16 @@ def to_svg(picture: Picture) -> str:
             out.append(f'<polyline points="{pts}" {style}/>')
         elif shape.kind == "circle":
             (x, y), r = shape.points[0], shape.radius
-            out.append(f'<circle cx="{x:.3f}" cy="{y:.3f}" r="{r:g}" {style}/>')
+            out.append(
+                f'<circle cx="{x:.3f}" cy="{y:.3f}" r="{r:g}" {style} clip-path="url(#cloth)"/>'
+            )
         elif shape.kind == "text":
             x, y = shape.points[0]
             out.append(
                 f'<text x="{x:.3f}" y="{y + 0.35 * shape.size:.3f}" font-size="{shape.size:g}" '
-                f'text-anchor="middle" fill="{shape.fill}">{escape(shape.text)}</text>'
+                f'text-anchor="middle" fill="{shape.fill}" stroke="{PALETTE["halo"]}" '
+                f'stroke-width="{HALO * shape.size:.3f}" stroke-linejoin="round" '
+                f'paint-order="stroke">{escape(shape.text)}</text>'
             )
     out.append("</g>")
     for i, line in enumerate(picture.caption):
@@ -479,8 +507,13 @@ def to_png(picture: Picture, ppi: float = 30.0) -> bytes:
         arr = (np.asarray(points, float).reshape(-1, 2) + MARGIN) * ppi * (1 << shift)
         return np.round(arr).astype(np.int32).reshape(-1, 1, 2)
 
+    cloth = (  # the table's pixels: rings are drawn inside them only
+        slice(round(MARGIN * ppi), round((MARGIN + picture.depth) * ppi)),
+        slice(round(MARGIN * ppi), round((MARGIN + picture.width) * ppi)),
+    )
     for shape in picture.shapes:
-        target = image.copy() if shape.opacity < 1 else image
+        clipped = shape.kind == "circle"
+        target = image.copy() if shape.opacity < 1 or clipped else image
         thick = max(1, round(shape.width * ppi))
         if shape.kind == "polygon":
             if shape.fill:
@@ -516,7 +549,11 @@ def to_png(picture: Picture, ppi: float = 30.0) -> bytes:
             else:
                 cv2.circle(target, centre, radius, _bgr(shape.stroke), thick, cv2.LINE_AA, shift)
         elif shape.kind == "text" and shape.fill:
-            _text(target, shape.text, shape.points[0], shape.size, shape.fill, ppi, centred=True)
+            _text(target, shape.text, shape.points[0], shape.size, shape.fill, ppi, True, halo=True)
+        if clipped:
+            inside = target[cloth].copy()
+            target[:] = image
+            target[cloth] = inside
         if target is not image:
             cv2.addWeighted(target, shape.opacity, image, 1 - shape.opacity, 0, dst=image)
     for i, line in enumerate(picture.caption):
@@ -558,6 +595,7 @@ def _text(
     colour: str,
     ppi: float,
     centred: bool,
+    halo: bool = False,
 ) -> None:
     import cv2
 
@@ -568,6 +606,20 @@ def _text(
     (w, _), _ = cv2.getTextSize(text, font, scale, thick)
     x = (at[0] + MARGIN) * ppi - (w / 2 if centred else 0)
     y = (at[1] + MARGIN) * ppi + (height_px * 0.35 if centred else 0)
+    if halo:  # the word's own strokes widened, in the dark, under it
+        grow = max(1, round(HALO * height_px / 2))
+        (_, h), base = cv2.getTextSize(text, font, scale, thick)
+        pad = grow + thick + 2
+        x0, y0 = max(0, int(x) - pad), max(0, int(y) - h - pad)
+        x1 = min(image.shape[1], int(x + w) + pad)
+        y1 = min(image.shape[0], int(y) + base + pad)
+        if x1 > x0 and y1 > y0:
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.putText(
+                mask, text, (round(x) - x0, round(y) - y0), font, scale, 255, thick, cv2.LINE_AA
+            )
+            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1, 2 * grow + 1))
+            image[y0:y1, x0:x1][cv2.dilate(mask, kernel) > 0] = _bgr(PALETTE["halo"])
     cv2.putText(image, text, (round(x), round(y)), font, scale, _bgr(colour), thick, cv2.LINE_AA)
 
 

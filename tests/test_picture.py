@@ -227,3 +227,61 @@ def test_the_png_draws_the_words_inside_their_boxes():
     table = np.zeros_like(changed)
     table[: round((scene.table.depth + 1) * ppi)] = True  # above the caption
     assert not (changed & table & ~covered).any()
+
+
+# -- words a player can read (issue 42 item 5) ----------------------------------------------------
+
+
+def test_a_pairs_distance_is_written_once_in_white_with_a_halo(example):
+    """``check --picture`` wrote a pair's distance twice, green for its range and red for its
+    sight line: once now, white on a dark halo (the line beside it carries the colour)."""
+    scene, _ = example
+    verdicts = [
+        v.to_json()
+        for v in ruleset_for(scene).answer_all(scene)
+        if v.to_json().get("ask") in ("range", "los")
+    ]
+    pair = [{**v, "from": "panther", "to": "pgren"} for v in verdicts if v["ask"] == "los"][:1]
+    rng = {**pair[0], "ask": "range", "ok": True}
+    rng.pop("los")
+    picture = draw(scene, [rng, pair[0]])
+    distance = f"{pair[0]['distance']:.2f}in"
+    written = [s for s in picture.shapes if s.kind == "text" and s.text.startswith(distance)]
+    assert len(written) == 1
+    assert written[0].fill == PALETTE["text"]
+    svg = to_svg(picture)
+    texts = re.findall(r"<text [^>]*>", svg)
+    table_texts = [t for t in texts if "text-anchor" in t]  # not the caption's
+    assert table_texts and all('paint-order="stroke"' in t for t in table_texts)
+    assert all(f'stroke="{PALETTE["halo"]}"' in t for t in table_texts)
+
+
+def test_rings_stop_at_the_cloth_in_svg_and_png():
+    from referee.picture import MARGIN, Picture, Shape
+
+    ring = Shape("circle", ((1.0, 1.0),), stroke="#ffffff", radius=5.0, width=0.1, opacity=0.8)
+    picture = Picture(12.0, 8.0, (ring,))
+    assert 'clip-path="url(#cloth)"' in re.search(r"<circle [^>]*>", to_svg(picture)).group(0)
+    assert re.search(
+        r'<clipPath id="cloth"><rect x="0" y="0" width="12" height="8"/>', to_svg(picture)
+    )
+    ppi = 20
+    image = cv2.imdecode(np.frombuffer(to_png(picture, ppi=ppi), np.uint8), cv2.IMREAD_COLOR)
+    lit = np.any(image != 32, axis=2)
+    edge = round(MARGIN * ppi)
+    assert lit[edge + 1 :, edge + 1 :].any()  # drawn on the cloth...
+    assert not lit[:edge, :].any() and not lit[:, :edge].any()  # ...and not past its edge
+
+
+@pytest.mark.parametrize("selected", [None, "b2"])
+def test_no_word_sits_on_a_base(example, selected):
+    for scene, verdicts in (example, _crowded()):
+        picture = draw(scene, verdicts, selected=selected if selected in scene else None)
+        bases = []
+        for p in scene:
+            xs, ys = zip(*p.corners(), strict=True)
+            bases.append((min(xs), min(ys), max(xs), max(ys)))
+        for text in (s for s in picture.shapes if s.kind == "text"):
+            a = text_box(text)
+            for b in bases:
+                assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), text.text

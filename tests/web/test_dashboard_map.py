@@ -182,9 +182,13 @@ def test_the_ruler_measures_from_any_point_through_waypoints(played, page):
     page.goto(played.url)
     page.wait_for_function("() => referee.doubt !== null && referee.view !== null")
     page.click("#ruler-tool")
-    # a drag from one bare point of the cloth to another: 3-4-5
-    _drag(page, (2, 2), (5, 6))
+    # a tap on one bare point of the cloth, the tape follows the mouse, a tap on another: 3-4-5
+    page.mouse.click(*screen_point(page, 2, 2))
+    page.mouse.move(*screen_point(page, 5, 6), steps=4)
     ruler = page.locator("#ruler")
+    assert float(ruler.get_attribute("data-length")) == pytest.approx(5.0, abs=0.1)
+    page.mouse.click(*screen_point(page, 5, 6))
+    assert len(page.evaluate("() => referee.ruler.points")) == 2
     length = float(ruler.get_attribute("data-length"))
     assert length == pytest.approx(5.0, abs=0.1)  # a screen pixel is about 0.05 in here
     doubt = float(ruler.get_attribute("data-doubt"))

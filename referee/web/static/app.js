@@ -47,6 +47,9 @@ const S = {
   home: null,          // the whole table's viewBox
   ended: null,         // why the table stopped ("video ended"...), null while it plays
   camera: 1,           // which camera's picture the camera panel shows (from 1)
+  font: { label: 0.8, small: 0.6 },  // the map's word sizes now (inches on the table)
+  movedSince: {},      // piece id -> seq of the correction it was seen moving after
+  asked: null,         // the questions of the shown dispute (a pair, Follow Me), asked again on changes
 };
 window.referee = S;
 
@@ -153,7 +156,13 @@ async function loadOnce() {
   S.info = info;
   S.pieces = {};
   for (const p of info.pieces) S.pieces[p.id] = p;
+  S.movedSince = {};  // a new game's corrections are its own
+  if (S.shownMove !== null) {  // a move of the previous game: its seq means another event now
+    S.shownMove = null;
+    renderDispute();
+  }
   $("game").textContent = info.ruleset.title + " · " + (info.game || "not logged");
+  $("game").title = $("game").textContent;  // whole, where the header cuts it short
   setupCameraPick();
   setupMap();
   setupTerrainKinds();
@@ -174,7 +183,21 @@ async function refreshState() {
   }
   redraw();
   renderTerrainList();
-  askThreats();  // a new game, a reconnection (moves missed) or a terrain edit
+  reaskSelection();  // a new game, a reconnection (moves missed) or a terrain edit
+}
+
+// The selection survives a new game (the sample's next pass) or a reconnection while its
+// pieces are still in the roster: what is shown is asked again on the table as it is now
+// (a piece not on the table this instant gets its answer in words, and the next change
+// naming it asks again). A piece the roster no longer has ends the selection.
+function reaskSelection() {
+  if (!S.selected.length) return;
+  if (S.selected.some((id) => !(id in S.pieces))) {
+    clearSelection();
+    return;
+  }
+  if (S.asked) runQueries(S.asked, true);
+  else askThreats();
 }
 
 // -- the live map ----------------------------------------------------------------------------
@@ -197,6 +220,8 @@ const LAYERS = [
 function redraw(posesOnly) {
   if (!S.info) return;  // nothing can be sized or coloured before the roster is known
   for (const layer of LAYERS) if (!posesOnly || layer.poses) layer.draw();
+  placeLabels();  // the pieces moved or the words changed: each word to a free spot again
+  placeOverlay();
 }
 
 function setupMap() {
@@ -216,6 +241,9 @@ function setupMap() {
   el("rect", { x: 0, y: y - 0.15, width: 6, height: 0.3, fill: "#fff" }, scale);
   el("rect", { x: 3, y: y - 0.15, width: 3, height: 0.3, fill: "#888" }, scale);
   el("text", { x: 3, y: y + 1.0 }, scale, "6 inches");
+  // nothing is drawn past the cloth (rings, sight lines, terrain): see index.html
+  Object.entries({ x: 0, y: 0, width: t.width, height: t.depth })
+    .forEach(([k, v]) => $("table-clip-rect").setAttribute(k, v));
   map.onclick = onMapClick;
   drawGrid();
 }
@@ -249,7 +277,8 @@ function drawTerrain() {
     el("polygon", { points: t.polygon.map((p) => p.join(",")).join(" "), fill: colour, stroke: colour }, group);
     const cx = t.polygon.reduce((s, p) => s + p[0], 0) / t.polygon.length;
     const cy = t.polygon.reduce((s, p) => s + p[1], 0) / t.polygon.length;
-    el("text", { x: cx, y: cy }, group, t.id + (t.objective ? ` (${t.objective} VP)` : ""));
+    el("text", { class: "terrain-label", x: cx, y: cy, "data-cx": cx, "data-cy": cy }, group,
+      t.id + (t.objective ? ` (${t.objective} VP)` : ""));
   }
 }
 
@@ -257,7 +286,51 @@ function piecePoses() {
   if (S.replay) {
     return (S.replay.pieces || []).map((p) => ({ id: p.id, x: p.x, y: p.y, heading: p.heading, state: "settled" }));
   }
-  return Object.values(S.live);
+  // The players' word over the camera's: a piece whose last move was corrected is drawn
+  // where the correction puts it (as /api/state has it) until the camera sees it move again.
+  const rests = correctedRests();
+  return Object.values(S.live).map((p) => {
+    const rest = rests.get(p.id);
+    if (!rest || p.state === "moving" || S.movedSince[p.id] === rest.seq) return p;
+    return { ...p, x: rest.pose.x, y: rest.pose.y, heading: rest.pose.heading, corrected: rest.seq };
+  });
+}
+
+// Where corrections put pieces, as referee/game/corrections.py's rests() has it: only a
+// piece whose last move was corrected is named; a voided move leaves it where it rested
+// before (walking back over earlier voided moves), a `to` puts it there. Kept while the
+// log is unchanged: the map asks for it on every frame.
+const restsMemo = { key: null, value: new Map() };
+function correctedRests() {
+  const last = S.events.length ? S.events[S.events.length - 1].seq : 0;
+  const key = `${S.events.length}:${last}`;
+  if (restsMemo.key === key) return restsMemo.value;
+  const fixes = corrections();
+  const moves = new Map();
+  for (const e of S.events) {
+    if (e.type !== "move" || !e.piece) continue;
+    if (!moves.has(e.piece)) moves.set(e.piece, []);
+    moves.get(e.piece).push(e);
+  }
+  const out = new Map();
+  for (const [piece, history] of moves) {
+    const newest = fixes.get(history[history.length - 1].seq);
+    if (!newest) continue;  // the camera's last word stands
+    for (let i = history.length - 1; i >= 0; i--) {
+      const fix = fixes.get(history[i].seq);
+      let pose;
+      if (!fix) pose = history[i + 1].from;  // before the voided move after it
+      else if (fix.void) {
+        if (i > 0) continue;
+        pose = history[i].from;
+      } else pose = fix.to;
+      if (pose) out.set(piece, { pose, seq: newest.seq });
+      break;
+    }
+  }
+  restsMemo.key = key;
+  restsMemo.value = out;
+  return out;
 }
 
 // A piece the roster does not name (never one of this game's) is a plain grey square.
@@ -297,9 +370,12 @@ function drawPieces() {
     }
     node.setAttribute("transform", `translate(${pose.x} ${pose.y})`);
     node.firstChild.setAttribute("transform", `rotate(${pose.heading})`);
-    node.setAttribute("class", `piece ${pose.state || ""}${S.selected.includes(pose.id) ? " selected" : ""}`);
+    node.setAttribute("class", `piece ${pose.state || ""}${S.selected.includes(pose.id) ? " selected" : ""}` +
+      (pose.corrected ? " corrected" : ""));
     node.dataset.x = pose.x;
     node.dataset.y = pose.y;
+    node.dataset.heading = pose.heading;
+    node.dataset.corrected = pose.corrected || "";
   }
 }
 
@@ -317,7 +393,8 @@ function drawRings() {
   for (const r of S.info.rings) el("circle", { cx: pose.x, cy: pose.y, r }, g);
   for (const [name, r] of Object.entries(info.ranges || {})) {
     el("circle", { class: "own", cx: pose.x, cy: pose.y, r }, g);
-    el("text", { x: pose.x + r * 0.71 + 0.2, y: pose.y - r * 0.71 }, g, `${name} ${r}"`);
+    el("text", { class: "ring-label", x: pose.x + r * 0.71, y: pose.y - r * 0.71, "data-cx": pose.x,
+      "data-cy": pose.y, "data-r": r }, g, `${name} ${r}"`);
   }
 }
 
@@ -498,6 +575,7 @@ function renderThreats() {
     }
   }
   over.hidden = false;
+  placeOverlay();
 }
 const KIND_MARK = { seen: "ok", out: "no", blocked: "no", doubt: "maybe" };
 
@@ -530,6 +608,7 @@ function showThreats(id) {
   const kept = threatsShown() && S.threats.from === id;  // the same piece again: keep its answer
   S.selected = [id];
   S.dispute = null;
+  S.asked = null;
   if (!kept) S.threats = { from: id, verdict: null, error: null };
   renderThreats();
   askThreats();
@@ -539,6 +618,7 @@ function showPair(a, b) {
   S.selected = [a, b];
   S.threats = null;
   S.dispute = null;
+  S.asked = null;
   S.shownMove = null;
   $("follow-me").disabled = true;
   $("save-picture").disabled = true;
@@ -547,7 +627,7 @@ function showPair(a, b) {
 }
 
 function clearSelection() {
-  S.selected = []; S.dispute = null; S.threats = null; S.shownMove = null;
+  S.selected = []; S.dispute = null; S.threats = null; S.shownMove = null; S.asked = null;
   $("follow-me").disabled = true;
   $("save-picture").disabled = true;
   renderDispute();
@@ -622,8 +702,10 @@ function drawMoves() {
       [b[0] - ux * head + uy * head * 0.5, b[1] - uy * head - ux * head * 0.5]].map((p) => p.join(",")).join(" ") }, group);
     // a wide invisible band along the move: easy to tap with a finger
     el("polyline", { class: "hit", points: path.length > 2 ? points : `${a.join(",")} ${b.join(",")}` }, group);
+    // white on its halo (placeLabels): the arrow carries the verdict's colour
     const label = el("text", { class: "move-label", x: (a[0] + b[0]) / 2 - uy * 0.6,
-      y: (a[1] + b[1]) / 2 + ux * 0.6, fill: colour }, group, `${Number(m.distance).toFixed(2)}"`);
+      y: (a[1] + b[1]) / 2 + ux * 0.6, "data-ends": [a, b].flat().join(" ") }, group,
+      `${Number(m.distance).toFixed(2)}"`);
     label.dataset.distance = m.distance;
     group.addEventListener("click", (e) => {
       if (S.drawing || S.tool) return;
@@ -649,7 +731,9 @@ function moveText(m) {
     ` (${m.from.x.toFixed(1)}, ${m.from.y.toFixed(1)}) → (${m.to.x.toFixed(1)}, ${m.to.y.toFixed(1)})`;
 }
 
-// A tapped arrow: the move and what the rules said about it, in the verdict box.
+// A tapped arrow: the move and what the rules said about it, in the verdict box. A corrected
+// move shows the correction (what, why), the verdicts asked again on the corrected table,
+// and what was said before it, struck through: no longer the ruling.
 function showMove(seq) {
   const m = S.events.find((e) => e.seq === seq && e.type === "move");
   if (!m) return;
@@ -657,50 +741,106 @@ function showMove(seq) {
   S.selected = [];
   S.dispute = null;
   S.threats = null;
+  S.asked = null;
+  const fix = corrections().get(seq);
   const verdicts = moveVerdicts(seq);
+  const headMark = fix && fix.void ? "muted" : moveMark(verdicts);
   const box = $("verdict");
   box.replaceChildren();
   $("dispute-hint").textContent = "";
-  const head = html("div", moveText(m), "line move " + moveMark(verdicts));
+  const head = html("div", moveText(m), "line move " + headMark);
   head.dataset.ask = "move";
   head.dataset.seq = seq;
+  if (fix && fix.void) head.classList.add("superseded");
   box.appendChild(head);
   const notes = html("ul", undefined, "reasons");
   for (const n of m.notes || []) notes.appendChild(html("li", n));
   box.appendChild(notes);
-  if (!verdicts.length) box.appendChild(html("p", "no rule judged this move", "muted"));
-  for (const v of verdicts) {
-    box.appendChild(html("div", v.summary || v.ask, "line " + mark(v)));
-    const reasons = html("ul", undefined, "reasons");
-    for (const r of v.reasons || []) reasons.appendChild(html("li", r));
-    box.appendChild(reasons);
+  const overlay = [[moveText(m), headMark]];
+  if (fix) {
+    const said = html("div", correctionText(fix), "line correction-said");
+    said.id = "correct-done";
+    said.dataset.seq = fix.seq;
+    said.dataset.kind = fix.void ? "void" : "to";
+    box.appendChild(said);
+    overlay.push([correctionText(fix), "correction-said"]);
+    const again = S.events.filter((e) => e.type === "verdict" && e.about === fix.seq).map((e) => e.verdict || {});
+    const asked = html("div", undefined, "asked-again");
+    asked.id = "asked-again";
+    asked.appendChild(html("h2", "Asked again after the correction"));
+    if (!again.length) asked.appendChild(html("p", "no verdict depended on it", "muted"));
+    for (const v of again) {
+      asked.appendChild(verdictLine(v));
+      overlay.push([v.summary || v.ask, mark(v)]);
+    }
+    box.appendChild(asked);
+    const before = S.events.filter((e) => e.type === "verdict" && e.about === seq).map((e) => e.verdict || {});
+    if (before.length) {
+      const old = html("div", undefined, "superseded-verdicts");
+      old.id = "superseded";
+      old.appendChild(html("h2", "Said before (no longer stands)"));
+      for (const v of before) old.appendChild(verdictLine(v, "superseded"));
+      box.appendChild(old);
+    }
+  } else {
+    if (!verdicts.length) box.appendChild(html("p", "no rule judged this move", "muted"));
+    for (const v of verdicts) {
+      box.appendChild(verdictLine(v));
+      overlay.push([v.summary || v.ask, mark(v)]);
+    }
   }
   box.appendChild(correctionForm(m));
   showTab("dispute");
-  renderOverlay([[moveText(m), moveMark(verdicts)],
-    ...verdicts.map((v) => [v.summary || v.ask, mark(v)])]);
+  renderOverlay(overlay);
   redraw();
 }
 
+function correctionText(fix) {
+  const what = fix.void ? "did not happen"
+    : `ended at (${fix.to.x.toFixed(1)}, ${fix.to.y.toFixed(1)})`;
+  return `Corrected (#${fix.seq}): ${what} — ${fix.reason}`;
+}
+
+// A verdict's headline and its reasons (a list under it).
+function verdictLine(v, extra) {
+  const wrap = html("div", undefined, "verdict-item" + (extra ? " " + extra : ""));
+  const line = html("div", v.summary || v.ask, "line " + (extra === "superseded" ? "muted" : mark(v)));
+  line.dataset.ask = v.ask || "";
+  wrap.appendChild(line);
+  const reasons = html("ul", undefined, "reasons");
+  for (const r of v.reasons || []) reasons.appendChild(html("li", r));
+  wrap.appendChild(reasons);
+  return wrap;
+}
+
 // Correcting a move the camera got wrong: "did not happen", or drag its end on the map.
+// Once voided the button says it is done and takes no more taps.
 function correctionForm(m) {
   const form = document.createElement("div");
   form.className = "correction";
   const fix = corrections().get(m.seq);
-  if (fix) form.appendChild(html("p", `corrected (#${fix.seq}): ${fix.void ? "did not happen" : "ended elsewhere"} — ${fix.reason}`, "muted"));
   const why = document.createElement("input");
   why.id = "correct-why";
   why.placeholder = "why? (e.g. knocked over)";
   why.maxLength = 500;
   const voidButton = document.createElement("button");
   voidButton.id = "correct-void";
+  voidButton.type = "button";
   voidButton.textContent = "did not happen";
   voidButton.onclick = () => sendCorrection({ seq: m.seq, void: true });
   const hint = html("p", "ended elsewhere? drag the ring at the arrow's end to where it rests", "muted");
   const error = html("p", "", "error");
   error.id = "correct-error";
   form.append(why, voidButton, hint, error);
-  if (S.replay || (fix && fix.void)) voidButton.disabled = true;
+  if (fix && fix.void) {
+    voidButton.textContent = "✓ did not happen";
+    voidButton.classList.add("done");
+    voidButton.setAttribute("aria-pressed", "true");
+    voidButton.disabled = true;
+    why.disabled = true;
+    why.hidden = true;
+    hint.hidden = true;
+  } else if (S.replay) voidButton.disabled = true;
   return form;
 }
 
@@ -712,30 +852,38 @@ async function sendCorrection(body) {
     if (error) error.textContent = "say why first (e.g. knocked over)";
     return;
   }
+  const button = $("correct-void");
+  if (button) button.disabled = true;  // one tap, one correction
   try {
     const answer = await api("correct", { ...body, why });
-    for (const e of answer.events) if (!S.events.some((x) => x.seq === e.seq)) S.events.push(e);
-    S.events.sort((a, b) => a.seq - b.seq);
+    addEvents(answer.events);
   } catch (err) {
     if ($("correct-error")) $("correct-error").textContent = err.message;
+    if (button) button.disabled = false;
     return;
   }
-  const seq = body.seq;
-  redraw();
-  if (S.events.some((e) => e.type === "correction" && e.supersedes === seq && e.void)) {
-    $("correct-error").textContent = "";
-    $("correct-why").value = "";
-    const done = html("p", "noted: the move did not happen", "muted");
-    done.id = "correct-done";
-    $("verdict").appendChild(done);
-  } else {
-    showMove(seq);
-  }
+  showMove(body.seq);
+}
+
+// Events this page has not had yet (the answer to a correction and the stream both bring
+// the correction's events): added in seq order, listed in the log, and returned.
+function addEvents(list) {
+  const have = new Set(S.events.map((e) => e.seq));
+  const fresh = list.filter((e) => !have.has(e.seq));
+  if (!fresh.length) return fresh;
+  S.events.push(...fresh);
+  S.events.sort((a, b) => a.seq - b.seq);
+  renderEvents(fresh);
+  return fresh;
 }
 
 function onFrame(msg) {
   S.lastFrame = msg;
-  for (const p of msg.pieces) S.live[p.id] = p;
+  const rests = correctedRests();
+  for (const p of msg.pieces) {
+    S.live[p.id] = p;
+    if (p.state === "moving" && rests.has(p.id)) S.movedSince[p.id] = rests.get(p.id).seq;
+  }
   $("fps").textContent = `${msg.fps.toFixed(1)} fps · frame ${msg.frame}`;
   if (!S.replay) redraw(true);
   drawCamera(msg);
@@ -840,6 +988,7 @@ function tapPiece(id) {
     S.selected = [id];
     S.dispute = null;
     S.threats = null;
+    S.asked = null;
     renderDispute();
   }
   redraw();
@@ -851,15 +1000,27 @@ async function askDispute() {
   await runQueries(queries);
 }
 
-async function runQueries(queries) {
+// One dispute shown: the newest asking wins (a re-ask on a change may overtake a tap).
+// A player's tap is logged; asking again because the table changed (a move, an edit, a new
+// game, a reconnection) is not (`again`): the log keeps what the players asked.
+let disputeAsks = 0;
+async function runQueries(queries, again) {
   const verdict = $("verdict");
+  const mine = ++disputeAsks;
+  S.asked = queries;
+  const selected = S.selected.join(" ");
+  const current = () => mine === disputeAsks && S.asked === queries && S.selected.join(" ") === selected;
   try {
     const verdicts = [];
-    for (const q of queries) verdicts.push(...(await api("ask", q)).verdicts);
+    for (const q of queries) verdicts.push(...(await api(again ? "ask?log=0" : "ask", q)).verdicts);
+    if (!current()) return;
     S.dispute = { queries, verdicts };
     $("save-picture").disabled = false;
+    verdict.dataset.generation = S.info ? S.info.generation : "";
+    verdict.dataset.asks = Number(verdict.dataset.asks || 0) + 1;
   } catch (err) {
-    S.dispute = null;
+    if (!current()) return;
+    S.dispute = null;  // the selection and its questions stay: the next change asks again
     const cls = err.absent ? "muted notice" : "error";  // off the table now: grey, not red
     verdict.replaceChildren(html("p", plainError(err.message), cls));
     renderOverlay([[plainError(err.message), err.absent ? "muted notice" : "no"]]);
@@ -919,6 +1080,34 @@ function renderOverlay(lines) {
   box.replaceChildren();
   for (const [text, cls] of lines) box.appendChild(html("div", text, "line " + cls));
   box.hidden = !lines.length;
+  placeOverlay();
+}
+
+// The pieces the shown verdict is about: the tapped ones, or the shown move's.
+function overlayPieces() {
+  if (S.selected.length) return S.selected;
+  const m = S.shownMove !== null && S.events.find((e) => e.seq === S.shownMove && e.type === "move");
+  return m ? [m.piece] : [];
+}
+
+// The verdict over the map never covers the pieces it is about: over the foot of the map,
+// or its top when they are down there, else under the map. On a phone always under it:
+// over a map that small it would hide the nearest rows of pieces and the scale bar.
+function placeOverlay() {
+  const box = $("map-verdict");
+  if (box.hidden) return;
+  const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  let place = "below";
+  if (!window.matchMedia("(max-width: 600px)").matches) {
+    const about = overlayPieces().map((id) => $("pieces").querySelector(`[data-id="${CSS.escape(id)}"] .base`))
+      .filter(Boolean).map((n) => n.getBoundingClientRect());
+    for (const side of ["bottom", "top"]) {
+      box.dataset.place = side;
+      const r = box.getBoundingClientRect();
+      if (!about.some((a) => meet(a, r))) { place = side; break; }
+    }
+  }
+  if (box.dataset.place !== place) box.dataset.place = place;
 }
 
 $("follow-me").onclick = () => {
@@ -1021,7 +1210,7 @@ async function editTerrain(body) {
   }
   redraw();
   renderTerrainList();
-  if (S.dispute) runQueries(S.dispute.queries);  // a terrain edit may change the verdict
+  if (S.asked) runQueries(S.asked, true);  // a terrain edit may change the verdict
   askThreats();
 }
 
@@ -1046,10 +1235,11 @@ function renderTerrainList() {
       S.redraw = t.id;
       S.picked = t.id;
       drawTerrain();
+      placeLabels();
       $("terrain-hint").textContent = `Tap the new corners of ${t.id}, then Finish.`;
     };
     li.append(kind, " ", redraw, " ", del);
-    li.onmouseenter = () => { S.picked = t.id; drawTerrain(); };
+    li.onmouseenter = () => { S.picked = t.id; drawTerrain(); placeLabels(); };
     list.appendChild(li);
   }
 }
@@ -1079,10 +1269,152 @@ function fitLabels() {
   const width = map.getBoundingClientRect().width;
   if (!width || !S.view) return;
   const perInch = width / S.view[2];
-  map.style.setProperty("--label", Math.max(0.8, 11.5 / perInch).toFixed(3) + "px");
-  map.style.setProperty("--small", Math.max(0.6, 11.5 / perInch).toFixed(3) + "px");
+  const label = +Math.max(0.8, 11.5 / perInch).toFixed(3), small = +Math.max(0.6, 11.5 / perInch).toFixed(3);
+  map.style.setProperty("--label", label + "px");
+  map.style.setProperty("--small", small + "px");
+  if (S.font.label !== label || S.font.small !== small) {
+    S.font = { label, small };
+    placeLabels();  // the words' sizes changed: their spots too
+  }
+  placeOverlay();
 }
 window.addEventListener("resize", fitLabels);
+
+// -- where the words go -------------------------------------------------------------------------
+// Every word on the map is placed after the layers are drawn: each tries spots around what
+// it names, nearest first, and takes the first inside the cloth that covers no base and no
+// word placed before it (pieces' names first, then move distances, range names, terrain);
+// the least crowded spot when none is free. A word keeps its spot while that stays free, so
+// the names do not hop about as pieces move. (referee/picture.py does the same for pictures.)
+
+const LABEL_GAP = 0.12;  // inches between a word and what it must not cover
+const labelSizes = new Map();  // "text|size" -> [width, height] inches
+
+function labelSize(node, size) {
+  const key = node.textContent + "|" + size;
+  let wh = labelSizes.get(key);
+  if (!wh) {
+    const box = node.getBBox();  // once per word and size: a layout pass
+    if (!box.width) return [node.textContent.length * size * 0.6, size * 1.2];
+    wh = [box.width, box.height];
+    if (labelSizes.size > 4000) labelSizes.clear();
+    labelSizes.set(key, wh);
+  }
+  return wh;
+}
+
+// Each drawn piece's base as a box on the table (its rotated rectangle's bounds).
+function baseBoxes() {
+  const out = [];
+  for (const node of $("pieces").children) {
+    const info = S.pieces[node.dataset.id] || UNKNOWN_PIECE;
+    const [w, d] = info.base;
+    const a = Number(node.dataset.heading || 0) * Math.PI / 180;
+    const [c, s] = [Math.abs(Math.cos(a)), Math.abs(Math.sin(a))];
+    const hx = (d * c + w * s) / 2, hy = (d * s + w * c) / 2;
+    const x = Number(node.dataset.x), y = Number(node.dataset.y);
+    out.push({ id: node.dataset.id, x, y, hx, hy, box: [x - hx, y - hy, x + hx, y + hy] });
+  }
+  return out;
+}
+
+function boxesMeet(a, b, pad) {
+  return a[0] < b[2] + pad && b[0] < a[2] + pad && a[1] < b[3] + pad && b[1] < a[3] + pad;
+}
+
+// The spots a piece's name may take (centres), nearest first: below, above, beside, the
+// corners, then further out.
+function* aroundBase(base, w, h) {
+  for (let k = 0; k < 5; k++) {
+    const e = LABEL_GAP + k * h * 0.75;
+    const dy = base.hy + e + h / 2, dx = base.hx + e + w / 2;
+    yield [base.x, base.y + dy]; yield [base.x, base.y - dy];
+    yield [base.x + dx, base.y]; yield [base.x - dx, base.y];
+    yield [base.x + dx, base.y + dy]; yield [base.x - dx, base.y + dy];
+    yield [base.x + dx, base.y - dy]; yield [base.x - dx, base.y - dy];
+  }
+}
+
+function* besideLine(ends, w, h) {
+  const [ax, ay, bx, by] = ends;
+  const len = Math.hypot(bx - ax, by - ay) || 1;
+  const [nx, ny] = [-(by - ay) / len, (bx - ax) / len];
+  for (const t of [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8]) {
+    for (const gap of [0.3, 0.8, 1.4]) {
+      const off = gap + Math.abs(nx) * w / 2 + Math.abs(ny) * h / 2;
+      const [mx, my] = [ax + (bx - ax) * t, ay + (by - ay) * t];
+      yield [mx + nx * off, my + ny * off];
+      yield [mx - nx * off, my - ny * off];
+    }
+  }
+}
+
+function* onRing(cx, cy, r) {
+  for (let k = 0; k < 16; k++) {
+    const a = (-45 - 22.5 * (k % 2 ? -(k + 1) / 2 : k / 2)) * Math.PI / 180;  // from upper right
+    yield [cx + r * Math.cos(a), cy + r * Math.sin(a)];
+  }
+}
+
+function* nearPoint(cx, cy, w, h) {
+  yield [cx, cy];
+  for (let k = 1; k < 6; k++) {
+    yield [cx, cy + k * h * 1.1]; yield [cx, cy - k * h * 1.1];
+    yield [cx + k * w * 0.6, cy]; yield [cx - k * w * 0.6, cy];
+  }
+}
+
+function placeLabels() {
+  if (!S.info) return;
+  const table = [0, 0, S.info.table.width, S.info.table.depth];
+  const bases = baseBoxes();
+  const placed = [];
+  const place = (node, size, spots, origin) => {
+    const [w, h] = labelSize(node, size);
+    const pad = size * 0.08;
+    const boxAt = ([x, y]) => [x - w / 2, y - h / 2, x + w / 2, y + h / 2];
+    const cost = (box) => {
+      let c = box[0] < table[0] || box[1] < table[1] || box[2] > table[2] || box[3] > table[3] ? 1 : 0;
+      for (const b of bases) if (boxesMeet(box, b.box, pad)) c += 10;
+      for (const other of placed) if (boxesMeet(box, other, pad)) c += 5;
+      return c;
+    };
+    const list = Array.from(spots);
+    const kept = Number(node.dataset.slot);
+    const order = Number.isInteger(kept) && kept < list.length ? [kept, ...list.keys()] : list.keys();
+    let best = null;
+    for (const i of order) {
+      const box = boxAt(list[i]);
+      const c = cost(box);
+      if (!best || c < best.c) best = { i, c, box };
+      if (c === 0) break;
+    }
+    if (!best) return;
+    const [x, y] = list[best.i];
+    node.dataset.slot = best.i;
+    node.setAttribute("x", +(x - origin[0]).toFixed(3));
+    node.setAttribute("y", +(y - origin[1]).toFixed(3));
+    placed.push(best.box);
+  };
+  const { label, small } = S.font;
+  for (const base of bases) {
+    const text = $("pieces").querySelector(`[data-id="${CSS.escape(base.id)}"] > text.label`);
+    if (!text) continue;
+    const [w, h] = labelSize(text, label);
+    place(text, label, aroundBase(base, w, h), [base.x, base.y]);
+  }
+  for (const text of $("moves").querySelectorAll("text.move-label")) {
+    const [w, h] = labelSize(text, small);
+    place(text, small, besideLine(text.dataset.ends.split(" ").map(Number), w, h), [0, 0]);
+  }
+  for (const text of $("rings").querySelectorAll("text.ring-label")) {
+    place(text, small, onRing(Number(text.dataset.cx), Number(text.dataset.cy), Number(text.dataset.r)), [0, 0]);
+  }
+  for (const text of $("terrain").querySelectorAll("text.terrain-label")) {
+    const [w, h] = labelSize(text, label);
+    place(text, label, nearPoint(Number(text.dataset.cx), Number(text.dataset.cy), w, h), [0, 0]);
+  }
+}
 
 function tableAt(clientX, clientY) {
   const map = $("map");
@@ -1130,7 +1462,6 @@ function onPointerDown(e) {
     gesture.start = { x: e.clientX, y: e.clientY, last: [e.clientX, e.clientY] };
     gesture.moved = false;
     gesture.dragEnd = e.target && e.target.id === "move-end" ? Number(e.target.dataset.seq) : null;
-    if (S.tool === "ruler") rulerDown(tableAt(e.clientX, e.clientY));
   } else if (gesture.pointers.size === 2) {
     const [a, b] = Array.from(gesture.pointers.values());
     gesture.pinch = { dist: Math.hypot(a[0] - b[0], a[1] - b[1]) || 1 };
@@ -1161,9 +1492,7 @@ function onPointerMove(e) {
     const [x, y] = tableAt(e.clientX, e.clientY);
     const ring = $("move-end");
     if (ring) { ring.setAttribute("cx", x); ring.setAttribute("cy", y); }
-  } else if (S.tool === "ruler") {
-    rulerHover(tableAt(e.clientX, e.clientY));
-  } else if (!S.drawing) {
+  } else if (!S.drawing) {  // a drag pans, the ruler's too: only a tap lays a point
     panBy(e.clientX - st.last[0], e.clientY - st.last[1]);
   }
   st.last = [e.clientX, e.clientY];
@@ -1180,7 +1509,10 @@ function onPointerUp(e) {
   if (gesture.moved) gesture.swallow = true;  // a drag or a pinch is not a tap on what is under it
   // a tap is where the finger came down (it may wander a few pixels before lifting)
   const at = gesture.moved || !st ? [e.clientX, e.clientY] : [st.x, st.y];
-  if (S.tool === "ruler" && !wasPinch && e.type === "pointerup") rulerUp(tableAt(...at));
+  if (S.tool === "ruler" && e.type === "pointerup") {
+    if (gesture.moved || !st) S.ruler.lastTap = null;  // a drag or a pinch between breaks a double-tap
+    else rulerTap(tableAt(st.x, st.y), [st.x, st.y], e.timeStamp);
+  }
   const dragged = gesture.dragEnd;
   gesture.dragEnd = null;
   if (dragged && gesture.moved && !wasPinch && e.type === "pointerup") {
@@ -1206,14 +1538,16 @@ function setupGestures() {
     e.preventDefault();
     zoomAt(Math.exp(-e.deltaY * 0.0015), e.clientX, e.clientY);
   }, { passive: false });
-  map.addEventListener("dblclick", (e) => {
-    if (S.tool === "ruler") { e.preventDefault(); rulerFinish(); }
-  });
 }
 setupGestures();
 
 // The ruler: a tape laid from point to point on the table, in table inches (never pixels).
-// Tap or drag to lay it; each tap adds a waypoint; double-tap or Enter ends it; Escape clears.
+// Each tap lays a point (the first starts the tape); a double-tap or Enter ends it; Escape
+// clears. A drag pans as it does without the ruler: where a finger lifts after a drag is
+// not a point, and only two taps close in time and place are a double-tap (the browser's
+// dblclick is not used: its interval and slop are the system's, and a touch may send none).
+const DOUBLE_TAP_MS = 350;  // most ms from the first tap's lift to the second's
+const DOUBLE_TAP_SLOP = 12;  // most screen px between a double-tap's two taps
 
 function setTool(tool) {
   S.tool = S.tool === tool ? null : tool;
@@ -1224,35 +1558,26 @@ function setTool(tool) {
 }
 $("ruler-tool").onclick = () => setTool("ruler");
 
-function rulerDown(p) {
-  if (S.ruler.done || !S.ruler.points.length) S.ruler = { points: [p], hover: null, done: false, fresh: true };
-  else S.ruler.fresh = false;
-  drawRuler();
-}
-
 function rulerHover(p) {
   if (!S.ruler.points.length || S.ruler.done) return;
   S.ruler.hover = p;
   drawRuler();
 }
 
-function rulerUp(p) {
-  const r = S.ruler;
-  if (r.done || !r.points.length) return;
-  // a drag lays the tape to where the finger lifts; a tap adds a point (the first tap of a
-  // ruler was already laid by rulerDown)
-  if (gesture.moved || !r.fresh) r.points.push(p);
-  r.fresh = false;
-  r.hover = null;
-  // a double tap ends the tape (a touch screen may send no dblclick)
-  const now = performance.now(), last = rulerUp.last;
-  rulerUp.last = gesture.moved ? null : { t: now, p };
-  const near = 20 * S.view[2] / ($("map").getBoundingClientRect().width || 1);  // 20 px
-  if (!gesture.moved && last && now - last.t < 400 && Math.hypot(p[0] - last.p[0], p[1] - last.p[1]) < near) {
-    rulerUp.last = null;
-    rulerFinish();
+// A tap at table point `p` (screen point `screen`, at event time `t` ms).
+function rulerTap(p, screen, t) {
+  const last = S.ruler.lastTap;
+  const twice = last && t - last.t >= 0 && t - last.t <= DOUBLE_TAP_MS &&
+    Math.hypot(screen[0] - last.screen[0], screen[1] - last.screen[1]) <= DOUBLE_TAP_SLOP;
+  if (twice && !S.ruler.done) {
+    S.ruler.lastTap = null;
+    rulerFinish();  // the first tap of the two laid the end point
     return;
   }
+  if (S.ruler.done) S.ruler = { points: [], hover: null, done: false };  // a new tape
+  S.ruler.points.push(p);
+  S.ruler.hover = null;
+  S.ruler.lastTap = { t, screen };
   drawRuler();
 }
 
@@ -1323,7 +1648,7 @@ function drawRuler() {
   const r = S.ruler;
   const points = r.hover && !r.done ? [...r.points, r.hover] : r.points;
   if (S.tool !== "ruler" || !points.length) {
-    out.textContent = S.tool === "ruler" ? "tap or drag on the table" : "";
+    out.textContent = S.tool === "ruler" ? "tap points on the table" : "";
     return;
   }
   el("polyline", { class: "tape", points: points.map((p) => p.join(",")).join(" ") }, g);
@@ -1465,23 +1790,35 @@ async function loadEvents() {
   redraw();
 }
 
-function onEvents(list) {
-  S.events.push(...list);
-  renderEvents(list);
+function onEvents(all) {
+  const list = addEvents(all);
   let terrainChanged = false, moved = new Set();
   for (const e of list) {
     if (e.type === "edit") terrainChanged = true;
     if (e.type === "move") moved.add(e.piece);
+    // a standing question answered again names its pieces: one just set on the table (not
+    // the verdicts of asks, this page's among them: asking again on those would never end)
+    if (e.type === "verdict" && e.question !== undefined && Array.isArray(e.pieces)) {
+      for (const id of e.pieces) moved.add(id);
+    }
     if (e.type === "verdict" && e.about !== undefined) showRuling(e);
   }
   if (terrainChanged) refreshState().catch(() => {});
   if (list.some((e) => e.type === "move" || e.type === "correction" || e.about !== undefined)) {
     redraw();
   }
-  if (S.dispute && S.selected.some((id) => moved.has(id))) runQueries(S.dispute.queries);
+  // a correction (made here, on another device or with `referee log correct`) moves its piece
+  const fixed = new Map(list.filter((e) => e.type === "correction").map((e) => [e.supersedes, e]));
+  for (const seq of fixed.keys()) {
+    const m = S.events.find((e) => e.seq === seq && e.type === "move");
+    if (m) moved.add(m.piece);
+  }
+  if (S.shownMove !== null && fixed.has(S.shownMove)) showMove(S.shownMove);
+  if (S.asked && S.selected.some((id) => moved.has(id))) runQueries(S.asked, true);
   // the rules see a piece where it settles: any move, correction or terrain edit may change
   // what the tapped piece can hit
-  if (list.some((e) => e.type === "move" || e.type === "correction" || e.type === "edit")) askThreats();
+  if (list.some((e) => e.type === "move" || e.type === "correction" || e.type === "edit") ||
+    S.selected.some((id) => moved.has(id))) askThreats();
 }
 
 function showRuling(e) {
