@@ -43,6 +43,7 @@ def no_libzbar(monkeypatch: pytest.MonkeyPatch) -> None:
     del missing
 
 
+@pytest.mark.slow  # the whole sample clip calibrated again without libzbar: ~11 s of CPU
 @pytest.mark.usefixtures("no_libzbar")
 def test_readme_calibration_of_the_sample_clip_works_without_libzbar(tmp_path: Path) -> None:
     true = load_profile(FOOTAGE / "camera.json")

@@ -165,6 +165,7 @@ def _pieces(text):
     return {p["id"]: p for p in scene["pieces"]}
 
 
+@pytest.mark.slow  # the sample game played and replayed: ~7 s of CPU
 def test_log_correct_void_is_read_back_by_export_replay_and_show(db):
     before = _pieces(_cli("log", "replay", "sample", "--at", "end", "--db", db).stdout)
     events = [

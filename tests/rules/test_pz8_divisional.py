@@ -72,6 +72,7 @@ SHIFTS = (
 )
 
 
+@pytest.mark.slow  # every question again on the table turned and mirrored: ~9 s of CPU
 @settings(max_examples=3, deadline=None, derandomize=True)
 @given(*SHIFTS)
 def test_divisional_verdicts_do_not_depend_on_the_table_axes(

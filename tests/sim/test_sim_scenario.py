@@ -275,6 +275,7 @@ def test_images_option_writes_jpeg_folders(tmp_path: Path) -> None:
     assert len((out / "truth.jsonl").read_text().splitlines()) == 40
 
 
+@pytest.mark.slow  # two 1080p renders: ~4 s of CPU
 @pytest.mark.skipif(not SAMPLE_OUT.exists(), reason="sample footage not generated")
 def test_committed_sample_videos_start_as_the_command_renders_them(tmp_path: Path) -> None:
     """The first frames of both committed clips decode to what the renderer makes today."""

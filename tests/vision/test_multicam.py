@@ -185,6 +185,7 @@ def test_a_piece_carried_across_the_seam_is_one_move_of_the_right_length():
     assert seen_both >= 2  # it really went through the overlap seen by both
 
 
+@pytest.mark.slow  # ~4 s of CPU
 def test_a_dropped_camera_leaves_the_other_going_on():
     pipeline = _pipeline()
     still = {"pz4": (46.0, 12.0, 180.0)}
@@ -211,6 +212,7 @@ def test_a_dropped_camera_leaves_the_other_going_on():
     assert not [e for r in back for e in r.events if isinstance(e, MoveEvent)]
 
 
+@pytest.mark.slow  # a bumped two-camera game: ~6 s of CPU
 def test_a_bumped_camera_is_re_registered_on_its_own_while_the_other_keeps_its_profile():
     from referee.calibration.camera import TablePose
 
@@ -308,6 +310,7 @@ def test_demo_referees_a_move_across_the_seam_of_two_cameras(tmp_path):
     assert error < 0.03
 
 
+@pytest.mark.slow  # a 4K render: ~3 s of CPU
 def test_one_4k_camera_over_a_72x48_table_sees_all_six_anchors_and_places_its_pieces():
     from synth_vision import Tag, render
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 import twocam_vision as tv
 
 from referee.calibration.camera import project, table_xyz
@@ -93,6 +94,7 @@ def test_a_camera_without_a_frame_shows_its_last_picture_dimmed_at_the_same_size
     assert count == len(results)
 
 
+@pytest.mark.slow  # ~2 s of CPU; the annotation itself is drawn in the default run
 def test_run_annotate_with_two_cameras_writes_both_side_by_side(tmp_path):
     from click.testing import CliRunner
 

@@ -38,6 +38,7 @@ def _start(log: GameLog) -> Session:
     return Session.start(_pipeline(), Scene("paper-tigers", Table(*tv.TABLE)), log=log, game="g")
 
 
+@pytest.mark.slow  # two camera runs of a bumped game and its resume: ~9 s of CPU
 def test_a_bumped_second_camera_is_logged_as_camera_2_and_restored_on_resume(tmp_path):
     log = GameLog(tmp_path / "games.sqlite")
     session = _start(log)

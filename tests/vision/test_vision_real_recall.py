@@ -32,6 +32,7 @@ def test_real_photo_tags_stock_opencv_finds_are_found(photo: Path):
     assert set(unchecked.ids.tolist()) == set(ours.ids.tolist())
 
 
+@pytest.mark.slow  # every frame of the real clips detected twice: ~8 s of CPU
 def test_anchors_are_found_in_every_sample_frame_where_stock_opencv_finds_them():
     capture = cv2.VideoCapture(str(FOOTAGE))
     detector = TagDetector()  # per-frame use: region passes between full passes

@@ -154,6 +154,7 @@ def test_demo_without_footage_is_a_one_line_error(tmp_path):
     assert "referee simulate" in result.output and result.output.count("\n") == 1
 
 
+@pytest.mark.slow  # the demo end to end; tests/game/test_session.py runs it by default
 def test_demo_on_the_bundled_sample_footage():
     """The README's main command: calibrate from the clip, referee all 7 moves of the skirmish."""
     from referee.game import repo_footage

@@ -14,6 +14,7 @@ pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chrom
 TIMEOUT = 60_000  # ms: generous, a loaded machine is slow and passing tests never wait it
 
 
+@pytest.mark.slow  # two cameras played to the end of one: ~7 s of CPU
 def test_the_health_panel_lists_both_cameras_and_shows_one_ended_while_the_other_goes_on():
     # Real time: camera 2 ends after one second, camera 1 plays five more.
     live = two_camera_live(both=12, alone=60, pace=1.0)

@@ -66,6 +66,7 @@ def test_info_names_the_cameras_for_the_picker(table):
     assert info["cameras"] == [{"camera": 1, "name": "cam1"}, {"camera": 2, "name": "cam2"}]
 
 
+@pytest.mark.slow  # ~5 s of CPU; tests/web/test_serve_club.py shows both cameras in the default run
 def test_the_camera_picture_is_each_camera_s_own(table):
     _, client, _, _, pictures = table
     decoded = {}

@@ -46,6 +46,7 @@ def test_the_sample_loop_leaves_the_users_log_alone(tmp_path, stop):
     assert not Path(match.group(1)).parent.exists()
 
 
+@pytest.mark.slow  # sample passes played in a serve process: ~5 s of CPU
 def test_db_keeps_the_sample_games(tmp_path):
     db = tmp_path / "kept.sqlite"
     output = _serve(tmp_path, "--db", str(db), "--game", "kept")

@@ -46,6 +46,7 @@ def _hammer(live, stop: threading.Event, answered: list[int], failed: list[str],
         answered[n] += 1
 
 
+@pytest.mark.slow  # a stress run over sample passes: ~8 s of CPU
 def test_questions_while_the_sample_starts_new_games_never_deadlock(tmp_path):
     log = GameLog(tmp_path / "games.sqlite")
     live = sample_live(pace=0, log=log, game="threads")
@@ -254,6 +255,7 @@ def _check(tally: Tally, passes: int) -> None:
     assert set(tally.statuses["get"]) == {200}
 
 
+@pytest.mark.slow  # a stress run: ~8 s of CPU
 def test_a_short_stress_run_answers_every_request(tmp_path):
     _check(*stress(12.0, tmp_path / "games.sqlite"))
 
