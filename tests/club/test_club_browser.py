@@ -188,6 +188,7 @@ def _badge(page, table):
     return page.inner_text(f'section[data-table="{table}"] h2').strip()
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_live_only_while_a_table_sends(night, page):
     club, _ = night
     store = club.store

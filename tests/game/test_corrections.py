@@ -198,6 +198,7 @@ def test_log_correct_void_is_read_back_by_export_replay_and_show(db):
     assert again.exit_code == 2 and "already voided" in again.output
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_log_correct_to_moves_the_piece_and_judges_the_move_again(db):
     events = [
         json.loads(x) for x in _cli("log", "export", "sample", "--db", db).stdout.splitlines()

@@ -92,7 +92,7 @@ def test_all_pairs_visibility_agrees_on_random_tables(seed: int) -> None:
     "system",
     sweep(
         ["paper-tigers", "pz8-ww2", "plastic-skirmish", "pz8-scifi", "pz8-colonial", "pz8-coastal"],
-        2,
+        1,
     ),
 )
 def test_crowded_table_all_pairs_agree_with_single_questions(system: str) -> None:
@@ -140,7 +140,7 @@ def test_crowded_table_all_pairs_agree_with_single_questions(system: str) -> Non
     _agree(scene)
 
 
-@pytest.mark.parametrize("system", sweep(["paper-tigers", "pz8-ww2"], 1))
+@pytest.mark.parametrize("system", sweep(["paper-tigers", "pz8-ww2"], 0))  # ~12 s each
 def test_forest_table_all_pairs_agree_with_single_questions(system: str) -> None:
     """A forest of touching woods (square and star-shaped) across the table, with pieces
     deep inside it, near its edges and seams, and all around: the map settles the lines

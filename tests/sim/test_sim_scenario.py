@@ -197,7 +197,10 @@ def test_the_written_precision_is_what_the_files_hold() -> None:
                 assert fixed_precision(value) == value, path.name
 
 
-@pytest.mark.parametrize("sample", ["skirmish", "club"])
+@pytest.mark.parametrize(
+    "sample",
+    ["skirmish", pytest.param("club", marks=pytest.mark.slow)],  # club: ~8 s
+)
 def test_committed_sample_footage_is_reproducible(tmp_path: Path, sample: str) -> None:
     """The JSON files under sample_footage/<sample> are what the command writes, to the
     precision it writes them (:data:`referee.sim.video.DIGITS` significant digits): the

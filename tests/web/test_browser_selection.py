@@ -14,7 +14,10 @@ from referee.store import GameLog
 
 from .browser import TIMEOUT, chromium, chromium_missing, dashboard, open_page
 
-pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
+pytestmark = [
+    pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing())),
+    pytest.mark.slow,  # whole sample passes in Chromium; the club night corrects a move by default
+]
 
 SELECTED = """() => [referee.info.generation, referee.selected.slice(),
   Array.from(document.querySelectorAll('#pieces .piece.selected')).map((g) => g.dataset.id)]"""

@@ -20,7 +20,10 @@ from referee.store import GameLog
 
 from .browser import TIMEOUT, chromium, chromium_missing, dashboard, screen_point
 
-pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
+pytestmark = [
+    pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing())),
+    pytest.mark.slow,  # whole sample passes in Chromium; the club night corrects a move by default
+]
 
 
 @pytest.fixture(scope="module")

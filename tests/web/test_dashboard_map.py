@@ -116,6 +116,7 @@ def test_every_load_draws_each_piece_with_its_base_and_side_colour(browser, tmp_
 # -- 3. moves on the map ------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_each_settled_move_is_an_arrow_that_shows_its_verdict(played, page):
     events = _api(played, "events")["events"]
     moves = [e for e in events if e["type"] == "move"]

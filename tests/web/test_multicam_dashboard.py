@@ -29,6 +29,7 @@ def table():
     live.stop()
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_health_lists_each_camera_with_what_it_sees_this_tick(table):
     _, _, health, _, _ = table
     first, second = health["cameras"]
@@ -49,6 +50,7 @@ def test_health_lists_each_camera_with_what_it_sees_this_tick(table):
     assert health["calibration"]["rms_px"] == pytest.approx(0.1)  # the first camera's, as before
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_a_camera_whose_recording_ended_is_shown_ended_while_the_other_goes_on(table):
     _, client, _, _, _ = table
     health = client.get("/api/health").get_json()
@@ -60,6 +62,7 @@ def test_a_camera_whose_recording_ended_is_shown_ended_while_the_other_goes_on(t
     assert sorted(health["pieces"]["hidden"]) == ["pz4"]
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_info_names_the_cameras_for_the_picker(table):
     _, client, _, _, _ = table
     info = client.get("/api/info").get_json()
@@ -67,6 +70,7 @@ def test_info_names_the_cameras_for_the_picker(table):
 
 
 @pytest.mark.slow  # ~5 s of CPU; tests/web/test_serve_club.py shows both cameras in the default run
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_the_camera_picture_is_each_camera_s_own(table):
     _, client, _, _, pictures = table
     decoded = {}
@@ -84,6 +88,7 @@ def test_the_camera_picture_is_each_camera_s_own(table):
     assert ended.status_code == 200 and ended.headers["X-Frame"] == "31"
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_the_frame_message_carries_each_camera_s_tags(table):
     _, _, _, message, _ = table
     cams = message["cameras"]
@@ -97,6 +102,7 @@ def test_the_frame_message_carries_each_camera_s_tags(table):
     assert all(c["image_size"] == [1280, 960] for c in cams)
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_the_top_down_picture_joins_both_cameras(table):
     _, client, _, _, _ = table
     response = client.get("/api/table.jpg")
@@ -110,6 +116,7 @@ def test_the_top_down_picture_joins_both_cameras(table):
 @pytest.mark.parametrize(
     "value", ["0", "3", "-1", "x", "1.5", "", " 2", "99999999999999999999", "x" * 9000, "9" * 5000]
 )
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_a_bad_camera_number_is_a_one_line_400(table, value):
     _, client, _, _, _ = table
     response = client.get(f"/api/camera.jpg?camera={value}")
@@ -121,6 +128,7 @@ def test_a_bad_camera_number_is_a_one_line_400(table, value):
     assert error.startswith("camera: ") and "\n" not in error and len(error) < 120
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_one_camera_still_answers_camera_1_and_refuses_2():
     from referee.game import sample_live
 
@@ -137,6 +145,7 @@ def test_one_camera_still_answers_camera_1_and_refuses_2():
     live.stop()
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_a_lost_camera_is_dropped_at_once_and_live_again_when_reopened():
     live = two_camera_live(both=3, alone=0)
     client = create_app(live, {"TESTING": True}).test_client()

@@ -119,6 +119,7 @@ def test_the_club_sample_s_map_draws_all_26_pieces_and_a_camera_picker(club):
 
 
 @browser_test
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_an_endpoint_s_error_is_said_and_retried_never_reconnecting(club):
     broken = {"info": True}
     with dashboard(club) as running, chromium() as browser:

@@ -35,7 +35,11 @@ def _serve(tmp_path, *args, stop=signal.SIGINT):
     return "".join(lines) + out
 
 
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+@pytest.mark.parametrize(
+    "stop",
+    [pytest.param(signal.SIGINT, marks=pytest.mark.slow), signal.SIGTERM],  # one by default
+    ids=["ctrl-c", "sigterm"],
+)
 def test_the_sample_loop_leaves_the_users_log_alone(tmp_path, stop):
     """Stopped with Ctrl-C or by a service manager's SIGTERM, serve deletes its scratch log."""
     output = _serve(tmp_path, stop=stop)

@@ -176,6 +176,7 @@ def test_one_tap_shows_every_enemy_piece_and_the_lines_follow_a_move(table, page
     assert page.locator("#verdict .threats-head").count() == 0
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_a_name_in_the_list_or_a_second_tap_shows_that_pair(table, page):
     page.goto(table.url)
     page.wait_for_selector('.piece[data-id="sq1"]')
@@ -208,6 +209,7 @@ def test_a_name_in_the_list_or_a_second_tap_shows_that_pair(table, page):
     )
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_woods_grazing_a_line_turn_it_too_close_to_call_with_the_die_roll(table, page):
     """Woods drawn with an edge along t34a's line to gs2 (inside the measurement doubt):
     the view, already open, is asked again and draws that line amber with Paper Tigers'
@@ -249,6 +251,7 @@ def _inside(box, width: float, height: float) -> bool:
 
 
 @pytest.mark.parametrize(("width", "height"), [(1024, 768), (390, 844)])
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_the_threat_view_reads_on_a_tablet_and_a_phone(browser, table, width, height):
     context, page, errors = open_page(browser, width, height, has_touch=True, is_mobile=width < 600)
     try:
@@ -293,6 +296,7 @@ SLOW_ASKS = """() => {
 }"""
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_one_question_at_a_time_and_the_newest_wins(table, page):
     """Changes while a question is out are asked once more when it returns, never at once;
     a piece tapped while another's answer is on its way gets its own, not the old one.
@@ -317,6 +321,7 @@ def test_one_question_at_a_time_and_the_newest_wins(table, page):
     _check_lines(page, table, "pz1", _targets(table, "pz1"))
 
 
+@pytest.mark.slow  # a browser or whole-sample run; the default run keeps a sibling
 def test_replaying_the_log_hides_the_view_and_live_brings_it_back(table, page):
     """The view answers for the live table: while the scrubber shows an earlier moment its
     lines and names are off the map; back to live, they are the table's now."""
