@@ -56,6 +56,7 @@ def _x(page, table: str, piece: str) -> float:
     return float(page.get_attribute(selector, "data-x"))
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_the_club_page_shows_every_table_live(club, page):
     page.goto(club.url)
     cards = page.locator("section.card")
@@ -74,6 +75,7 @@ def test_the_club_page_shows_every_table_live(club, page):
     assert page.locator("#standings").count() == 1
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_a_games_timeline_disputes_and_replay(club, page):
     page.goto(club.url)
     page.click('section[data-table="alpha"] a.game')
@@ -145,8 +147,11 @@ def _meet(a, b):
     return a["x0"] < b["x1"] and b["x0"] < a["x1"] and a["y0"] < b["y1"] and b["y0"] < a["y1"]
 
 
-@pytest.mark.parametrize(("table", "game"), [("alpha", "story"), ("beta", "club-night")])
-@pytest.mark.parametrize("where", ["card", "game"])
+@pytest.mark.parametrize(
+    ("table", "game"),
+    [pytest.param("alpha", "story", marks=pytest.mark.slow), ("beta", "club-night")],
+)
+@pytest.mark.parametrize("where", [pytest.param("card", marks=pytest.mark.slow), "game"])
 def test_every_map_labels_each_piece_in_the_dashboards_colours(night, page, table, game, where):
     club, _ = night
     store = club.store
@@ -223,6 +228,7 @@ def test_live_only_while_a_table_sends(night, page):
     assert "live" not in _badge(page, "beta") and "live" in _badge(page, "alpha")
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_standings_say_which_rule_scored_them(night, page):
     club, _ = night
     page.goto(club.url)

@@ -159,6 +159,7 @@ def test_segment_spans_cover_the_inside_length() -> None:
         assert inside == pytest.approx(LineString([a, b]).intersection(shape).length, abs=1e-7)
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_vectorised_segments_match_scalar() -> None:
     polys = [star(RNG) for _ in range(12)]
     polys = [p for p in polys if Polygon(p).is_valid]

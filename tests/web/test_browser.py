@@ -114,6 +114,7 @@ def test_tap_two_pieces_and_read_the_verdict(served, page):
     assert download.value.suggested_filename == "verdict.png"
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_a_verdict_that_names_its_line_is_drawn_there(served, page):
     """Papercraft's LOS gives the shortest clear line, edge to edge: the map draws that
     line, not the centres' (the tape goes where the verdict measured)."""
@@ -134,6 +135,7 @@ def test_a_verdict_that_names_its_line_is_drawn_there(served, page):
     assert page.locator("#lines line.range").count() <= 1  # range stays centre to centre
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_draw_woods_across_a_sight_line_and_see_it_blocked(served, page):
     _wait_footage_end(served)  # pieces at rest for good
     page.goto(served.url)
@@ -178,6 +180,7 @@ def test_draw_woods_across_a_sight_line_and_see_it_blocked(served, page):
     page.wait_for_selector("#terrain .terrain[data-id='woods1']", state="detached")
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_scrub_the_log_back_to_before_a_move(served, page):
     _wait_footage_end(served)
     events = _api(served, "events")["events"]
@@ -202,6 +205,7 @@ def test_scrub_the_log_back_to_before_a_move(served, page):
     assert _y(page, "t34a") == pytest.approx(14.5, abs=0.3)
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_the_page_says_so_while_the_connection_is_away_and_comes_back(served, page):
     _wait_footage_end(served)
     page.goto(served.url)
@@ -214,6 +218,7 @@ def test_the_page_says_so_while_the_connection_is_away_and_comes_back(served, pa
     assert page.locator("#conn").inner_text() == "video ended"
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_an_exposed_server_refuses_a_request_without_the_token(browser):
     live = sample_live(pace=0)
     with dashboard(live, token="tok-123") as running:
@@ -229,6 +234,7 @@ def test_an_exposed_server_refuses_a_request_without_the_token(browser):
     live.stop()
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_turn_assistant_orders_initiative_from_the_cards(served, page):
     page.goto(served.url)
     page.wait_for_selector("#conn:not(.away)", timeout=TIMEOUT)

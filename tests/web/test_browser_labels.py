@@ -89,7 +89,14 @@ def _check_words(page) -> list[dict]:
     return words
 
 
-@pytest.mark.parametrize("size", [(1280, 860), (1024, 768), (390, 844)])
+@pytest.mark.parametrize(
+    "size",
+    [
+        (1280, 860),
+        pytest.param((1024, 768), marks=pytest.mark.slow),
+        pytest.param((390, 844), marks=pytest.mark.slow),
+    ],
+)
 def test_every_word_has_a_halo_and_a_spot_of_its_own(browser, played, size):
     context, page, errors = open_page(browser, *size)
     try:
@@ -152,7 +159,14 @@ def test_range_rings_are_clipped_to_the_cloth(browser, played):
     assert not errors, errors
 
 
-@pytest.mark.parametrize("pair", [("t34a", "pz1"), ("sq2", "gs2"), ("sq1", "gs1")])
+@pytest.mark.parametrize(
+    "pair",
+    [
+        ("t34a", "pz1"),
+        pytest.param(("sq2", "gs2"), marks=pytest.mark.slow),
+        pytest.param(("sq1", "gs1"), marks=pytest.mark.slow),
+    ],
+)
 def test_on_a_phone_the_verdict_never_covers_its_pieces_nor_the_scale(browser, played, pair):
     context, page, errors = open_page(browser, 390, 844, has_touch=True, is_mobile=True)
     try:
@@ -174,6 +188,7 @@ def test_on_a_phone_the_verdict_never_covers_its_pieces_nor_the_scale(browser, p
     assert not errors, errors
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_on_a_tablet_the_verdict_over_the_map_leaves_its_pieces_in_sight(browser, played):
     context, page, errors = open_page(browser, 1024, 768, has_touch=True)
     try:

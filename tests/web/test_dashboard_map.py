@@ -239,6 +239,7 @@ def _turns(points):
     return out
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_wheel_zooms_around_the_pointer_and_a_drag_pans(played, page):
     page.goto(played.url)
     page.wait_for_function("() => referee.view !== null")
@@ -305,6 +306,7 @@ def _inside(box, width: float, height: float) -> bool:
     return left >= 0 and top >= 0 and right <= width + 0.5 and bottom <= height + 0.5
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_a_tablet_reads_the_verdict_beside_the_map(browser, played):
     context, page, errors = open_page(browser, 1024, 768, has_touch=True)
     try:
@@ -366,6 +368,7 @@ def test_a_phone_has_readable_labels_and_the_verdict_on_screen(browser, played):
     assert not errors, errors
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_the_token_leaves_the_address_bar_after_the_first_load(browser):
     live = sample_live(pace=0)
     live.step(40)
@@ -397,6 +400,7 @@ def test_the_header_says_the_video_ended_and_the_sample_calibration_is_not_a_fai
     assert "0 views" not in row.inner_text() and "simulated camera" in row.inner_text()
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_the_turn_tab_keeps_what_was_typed_hints_what_it_accepts_in_plain_words(played, page):
     page.goto(played.url)
     page.wait_for_selector("#conn:not(.away)")
@@ -434,6 +438,7 @@ def test_the_turn_tab_keeps_what_was_typed_hints_what_it_accepts_in_plain_words(
     assert "$" not in error and "queries" not in error, error
 
 
+@pytest.mark.slow  # a browser detail; the default run keeps the page's main test
 def test_a_double_tap_on_a_touch_screen_ends_the_ruler(browser, played):
     """A tablet: taps lay the tape (touch events, no mouse), a double tap ends it."""
     context, page, errors = open_page(browser, 1024, 768, has_touch=True, is_mobile=True)
