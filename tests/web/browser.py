@@ -9,10 +9,12 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
-from referee.game import LiveTable
+from referee.game import LiveTable, sample_live
+from referee.store import GameLog
 from referee.web import create_app
 from referee.web.cli import make_server
 
@@ -121,3 +123,24 @@ def _start(app: Any, port: int) -> Any:
 
     threading.Thread(target=run, daemon=True).start()
     return server
+
+
+@contextmanager
+def played_sample(db: Path, game: str) -> Iterator[Running]:
+    """The bundled sample played once to its end (as fast as it goes, one pass) behind a
+    dashboard, logged in ``db`` as ``game``: the pieces at rest, its moves logged."""
+    log = GameLog(db)
+    live = sample_live(pace=0, log=log, game=game)
+    assert live.footage is not None
+    live.footage = replace(live.footage, loop=False)
+    try:
+        with dashboard(live) as running:
+            live.start()
+            deadline = time.monotonic() + 120
+            while live.running and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert not live.running and live.error is None
+            yield running
+    finally:
+        live.stop()
+        log.close()

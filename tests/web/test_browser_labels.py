@@ -7,15 +7,10 @@ never wraps the header."""
 from __future__ import annotations
 
 import os
-import time
-from dataclasses import replace
 
 import pytest
 
-from referee.game import sample_live
-from referee.store import GameLog
-
-from .browser import chromium, chromium_missing, dashboard, open_page
+from .browser import chromium, chromium_missing, open_page, played_sample
 
 pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 
@@ -38,18 +33,8 @@ def browser():
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
     """The sample played once to its end, logged under a 60-character name."""
-    log = GameLog(tmp_path_factory.mktemp("labels") / "games.sqlite")
-    live = sample_live(pace=0, log=log, game=LONG_NAME)
-    assert live.footage is not None
-    live.footage = replace(live.footage, loop=False)
-    with dashboard(live) as running:
-        live.start()
-        deadline = time.monotonic() + 120
-        while live.running and time.monotonic() < deadline:
-            time.sleep(0.1)
+    with played_sample(tmp_path_factory.mktemp("labels") / "games.sqlite", LONG_NAME) as running:
         yield running
-    live.stop()
-    log.close()
 
 
 # Every word on the map: its screen box, what it is, its halo and fill as drawn.

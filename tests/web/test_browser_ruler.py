@@ -5,15 +5,9 @@ synthetic, each with an explicit time stamp, so no timing depends on the machine
 
 from __future__ import annotations
 
-import time
-from dataclasses import replace
-
 import pytest
 
-from referee.game import sample_live
-from referee.store import GameLog
-
-from .browser import chromium, chromium_missing, dashboard, open_page, screen_point
+from .browser import chromium, chromium_missing, open_page, played_sample, screen_point
 
 pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 
@@ -30,18 +24,8 @@ DISPATCH = """(steps) => { const map = document.getElementById('map');
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
-    log = GameLog(tmp_path_factory.mktemp("ruler") / "games.sqlite")
-    live = sample_live(pace=0, log=log, game="ruler")
-    assert live.footage is not None
-    live.footage = replace(live.footage, loop=False)
-    with dashboard(live) as running:
-        live.start()
-        deadline = time.monotonic() + 120
-        while live.running and time.monotonic() < deadline:
-            time.sleep(0.1)
+    with played_sample(tmp_path_factory.mktemp("ruler") / "games.sqlite", "ruler") as running:
         yield running
-    live.stop()
-    log.close()
 
 
 @pytest.fixture

@@ -7,18 +7,14 @@ the button is marked done, and the piece is drawn where the correction puts it."
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
-from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
-from referee.game import sample_live
-from referee.store import GameLog
 
-from .browser import TIMEOUT, chromium, chromium_missing, dashboard, screen_point
+from .browser import TIMEOUT, chromium, chromium_missing, played_sample, screen_point
 
 pytestmark = [
     pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing())),
@@ -30,19 +26,8 @@ pytestmark = [
 def played(tmp_path_factory):
     """The sample game played once to its end, its log in a file the command line reads."""
     db = tmp_path_factory.mktemp("fix") / "games.sqlite"
-    log = GameLog(db)
-    live = sample_live(pace=0, log=log, game="fix")
-    assert live.footage is not None
-    live.footage = replace(live.footage, loop=False)
-    with dashboard(live) as running:
-        live.start()
-        deadline = time.monotonic() + 120
-        while live.running and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not live.running and live.error is None
+    with played_sample(db, "fix") as running:
         yield running, db
-    live.stop()
-    log.close()
 
 
 @pytest.fixture

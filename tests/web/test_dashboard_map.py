@@ -13,14 +13,13 @@ import math
 import os
 import time
 import urllib.request
-from dataclasses import replace
 
 import pytest
 
 from referee.game import sample_live
 from referee.store import GameLog
 
-from .browser import chromium, chromium_missing, dashboard, open_page, screen_point
+from .browser import chromium, chromium_missing, dashboard, open_page, played_sample, screen_point
 
 pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 
@@ -41,19 +40,8 @@ def browser():
 @pytest.fixture(scope="module")
 def played(tmp_path_factory):
     """The sample game played once to its end (the pieces at rest, two moves logged)."""
-    log = GameLog(tmp_path_factory.mktemp("map") / "games.sqlite")
-    live = sample_live(pace=0, log=log, game="map")
-    assert live.footage is not None
-    live.footage = replace(live.footage, loop=False)
-    with dashboard(live) as running:
-        live.start()
-        deadline = time.monotonic() + 120
-        while live.running and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not live.running and live.error is None
+    with played_sample(tmp_path_factory.mktemp("map") / "games.sqlite", "map") as running:
         yield running
-    live.stop()
-    log.close()
 
 
 @pytest.fixture
