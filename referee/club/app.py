@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, current_app
+from flask import Flask, Response, current_app, jsonify, request
+from werkzeug.exceptions import HTTPException
 
 from referee.club.batch import MAX_BODY
 from referee.club.store import ClubStore
@@ -18,12 +19,31 @@ def create_app(store: ClubStore, test_config: Mapping[str, Any] | None = None) -
     if test_config is not None:
         app.config.from_mapping(test_config)
     app.extensions["referee.club"] = store
+    # A game name may begin with "/": werkzeug would redirect its doubled slash away (308)
+    # instead of reading the name.
+    app.url_map.merge_slashes = False
 
     from referee.club import api, pages
 
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
+    # A path no route takes (a game name of only a NUL, say) never reaches a blueprint's
+    # handlers: it is the same one line as theirs, JSON under /api, text elsewhere.
+    app.register_error_handler(404, _unrouted)
+    app.register_error_handler(405, _unrouted)
     return app
+
+
+def _unrouted(error: HTTPException) -> Response:
+    message = f"no such page or endpoint: {request.path[:80]!r}"
+    if error.code == 405:
+        message = f"{request.method} is not allowed on {request.path[:80]!r}"
+    status = error.code or 404
+    if request.path.startswith("/api/"):
+        answer = jsonify({"error": message})
+        answer.status_code = status
+        return answer
+    return Response(f"{message}\n", status, mimetype="text/plain")
 
 
 def get_store() -> ClubStore:

@@ -111,6 +111,18 @@ def read_footage(folder: Path, option: str = "--footage") -> FootageFolder:
     roster = load_game_roster(str(roster_path))
     scene_path = folder / "scene.json"
     scene = load_scene(scene_path) if scene_path.is_file() else None
+    if scene is not None:
+        # Checked against its rules now, as a live table would later, before any log opens.
+        from referee.rules import QueryError, ruleset_for
+
+        rules = ruleset_for(scene)
+        for k, query in enumerate(scene.queries):
+            try:
+                rules.answer(scene, query)
+            except QueryError as error:
+                raise RefereeError(
+                    f"{scene_path}: $.queries[{k}]{error.path}: {error.problem}"
+                ) from None
     opened: list[FrameSource] = []
     try:
         for video in videos:

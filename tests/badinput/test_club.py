@@ -336,11 +336,18 @@ def both(request, tmp_path_factory):
         server.destroy()
 
 
+# Around the unstorable character, text a game name in a URL can carry: no control
+# characters, no surrogate and no "/" (a newline never routes, so it is a one-line 404
+# from the app, tested on its own; werkzeug reads a lone surrogate's bytes as U+FFFD).
+_AROUND = st.text(
+    st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters="/\ufffd"),
+    max_size=8,
+)
 UNSTORABLE = st.builds(
     lambda a, bad, b: a + bad + b,
-    st.text(max_size=8),
+    _AROUND,
     st.sampled_from(["\x00", "\ud800", "\udbff", "\udfff"]),
-    st.text(max_size=8),
+    _AROUND,
 )
 
 
@@ -397,7 +404,12 @@ def test_text_no_database_can_hold_is_refused_in_one_line_and_nothing_written(bo
         assert answer.status_code == 200, answer.get_data(as_text=True)
         return
     if key == "end":
-        assert answer.status_code == 404
+        # A surrogate arrives as U+FFFD too: that name's game, if an earlier example
+        # registered it (200, its end), else none (404); a NUL never routes to a game.
+        allowed = (404,) if "\x00" in text else (200, 404)
+        assert answer.status_code in allowed, answer.get_data(as_text=True)
+        if answer.status_code == 200:
+            return
     else:
         assert answer.status_code == 400, answer.get_data(as_text=True)
     assert answer.json["error"] and "\n" not in answer.json["error"]
@@ -445,3 +457,14 @@ def test_a_changed_resend_of_held_events_is_refused_never_taken_as_held(club, te
         for line in sent:
             if line["seq"] <= len(held):
                 assert GameEvent.from_json(line).to_json() == held[line["seq"] - 1]
+
+
+@pytest.mark.parametrize(
+    "path", ["/games/a%0Ab", "/api/games/a%0Ab", "/api/games/a%0Ab/events", "/nope"]
+)
+def test_a_path_no_route_takes_is_one_line(both, path):
+    """A name with a newline takes no route (werkzeug's path converter stops at one): the
+    app's own one-line 404, JSON under /api, never werkzeug's HTML page."""
+    answer = both[0].get(path)
+    assert answer.status_code == 404
+    _one_line(answer)
