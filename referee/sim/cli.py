@@ -6,13 +6,46 @@ from pathlib import Path
 
 import click
 
+from referee.errors import write_json_atomic
 from referee.outputs import output_folder
-from referee.sim.scenario import load_scenario
+from referee.sim.random_game import DEFAULT_DURATION_S, MIN_DURATION_S, SETUPS, random_scenario
+from referee.sim.scenario import load_scenario, parse_scenario
+from referee.sim.video import fixed_precision
 from referee.sim.video import simulate as run_simulation
+
+#: The longest random game ``--duration`` asks for, seconds (rendering is ~1 s a frame set).
+MAX_RANDOM_DURATION_S = 600.0
 
 
 @click.command()
-@click.argument("scenario", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--random",
+    "random_seed",
+    type=click.IntRange(0, 2**31 - 1),
+    default=None,
+    metavar="SEED",
+    help="Instead of SCENARIO: a random game drawn from SEED (same seed, same game).",
+)
+@click.option(
+    "--setup",
+    type=click.Choice(SETUPS),
+    default=None,
+    help="With --random: the cameras (overhead, oblique webcam, two-cameras, 4k).  "
+    "[default: overhead]",
+)
+@click.option(
+    "--duration",
+    type=click.FloatRange(MIN_DURATION_S, MAX_RANDOM_DURATION_S),
+    default=None,
+    help=f"With --random: the game's length in seconds.  [default: {DEFAULT_DURATION_S:g}]",
+)
+@click.option(
+    "--webcam/--no-webcam",
+    default=None,
+    help="With --random: a USB webcam's MJPEG, exposure hunting, flicker, rolling shutter "
+    "and hand shadows (default: on for --setup oblique only).",
+)
 @click.option(
     "--out",
     "out",
@@ -47,7 +80,11 @@ from referee.sim.video import simulate as run_simulation
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def simulate(
-    scenario: Path,
+    scenario: Path | None,
+    random_seed: int | None,
+    setup: str | None,
+    duration: float | None,
+    webcam: bool | None,
     out: Path,
     no_video: bool,
     no_calibration: bool,
@@ -63,11 +100,38 @@ def simulate(
     pose and tag corners per frame) and truth-moves.json. Deterministic.
 
     \b
-    Example:
+    With --random SEED (and no SCENARIO) it draws a random game instead and
+    also writes it as random.scenario.json (to re-render or edit), and
+    truth-events.json (pieces carried off or brought on).
+
+    \b
+    Examples:
       referee simulate sample_footage/skirmish.scenario.json --out sample_footage/skirmish
+      referee simulate --random 7 --setup oblique --out games/oblique-7
     """
+    if (scenario is None) == (random_seed is None):
+        raise click.UsageError(
+            "give a SCENARIO file or --random SEED (exactly one of them)"
+            if scenario is None
+            else f"give SCENARIO ({scenario}) or --random SEED, not both"
+        )
+    if random_seed is None:
+        for name, value in (("--setup", setup), ("--duration", duration), ("--webcam", webcam)):
+            if value is not None:
+                raise click.UsageError(f"{name} is for --random games; SCENARIO says its own")
     output_folder(out, "--out")
-    loaded = load_scenario(scenario)
+    drawn = None
+    if random_seed is not None:
+        drawn = random_scenario(
+            random_seed,
+            setup or "overhead",
+            duration=DEFAULT_DURATION_S if duration is None else duration,
+            webcam=webcam,
+        )
+        loaded = parse_scenario(drawn, f"--random {random_seed}")
+    else:
+        assert scenario is not None
+        loaded = load_scenario(scenario)
     result = run_simulation(
         loaded,
         out,
@@ -76,9 +140,14 @@ def simulate(
         max_frames=max_frames,
         progress=not quiet,
         jpeg_quality=jpeg_quality if images else None,
+        events=drawn is not None,
     )
+    files = list(result.files)
+    if drawn is not None:
+        write_json_atomic(out / "random.scenario.json", fixed_precision(drawn))
+        files.append("random.scenario.json")
     click.echo(
-        f"wrote {', '.join(result.files)} to {result.out_dir} "
+        f"wrote {', '.join(files)} to {result.out_dir} "
         f"({loaded.frame_count} frames of truth, {result.frames} video frames, "
         f"{result.calibration_frames} calibration frames)"
     )

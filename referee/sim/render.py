@@ -382,6 +382,15 @@ class TableRenderer:
             self._draw_hand(scratch, mask, hand)
         return self._truths(poses, mask)
 
+    def hand_mask(self, hands: Iterable[Hand]) -> Image:
+        """255 where a hand or arm covers the picture, 0 elsewhere (for the webcam's shadows)."""
+        width, height = self.intrinsics.image_size
+        mask = np.zeros((height, width), np.uint8)
+        scratch = np.zeros((height, width), np.uint8)
+        for hand in hands:
+            self._draw_hand(scratch, mask, hand)
+        return mask
+
     def _truths(self, poses: Mapping[str, PiecePose], hand_mask: Image) -> dict[str, TagTruth]:
         entries = {entry.id: entry for entry in self.pieces}
         width, height = self.intrinsics.image_size

@@ -43,7 +43,22 @@ event hovers a hand over a point. A ``bump`` nudges the camera from then on
 ``anchors`` defaults to the four corner anchors of
 ``referee.calibration.table.default_anchors`` (2 in tags, centres 1.5 in from
 both edges, printed top towards -y); give a list to place them, or ``false``
-for none. ``imaging`` all zero (and ``motion_blur`` false) gives clean frames.
+for none. ``imaging`` all zero (and ``motion_blur`` false) gives clean frames; its
+webcam keys (all off by default) are ``jpeg`` (MJPEG quality 1-100: each
+frame JPEG-encoded and decoded), ``hunting`` (exposure and white-balance
+drift, 0..1, jumping when a hand comes in), ``flicker`` (mains-light banding
+depth 0..1, ``mains_hz`` 100 or 120), ``rolling_shutter`` (sensor readout
+seconds, top row to bottom: moving things skew), ``shadows`` (darkening of a
+soft hand shadow, 0..1) and ``gain_noise`` (true: noise grows with the gain).
+
+Casualties and reinforcements: ``{"t": 5.0, "remove": "pid", "edge":
+"south", "duration": 2.0}`` has a hand reach in (from that edge; default the
+nearest), lift the piece and carry it 8 in past the edge, where it is gone
+for the rest of the game. A piece with ``"enters": 7.5`` is off the table
+until then (not in ``scene.json``); at that time a hand brings it from past
+the nearest edge and sets it down at its ``x, y, heading`` over 1.5 s. Both
+are written to ``truth-events.json`` (``removed``/``entered``, sorted by
+``t``); ``truth-moves.json`` keeps only the moves.
 
 Every problem raises :class:`ScenarioError` naming the file, the JSON path
 (and the line, for invalid JSON).
@@ -51,6 +66,7 @@ Every problem raises :class:`ScenarioError` naming the file, the JSON path
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -110,9 +126,16 @@ REACH_S = 0.6
 CARRY_LIFT = 1.2
 #: How far outside the table edge an arm enters, inches.
 ARM_OUTSIDE = 6.0
+#: How far past the table edge a casualty is carried, or a reinforcement comes from, inches.
+OFF_TABLE_IN = 8.0
+#: Seconds a hand takes to set a reinforcement down from past the edge.
+ENTER_S = 1.5
+#: The table edges in the game log's words (the contract's ``edge``).
+COMPASS = {"top": "north", "bottom": "south", "left": "west", "right": "east"}
 
 PIECE_SCENE_KEYS = ("id", "side", "kind", "x", "y", "heading", "base", "cards", "state", "name")
 PIECE_ROSTER_KEYS = ("tag", "tag_offset", "tag_height", "tag_size")
+PIECE_SIM_KEYS = ("enters",)
 TOP_KEYS = (
     "ruleset",
     "table",
@@ -179,6 +202,32 @@ class Imaging:
     """Uneven light across the table (0..1)."""
     motion_blur: bool = True
     """Average sub-frames over the exposure while something moves."""
+    jpeg: int = 0
+    """Webcam MJPEG quality (1-100) each frame is compressed at; 0: none."""
+    hunting: float = 0.0
+    """Webcam exposure and white-balance hunting, 0..1."""
+    flicker: float = 0.0
+    """Mains-flicker banding depth, 0..1."""
+    mains_hz: float = 100.0
+    """The lamp's flicker: 100 (50 Hz mains) or 120 (60 Hz)."""
+    rolling_shutter: float = 0.0
+    """Sensor readout, seconds top row to bottom: moving things skew; 0: a global shutter."""
+    shadows: float = 0.0
+    """Hand shadows' darkening, 0..1."""
+    gain_noise: bool = False
+    """Noise grows with the exposure gain."""
+
+    @property
+    def webcam(self) -> bool:
+        """Any webcam effect on."""
+        return bool(
+            self.jpeg
+            or self.hunting
+            or self.flicker
+            or self.rolling_shutter
+            or self.shadows
+            or self.gain_noise
+        )
 
 
 @dataclass(frozen=True)
@@ -189,6 +238,10 @@ class Move:
     duration: float
     hand: bool
     enter: str | None
+    kind: str = "move"
+    """``move``; ``remove`` (carried off past an edge, gone after); ``enter`` (placed)."""
+    origin: PiecePose | None = None
+    """Where an entering piece starts, off the table; None: where the piece is."""
 
 
 @dataclass(frozen=True)
@@ -287,6 +340,10 @@ class Scenario:
     cameras: tuple[CameraSpec, ...] = ()
     """Every camera, in order; ``camera`` is the first. Empty means just ``camera``."""
     templates: tuple[TemplateSpec, ...] = ()
+    removals: tuple[Move, ...] = ()
+    """Casualties carried off (``kind`` ``remove``), by time."""
+    entries: tuple[Move, ...] = ()
+    """Reinforcements set down (``kind`` ``enter``), by time."""
 
     @property
     def all_cameras(self) -> tuple[CameraSpec, ...]:
@@ -320,7 +377,60 @@ class Scenario:
         )
 
     def start_poses(self) -> dict[str, PiecePose]:
+        """Every piece's first pose on the table (a reinforcement's: where it is set down)."""
         return {p.id: PiecePose(p.x, p.y, p.heading) for p in self.scene.pieces}
+
+    @property
+    def start_scene(self) -> Scene:
+        """The scene when the game starts: reinforcements are not on the table yet."""
+        late = {e.piece for e in self.entries}
+        if not late:
+            return self.scene
+        return dataclasses.replace(
+            self.scene, pieces=tuple(p for p in self.scene.pieces if p.id not in late)
+        )
+
+    def true_events(self) -> list[dict[str, Any]]:
+        """``truth-events.json``: each removal and entry, as the issue 41 contract writes them.
+
+        ``t`` is when the hand takes hold (a removal) or starts to set the piece down
+        (an entry); ``start_frame``/``end_frame`` are the first frame the piece moves
+        and the first frame it is gone (a removal) or at rest (an entry).
+        """
+        out: list[dict[str, Any]] = []
+        for r in self.removals:
+            first, last = _frames_of(self.fps, r.t, r.duration)
+            out.append(
+                {
+                    "type": "removed",
+                    "piece": r.piece,
+                    "t": r.t,
+                    "edge": COMPASS[r.enter or "bottom"],
+                    "start_frame": first,
+                    "end_frame": last,
+                }
+            )
+        for e in self.entries:
+            first, last = _frames_of(self.fps, e.t, e.duration)
+            out.append(
+                {
+                    "type": "entered",
+                    "piece": e.piece,
+                    "t": e.t,
+                    "x": e.to.x,
+                    "y": e.to.y,
+                    "heading": e.to.heading,
+                    "start_frame": first,
+                    "end_frame": last,
+                }
+            )
+        return sorted(out, key=lambda event: (event["t"], event["piece"]))
+
+    def motions(self) -> tuple[Move, ...]:
+        """Moves, removals and entries together, by time (moves keep their order)."""
+        if not self.removals and not self.entries:
+            return self.moves
+        return tuple(sorted((*self.moves, *self.removals, *self.entries), key=lambda m: m.t))
 
     def template_starts(self) -> dict[str, PiecePose]:
         return {t.paper.id: t.start for t in self.templates}
@@ -337,8 +447,13 @@ class Scenario:
         poses = {**self.start_poses(), **self.template_starts()}
         hands: list[Hand] = []
         moving: set[str] = set()
-        for move in self.moves:  # sorted by time; each piece's moves never overlap
-            start = poses[move.piece]
+        gone: set[str] = set()
+        for move in self.motions():  # sorted by time; each piece's moves never overlap
+            start = move.origin or poses[move.piece]
+            if move.kind == "enter" and t < move.t:
+                gone.add(move.piece)  # still in the box beside the table
+            if move.kind == "remove" and t >= move.t + move.duration:
+                gone.add(move.piece)
             if t >= move.t + move.duration:
                 poses[move.piece] = move.to
                 if move.hand and t < move.t + move.duration + REACH_S:
@@ -388,7 +503,7 @@ class Scenario:
         papers = self._template_ids
         return FrameState(
             t,
-            {k: p for k, p in poses.items() if k not in papers},
+            {k: p for k, p in poses.items() if k not in papers and k not in gone},
             tuple(hands),
             frozenset(moving),
             bumps[0],
@@ -432,6 +547,35 @@ class Scenario:
         entry_roster = self.roster.by_id(move.piece)
         top = (entry_roster.tag_height if entry_roster else 0.0) + lift
         return Hand(entry, palm, top + 1.0)
+
+
+def _frames_of(fps: float, t: float, duration: float) -> tuple[int, int]:
+    """First frame a motion from ``t`` has begun, first frame it is over (as truth-moves')."""
+    return math.floor(t * fps + 1e-9) + 1, math.ceil((t + duration) * fps - 1e-9)
+
+
+def nearest_edge(x: float, y: float, table: TableSize) -> str:
+    """The table edge (``top``/``bottom``/``left``/``right``) nearest to ``(x, y)``.
+
+    >>> nearest_edge(5, 20, TableSize(36, 24)), nearest_edge(2, 12, TableSize(36, 24))
+    ('bottom', 'left')
+    """
+    distances = {"top": y, "bottom": table.depth - y, "left": x, "right": table.width - x}
+    return min(distances, key=lambda k: distances[k])
+
+
+def off_table(pose: PiecePose, edge: str, table: TableSize) -> PiecePose:
+    """``pose`` carried straight out past ``edge``, :data:`OFF_TABLE_IN` beyond it."""
+    x, y = pose.x, pose.y
+    if edge == "top":
+        y = -OFF_TABLE_IN
+    elif edge == "bottom":
+        y = table.depth + OFF_TABLE_IN
+    elif edge == "left":
+        x = -OFF_TABLE_IN
+    else:
+        x = table.width + OFF_TABLE_IN
+    return PiecePose(x, y, pose.heading)
 
 
 def _ease(s: float) -> float:
@@ -501,7 +645,7 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         if not isinstance(raw, dict):
             raise ScenarioError(at(source, path, "a piece must be a JSON object"))
         for key in raw:
-            if key not in PIECE_SCENE_KEYS + PIECE_ROSTER_KEYS + ("fields",):
+            if key not in PIECE_SCENE_KEYS + PIECE_ROSTER_KEYS + PIECE_SIM_KEYS + ("fields",):
                 raise ScenarioError(at(source, f"{path}.{key}", "unknown piece field"))
         for key in ("id", "side", "kind", "name"):
             # Printed on tags and cards: a name too long for them is refused before anything.
@@ -570,8 +714,21 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
     imaging = _imaging(data.get("imaging", {}), source)
     calibration = _calibration(data.get("calibration", {}), table, source)
     starts = {t.paper.id: t.start for t in templates}
-    moves, hands, bumps = _timeline(
-        data.get("timeline", []), scene, table, source, starts, len(cameras)
+    arrivals = _entries([raw for raw, _ in entries], scene, table, duration, source)
+    late = {e.piece for e in arrivals}
+    for i, query in enumerate(data.get("queries", []) or []):
+        named = [query.get(k) for k in ("from", "to", "piece")] if isinstance(query, dict) else []
+        for pid in named:
+            if isinstance(pid, str) and pid in late:
+                raise ScenarioError(
+                    at(
+                        source,
+                        f"$.queries[{i}]",
+                        f"{pid!r} enters mid-game: scene.json holds the start, without it",
+                    )
+                )
+    moves, hands, bumps, removals = _timeline(
+        data.get("timeline", []), scene, table, source, starts, len(cameras), arrivals
     )
     return Scenario(
         source,
@@ -589,7 +746,39 @@ def parse_scenario(data: Any, source: str = "<scenario>") -> Scenario:
         tag_size,
         cameras if "cameras" in data else (),
         templates,
+        removals,
+        arrivals,
     )
+
+
+def _entries(
+    raw_pieces: Sequence[Mapping[str, Any]],
+    scene: Scene,
+    table: TableSize,
+    duration: float,
+    source: str,
+) -> tuple[Move, ...]:
+    """Pieces with ``enters``: set down by a hand from past the nearest edge at that time."""
+    out = []
+    for i, (raw, piece) in enumerate(zip(raw_pieces, scene.pieces, strict=True)):
+        if "enters" not in raw:
+            continue
+        path = f"$.pieces[{i}].enters"
+        t = _number(raw["enters"], source, path, positive=True, maximum=MAX_DURATION_S)
+        if t + ENTER_S > duration:
+            raise ScenarioError(
+                at(
+                    source,
+                    path,
+                    f"a piece entering at t={t:g} is set down at t={t + ENTER_S:g}, after the "
+                    f"game's end ($.duration {duration:g})",
+                )
+            )
+        to = PiecePose(piece.x, piece.y, piece.heading % 360.0)
+        edge = nearest_edge(piece.x, piece.y, table)
+        origin = off_table(to, edge, table)
+        out.append(Move(t, piece.id, to, ENTER_S, True, edge, "enter", origin))
+    return tuple(sorted(out, key=lambda m: (m.t, m.piece)))
 
 
 def _number(
@@ -934,10 +1123,11 @@ def _imaging(raw: Any, source: str, where: str = "$.imaging") -> Imaging:
     if not isinstance(raw, dict):
         raise ScenarioError(at(source, where, "must be a JSON object"))
     known = ("blur", "noise", "vignetting", "light", "motion_blur")
+    webcam = ("jpeg", "hunting", "flicker", "mains_hz", "rolling_shutter", "shadows", "gain_noise")
     for key in raw:
-        if key not in known:
+        if key not in known + webcam:
             raise ScenarioError(at(source, f"{where}.{key}", "unknown field"))
-    values = {}
+    values: dict[str, Any] = {}
     # Blur in pixels, noise in grey levels, vignetting and light as fractions.
     limits = {"blur": 50.0, "noise": 255.0, "vignetting": 1.0, "light": 1.0}
     for key in known[:4]:
@@ -948,7 +1138,34 @@ def _imaging(raw: Any, source: str, where: str = "$.imaging") -> Imaging:
     motion = raw.get("motion_blur", True)
     if not isinstance(motion, bool):
         raise ScenarioError(at(source, f"{where}.motion_blur", "must be true or false"))
-    return Imaging(motion_blur=motion, **values)
+    extra: dict[str, Any] = {}
+    if "jpeg" in raw:
+        quality = raw["jpeg"]
+        if isinstance(quality, bool) or not isinstance(quality, int) or not 0 <= quality <= 100:
+            raise ScenarioError(
+                at(source, f"{where}.jpeg", "must be a JPEG quality 1-100, or 0 for none")
+            )
+        extra["jpeg"] = quality
+    for key in ("hunting", "flicker", "shadows"):
+        if key in raw:
+            extra[key] = _number(raw[key], source, f"{where}.{key}", minimum=0.0, maximum=1.0)
+    if "mains_hz" in raw:
+        hz = _number(raw["mains_hz"], source, f"{where}.mains_hz", positive=True)
+        if hz not in (100.0, 120.0):
+            raise ScenarioError(
+                at(source, f"{where}.mains_hz", "must be 100 (50 Hz mains) or 120 (60 Hz)")
+            )
+        extra["mains_hz"] = hz
+    if "rolling_shutter" in raw:
+        # A readout longer than a frame at the slowest frame rate is no camera.
+        extra["rolling_shutter"] = _number(
+            raw["rolling_shutter"], source, f"{where}.rolling_shutter", minimum=0.0, maximum=1.0
+        )
+    if "gain_noise" in raw:
+        if not isinstance(raw["gain_noise"], bool):
+            raise ScenarioError(at(source, f"{where}.gain_noise", "must be true or false"))
+        extra["gain_noise"] = raw["gain_noise"]
+    return Imaging(motion_blur=motion, **values, **extra)
 
 
 def _calibration(raw: Any, table: TableSize, source: str) -> CalibrationPlan:
@@ -979,14 +1196,21 @@ def _timeline(
     source: str,
     templates: Mapping[str, PiecePose] | None = None,
     cameras: int = 1,
-) -> tuple[tuple[Move, ...], tuple[HandVisit, ...], tuple[Bump, ...]]:
+    entries: Sequence[Move] = (),
+) -> tuple[tuple[Move, ...], tuple[HandVisit, ...], tuple[Bump, ...], tuple[Move, ...]]:
     v.items(raw, source, "$.timeline", error=ScenarioError, what="a list of events")
     moves: list[Move] = []
+    removals: list[Move] = []
+    #: When each reinforcement is on the table, and when each casualty left it.
+    arrives = {e.piece: e.t for e in entries}
+    removed: dict[str, tuple[float, str]] = {}
     hands: list[HandVisit] = []
     bumps: list[Bump] = []
     poses = {p.id: PiecePose(p.x, p.y, p.heading) for p in scene.pieces}
     poses.update(templates or {})
-    busy_until: dict[str, tuple[float, str]] = {}
+    busy_until: dict[str, tuple[float, str]] = {
+        e.piece: (e.t + e.duration + REACH_S, "its entry") for e in entries
+    }
     events = []
     for i, event in enumerate(raw):
         path = f"$.timeline[{i}]"
@@ -998,7 +1222,56 @@ def _timeline(
         events.append((t, i, event, path))
     for t, _, event, path in sorted(events, key=lambda e: (e[0], e[1])):
         enter = _edge(event.get("enter"), source, f"{path}.enter")
-        if "move" in event:
+        for key in ("move", "remove"):
+            pid = event.get(key)
+            if isinstance(pid, str) and pid in removed:
+                raise ScenarioError(
+                    at(
+                        source,
+                        f"{path}.{key}",
+                        f"{pid!r} was carried off at t={removed[pid][0]:g} ({removed[pid][1]})",
+                    )
+                )
+            if isinstance(pid, str) and pid in arrives and t < arrives[pid]:
+                raise ScenarioError(
+                    at(
+                        source,
+                        f"{path}.t",
+                        f"{pid!r} is not on the table until it enters at t={arrives[pid]:g}",
+                    )
+                )
+        if "remove" in event:
+            piece = event["remove"]
+            if not isinstance(piece, str) or piece not in poses or piece in (templates or {}):
+                raise ScenarioError(at(source, f"{path}.remove", f"unknown piece {piece!r}"))
+            for key in event:
+                if key not in ("t", "remove", "edge", "duration"):
+                    raise ScenarioError(at(source, f"{path}.{key}", "unknown field of a removal"))
+            duration = _number(
+                event.get("duration", 2.0),
+                source,
+                f"{path}.duration",
+                positive=True,
+                maximum=MAX_DURATION_S,
+            )
+            if piece in busy_until and t - REACH_S < busy_until[piece][0]:
+                raise ScenarioError(
+                    at(
+                        source,
+                        f"{path}.t",
+                        f"{piece!r} is still moving ({busy_until[piece][1]}) until "
+                        f"t={busy_until[piece][0]:g}",
+                    )
+                )
+            here = poses[piece]
+            edge = _edge(event.get("edge"), source, f"{path}.edge") or nearest_edge(
+                here.x, here.y, table
+            )
+            removals.append(
+                Move(t, piece, off_table(here, edge, table), duration, True, edge, "remove")
+            )
+            removed[piece] = (t, path)
+        elif "move" in event:
             piece = event["move"]
             if not isinstance(piece, str) or piece not in poses:
                 raise ScenarioError(at(source, f"{path}.move", f"unknown piece {piece!r}"))
@@ -1081,5 +1354,7 @@ def _timeline(
                 )
             bumps.append(Bump(t, offsets, camera))
         else:
-            raise ScenarioError(at(source, path, 'an event needs "move", "hand" or "bump"'))
-    return tuple(moves), tuple(hands), tuple(bumps)
+            raise ScenarioError(
+                at(source, path, 'an event needs "move", "remove", "hand" or "bump"')
+            )
+    return tuple(moves), tuple(hands), tuple(bumps), tuple(removals)

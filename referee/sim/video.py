@@ -10,6 +10,10 @@ Output directory::
     truth.jsonl        per video frame: every piece's true pose and tag corners
     truth-moves.json   the settled moves: piece, from, to, start/end frame
     truth-terrain.json where each terrain template lay, and when it was moved (if any)
+    truth-events.json  pieces carried off and brought on (if any): removed / entered
+
+A piece off the table (carried off, or not brought on yet) has a truth line with
+``"on_table": false``, where it is off the table, and no ``corners_px``.
 
 With several cameras the per-camera files are numbered from 1 (``video-1.mp4``,
 ``calibration-1.mp4``, ``camera-1.json``, ``truth-1.jsonl``, ...): frame k of
@@ -39,7 +43,7 @@ from numpy.typing import NDArray
 from referee.calibration.camera import pixels_to_table, rotation_matrix
 from referee.errors import RefereeError, write_json_atomic
 from referee.runtime import progress as bar_of
-from referee.sim.imaging import Imager
+from referee.sim.imaging import Imager, compose_rolling
 from referee.sim.render import (
     BoardPlacement,
     Look,
@@ -58,6 +62,8 @@ BOARD_PAST_EDGE_IN = 4.0
 
 #: Sub-frames averaged over the exposure when something moves.
 MOTION_SAMPLES = 3
+#: Moments of a rolling shutter's readout rendered when something moves.
+ROLLING_SAMPLES = 4
 
 
 class OutputError(RefereeError):
@@ -139,8 +145,25 @@ def frame_time(frame: int, fps: float) -> float:
 def render_state(
     scenario: Scenario, renderers: _Renderers, state: FrameState
 ) -> tuple[Image, dict[str, TagTruth]]:
-    """A clean frame for ``state``; with motion blur, sub-frames over half a frame period."""
+    """A clean frame for ``state``; with motion blur, sub-frames over half a frame period.
+
+    With a rolling shutter something moving is rendered at :data:`ROLLING_SAMPLES`
+    moments of the readout and the rows joined (:func:`compose_rolling`); the
+    blend between neighbouring moments stands in for motion blur. The truth is
+    the frame's moment (the middle row's).
+    """
     renderer = renderers.get(renderers.bump(state))
+    readout = _imaging_of(scenario, renderers.camera).rolling_shutter
+    if readout and (state.moving or state.hands):
+        subframes = []
+        for k in range(ROLLING_SAMPLES):
+            moment = state.t + readout * (k / (ROLLING_SAMPLES - 1) - 0.5)
+            sub = scenario.state_at(moment)
+            image, _ = renderers.get(renderers.bump(sub)).render(
+                sub.poses, sub.hands, moving=state.moving | sub.moving, templates=sub.templates
+            )
+            subframes.append(image)
+        return compose_rolling(subframes), renderer.truth(state.poses, state.hands)
     frame, truth = renderer.render(
         state.poses, state.hands, moving=state.moving, templates=state.templates
     )
@@ -167,6 +190,9 @@ def truth_record(
     """One line of ``truth.jsonl``: ``papers`` the templates' tag truths, ``bump`` this camera's."""
     pieces = []
     for entry in scenario.roster.pieces:
+        if entry.id not in state.poses:
+            pieces.append(_absent_record(scenario, entry.id, entry.tag, state.t))
+            continue
         pose = state.poses[entry.id]
         tag = truth[entry.id]
         pieces.append(
@@ -195,6 +221,30 @@ def truth_record(
         record["camera_bump"] = dict(sorted(bump.items()))
     record["hands"] = len(state.hands)
     return record
+
+
+def _absent_record(scenario: Scenario, pid: str, tag: int, t: float) -> dict[str, Any]:
+    """A piece off the table (carried off, or not yet brought on): where it is, never seen."""
+    pose = scenario.start_poses()[pid]
+    for removal in scenario.removals:
+        if removal.piece == pid and t >= removal.t:
+            pose = removal.to
+    for entry in scenario.entries:
+        if entry.piece == pid and entry.origin is not None:
+            pose = entry.origin
+    return {
+        "id": pid,
+        "tag": tag,
+        "x": round(pose.x, 6),
+        "y": round(pose.y, 6),
+        "heading": round(pose.heading % 360.0, 6),
+        "lift": 0.0,
+        "moving": False,
+        "on_table": False,
+        "in_view": False,
+        "covered": 0.0,
+        "visible": False,
+    }
 
 
 def _template_record(
@@ -427,6 +477,13 @@ def _imager(scenario: Scenario, camera: int = 0) -> Imager:
         imaging.vignetting,
         imaging.light,
         scenario.seed + 1000 * camera,
+        jpeg=imaging.jpeg,
+        hunting=imaging.hunting,
+        flicker=imaging.flicker,
+        mains_hz=imaging.mains_hz,
+        readout=imaging.rolling_shutter,
+        shadows=imaging.shadows,
+        gain_noise=imaging.gain_noise,
     )
 
 
@@ -451,13 +508,16 @@ def simulate(
     max_frames: int | None = None,
     progress: bool = True,
     jpeg_quality: int | None = None,
+    events: bool = False,
 ) -> SimulationResult:
     """Write every output file for ``scenario`` into ``out_dir`` (created if needed).
 
     ``video=False`` writes only the JSON files (fast: no frame is drawn);
     ``max_frames`` cuts the videos short (the truth still covers every frame);
     ``jpeg_quality`` writes folders of JPEG images (``video/frame_000000.jpg``,
-    ``calibration/...``) instead of mp4 files.
+    ``calibration/...``) instead of mp4 files; ``events`` writes
+    ``truth-events.json`` even when nobody leaves or enters the table (it is
+    written whenever somebody does).
 
     Everything is written into a hidden folder inside ``out_dir`` first and
     moved into place only when all of it is done: a failure or Ctrl-C leaves
@@ -478,6 +538,7 @@ def simulate(
             max_frames=max_frames,
             progress=progress,
             jpeg_quality=jpeg_quality,
+            events=events,
         )
         for name in staged.files:
             _move_into_place(stage / name.rstrip("/"), out / name.rstrip("/"))
@@ -524,13 +585,14 @@ def _simulate_into(
     max_frames: int | None,
     progress: bool,
     jpeg_quality: int | None,
+    events: bool = False,
 ) -> SimulationResult:
     """Render every output into the (empty, private) folder ``out``."""
     names = footage_names(scenario)
     files = ["roster.json", "scene.json"]
     files += [n["camera"] for n in names] + [n["truth"] for n in names] + ["truth-moves.json"]
     write_json_atomic(out / "roster.json", fixed_precision(scenario.roster_json()))
-    write_json_atomic(out / "scene.json", fixed_precision(scenario.scene.to_json()))
+    write_json_atomic(out / "scene.json", fixed_precision(scenario.start_scene.to_json()))
     for index, name in enumerate(names):
         write_json_atomic(out / name["camera"], fixed_precision(scenario.profile(index).to_json()))
     moves = {"fps": scenario.fps, "frames": scenario.frame_count, "moves": true_moves(scenario)}
@@ -538,6 +600,9 @@ def _simulate_into(
     if scenario.templates:
         write_json_atomic(out / "truth-terrain.json", fixed_precision(true_terrain(scenario)))
         files.append("truth-terrain.json")
+    if events or scenario.removals or scenario.entries:
+        write_json_atomic(out / "truth-events.json", fixed_precision(scenario.true_events()))
+        files.append("truth-events.json")
     count = scenario.frame_count
     video_frames = count if max_frames is None else min(count, max_frames)
     suffix = "/" if jpeg_quality is not None else ".mp4"
@@ -619,7 +684,10 @@ def _write_camera(
                         clean, truth = render_state(scenario, renderers, state)
                     last_key, last_clean = key, clean
                     assert imager is not None
-                    writer.write(imager.apply(clean))
+                    mask = (
+                        renderer.hand_mask(state.hands) if imager.shadows and state.hands else None
+                    )
+                    writer.write(imager.apply(clean, state.t, bool(state.hands), mask))
                 else:
                     truth = renderer.truth(state.poses, state.hands)
                 papers = (
@@ -673,7 +741,7 @@ def write_calibration_clip(
             else:
                 clean, _ = renderer.render(poses, (), board, spec, moving=(), templates=templates)
                 last = (board, clean)
-            writer.write(imager.apply(clean))
+            writer.write(imager.apply(clean, frame / scenario.fps))
     finally:
         writer.release()
     return count
