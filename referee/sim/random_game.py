@@ -184,7 +184,11 @@ class _Game:
                 "height": _r(height),
                 "tilt": _r(tilt),
                 "yaw": _r(rng.uniform(-1.5, 1.5)),
-                "target": [_r(w / 2 + rng.uniform(-1, 1)), _r(d / 2 - 2.0)],
+                # Aimed where a tripod standing 0-3 in past the south edge looks.
+                "target": [
+                    _r(w / 2 + rng.uniform(-1, 1)),
+                    _r(d + rng.uniform(0.0, 3.0) - height * math.tan(math.radians(-tilt))),
+                ],
             }
             camera["fov"] = _fitting_fov(camera, w, d)
             return [camera]
