@@ -10,6 +10,8 @@
 - :mod:`referee.sim.video`: ``simulate`` writes footage and truth files
   (``referee simulate``).
 - :mod:`referee.sim.measure`: an unbiased tag-corner measurement for checks.
+- :mod:`referee.sim.random_game`: seeded random games for ``simulate --random``
+  (``random_scenario``: overhead, oblique webcam, two cameras, 4k).
 - :mod:`referee.sim.tables`: seeded random tables of pieces and terrain for the
   rules benchmark and property tests (``random_table``).
 """
