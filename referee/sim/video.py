@@ -60,6 +60,9 @@ Image = NDArray[np.uint8]
 #: How far past the table's edge (inches) a camera of several holds its calibration board.
 BOARD_PAST_EDGE_IN = 4.0
 
+#: A camera tilted more than this (degrees) looks across the table, not down on it.
+OBLIQUE_DEG = 10.0
+
 #: Sub-frames averaged over the exposure when something moves.
 MOTION_SAMPLES = 3
 #: Moments of a rolling shutter's readout rendered when something moves.
@@ -364,6 +367,11 @@ def calibration_views(scenario: Scenario, camera: int = 0) -> list[tuple[float, 
     square = spec.square_in(inch_mm)
     bw, bh = spec.columns * square, spec.rows * square
     rng = np.random.default_rng(scenario.seed + 1234 + 7919 * camera)
+    spec_camera = scenario.all_cameras[camera]
+    # A camera looking across the table (a tripod at its edge) is shown the board turned
+    # towards it and over all the table, as a player would hold it; straight down, as ever.
+    oblique = abs(spec_camera.tilt) > OBLIQUE_DEG
+    facing = spec_camera.pose().rotation.T if oblique else np.eye(3)
     if len(scenario.all_cameras) > 1:
         x0, y0, x1, y1 = seen_region(scenario, camera, inner=1.0, margin=BOARD_PAST_EDGE_IN)
         a, b, c, d = seen_region(scenario, camera)
@@ -372,7 +380,7 @@ def calibration_views(scenario: Scenario, camera: int = 0) -> list[tuple[float, 
     else:
         x0, y0, x1, y1 = 0.0, 0.0, scenario.table.width, scenario.table.depth
         flat = plan.flat_at or (x1 / 2, y1 / 2)
-        spread = (0.2, 0.6)
+        spread = (0.05, 0.9) if oblique else (0.2, 0.6)
     w, d = x1 - x0, y1 - y0
     keys: list[tuple[float, BoardPlacement]] = []
     t = 0.0
@@ -389,6 +397,8 @@ def calibration_views(scenario: Scenario, camera: int = 0) -> list[tuple[float, 
         rotation = rotation_matrix(
             np.array([math.cos(axis_angle), math.sin(axis_angle), 0.0]) * tilt
         ) @ rotation_matrix(np.array([0.0, 0.0, 1.0]) * spin)
+        if oblique:
+            rotation = facing @ rotation
         keys.extend(_hold(t, rotation, (cx, cy, -height), bw, bh, plan.board, plan.hold))
         t += plan.hold + plan.travel
     fx, fy = flat

@@ -145,3 +145,22 @@ def test_bad_random_options_are_one_line(tmp_path: Path, args: list[str], messag
     assert result.exit_code == 2
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def test_an_oblique_camera_is_shown_the_board_turned_towards_it() -> None:
+    """A board held flat to a camera looking across the table is seen edge-on: no fit."""
+    import cv2
+    import numpy as np
+
+    from referee.sim.video import calibration_views
+
+    game = parse_scenario(random_scenario(1, "oblique"), "random")
+    to_camera = game.camera.pose().rotation
+    held = calibration_views(game)[:-2:2]  # each held view once, not the flat one
+    angles = []
+    for _, board in held:
+        normal = to_camera @ cv2.Rodrigues(np.array(board.rvec))[0][:, 2]
+        angles.append(math.degrees(math.acos(abs(normal[2]))))
+    assert max(angles) < 50  # never near edge-on (the camera's tilt alone is 20-35)
+    xs = [board.tvec[0] for _, board in held]
+    assert max(xs) - min(xs) > 0.5 * game.table.width  # over all the table, not its middle
