@@ -10,7 +10,8 @@ a dashed grey line; a piece carried off is a red cross where it fell.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from referee.picture import PALETTE, Label, Picture, Shape, place_labels
 from referee.picture import draw as draw_table
@@ -33,6 +34,24 @@ MARK_WORDS = {
     "none": "not judged",
     "void": "voided: did not happen",
 }
+
+
+def verdict_mark(verdict: Mapping[str, Any]) -> str:
+    """A verdict's mark (``ok``, ``no``, ``maybe``; ``none`` where its ``ok`` is not the
+    verdict format's true, false or null: a damaged log is shown, never a crash).
+
+    >>> verdict_mark({"ok": None, "los": "doubtful"}), verdict_mark({"ok": [1]})
+    ('maybe', 'none')
+    """
+    ok = verdict.get("ok")
+    if ok is True:
+        return "ok"
+    if ok is False:
+        return "no"
+    return "maybe" if ok is None else "none"
+
+
+VERDICT_WORDS = {"ok": "ok", "no": "NOT OK", "maybe": "too close to call", "none": "?"}
 
 
 def arrow_head(

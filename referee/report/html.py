@@ -13,8 +13,15 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from referee.picture import to_svg, verdict_colour
-from referee.report.draw import MARK_COLOURS, MARK_WORDS, distance_text, turn_picture
+from referee.picture import to_svg
+from referee.report.draw import (
+    MARK_COLOURS,
+    MARK_WORDS,
+    VERDICT_WORDS,
+    distance_text,
+    turn_picture,
+    verdict_mark,
+)
 from referee.report.model import BattleReport, Dispute, MoveEntry, Turn
 
 STYLE = """
@@ -66,9 +73,10 @@ def _picture(svg: str, key: str, caption: str, turn: int) -> str:
 
 
 def _verdict_line(verdict: Mapping[str, Any]) -> str:
-    word = {True: "ok", False: "NOT OK", None: "too close to call"}.get(verdict.get("ok"), "?")
+    mark = verdict_mark(verdict)
+    word = VERDICT_WORDS[mark]
     summary = verdict.get("summary") or verdict.get("ask")
-    colour = verdict_colour(verdict) if verdict.get("ok") in (True, False, None) else "#e8e8e8"
+    colour = MARK_COLOURS[mark]
     raw = verdict.get("reasons")
     reasons = raw if isinstance(raw, list) else []
     why = "".join(f'<div class="why">{escape(str(r))}</div>' for r in reasons)

@@ -24,8 +24,14 @@ from typing import Any
 import numpy as np
 
 from referee.errors import RefereeError
-from referee.picture import MARGIN, PALETTE, side_colours, to_png, verdict_colour
-from referee.report.draw import MARK_COLOURS, arrow_head, distance_text, turn_picture
+from referee.picture import MARGIN, PALETTE, side_colours, to_png
+from referee.report.draw import (
+    MARK_COLOURS,
+    arrow_head,
+    distance_text,
+    turn_picture,
+    verdict_mark,
+)
 from referee.report.model import BattleReport, MoveEntry
 from referee.scene import Scene
 
@@ -223,10 +229,9 @@ def _interpolated(move: MoveEntry, share: float) -> tuple[float, float, float]:
 
 
 def _verdict_caption(verdict: Mapping[str, Any]) -> tuple[str, str]:
-    mark = {True: "[ok]", False: "[NO]", None: "[??]"}.get(verdict.get("ok"), "[--]")
-    text = f"{mark} {verdict.get('summary') or verdict.get('ask')}"
-    colour = verdict_colour(verdict) if verdict.get("ok") in (True, False, None) else "#e8e8e8"
-    return text, colour
+    mark = verdict_mark(verdict)
+    word = {"ok": "[ok]", "no": "[NO]", "maybe": "[??]", "none": "[--]"}[mark]
+    return f"{word} {verdict.get('summary') or verdict.get('ask')}", MARK_COLOURS[mark]
 
 
 def write_video(
