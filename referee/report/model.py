@@ -27,6 +27,11 @@ PAUSE = 10.0
 moving one side's pieces follow on within a few seconds; handing over to the other side,
 rolling dice or arguing takes longer."""
 
+ORIGIN_UNKNOWN = (
+    "origin unknown: the referee did not see where it came from (drawn from its last known rest)"
+)
+"""The note on a move an ``unknown_origin`` flag names."""
+
 MARKS = ("ok", "no", "maybe", "none", "void")
 """A move's mark (its worst verdict, as the dashboard colours it): ``ok`` legal, ``no``
 one verdict illegal, ``maybe`` one too close to call, ``none`` not judged, ``void`` a
@@ -316,6 +321,7 @@ class _Reader:
                 and isinstance(verdict, Mapping)
             ):
                 verdicts_by_about.setdefault(about, []).append(e)
+        unknown = self.unknown_origins()
         for e in self.events:
             if e.get("type") != "move":
                 continue
@@ -356,9 +362,33 @@ class _Reader:
                     verdicts,
                     mark,
                     int(fix["seq"]) if fix is not None else None,
-                    tuple(str(n) for n in e.get("notes") or () if isinstance(n, str)),
+                    (
+                        *(str(n) for n in e.get("notes") or () if isinstance(n, str)),
+                        *((ORIGIN_UNKNOWN,) if seq in unknown else ()),
+                    ),
                 )
             )
+        return out
+
+    def unknown_origins(self) -> set[int]:
+        """The moves an ``unknown_origin`` flag names (issue 41's contract): each flag's
+        piece's move nearest to it in time (logged on the same frame), then in the log."""
+        moves: dict[str, list[Mapping[str, Any]]] = {}
+        for e in self.events:
+            if e.get("type") == "move" and isinstance(e.get("piece"), str):
+                moves.setdefault(e["piece"], []).append(e)
+        out = set()
+        for flag in self.events:
+            piece = flag.get("piece")
+            if flag.get("type") != "flag" or flag.get("kind") != "unknown_origin":
+                continue
+            if isinstance(piece, str) and piece in moves:
+                t, seq = float(flag["t"]), int(flag["seq"])
+                nearest = min(
+                    moves[piece],
+                    key=lambda m: (abs(float(m["t"]) - t), abs(int(m["seq"]) - seq)),
+                )
+                out.add(int(nearest["seq"]))
         return out
 
     def disputes(self) -> list[Dispute]:

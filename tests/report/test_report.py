@@ -19,10 +19,10 @@ from click.testing import CliRunner
 
 from referee.cli import cli
 from referee.report import build_report
-from referee.report.model import PAUSE, _Reader, off_table
+from referee.report.model import ORIGIN_UNKNOWN, PAUSE, _Reader, off_table
 from referee.report.video import FPS, HOLD_END, Timeline, frame_count
 from referee.store import GameLog
-from report.synthetic import Written, build_game
+from report.synthetic import Written, build_game, scene_and_roster
 
 GAME = "synthetic"
 
@@ -247,6 +247,35 @@ def test_casualties_and_reinforcements_are_read_by_type_and_drawn():
     assert [p.id for p in off_table(scene, casualties, 3)] == []
     assert [p.id for p in off_table(scene, casualties, 4)] == ["b"]  # corrected back
     assert [p.id for p in off_table(scene, casualties, 0)] == ["a", "b"]
+
+
+def test_a_move_of_unknown_origin_says_so():
+    pose = {"x": 1, "y": 2, "heading": 0}
+    move = {"type": "move", "piece": "a", "from": pose, "to": {**pose, "x": 5}, "t": 3.0}
+    events = [
+        {"seq": 1, **move},
+        {"seq": 2, "t": 5.0, "type": "flag", "kind": "unknown_origin", "piece": "a",
+         "message": "a: origin unknown"},
+        {"seq": 3, **move, "t": 5.0},
+        {"seq": 4, **move, "piece": "b", "t": 5.0},
+        {"seq": 9, **move, "t": 20.0},
+    ]  # fmt: skip
+    notes = {m.seq: m.notes for m in _Reader(events, {}).moves()}
+    assert notes[3] == (ORIGIN_UNKNOWN,)
+    assert notes[1] == notes[4] == notes[9] == ()
+
+
+def test_a_game_without_events_still_has_a_report(tmp_path):
+    db = tmp_path / "empty.sqlite"
+    scene, _ = scene_and_roster(4)
+    with GameLog(db) as log:
+        log.create_game("empty", scene["ruleset"], scene)
+    for name in ("e.html", "e.mp4"):
+        result = run("log", "report", "empty", "--db", str(db), "--out", str(tmp_path / name))
+        assert result.exit_code == 0, result.output
+    text, html = parse(tmp_path / "e.html")
+    assert "No moves logged" in text and "move" not in html.items
+    assert len([s for s in html.svgs if s.get("class") == "table-picture"]) == 1
 
 
 def test_casualties_appear_in_the_page(game):
