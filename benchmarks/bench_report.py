@@ -7,7 +7,8 @@ times faster than the game was played (an hour's game in at most 6 minutes).
 The game is tests/report/synthetic.py's, written through the store's own API: 20 pieces on
 a 48 x 36 in table, each side moving 8 pieces one after another (a move every ~3.7 s, each
 with its verdict, a standing range question answered after every third), a 20 s handover
-between sides, and 6 corrections at the end (moves re-ended and voided). Each run is the
+between sides, and 6 corrections at the end (moves re-ended and voided); ``--per-turn 1
+--handover 2`` is a game of alternate activations (a turn, and a picture, per move). Each run is the
 real command, ``python -m referee log report`` in a fresh process (imports included).
 """
 
@@ -39,11 +40,19 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=60.0)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--speed", type=float, default=10.0)
+    parser.add_argument(
+        "--per-turn",
+        type=int,
+        default=8,
+        help="moves a side makes before the other (1: alternate activations)",
+    )
+    parser.add_argument("--handover", type=float, default=20.0, help="seconds between sides")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "games.sqlite"
-        written = build_game(db, "hour", seconds=options.minutes * 60, pieces=20, per_turn=8,
-                             handover=20.0, corrections=6)  # fmt: skip
+        written = build_game(db, "hour", seconds=options.minutes * 60, pieces=20,
+                             per_turn=options.per_turn, handover=options.handover,
+                             corrections=6)  # fmt: skip
         base = ["log", "report", "hour", "--db", str(db)]
         html = Path(folder) / "report.html"
         mp4 = Path(folder) / "report.mp4"

@@ -14,6 +14,7 @@ ends), so the report reads them off the moves.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -512,6 +513,26 @@ def _back_since(
     return out
 
 
+REPLAYED = ("edit", "entered")
+"""Event types that change the table beyond moving its pieces (terrain and roster edits, a
+reinforcement): a turn holding one is rebuilt from the log."""
+
+
+def moved(scene: Scene, moves: Sequence[MoveEntry]) -> Scene:
+    """``scene`` after ``moves``: each piece at its last move's rest (back where it rested
+    before, where a correction voided that move), as :func:`scene_at` puts it."""
+    rests = {m.piece: (m.start if m.mark == "void" else m.end) for m in moves}
+    return replace(
+        scene,
+        pieces=tuple(
+            p.moved(rests[p.id]["x"], rests[p.id]["y"], rests[p.id]["heading"])
+            if p.id in rests
+            else p
+            for p in scene
+        ),
+    )
+
+
 def build_report(log: GameLog, info: GameInfo, pause: float = PAUSE) -> BattleReport:
     """The report of game ``info``: one read of its events, and the table at the start and
     after each turn rebuilt by :func:`referee.game.replay.scene_at` (corrections applied)."""
@@ -533,9 +554,19 @@ def build_report(log: GameLog, info: GameInfo, pause: float = PAUSE) -> BattleRe
     groups = split_turns(moves, pause)
     turns: list[Turn] = []
     numbered: list[MoveEntry] = []
+    # The table after each turn is the one before it with the turn's moves at their rests;
+    # the log is replayed (scene_at) only where more than moves changed it, and after the
+    # last turn: an hour of single activations stays a few seconds, not minutes.
+    changes = sorted(int(e["seq"]) for e in events if e.get("type") in REPLAYED)
+    scene, since = start, (int(plain[0]["seq"]) - 1 if plain else last_seq)
     for i, group in enumerate(groups):
         upto = int(groups[i + 1][0].seq) - 1 if i + 1 < len(groups) else last_seq
-        scene, _ = scene_at(log, info, seq=upto)
+        changed = bisect.bisect_right(changes, upto) > bisect.bisect_right(changes, since)
+        if changed or i + 1 == len(groups) or any(m.piece not in scene for m in group):
+            scene, _ = scene_at(log, info, seq=upto)
+        else:
+            scene = moved(scene, group)
+        since = upto
         lo = group[0].seq
         off = tuple(c for c in casualties if lo <= c.seq <= upto)
         group = [replace(m, turn=i + 1) for m in group]

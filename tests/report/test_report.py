@@ -194,6 +194,26 @@ def test_turns_follow_the_pause_and_the_side(game, tmp_path):
     assert cli_short.exit_code == 0 and f"{len(written.moves)} turns" in cli_short.output
 
 
+def test_each_turns_table_is_the_logs_replay_of_that_moment(game):
+    """The turns' tables are built move by move; the log's own replay (scene_at, the
+    table 'referee log replay' prints) agrees with every one of them."""
+    from referee.game import scene_at
+
+    db, _ = game
+    with GameLog(db, readonly=True) as log:
+        info = log.game(GAME)
+        report = build_report(log, info)
+        for turn in report.turns:
+            replayed, _ = scene_at(log, info, seq=turn.upto_seq)
+            assert {p.id for p in turn.scene} == {p.id for p in replayed}
+            for piece in replayed:
+                drawn = turn.scene.piece(piece.id)
+                where = (turn.number, piece.id)
+                assert (drawn.x, drawn.y) == pytest.approx((piece.x, piece.y), abs=1e-3), where
+                # the move event logs its heading to 0.01 degree, the position row in full
+                assert drawn.heading == pytest.approx(piece.heading, abs=0.01), where
+
+
 def test_the_result_is_the_systems_victory_question_or_none_logged(game, tmp_path):
     db, _ = game
     with GameLog(db, readonly=True) as log:
