@@ -49,6 +49,11 @@ ALLOWED: dict[str, set[str]] = {
     "game": BASE
     | {"media", "events", "tags", "geometry", "markers", "calibration", "scene"}
     | {"rules", "maps", "vision", "picture", "store", "sim"},
+    # Battle reports read the store and the game's replay (DESIGN.md: "report reads the
+    # store"); they draw with picture's shapes.
+    "report": BASE
+    | {"media", "events", "geometry", "markers", "scene", "rules", "maps"}
+    | {"picture", "store", "game"},
     # The dashboard reads the game and the store: never vision, calibration or a command.
     "web": BASE
     | {"events", "geometry", "markers", "scene", "rules", "maps", "picture"}
@@ -74,6 +79,8 @@ NEVER: list[tuple[set[str], set[str]]] = [
     ({"web"}, {"vision", "calibration", "sim", "club"}),
     ({"club"}, {"web", "vision", "calibration", "markers", "sim"}),
     ({"game", "store", "rules", "maps", "vision", "scene"}, {"web", "club"}),
+    ({"game", "store", "rules", "maps", "vision", "scene", "picture"}, {"report"}),
+    ({"report"}, {"web", "club", "vision", "calibration", "sim"}),
 ]
 
 

@@ -216,6 +216,11 @@ def check_log_commands(path: Path, one_frame: Path) -> None:
         result = invoke(*args, "--db", str(path))
         assert_clean(result)
         assert path.read_bytes() == before, args
+    with tempfile.TemporaryDirectory() as folder:  # the battle report reads the whole game
+        for name in ("report.html", "report.mp4"):
+            result = invoke("log", "report", GAME, "--out", f"{folder}/{name}", "--db", str(path))
+            assert_clean(result)
+            assert path.read_bytes() == before, name
     result = invoke("log", "upgrade", "--db", str(path))
     assert_clean(result)
     if result.exit_code == 2:
