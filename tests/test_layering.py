@@ -102,9 +102,11 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every ``referee...`` module ``path`` imports, wherever the import statement is."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def imports_of(path: Path, tree: ast.AST | None = None) -> set[str]:
+    """Every ``referee...`` module ``path`` imports, wherever the import statement is
+    (in ``tree``, when given: the module's code parsed and trimmed)."""
+    if tree is None:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -186,3 +188,62 @@ def test_the_checker_sees_lazy_and_type_checking_imports(tmp_path):
     assert {"referee.calibration.camera", "referee.vision.pipeline", "referee.markers"} <= (
         imports_of(sample)
     )
+
+
+def runtime_imports_of(path: Path) -> set[str]:
+    """:func:`imports_of` without the ``TYPE_CHECKING`` blocks: what runs on import."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+            node.body = [ast.Pass()]
+    return imports_of(path, tree)
+
+
+#: Areas whose modules import one another in one direction only (issue 37: a rules module
+#: never imports ``referee.rules`` itself, nor the core a module that imports the core).
+ACYCLIC = ("rules", "maps")
+
+
+@pytest.mark.parametrize("where", ACYCLIC)
+def test_no_import_cycle_inside_an_area(where: str):
+    graph = {
+        module_name(path): {
+            name
+            for name in runtime_imports_of(path)
+            if name.startswith(f"referee.{where}") and name != module_name(path)
+        }
+        for path in MODULES
+        if module_name(path).startswith(f"referee.{where}")
+    }
+    # An edge to a package's __init__ only when the module imports it by that name: a
+    # submodule import runs its parent package first, which is no arrow of the module's.
+    cycle = _find_cycle({m: {d for d in deps if d in graph} for m, deps in graph.items()})
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` (as the modules along it, first repeated last), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)):
+            return found
+    return None
+
+
+def test_the_cycle_finder_finds_a_cycle_and_no_false_one():
+    assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None

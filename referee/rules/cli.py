@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from referee.errors import MAX_DEPTH, SceneError, json_depth, parse_json
-from referee.rules import Verdict, ruleset_for
+from referee.rules.registry import ruleset_for
+from referee.rules.values import Verdict
 from referee.scene import load_scene
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "data" / "examples" / "skirmish.json"

@@ -14,7 +14,8 @@ from typing import Any
 import click
 
 from referee.errors import RefereeError
-from referee.rules import RULESETS, Ruleset, find_ruleset_class
+from referee.rules.base import Ruleset
+from referee.rules.registry import RULESETS, find_ruleset_class
 
 
 def describe_ruleset(cls: type[Ruleset]) -> dict[str, Any]:
