@@ -34,7 +34,17 @@ MOVE = GameEvent(
     frame=6,
 ).to_json()
 FLAG = {"seq": 2, "t": 0.6, "type": "flag", "frame": 7, "kind": "jump", "message": "m"}
-BATCH = {"events": [MOVE, FLAG]}
+REMOVED = {
+    "seq": 3,
+    "t": 0.7,
+    "type": "removed",
+    "frame": 8,
+    "piece": "t34a",
+    "at": {"x": 10, "y": 14.5, "heading": 270},
+    "reason": "carried off the south edge",
+    "edge": "south",
+}
+BATCH = {"events": [MOVE, FLAG, REMOVED]}
 REGISTRATION = {"ruleset": "paper-tigers", "scene": SCENE, "roster": None, "created": None}
 
 
