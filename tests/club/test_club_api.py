@@ -262,7 +262,7 @@ def test_a_casualty_is_off_the_card_and_a_reinforcement_on_it(club):
     void = GameEvent(4, 3.0, "correction", {"supersedes": 2, "void": True, "reason": "no"})
     assert _send(client, tokens["alpha"], [void]).json["last_seq"] == 4
     back = client.get("/api/games/g1/board").json
-    assert (11.0, 12.0) == next((p["x"], p["y"]) for p in back["pieces"] if p["id"] == "t34a")
+    assert next((p["x"], p["y"]) for p in back["pieces"] if p["id"] == "t34a") == (11.0, 12.0)
 
 
 def test_other_events_under_held_seqs_are_409_naming_the_first_that_differs(club):

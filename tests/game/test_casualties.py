@@ -233,3 +233,36 @@ def test_a_removal_is_corrected_from_the_command_line_too(tmp_path):
     with GameLog(tmp_path / "games.sqlite") as reader:
         at_end, _ = scene_at(reader, reader.game("g"))
     assert at_end.piece("pz4").y == pytest.approx(4.0)
+
+
+def test_a_move_before_the_first_settle_is_logged_and_its_unknown_origin_flagged(tmp_path):
+    """Issue 41 item 2 through the session: t34 glimpsed once through a hand at 0.03 s,
+    covered, then settled 4in away: a move from the glimpse and a flag naming t34; pz4,
+    seen steady for 4 frames then moved under a hand, is a move with no flag."""
+
+    def early(i):
+        seen = []
+        if i == 1:
+            seen.append(pose("t34", 10, 20, 0))
+        elif i >= 12:
+            seen.append(pose("t34", 14, 20, 0))
+        if i < 4:
+            seen.append(pose("pz4", 30, 10, 180))
+        elif i >= 15:
+            seen.append(pose("pz4", 25, 10, 180))
+        return seen
+
+    log = GameLog(tmp_path / "games.sqlite")
+    session = Session.start(TrackedPipeline(early), scene(), log=log, game="early")
+    list(session.run(frames(60)))
+    session.close()
+    events = log.events(session.game)
+    moves = {e.data["piece"]: e for e in events if e.type == "move"}
+    assert set(moves) == {"t34", "pz4"}
+    assert moves["t34"].data["from"]["x"] == pytest.approx(10)
+    assert moves["t34"].data["distance"] == pytest.approx(4.0)
+    assert moves["pz4"].data["from"]["x"] == pytest.approx(30)
+    (flag,) = [e for e in events if e.type == "flag"]
+    assert flag.data["kind"] == "unknown_origin" and flag.data["piece"] == "t34"
+    assert flag.seq > moves["t34"].seq  # right after the move it is about
+    assert not [e for e in events if e.type in ("entered", "removed")]
