@@ -46,8 +46,9 @@ displaced sighting), so it stays ``hidden`` however long the hand stays.
 A lifted piece is removed when
 
 - its last sighting is within ``edge_margin`` (1.5 in) of a table edge, or
-  past it, and the last step went toward that edge, and it has been gone
-  ``edge_seconds`` (0.5 s): "carried off the south edge"; or
+  past it, and the last step went ``edge_step`` (0.05 in) or more toward that
+  edge, and it has been gone ``edge_seconds`` (1 s): "carried off the south
+  edge"; or
 - it has been gone ``removed_after`` seconds (4 s) anywhere: "gone from view
   4.0 s after a lift" (a piece moved out of sight under a hand for longer
   is removed, then enters again; a correction undoes the removal).
@@ -121,8 +122,11 @@ class TrackerSettings:
     edge_margin: float = 1.5
     """A lifted piece last seen this close to a table edge (inches), or past it, heading
     for it..."""
-    edge_seconds: float = 0.5
+    edge_seconds: float = 1.0
     """...and gone this many seconds was carried off that edge: removed."""
+    edge_step: float = 0.05
+    """Heading for the edge: its last step went at least this many inches toward it (a
+    piece slid along its edge, or jittering at rest in a hand, is not carried off)."""
 
 
 @dataclass(frozen=True)
@@ -811,7 +815,7 @@ class Tracker:
             "west": prior.x - last.x,
             "east": last.x - prior.x,
         }[edge]
-        return edge if toward > 0 else None
+        return edge if toward >= self.settings.edge_step else None
 
     def _placed(
         self,

@@ -112,7 +112,8 @@ def test_a_piece_carried_off_an_edge_is_removed_and_stays_off():
     assert removed.start_t == pytest.approx(20 / FPS)
     assert removed.last_seen_t == pytest.approx(24 / FPS)
     # Gone edge_seconds after the last sighting, not before.
-    assert removed.t - removed.last_seen_t == pytest.approx(0.5, abs=1.5 / FPS)
+    wait = tracker.settings.edge_seconds
+    assert removed.t - removed.last_seen_t == pytest.approx(wait, abs=1.5 / FPS)
     last = states[-1].piece("t34")
     assert last.state == "removed" and not last.pose.seen
     assert (last.pose.x, last.pose.y) == pytest.approx((10, 33.5))
@@ -182,6 +183,18 @@ def test_without_a_table_only_the_time_rule_removes():
     _, later = play(tracker, script, start=65)
     (removed,) = later
     assert isinstance(removed, RemovedEvent) and removed.edge is None
+
+
+def test_a_piece_slid_along_its_edge_and_covered_is_no_casualty():
+    """Near the south edge but going east along it (deployed pieces stand there): a hand
+    over it for two seconds is a move once it settles, not a removal and an entry."""
+    tracker = Tracker(ROSTER, table=TABLE)
+    script = still(20, pose("t34", 10, 34.5, 0))
+    script += [[pose("t34", 10 + 0.3 * i, 34.5, 0)] for i in range(1, 6)]
+    script += still(2 * int(FPS))
+    script += still(20, pose("t34", 13, 34.5, 0))
+    _, events = play(tracker, script)
+    assert kinds(events) == ["move"]
 
 
 def test_a_resumed_game_has_started_so_an_unknown_piece_enters():
