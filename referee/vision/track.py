@@ -39,9 +39,9 @@ seen after the first settled move"): a referee started mid-game sees the
 first move within the first second, before every piece has been seen.
 
 A casualty is a :class:`RemovedEvent`. Only a *lifted* piece can be
-removed: one seen displaced from its rest (``moving``, at least two
-sightings away from it, the last one more than ``lift_threshold`` from it),
-then lost. A hand hovering over a settled piece hides it in place (no
+removed: one seen displaced from its rest (``moving``, its last sighting
+more than ``lift_threshold`` from it; at least two sightings away from it for
+the time rule below), then lost. A hand hovering over a settled piece hides it in place (no
 displaced sighting), so it stays ``hidden`` however long the hand stays.
 A lifted piece is removed when
 
@@ -769,15 +769,18 @@ class Tracker:
         if (
             last is None
             or base is None
-            or track.away < 2
+            or track.away < 1
             or _close(last, base, s.lift_threshold, s.lift_turn)
         ):
             return track, []
         gone = t - track.last_t
+        # One sighting on the way out is enough at an edge (the hand hid the tag until
+        # then); anywhere else a lift takes two, so a one-frame misreading under a
+        # hovering hand never removes a piece.
         edge = self._edge_out(track.prior, last)
         if edge is not None and gone >= s.edge_seconds:
             reason = f"carried off the {edge} edge"
-        elif gone >= s.removed_after:
+        elif gone >= s.removed_after and track.away >= 2:
             edge, reason = None, f"gone from view {gone:.1f} s after a lift"
         else:
             return track, []

@@ -185,6 +185,17 @@ def test_without_a_table_only_the_time_rule_removes():
     assert isinstance(removed, RemovedEvent) and removed.edge is None
 
 
+def test_a_piece_seen_once_on_its_way_off_an_edge_is_removed():
+    """Fingers over the tag until the piece is at the edge: one sighting, heading out."""
+    tracker = Tracker(ROSTER, table=TABLE)
+    script = still(20, pose("t34", 10, 33.5, 90)) + still(10)
+    script += [[pose("t34", 10, 35.2, 90)], *still(40)]
+    _, events = play(tracker, script)
+    (removed,) = events
+    assert isinstance(removed, RemovedEvent) and removed.edge == "south"
+    assert removed.start_t == pytest.approx(20 / FPS)  # when the hand first hid it
+
+
 def test_a_piece_slid_along_its_edge_and_covered_is_no_casualty():
     """Near the south edge but going east along it (deployed pieces stand there): a hand
     over it for two seconds is a move once it settles, not a removal and an entry."""
