@@ -11,6 +11,9 @@ corrections come in through methods, from any thread. A tagged terrain
 template coming to rest (placed, or moved and settled again) is a terrain
 ``edit`` of the feature with its id (``add`` the first time, else
 ``replace``), never a move: every standing question is asked again on it.
+A casualty the tracker saw lifted off the table is a ``removed`` event and
+leaves the scene the rules see; a reinforcement is an ``entered`` event
+(judged where the system has an entry rule) and joins it.
 
 When a :class:`~referee.store.GameLog` is attached, each frame's events and
 position changes are committed in one transaction *before* any subscriber
