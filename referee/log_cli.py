@@ -282,12 +282,12 @@ def upgrade(db: str | None) -> None:
 @log.command()
 @click.argument("game")
 @click.argument("seq", metavar="SEQ")
-@click.option("--void", is_flag=True, help="The move did not happen.")
+@click.option("--void", is_flag=True, help="The move (or removal) did not happen.")
 @click.option("--to", "to", metavar="X,Y,HEADING", help="Where the piece really came to rest.")
 @click.option("--why", required=True, metavar="TEXT", help="Why the camera was wrong.")
 @click.option("--db", metavar="FILE", help=DB_HELP)
 def correct(game: str, seq: str, void: bool, to: str | None, why: str, db: str | None) -> None:
-    """Correct move SEQ of GAME the camera got wrong: --void, or --to X,Y,HEADING.
+    """Correct move (or removal) SEQ of GAME the camera got wrong: --void, or --to X,Y,HEADING.
 
     The correction is a new event (nothing logged is changed); the verdicts
     that depended on the move are asked again on the corrected table and
@@ -326,7 +326,13 @@ def correct(game: str, seq: str, void: bool, to: str | None, why: str, db: str |
         writer.append(now, events)
     for event in events:
         click.echo(
-            event.head() + timeline_text(event, {events[0].seq}, {move.seq: move.piece or "?"})
+            event.head()
+            + timeline_text(
+                event,
+                {events[0].seq},
+                {move.seq: move.piece or "?"},
+                {move.seq} if move.type == "removed" else (),
+            )
         )
 
 

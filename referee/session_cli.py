@@ -409,6 +409,8 @@ def run(
                 tqdm.write(describe_answer(logged))
             elif logged.type == "edit" and isinstance(logged.data.get("template"), dict):
                 tqdm.write(describe_template(logged))
+            elif logged.type in ("removed", "entered"):  # a casualty, a reinforcement
+                tqdm.write(f"{logged.t:7.2f}s  {logged.sentence()}")
 
     for logged in session.opening:
         if logged.type == "verdict":
