@@ -17,8 +17,8 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from referee.club.app import get_store
 from referee.club.batch import BatchError, parse_batch, parse_registration
+from referee.club.db import get_store
 from referee.club.replay import SHAPING, board_at
 from referee.club.store import (
     ClubConflict,

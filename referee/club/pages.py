@@ -20,7 +20,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from referee.club.app import get_store
+from referee.club.db import get_store
 from referee.club.replay import SHAPING, Board, board_at
 from referee.club.store import (
     LIVE_SECONDS,

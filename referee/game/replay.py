@@ -6,8 +6,8 @@ import math
 from dataclasses import replace
 from typing import Any
 
+import referee.game.corrections as corrections
 from referee.events import GameEvent
-from referee.game import corrections
 from referee.game.edits import apply_edit, apply_roster_edit
 from referee.game.session import named_pieces
 from referee.markers.roster import Roster

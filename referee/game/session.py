@@ -37,11 +37,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import referee.game.corrections as corrections
 from referee.calibration.camera import TablePose
 from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError, SceneError, at
 from referee.events import GameEvent
-from referee.game import corrections
 from referee.game.edits import apply_edit, apply_roster_edit, edit_data
 from referee.geometry import Pose
 from referee.markers.roster import Roster

@@ -27,7 +27,7 @@ from referee.picture import PALETTE, RINGS, draw, side_colours, to_png, to_svg
 from referee.rules import QueryError, Ruleset
 from referee.scene import Piece, Scene
 from referee.store import export_text
-from referee.web import get_live, get_reader
+from referee.web.db import get_live, get_reader
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
