@@ -10,7 +10,10 @@ Stages, each a plain function or a small class with one per-frame method:
   view's), and says which parts of the image still lack corners.
 * :func:`solve_intrinsics` runs ``cv2.calibrateCamera`` on the views, drops
   outlier views (per-view RMS above ``outlier_factor`` x the median) and
-  solves again.
+  solves again with the distortion terms :func:`choose_lens_model` picks by
+  cross-validation over the views.
+* :func:`picture_coverage` and :func:`fit_warning` say when the fit is poor
+  (views short of the picture's edges, a high held-out error) and what to do.
 * :func:`identify_markers` says which dictionary the markers in an image
   belong to, for the "wrong board spec" message.
 """
