@@ -108,7 +108,18 @@ def _report(run: CalibrationRun, out: Path) -> None:
         f"fx {intr.fx:.1f}  fy {intr.fy:.1f}  cx {intr.cx:.1f}  cy {intr.cy:.1f}  "
         f"distortion {np.array2string(intr.distortion, precision=4, separator=', ')}"
     )
-    click.echo(f"coverage: {run.guidance}")
+    if sol.held_out_px:
+        scores = ", ".join(f"{name} {error:.3f}" for name, error in sol.held_out_px)
+        click.echo(
+            f"lens model: {sol.lens_model} (chosen by the error on views left out of the "
+            f"fit, px: {scores})"
+        )
+    else:
+        click.echo(f"lens model: {sol.lens_model} (too few views to leave any out)")
+    click.echo(
+        f"coverage: {run.guidance}; the board's corners span {run.picture_coverage:.0%} of "
+        "the picture"
+    )
     if run.table is None:
         click.echo(
             f"table: the table view ({run.table_view}) shows neither the board lying flat nor "
@@ -382,5 +393,7 @@ def _calibrate_one(
             f"{out}: cannot write the profile ({error.strerror}); choose another --out"
         ) from None
     _report(run, out)
+    if run.fit_warning is not None:
+        warn(run.fit_warning)
     if whole_table:  # one of several cameras sees part of the table, as it should
         _warn_table_out_of_view(run)
