@@ -21,7 +21,7 @@ from referee.runtime import keep_freed_memory, relay_interrupts, tell_when_compi
 #: command name -> "module:attribute" of its click command.
 COMMANDS: dict[str, str] = {
     "check": "referee.rules.cli:check",
-    "rulesets": "referee.rules.rulesets_cli:rulesets",
+    "rulesets": "referee.rules.cli:rulesets",
     "markers": "referee.markers.cli:markers",
     "cards": "referee.markers.cli:cards",
     "roster": "referee.markers.cli:roster",
@@ -32,7 +32,7 @@ COMMANDS: dict[str, str] = {
     "run": "referee.session_cli:run",
     "log": "referee.log_cli:log",
     "club": "referee.club.cli:club",
-    "detect": "referee.vision.detect_cli:detect",
+    "detect": "referee.vision.cli:detect",
     "demo": "referee.demo:demo",
     "serve": "referee.web.cli:serve",
 }

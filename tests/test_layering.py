@@ -66,7 +66,7 @@ ALLOWED: dict[str, set[str]] = {
 COMING = {"club"}
 
 #: Modules that are commands (DESIGN.md: "commands sit on top"): besides these, any module
-#: whose name ends in ``cli`` (``cli``, ``web.cli``, ``rules.rulesets_cli``...).
+#: whose name ends in ``cli`` (``cli``, ``web.cli``, ``rules.cli``...).
 COMMANDS = {"referee.cli", "referee.__main__", "referee.demo", "referee.session_cli",
             "referee.log_cli"}  # fmt: skip
 
@@ -171,8 +171,8 @@ def test_nothing_under_web_imports_a_command_module():
 
 
 def test_the_checker_knows_commands_and_areas():
-    assert is_command("referee.web.cli") and is_command("referee.rules.rulesets_cli")
-    assert is_command("referee.demo") and is_command("referee.vision.detect_cli")
+    assert is_command("referee.web.cli") and is_command("referee.rules.cli")
+    assert is_command("referee.demo") and is_command("referee.vision.cli")
     assert not is_command("referee.game.live") and not is_command("referee.calibration.profile")
     assert area("referee.game.session") == "game" and area("referee.store") == "store"
 
