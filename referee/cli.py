@@ -28,12 +28,12 @@ COMMANDS: dict[str, str] = {
     "board": "referee.markers.cli:board",
     "calibrate": "referee.calibration.cli:calibrate",
     "simulate": "referee.sim.cli:simulate",
-    "track": "referee.session_cli:track",
-    "run": "referee.session_cli:run",
-    "log": "referee.log_cli:log",
+    "track": "referee.game.cli:track",
+    "run": "referee.game.cli:run",
+    "log": "referee.store.cli:log",
     "club": "referee.club.cli:club",
     "detect": "referee.vision.cli:detect",
-    "demo": "referee.demo:demo",
+    "demo": "referee.game.cli:demo",
     "serve": "referee.web.cli:serve",
 }
 
