@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -22,6 +23,7 @@ from referee.calibration.calibrate import (
     read_image,
 )
 from referee.calibration.profile import MAX_TABLE_IN, TableSize
+from referee.commands import gathered
 from referee.errors import RefereeError, SourceError, counted, warn
 from referee.media import camera_index, quiet_libraries
 from referee.outputs import output_file, usable_path
@@ -163,6 +165,24 @@ def _warn_table_out_of_view(run: CalibrationRun) -> None:
     )
 
 
+@dataclass(frozen=True)
+class TableGiven:
+    """``--table WxD`` as typed, and ``--inch-mm`` (the length of an inch on this table)."""
+
+    text: str
+    inch_mm: float
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How the calibration clip's views are picked: ``--every`` seconds, ``--duration`` of a
+    live camera's recording, ``--min-sharpness`` of a view's board."""
+
+    every_s: float
+    duration: float
+    min_sharpness: float
+
+
 @click.command()
 @click.argument("source", nargs=-1, required=True)
 @click.option(
@@ -226,17 +246,16 @@ def _warn_table_out_of_view(run: CalibrationRun) -> None:
     show_default=True,
     help="Reject views whose board scores lower (variance of the Laplacian).",
 )
+@gathered("table_given", TableGiven, {"table_text": "text", "inch_mm": "inch_mm"})
+@gathered("sampling", Sampling, {n: n for n in ("every_s", "duration", "min_sharpness")})
 def calibrate(
     source: tuple[str, ...],
     out: tuple[Path, ...],
     board: str | None,
-    table_text: str,
-    inch_mm: float,
+    table_given: TableGiven,
     roster_path: Path | None,
     table_image: Path | None,
-    every_s: float,
-    duration: float,
-    min_sharpness: float,
+    sampling: Sampling,
 ) -> None:
     """Calibrate a camera and locate the table from SOURCE (camera index, video or image folder).
 
@@ -249,6 +268,8 @@ def calibrate(
     order; each camera is calibrated on its own (its lens, then its table pose from the
     anchors it sees: a table over 48 in has six, so a camera seeing part of it finds 3-4).
     """
+    table_text, inch_mm = table_given.text, table_given.inch_mm
+    every_s, duration, min_sharpness = sampling.every_s, sampling.duration, sampling.min_sharpness
     if len(out) != len(source):
         raise RefereeError(
             f"{len(source)} SOURCE{'s' if len(source) != 1 else ''} and {len(out)} --out: "

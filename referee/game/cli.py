@@ -19,7 +19,8 @@ from typing import Any
 
 import click
 
-from referee.club.sender import ClubTarget, club_options, finish
+from referee.club.sender import ClubChoice, ClubTarget, club_options, finish
+from referee.commands import gathered
 from referee.errors import RefereeError, counted
 from referee.game import (
     Session,
@@ -33,7 +34,13 @@ from referee.game import (
     warn,
 )
 from referee.game.options import (
+    Cameras,
+    Capture,
+    Inputs,
     JsonLinesWriter,
+    LogChoice,
+    Outputs,
+    RulesChoice,
     annotate_frame,
     camera_profile,
     describe_answer,
@@ -66,16 +73,14 @@ from referee.vision.sources import FrameSource
 @click.option("--height", type=click.IntRange(min=1), help="Camera: requested height in pixels.")
 @click.option("--fps", type=click.FloatRange(min=1, max=1000), help="Camera: requested frame rate.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@gathered("capture", Capture, {"width": "width", "height": "height", "fps": "fps"})
 def track(
     source: tuple[str, ...],
-    calibration: tuple[str, ...],
-    roster: str,
+    inputs: Inputs,
     out: str,
     events: str | None,
     max_frames: int | None,
-    width: int | None,
-    height: int | None,
-    fps: float | None,
+    capture: Capture,
     quiet: bool,
 ) -> None:
     """Track every tagged piece in SOURCE and write its pose per frame.
@@ -88,6 +93,8 @@ def track(
     warnings) go to EVENTS.jsonl. Files are written as NAME.partial and put in
     place when complete, so a failed run leaves an earlier file as it was.
     """
+    calibration, roster = inputs.calibration, inputs.roster
+    width, height, fps = capture.width, capture.height, capture.fps
     # Every check before any output is opened (the writers open at the first frame).
     distinct_outputs(
         {"--out": out, "--events": events},
@@ -170,24 +177,17 @@ def _close(writers: list[JsonLinesWriter], complete: bool, source: FrameSource) 
 @click.option("--height", type=click.IntRange(min=1), help="Requested camera height in pixels.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @club_options
+@gathered("cameras", Cameras, {n: n for n in ("camera", "video", "width", "height")})
+@gathered("rules", RulesChoice, {"scene": "scene", "ruleset": "ruleset"})
+@gathered("outputs", Outputs, {"annotate": "annotate", "tracks": "tracks", "events": "events"})
 def run(
-    camera: tuple[int, ...],
-    video: tuple[str, ...],
-    calibration: tuple[str, ...],
-    roster: str,
-    scene: str | None,
-    ruleset: str | None,
-    db: str | None,
-    game: str | None,
-    no_log: bool,
-    annotate: str | None,
-    tracks: str | None,
-    events: str | None,
-    width: int | None,
-    height: int | None,
+    cameras: Cameras,
+    inputs: Inputs,
+    rules: RulesChoice,
+    log_choice: LogChoice,
+    outputs: Outputs,
     quiet: bool,
-    club_url: str | None = None,
-    club_token: str | None = None,
+    club_choice: ClubChoice,
 ) -> None:
     """Referee a game live: print each settled move with the ruleset's verdict.
 
@@ -203,10 +203,19 @@ def run(
     Several cameras over one table: repeat --camera (or --video) and -c, paired in
     order (--camera 0 --camera 1 -c left.json -c right.json).
     """
+    camera, video, width, height = cameras.camera, cameras.video, cameras.width, cameras.height
+    calibration, roster, scene, ruleset = (
+        inputs.calibration,
+        inputs.roster,
+        rules.scene,
+        rules.ruleset,
+    )
+    db, game, no_log = log_choice.db, log_choice.game, log_choice.no_log
+    annotate, tracks, events = outputs.annotate, outputs.tracks, outputs.events
     from referee.scene import load_scene
 
     specs = source_options(camera, video)
-    club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
+    club = ClubTarget.from_options(club_choice.url, club_choice.token, logged=not no_log)
     # Every check before any output or the game log is opened: a refused run changes nothing.
     distinct_outputs(
         {"--tracks": tracks, "--events": events, "--annotate": annotate},
@@ -343,13 +352,11 @@ def demo(
     footage: Path | None,
     annotate: str | None,
     use_true_camera: bool,
-    db: str | None,
-    game: str | None,
-    no_log: bool,
-    club_url: str | None = None,
-    club_token: str | None = None,
+    log_choice: LogChoice,
+    club_choice: ClubChoice,
 ) -> None:
     """Referee the bundled sample game: calibrate, track, judge every move, and log the game."""
+    db, game, no_log = log_choice.db, log_choice.game, log_choice.no_log
     from referee.game import Session, game_name
     from referee.game.sources import check_same_resolution
     from referee.scene import load_scene
@@ -370,7 +377,7 @@ def demo(
             "--out sample_footage/skirmish'"
         )
     started = time.monotonic()
-    club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
+    club = ClubTarget.from_options(club_choice.url, club_choice.token, logged=not no_log)
     roster = load_roster(folder / "roster.json")
     scene_path = folder / "scene.json"
     scene = load_scene(scene_path) if scene_path.is_file() else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -15,6 +16,7 @@ import click
 
 from referee.calibration.footage import calibrate_from_clip
 from referee.calibration.profile import CalibrationProfile, load_profile
+from referee.commands import gathered
 from referee.errors import RefereeError, SourceError, counted
 from referee.events import GameEvent, finite_json
 from referee.game.loop import warn
@@ -100,8 +102,66 @@ def numbered(option: str, values: Sequence[str]) -> dict[str, str]:
     return {option if k == 0 else f"{option} #{k + 1}": v for k, v in enumerate(values)}
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """``--calibration`` (one profile per camera) and ``--roster``."""
+
+    calibration: tuple[str, ...]
+    roster: str
+
+
+@dataclass(frozen=True)
+class LogChoice:
+    """``--db``, ``--game`` and ``--no-log``: where the game is logged, under what name."""
+
+    db: str | None
+    game: str | None
+    no_log: bool
+
+
+@dataclass(frozen=True)
+class RulesChoice:
+    """``--scene`` and ``--ruleset``: the table's terrain and questions, the rules to judge by."""
+
+    scene: str | None
+    ruleset: str | None
+
+
+@dataclass(frozen=True)
+class Capture:
+    """``--width``, ``--height`` (and ``--fps``): what to ask a live camera for."""
+
+    width: int | None
+    height: int | None
+    fps: float | None = None
+
+
+@dataclass(frozen=True)
+class Cameras:
+    """``--camera N`` or ``--video FILE`` (repeated for several cameras over one table), and
+    the ``--width`` and ``--height`` asked of a live camera."""
+
+    camera: tuple[int, ...]
+    video: tuple[str, ...]
+    width: int | None
+    height: int | None
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """``--annotate``, ``--tracks`` and ``--events``: what a run writes beside the game log."""
+
+    annotate: str | None
+    tracks: str | None
+    events: str | None
+
+
 def inputs_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The ``--calibration`` and ``--roster`` options every pipeline command takes."""
+    """The ``--calibration`` and ``--roster`` options every pipeline command takes, as one
+    :class:`Inputs` value ``inputs``."""
+    command = gathered("inputs", Inputs, {"calibration": "calibration", "roster": "roster"})(
+        command
+    )
     command = click.option(
         "--roster", "-r", required=True, metavar="ROSTER.json", help="Which tag is on which piece."
     )(command)
@@ -116,7 +176,9 @@ def inputs_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def log_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--db``, ``--game`` and ``--no-log``: where the game is logged."""
+    """``--db``, ``--game`` and ``--no-log``: where the game is logged, as one
+    :class:`LogChoice` value ``log_choice``."""
+    command = gathered("log_choice", LogChoice, {n: n for n in ("db", "game", "no_log")})(command)
     command = click.option("--no-log", is_flag=True, help="Do not keep a game log.")(command)
     command = click.option(
         "--game", metavar="NAME", help="Game name; an existing game is resumed."

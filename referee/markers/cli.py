@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from referee.markers.roster import TerrainTemplate
     from referee.markers.roster_init import PieceLine
 
+from referee.commands import gathered
 from referee.errors import RefereeError, RosterError, counted, warn
 from referee.markers.oblique import (
     DEFAULT_FOV_DEG,
@@ -51,6 +53,35 @@ from referee.tags.layout import (
     reserved_anchor_ids,
 )
 from referee.validate import number
+
+
+@dataclass(frozen=True)
+class Printing:
+    """``--page`` and ``--out``: the paper a sheet is laid out on and the PDF written."""
+
+    page: str
+    out: str | None
+
+
+@dataclass(frozen=True)
+class CameraView:
+    """The camera ``markers --size auto`` sizes tags for: ``--camera WxH`` (its resolution),
+    ``--camera-height``, ``--camera-tilt`` and ``--fov``."""
+
+    camera: str
+    height: float | None
+    tilt: float | None
+    fov: float | None
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a terrain template is: ``--kind``, ``--size WxD`` or ``--outline FILE``."""
+
+    kind: str | None
+    size: str | None
+    outline: str | None
+
 
 PAGES = click.Choice(["letter", "a4"], case_sensitive=False)
 
@@ -146,6 +177,12 @@ def _id_span(ids: list[int]) -> str:
     help="PDF to write.  [default: tags.pdf; ROSTER-tags.pdf with --roster (roster-tags.pdf "
     "for roster.json), so an earlier tags.pdf is kept; anchors.pdf with --anchors]",
 )
+@gathered(
+    "view",
+    CameraView,
+    {"camera": "camera", "camera_height": "height", "camera_tilt": "tilt", "fov": "fov"},
+)
+@gathered("printing", Printing, {"page": "page", "out": "out"})
 def markers(
     ids: str | None,
     size: str | None,
@@ -153,12 +190,8 @@ def markers(
     roster_path: str | None,
     anchors: bool,
     table: str,
-    camera: str,
-    camera_height: float | None,
-    camera_tilt: float | None,
-    fov: float | None,
-    page: str,
-    out: str | None,
+    view: CameraView,
+    printing: Printing,
 ) -> None:
     """Print tag sheets at exact size: piece tags, or the table's corner anchors.
 
@@ -169,6 +202,8 @@ def markers(
     middle of the table's long edge and sizes the tags for the far edge.
     `referee markers terrain` prints paper terrain templates with their tags.
     """
+    camera, camera_height, camera_tilt, fov = view.camera, view.height, view.tilt, view.fov
+    page, out = printing.page, printing.out
     if click.get_current_context().invoked_subcommand is not None:
         return  # `markers terrain`: its own options, its own output
     oblique = _oblique_camera(size, camera_height, camera_tilt, fov, camera)
@@ -713,17 +748,16 @@ def board(page: str, square: str | None, board_spec: str | None, out: str | None
     help="Add the new template's entry to this roster file (made if missing) instead of "
     "only printing it.",
 )
+@gathered("shape", Shape, {"kind": "kind", "size_text": "size", "outline_path": "outline"})
+@gathered("printing", Printing, {"page": "page", "out": "out"})
 def terrain(
-    kind: str | None,
-    size_text: str | None,
-    outline_path: str | None,
+    shape: Shape,
     roster_path: str | None,
     template_id: str | None,
     first_tag: int,
     tag_size: str | None,
     dictionary: str | None,
-    page: str,
-    out: str,
+    printing: Printing,
     roster_out: str | None,
 ) -> None:
     """Print paper terrain templates at exact size, with their tags on them.
@@ -735,6 +769,8 @@ def terrain(
     --roster-out. Templates bigger than the page are split over sheets that
     overlap by half an inch. Print at 100% and check the scale bars.
     """
+    kind, size_text, outline_path = shape.kind, shape.size, shape.outline
+    page, out = printing.page, printing.out or "terrain.pdf"  # click's default
     import json
 
     from referee.markers.terrain_sheet import check_template_size, terrain_sheet
