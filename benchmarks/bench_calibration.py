@@ -1,6 +1,7 @@
 """Calibration accuracy on simulated 1080p footage, turned into table position error.
 
 Run: .venv/bin/python benchmarks/bench_calibration.py
+(``... bench_calibration.py lenses``: the lens-model selection before/after, issue 41)
 
 A 1920x1080 webcam (70 deg, k1 = -0.2) 49 in above a 48 x 36 in table. Each
 trial renders 15 views of the printed Letter board held at varied angles plus
@@ -133,6 +134,92 @@ def trial(seed: int) -> dict[str, float]:
     return out
 
 
+#: Lenses for the model-selection comparison (issue 41): (name, k1, k2, p1, p2, k3).
+LENSES = (
+    ("no k3", (-0.2, 0.03, 0.0, 0.0, 0.0)),
+    ("real k3 -0.02", (-0.28, 0.09, 0.0, 0.0, -0.02)),
+    ("decentred p1 p2", (-0.2, 0.03, 0.001, -0.0008, 0.0)),
+)
+#: Views per clip and how far they reach (0.4: into the picture's corners; 0.33: short).
+LENS_VIEWS = 15
+REACHES = (0.4, 0.33)
+
+
+def far_from_anchors(rig: object, profile: CalibrationProfile) -> tuple[float, float]:
+    """Max table error (flat) over grid points at least 12 in from every anchor, and overall."""
+    errors = sim.table_error(rig, profile.intrinsics, profile.table_pose, 0.0)
+    xs = np.arange(1.0, sim.TABLE.width - 0.99, 2.0)
+    ys = np.arange(1.0, sim.TABLE.depth - 0.99, 2.0)
+    grid = np.array([(x, y) for y in ys for x in xs])
+    anchors = np.array([(1.5, 1.5), (46.5, 1.5), (46.5, 34.5), (1.5, 34.5)])
+    gap = np.min(np.linalg.norm(grid[:, None, :] - anchors[None], axis=2), axis=1)
+    return float(errors[gap >= 12.0].max()), float(errors.max())
+
+
+def lens_trial(lens: tuple[float, ...], reach: float, seed: int) -> dict[str, float]:
+    rig = sim.rig(1920, 1080, distortion=lens)
+    poses = sim.held_board_poses(rig, LENS_VIEWS, seed=seed, board=BOARD, reach=reach)
+    held = [Frame(f"v{i}", sim.render_held(rig, *p, board=BOARD)) for i, p in enumerate(poses)]
+    table = Frame("table", sim.render_table(rig, board_at=PLACED, board=BOARD))
+    out: dict[str, float] = {}
+    for label, select in (("before", False), ("after", True)):
+        start = time.perf_counter()
+        run = calibrate_frames(
+            [*held, table], spec=BOARD, table=sim.TABLE, select_lens_model=select
+        )
+        out[f"{label}_s"] = time.perf_counter() - start
+        intr = run.profile.intrinsics
+        out[f"{label}_fx"] = abs(intr.fx / rig.intrinsics.fx - 1) * 100
+        out[f"{label}_k3"] = abs(float(intr.distortion[4]) - lens[4])
+        out[f"{label}_far"], out[f"{label}_max"] = far_from_anchors(rig, run.profile)
+        out[f"{label}_pair"] = pairwise_p95(rig, run.profile)
+        if select:
+            out["model"] = float(
+                ["k1,k2", "k1,k2,k3", "k1,k2,p1,p2", "k1,k2,p1,p2,k3"].index(
+                    run.solution.lens_model
+                )
+            )
+            out["coverage"] = run.picture_coverage
+            out["warned"] = float(run.fit_warning is not None)
+    return out
+
+
+def lenses_main() -> None:
+    """Before/after the lens model chosen by held-out error (issue 41, item 1)."""
+    cv2.setNumThreads(1)
+    names = ["k1,k2", "k1,k2,k3", "k1,k2,p1,p2", "k1,k2,p1,p2,k3"]
+    print(
+        f"Lens model selection, simulated 1920x1080, 48x36 table, {LENS_VIEWS} held views + "
+        f"flat board and 4 anchors; seeds {SEEDS} (median / worst over seeds)\n"
+    )
+    print(
+        "| lens | views reach | models chosen | fx err % before / after | k3 err before / after "
+        '| far from anchors max " before / after | table max " before / after '
+        '| pairwise p95 " before / after | corners span | warned | solve s before / after |'
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, lens in LENSES:
+        for reach in REACHES:
+            results = [lens_trial(lens, reach, seed) for seed in SEEDS]
+
+            def pair(key: str, digits: int, rs: list[dict[str, float]] = results) -> str:
+                def one(label: str) -> str:
+                    values = [r[f"{label}_{key}"] for r in rs]
+                    return f"{statistics.median(values):.{digits}f}/{max(values):.{digits}f}"
+
+                return f"{one('before')} -> {one('after')}"
+
+            chosen = ", ".join(names[int(r["model"])] for r in results)
+            spans = "/".join(f"{r['coverage']:.0%}" for r in results)
+            warned = sum(int(r["warned"]) for r in results)
+            print(
+                f"| {name} | {reach:g} | {chosen} | {pair('fx', 3)} | {pair('k3', 4)} "
+                f"| {pair('far', 4)} | {pair('max', 4)} | {pair('pair', 4)} | {spans} "
+                f"| {warned} of {len(results)} | {pair('s', 2)} |",
+                flush=True,
+            )
+
+
 def main() -> None:
     cv2.setNumThreads(1)
     results = [trial(seed) for seed in SEEDS]
@@ -174,4 +261,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["lenses"]:
+        lenses_main()
+    else:
+        main()

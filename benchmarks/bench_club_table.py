@@ -80,7 +80,7 @@ def tag_truth(record: Mapping[str, Any]) -> tuple[dict[int, np.ndarray], set[int
 
 def calibrated(folder: Path, count: int) -> list[CalibrationProfile]:
     """Each camera calibrated from its own clip, as ``referee demo`` does."""
-    from referee.demo import calibrate_from_clip
+    from referee.calibration.footage import calibrate_from_clip
 
     scenario = load_scenario(SCENARIO)
     roster = load_roster(folder / "roster.json")

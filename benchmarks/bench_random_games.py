@@ -102,7 +102,8 @@ def render(
 
 def referee_game(folder: Path, setup: str, seed: int, true_camera: bool = False) -> Score:
     """Calibrate, track and log the game in ``folder`` as ``referee demo`` does; score it."""
-    from referee.demo import accuracy_summary, camera_profile, terrain_accuracy
+    from referee.game.options import camera_profile
+    from referee.sim.accuracy import accuracy_summary, terrain_accuracy
     from referee.game import Session, drive
     from referee.game.sources import footage_cameras
     from referee.markers.roster import load_roster

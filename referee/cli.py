@@ -21,19 +21,19 @@ from referee.runtime import keep_freed_memory, relay_interrupts, tell_when_compi
 #: command name -> "module:attribute" of its click command.
 COMMANDS: dict[str, str] = {
     "check": "referee.rules.cli:check",
-    "rulesets": "referee.rules.rulesets_cli:rulesets",
+    "rulesets": "referee.rules.cli:rulesets",
     "markers": "referee.markers.cli:markers",
     "cards": "referee.markers.cli:cards",
     "roster": "referee.markers.cli:roster",
     "board": "referee.markers.cli:board",
     "calibrate": "referee.calibration.cli:calibrate",
     "simulate": "referee.sim.cli:simulate",
-    "track": "referee.session_cli:track",
-    "run": "referee.session_cli:run",
-    "log": "referee.log_cli:log",
+    "track": "referee.game.cli:track",
+    "run": "referee.game.cli:run",
+    "log": "referee.store.cli:log",
     "club": "referee.club.cli:club",
-    "detect": "referee.vision.detect_cli:detect",
-    "demo": "referee.demo:demo",
+    "detect": "referee.vision.cli:detect",
+    "demo": "referee.game.cli:demo",
     "serve": "referee.web.cli:serve",
 }
 

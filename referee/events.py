@@ -6,6 +6,11 @@ log"): ``seq``, ``t``, ``type`` and ``frame`` plus the type's own keys:
 
 - ``move``: ``piece``, ``from`` and ``to`` (``{"x", "y", "heading"}``),
   ``distance`` (front point, inches), ``uncertainty``, ``start_t``, ``end_t``.
+- ``removed``: ``piece``, ``at`` (``{"x", "y", "heading"}``, its last resting pose),
+  ``reason`` (plain words) and ``edge`` (``north``/``south``/``east``/``west`` or null):
+  a casualty lifted off the table; the rules no longer count it.
+- ``entered``: ``piece``, ``at`` (where it settled) and, where the system has an
+  entry rule, ``verdict``: a reinforcement first seen after the game started.
 - ``verdict``: ``verdict`` (exactly as ``referee check --json`` prints it) and
   ``about`` (the ``seq`` of the move it judges, when it judges one).
 - ``declare``: ``declare`` (the scene-file query announced: cards, dice,
@@ -13,11 +18,11 @@ log"): ``seq``, ``t``, ``type`` and ``frame`` plus the type's own keys:
 - ``edit``: ``edit`` (``terrain``), ``action`` (``add``/``replace``/``remove``)
   and the ``terrain`` object or its ``id``; a tagged terrain template coming to
   rest adds ``template`` (``{"tag", "x", "y", "heading"}``).
-- ``flag``: ``kind`` (``unknown_tag``, ``duplicate_tag``, ``jump``),
+- ``flag``: ``kind`` (``unknown_tag``, ``duplicate_tag``, ``jump``, ``unknown_origin``),
   ``message``, ``tag``, ``piece``.
 - ``camera``: ``kind`` (``lost``, ``reopened``, ``moved``, ``started``), ``message``.
-- ``correction``: ``supersedes`` (the ``seq`` it replaces) and the corrected
-  event's own keys.
+- ``correction``: ``supersedes`` (the ``seq`` it replaces: a move, or a removal,
+  which puts the piece back at its ``at``) and the corrected event's own keys.
 
 Nothing is ever changed once logged: a correction is a new event pointing
 at the one it supersedes.
@@ -31,7 +36,17 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-EVENT_TYPES = ("move", "verdict", "declare", "edit", "flag", "camera", "correction")
+EVENT_TYPES = (
+    "move",
+    "removed",
+    "entered",
+    "verdict",
+    "declare",
+    "edit",
+    "flag",
+    "camera",
+    "correction",
+)
 """Every ``type`` an event may have, in the order the README lists them."""
 
 RESERVED = ("seq", "t", "type", "frame")
@@ -123,6 +138,25 @@ class GameEvent:
                 f"(+/-{_num(d.get('uncertainty'), 3)}) to ({_num(to.get('x'))}, "
                 f"{_num(to.get('y'))}) facing {_num(to.get('heading'), 0)}"
             )
+        if self.type == "removed":
+            at = d.get("at", {})
+            return (
+                f"removed {d.get('piece')} from ({_num(at.get('x'))}, {_num(at.get('y'))}): "
+                f"{d.get('reason')}"
+            )
+        if self.type == "entered":
+            at = d.get("at", {})
+            line = (
+                f"entered {d.get('piece')} at ({_num(at.get('x'))}, {_num(at.get('y'))}) "
+                f"facing {_num(at.get('heading'), 0)}"
+            )
+            verdict = d.get("verdict")
+            if isinstance(verdict, Mapping):
+                word = {True: "ok", False: "NOT OK", None: "too close to call"}.get(
+                    verdict.get("ok")
+                )
+                line += f": {word}"
+            return line
         if self.type == "verdict":
             verdict = d.get("verdict", {})
             word = {True: "ok", False: "NOT OK", None: "too close to call"}.get(verdict.get("ok"))
@@ -167,11 +201,14 @@ class TimelineEntry:
 
 
 def timeline_text(
-    event: GameEvent, fixes: Collection[int], pieces: Mapping[int, str] | None = None
+    event: GameEvent,
+    fixes: Collection[int],
+    pieces: Mapping[int, str] | None = None,
+    removals: Collection[int] = (),
 ) -> str:
     """``event``'s sentence on a timeline: a verdict asked again after correction ``fixes``
     says so, and a declaration or a correction in words (``pieces``: the piece of each move
-    by seq, which a correction names)."""
+    or removal by seq, which a correction names; ``removals``: the seqs that are removals)."""
     d = event.data
     if event.type == "declare":
         notes = [str(n) for n in d.get("notes", []) or [] if str(n).strip()]
@@ -179,7 +216,8 @@ def timeline_text(
             f": {'; '.join(notes)}" if notes else ""
         )
     if event.type == "correction":
-        return _correction_words(d, (pieces or {}).get(event.supersedes or -1))
+        what = "removal of" if event.supersedes in removals else "move"
+        return _correction_words(d, (pieces or {}).get(event.supersedes or -1), what)
     line = event.sentence()
     about = d.get("about") if event.type == "verdict" else None
     if about in fixes:
@@ -229,14 +267,16 @@ def _value(value: Any) -> str:
     return json.dumps(value, separators=(", ", ": "))
 
 
-def _correction_words(data: Mapping[str, Any], piece: str | None) -> str:
-    moved = f" (move {piece})" if piece else ""
+def _correction_words(data: Mapping[str, Any], piece: str | None, what: str = "move") -> str:
+    moved = f" ({what} {piece})" if piece else ""
     reason = data.get("reason")
     why = f" ({reason.strip()})" if isinstance(reason, str) and reason.strip() else ""
     head = f"correction of #{data.get('supersedes')}{moved}"
     to = data.get("to")
     if data.get("void"):
         return f"{head}: did not happen{why}"
+    if data.get("restore"):
+        return f"{head}: still on the table{why}"
     if isinstance(to, Mapping):
         return f"{head}: came to rest at {_pose(to)}{why}"
     rest = {k: v for k, v in data.items() if k != "supersedes"}
@@ -248,10 +288,12 @@ def timeline(events: Sequence[GameEvent]) -> list[TimelineEntry]:
     superseded = {e.supersedes for e in events if e.type == "correction"}
     fixes = {e.seq for e in events if e.type == "correction"}
     pieces = {e.seq: e.piece for e in events if e.type == "move" and e.piece}
+    removals = {e.seq for e in events if e.type == "removed"}
+    pieces.update({e.seq: e.piece for e in events if e.type == "removed" and e.piece})
     return [
         TimelineEntry(
             e,
-            timeline_text(e, fixes, pieces),
+            timeline_text(e, fixes, pieces, removals),
             e.seq in superseded,
             tuple(str(n) for n in e.data.get("notes", []) or []) if e.type == "move" else (),
         )

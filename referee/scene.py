@@ -283,11 +283,13 @@ class Scene:
     @classmethod
     def from_json(cls, data: Any, source: str = "<scene>") -> Scene:
         """Parse and validate a scene; each problem raises a one-line :class:`SceneError`."""
-        validate.nesting(data, source, "$", error=SceneError)
-        _check_finite(data, source, "$")
         if not isinstance(data, dict):
             raise SceneError(at(source, "$", "a scene must be a JSON object"))
+        # The counts first: they read a few lengths, while the walks below visit every value
+        # (7 s for a 300,000-point outline that the count refuses at once).
         _check_sizes(data, source)
+        validate.nesting(data, source, "$", error=SceneError)
+        _check_finite(data, source, "$")
         ruleset = _require(data, "ruleset", source, "$")
         if not isinstance(ruleset, str):
             raise SceneError(at(source, "$.ruleset", f"must be a ruleset name, got {ruleset!r}"))

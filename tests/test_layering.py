@@ -14,7 +14,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "referee"
 
 #: The bottom of the package: every layer may use these.
-BASE = {"errors", "outputs", "runtime", "validate"}
+BASE = {"commands", "errors", "outputs", "runtime", "validate"}
 
 #: Area -> the areas its modules may import (their own area always), from DESIGN.md's
 #: layout: tags and geometry at the bottom; scene, markers, calibration above them; rules
@@ -24,6 +24,7 @@ BASE = {"errors", "outputs", "runtime", "validate"}
 ALLOWED: dict[str, set[str]] = {
     "": set(),  # referee/__init__.py
     "errors": set(),
+    "commands": set(),
     "runtime": {"errors"},
     "outputs": {"errors"},
     "validate": {"errors", "outputs"},
@@ -49,6 +50,11 @@ ALLOWED: dict[str, set[str]] = {
     "game": BASE
     | {"media", "events", "tags", "geometry", "markers", "calibration", "scene"}
     | {"rules", "maps", "vision", "picture", "store", "sim"},
+    # Battle reports read the store and the game's replay (DESIGN.md: "report reads the
+    # store"); they draw with picture's shapes.
+    "report": BASE
+    | {"media", "events", "geometry", "markers", "scene", "rules", "maps"}
+    | {"picture", "store", "game"},
     # The dashboard reads the game and the store: never vision, calibration or a command.
     "web": BASE
     | {"events", "geometry", "markers", "scene", "rules", "maps", "picture"}
@@ -61,9 +67,8 @@ ALLOWED: dict[str, set[str]] = {
 COMING = {"club"}
 
 #: Modules that are commands (DESIGN.md: "commands sit on top"): besides these, any module
-#: whose name ends in ``cli`` (``cli``, ``web.cli``, ``rules.rulesets_cli``...).
-COMMANDS = {"referee.cli", "referee.__main__", "referee.demo", "referee.session_cli",
-            "referee.log_cli"}  # fmt: skip
+#: whose name ends in ``cli`` (``cli``, ``web.cli``, ``rules.cli``...).
+COMMANDS = {"referee.cli", "referee.__main__"}
 
 #: Every "never" of DESIGN.md and issue 29, checked on its own (the table above implies
 #: them; these say them in the design's words, so a table edit cannot drop one quietly).
@@ -74,6 +79,8 @@ NEVER: list[tuple[set[str], set[str]]] = [
     ({"web"}, {"vision", "calibration", "sim", "club"}),
     ({"club"}, {"web", "vision", "calibration", "markers", "sim"}),
     ({"game", "store", "rules", "maps", "vision", "scene"}, {"web", "club"}),
+    ({"game", "store", "rules", "maps", "vision", "scene", "picture"}, {"report"}),
+    ({"report"}, {"web", "club", "vision", "calibration", "sim"}),
 ]
 
 
@@ -95,9 +102,11 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports_of(path: Path) -> set[str]:
-    """Every ``referee...`` module ``path`` imports, wherever the import statement is."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def imports_of(path: Path, tree: ast.AST | None = None) -> set[str]:
+    """Every ``referee...`` module ``path`` imports, wherever the import statement is
+    (in ``tree``, when given: the module's code parsed and trimmed)."""
+    if tree is None:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -162,8 +171,8 @@ def test_nothing_under_web_imports_a_command_module():
 
 
 def test_the_checker_knows_commands_and_areas():
-    assert is_command("referee.web.cli") and is_command("referee.rules.rulesets_cli")
-    assert is_command("referee.demo") and is_command("referee.vision.detect_cli")
+    assert is_command("referee.web.cli") and is_command("referee.rules.cli")
+    assert is_command("referee.game.cli") and is_command("referee.store.cli")
     assert not is_command("referee.game.live") and not is_command("referee.calibration.profile")
     assert area("referee.game.session") == "game" and area("referee.store") == "store"
 
@@ -179,3 +188,61 @@ def test_the_checker_sees_lazy_and_type_checking_imports(tmp_path):
     assert {"referee.calibration.camera", "referee.vision.pipeline", "referee.markers"} <= (
         imports_of(sample)
     )
+
+
+def runtime_imports_of(path: Path) -> set[str]:
+    """:func:`imports_of` without the ``TYPE_CHECKING`` blocks: what runs on import."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+            node.body = [ast.Pass()]
+    return imports_of(path, tree)
+
+
+@pytest.mark.parametrize("where", sorted(a for a in ALLOWED if a))
+def test_no_import_cycle_inside_an_area(where: str):
+    """Inside an area too, imports run one way (issues 37 and 38: a rules module never
+    imports ``referee.rules`` itself, the core no module that imports the core, the club's
+    blueprints not the app factory that registers them). ``TYPE_CHECKING`` imports are
+    only names for the type checker, not arrows: they are left out here."""
+    graph = {
+        module_name(path): {
+            name
+            for name in runtime_imports_of(path)
+            if name.startswith(f"referee.{where}") and name != module_name(path)
+        }
+        for path in MODULES
+        if module_name(path).startswith(f"referee.{where}")
+    }
+    # An edge to a package's __init__ only when the module imports it by that name: a
+    # submodule import runs its parent package first, which is no arrow of the module's.
+    cycle = _find_cycle({m: {d for d in deps if d in graph} for m, deps in graph.items()})
+    assert cycle is None, " -> ".join(cycle or [])
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` (as the modules along it, first repeated last), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)):
+            return found
+    return None
+
+
+def test_the_cycle_finder_finds_a_cycle_and_no_false_one():
+    assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None

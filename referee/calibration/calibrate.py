@@ -10,7 +10,10 @@ Stages, each a plain function or a small class with one per-frame method:
   view's), and says which parts of the image still lack corners.
 * :func:`solve_intrinsics` runs ``cv2.calibrateCamera`` on the views, drops
   outlier views (per-view RMS above ``outlier_factor`` x the median) and
-  solves again.
+  solves again with the distortion terms :func:`choose_lens_model` picks by
+  cross-validation over the views.
+* :func:`picture_coverage` and :func:`fit_warning` say when the fit is poor
+  (views short of the picture's edges, a high held-out error) and what to do.
 * :func:`identify_markers` says which dictionary the markers in an image
   belong to, for the "wrong board spec" message.
 """
@@ -264,6 +267,16 @@ class Solution:
     """Names of the views used."""
     dropped: tuple[tuple[str, float], ...]
     """Outlier views left out, with their error when they were dropped."""
+    lens_model: str = "k1,k2,p1,p2,k3"
+    """The distortion terms the evidence kept (see :func:`choose_lens_model`)."""
+    held_out_px: tuple[tuple[str, float], ...] = ()
+    """Each candidate model's RMS error on views left out of its fit, in
+    :data:`LENS_MODELS` order; empty when there were too few views to tell."""
+
+    @property
+    def held_out_rms_px(self) -> float | None:
+        """The chosen model's error on views it was not fitted to (None: not measured)."""
+        return dict(self.held_out_px).get(self.lens_model)
 
 
 def _calibrate(
@@ -273,8 +286,21 @@ def _calibrate(
     images = [v.corners_px.astype(np.float32).reshape(-1, 1, 2) for v in views]
     criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 100, 1e-12)
     try:
+        # Two stages: k1 alone first, then the model asked for from there. Started from
+        # no distortion (OpenCV's homography guess), a strong barrel lens with k3 can
+        # settle in a false minimum (fx 20% off, every view 0.3 px out) that no model escapes.
+        radial = cv2.CALIB_FIX_K2 | cv2.CALIB_FIX_K3 | cv2.CALIB_ZERO_TANGENT_DIST
+        _, guess, guess_dist, _, _ = cv2.calibrateCamera(
+            objects, images, image_size, None, None, flags=radial, criteria=criteria
+        )
         rms, matrix, dist, rvecs, tvecs = cv2.calibrateCamera(
-            objects, images, image_size, None, None, flags=flags, criteria=criteria
+            objects,
+            images,
+            image_size,
+            guess,
+            guess_dist,
+            flags=flags | cv2.CALIB_USE_INTRINSIC_GUESS,
+            criteria=criteria,
         )
     except cv2.error as error:
         raise RefereeError(
@@ -288,6 +314,112 @@ def _calibrate(
     return float(rms), np.asarray(matrix, np.float64), np.asarray(dist, np.float64).ravel(), errors
 
 
+#: The distortion models tried, simplest first, with the ``calibrateCamera`` flags that
+#: hold the other terms at zero. Radial k1, k2 are always fitted: every webcam lens needs them.
+LENS_MODELS: tuple[tuple[str, int], ...] = (
+    ("k1,k2", cv2.CALIB_FIX_K3 | cv2.CALIB_ZERO_TANGENT_DIST),
+    ("k1,k2,k3", cv2.CALIB_ZERO_TANGENT_DIST),
+    ("k1,k2,p1,p2", cv2.CALIB_FIX_K3),
+    ("k1,k2,p1,p2,k3", 0),
+)
+#: Folds of the cross-validation over views (fewer when there are fewer views).
+CV_FOLDS = 5
+#: Fewest views for cross-validation: each fold must keep MIN_VIEWS to fit and leave one out.
+MIN_CV_VIEWS = MIN_VIEWS + 2
+LENS_MARGIN = 0.01
+"""A richer lens model must lower the held-out error by this fraction to be kept, and on
+more views than it raises it. On simulated 720p and 1080p clips (benchmarks/README.md)
+a term the lens lacks lowered it by 0.6% at most; a real k3 by 2-25% when the views
+reached the picture's corners (dropping it there cost up to 0.06 in at the table's
+corners), by under 0.5% when they did not (then the coverage warning fires). The
+margin leans towards keeping a term: a missed k3 costs more than a spurious one."""
+
+
+def _held_out_errors(
+    views: Sequence[BoardView], image_size: tuple[int, int], flags: int, folds: int
+) -> FloatArray:
+    """Each view's mean squared pixel error, reprojected by a lens fitted without it (k-fold).
+
+    A held-out view's board pose is solved with the lens fixed (its 6 numbers
+    are the view's own), so the error measures only how well the lens carries
+    over to views it has not seen: an overfitted k3 fits the training views'
+    noise and pays for it here.
+    """
+    squared = np.zeros(len(views))
+    for fold in range(folds):
+        train = [v for i, v in enumerate(views) if i % folds != fold]
+        _, matrix, dist, _ = _calibrate(train, image_size, flags)
+        for i in range(fold, len(views), folds):
+            obj = views[i].object_m.astype(np.float64).reshape(-1, 1, 3)
+            img = views[i].corners_px.astype(np.float64).reshape(-1, 1, 2)
+            ok, rvec, tvec = cv2.solvePnP(obj, img, matrix, dist, flags=cv2.SOLVEPNP_IPPE)
+            if not ok:
+                ok, rvec, tvec = cv2.solvePnP(obj, img, matrix, dist)
+            rvec, tvec = cv2.solvePnPRefineLM(obj, img, matrix, dist, rvec, tvec)
+            proj, _ = cv2.projectPoints(obj, rvec, tvec, matrix, dist)
+            squared[i] = float(np.mean(np.sum((proj - img).reshape(-1, 2) ** 2, axis=1)))
+    return squared
+
+
+def _weighted_rms(squared: FloatArray, views: Sequence[BoardView]) -> float:
+    counts = np.array([len(v) for v in views], dtype=np.float64)
+    return float(np.sqrt(np.sum(squared * counts) / np.sum(counts)))
+
+
+def choose_lens_model(
+    views: Sequence[BoardView],
+    image_size: tuple[int, int],
+    *,
+    margin: float = LENS_MARGIN,
+    folds: int = CV_FOLDS,
+) -> tuple[str, int, tuple[tuple[str, float], ...]]:
+    """The distortion model the views support: (name, flags, held-out RMS px per model).
+
+    Each model of :data:`LENS_MODELS` is scored by each view's error when
+    left out of the fit (``folds`` folds). One model is better than another
+    when it lowers the held-out error by more than ``margin`` (a fraction)
+    and on more views than it raises it, so one lucky view decides nothing.
+    The tangential terms p1, p2 are kept unless k1, k2 alone is better; k3 is
+    added only when it is better. A spurious k3 (views that never reach the
+    picture's corners let k3 and fx trade off) lowers the error on the views
+    fitted, not on the views left out, so it is not kept. With too few views
+    to leave any out the full model is used, as before.
+    """
+    if len(views) < MIN_CV_VIEWS:
+        name, flags = LENS_MODELS[-1]
+        return name, flags, ()
+    folds = min(folds, len(views))  # few views: leave one out at a time
+    scored = [
+        (name, flags, _held_out_errors(views, image_size, flags, folds))
+        for name, flags in LENS_MODELS
+    ]
+    by_name = {name: (name, flags, errors) for name, flags, errors in scored}
+
+    def better(candidate: tuple[str, int, FloatArray], than: tuple[str, int, FloatArray]) -> bool:
+        lowered = than[2] - candidate[2]  # per view, mean squared px
+        now, then = _weighted_rms(than[2], views), _weighted_rms(candidate[2], views)
+        # Per-view errors are heavy-tailed (a view in a corner carries most of a real k3's
+        # gain), so consistency is a sign count, not a mean over a standard error.
+        consistent = int(np.sum(lowered > 0)) > int(np.sum(lowered < 0))
+        return now - then > margin * now and consistent
+
+    # The tangential terms stay unless leaving them out does better on the views left
+    # out: a decentring of 0.0005 hardly shows there but moves the table by 0.01 in
+    # (the bundled club sample's cameras), and fitted where there is none it stays ~1e-4.
+    chosen = by_name["k1,k2,p1,p2"]
+    if better(by_name["k1,k2"], chosen):
+        chosen = by_name["k1,k2"]
+    # k3 only when the views left out ask for it: a spurious k3 bends the picture's corners.
+    with_k3 = by_name["k1,k2,k3" if chosen[0] == "k1,k2" else "k1,k2,p1,p2,k3"]
+    if better(with_k3, chosen):
+        chosen = with_k3
+    return (
+        chosen[0],
+        chosen[1],
+        tuple((name, _weighted_rms(errors, views)) for name, _, errors in scored),
+    )
+
+
 def solve_intrinsics(
     views: Sequence[BoardView],
     image_size: tuple[int, int],
@@ -297,13 +429,19 @@ def solve_intrinsics(
     outlier_floor_px: float = 0.5,
     max_dropped: int = 5,
     flags: int = 0,
+    select_model: bool = True,
 ) -> Solution:
-    """Solve camera matrix and distortion (k1, k2, p1, p2, k3) from board views.
+    """Solve camera matrix and distortion from board views, the lens model chosen by evidence.
 
     While the worst view's RMS error exceeds both ``outlier_factor`` x the
     median view error and ``outlier_floor_px``, it is dropped and the solve
-    repeated (at most ``max_dropped`` views, never below ``min_views``). Raises
-    :class:`RefereeError` when fewer than ``min_views`` views are given.
+    repeated (at most ``max_dropped`` views, never below ``min_views``); the
+    outliers are judged with the full model (k1, k2, p1, p2, k3), which fits
+    any good view. Then, with ``select_model``, :func:`choose_lens_model`
+    picks the distortion terms by cross-validation over the kept views and
+    the chosen model is solved again on all of them (terms left out are 0 in
+    the result). Raises :class:`RefereeError` when fewer than ``min_views``
+    views are given.
     """
     if len(views) < min_views:
         raise RefereeError(
@@ -321,8 +459,22 @@ def solve_intrinsics(
             break
         dropped.append((kept[worst].name, errors[worst]))
         del kept[worst]
+    model = LENS_MODELS[-1][0]
+    held_out: tuple[tuple[str, float], ...] = ()
+    if select_model and flags == 0:
+        model, model_flags, held_out = choose_lens_model(kept, image_size)
+        if model_flags != 0:
+            rms, matrix, dist, errors = _calibrate(kept, image_size, model_flags)
     intrinsics = Intrinsics(image_size, matrix, dist)
-    return Solution(intrinsics, rms, tuple(errors), tuple(v.name for v in kept), tuple(dropped))
+    return Solution(
+        intrinsics,
+        rms,
+        tuple(errors),
+        tuple(v.name for v in kept),
+        tuple(dropped),
+        model,
+        held_out,
+    )
 
 
 def identify_markers(images: Sequence[Image]) -> list[tuple[str, list[int]]]:
@@ -469,6 +621,67 @@ class CalibrationRun:
     corners_out_of_view: tuple[tuple[float, float], ...] = ()
     """Table corners the located camera cannot see, farthest first: a table larger than
     the view (a wrong ``--table``, or a camera that sees only part of the table)."""
+    picture_coverage: float = 1.0
+    """Fraction of the picture the board covered in some view used (:func:`picture_coverage`)."""
+
+    @property
+    def fit_warning(self) -> str | None:
+        """One line saying the lens fit is poor and what to do, or None (:func:`fit_warning`)."""
+        return fit_warning(self.solution, self.picture_coverage, self.guidance)
+
+
+#: Below this fraction of the picture inside the board corners' outline the lens is
+#: extrapolated over the rest. Simulated clips (12 views) whose boards reach into the
+#: picture's corners, as the collector's guidance asks, cover 77-82%; boards that stop a
+#: sixth of the picture short of its edges 59-68% (table error up to twice as large,
+#: benchmarks/README.md "calibration"); a quarter short 40-48%.
+MIN_PICTURE_COVERAGE = 0.7
+#: Above this held-out error (px) the lens does not carry over to views it was not fitted
+#: to: a sharp board gives 0.05-0.3 px; blur, a board that is not flat or a rolling
+#: shutter give more.
+MAX_HELD_OUT_PX = 0.5
+
+
+def picture_coverage(views: Sequence[BoardView], image_size: tuple[int, int]) -> float:
+    """Fraction of the picture inside the outline (convex hull) of every view's corners.
+
+    The lens is measured where board corners were seen and extrapolated
+    beyond them; the table's corners, where the anchors sit, are usually
+    near the picture's corners, so views that stop short of them leave the
+    lens guessed exactly where it matters.
+    """
+    points = [view.corners_px for view in views if len(view)]
+    if not points:
+        return 0.0
+    hull = cv2.convexHull(np.vstack(points).astype(np.float32))
+    width, height = image_size
+    return float(min(cv2.contourArea(hull) / (width * height), 1.0))
+
+
+def fit_warning(solution: Solution, coverage: float, guidance: str = "") -> str | None:
+    """Why the lens fit may be poor far from the board's views, with the remedy; or None.
+
+    Two signs, judged at calibration time: the views cover too little of the
+    picture (below :data:`MIN_PICTURE_COVERAGE`), or the lens explains views
+    left out of its fit poorly (held-out error above :data:`MAX_HELD_OUT_PX`).
+    """
+    where = guidance.partition("no corners yet near the ")[2]
+    missing = f", none near the {where.removesuffix(' of the image')}" if where else ""
+    if coverage < MIN_PICTURE_COVERAGE:
+        return (
+            "the lens is extrapolated where the board never was: move the board nearer the "
+            f"picture's edges and corners: the views cover {coverage:.0%} of the picture"
+            f"{missing} (aim for {MIN_PICTURE_COVERAGE:.0%} or more), then calibrate again"
+        )
+    held_out = solution.held_out_rms_px
+    if held_out is not None and held_out > MAX_HELD_OUT_PX:
+        return (
+            f"the lens fits the views left out of its fit only to {held_out:.2f} px (good: "
+            f"under {MAX_HELD_OUT_PX:g}): hold the board flat and still in each view, add "
+            "light, and show it at more angles near the picture's edges and corners, then "
+            "calibrate again"
+        )
+    return None
 
 
 def calibrate_frames(
@@ -485,6 +698,7 @@ def calibrate_frames(
     on_verdict: Callable[[Verdict], None] | None = None,
     qr_frames: int = 60,
     on_frame: Callable[[int, str], None] | None = None,
+    select_lens_model: bool = True,
 ) -> CalibrationRun:
     """Calibrate from a stream of frames; the final frame (or ``table_image``) is the table view.
 
@@ -494,7 +708,9 @@ def calibrate_frames(
     libzbar; with OpenCV's slower reader every :data:`OPENCV_QR_EVERY` th
     frame), or, failing both, a printed board by its layout alone, its size
     then fixed by the anchors or flat tags lying beside it in the table view.
-    ``on_frame(frames_read, stage)`` reports progress as frames are read.
+    ``on_frame(frames_read, stage)`` reports progress as frames are read;
+    ``select_lens_model`` False fits all five distortion terms (the model
+    before issue 41, for comparison).
     ``anchors`` default to :func:`default_anchors` for
     ``marker_dictionary``; ``flat_tags`` are (tag id, size in inches) of
     pieces whose tags lie flat (tag_height 0): seen in the table view they
@@ -580,7 +796,7 @@ def calibrate_frames(
     assert collector is not None and image_size is not None
     if not collector.views:
         raise RefereeError(_nothing_found_message(spec, collector, sample_frames or [last.image]))
-    solution = solve_intrinsics(collector.views, image_size)
+    solution = solve_intrinsics(collector.views, image_size, select_model=select_lens_model)
     intr = solution.intrinsics
 
     # The table view: an explicit image, else the final frame, else the last frame with a board.
@@ -625,7 +841,10 @@ def calibrate_frames(
         view_errors_px=solution.view_errors_px,
         views_used=len(solution.used),
         anchors=anchors if frame_source == "anchors" else (),
+        lens_model=solution.lens_model,
+        held_out_px=solution.held_out_rms_px,
     )
+    used = set(solution.used)
     return CalibrationRun(
         profile,
         solution,
@@ -635,6 +854,7 @@ def calibrate_frames(
         tuple(sorted(collector.rejected.items())),
         collector.guidance(),
         off_view,
+        picture_coverage([view for view in collector.views if view.name in used], image_size),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -22,6 +23,7 @@ from referee.calibration.calibrate import (
     read_image,
 )
 from referee.calibration.profile import MAX_TABLE_IN, TableSize
+from referee.commands import gathered
 from referee.errors import RefereeError, SourceError, counted, warn
 from referee.media import camera_index, quiet_libraries
 from referee.outputs import output_file, usable_path
@@ -108,7 +110,18 @@ def _report(run: CalibrationRun, out: Path) -> None:
         f"fx {intr.fx:.1f}  fy {intr.fy:.1f}  cx {intr.cx:.1f}  cy {intr.cy:.1f}  "
         f"distortion {np.array2string(intr.distortion, precision=4, separator=', ')}"
     )
-    click.echo(f"coverage: {run.guidance}")
+    if sol.held_out_px:
+        scores = ", ".join(f"{name} {error:.3f}" for name, error in sol.held_out_px)
+        click.echo(
+            f"lens model: {sol.lens_model} (chosen by the error on views left out of the "
+            f"fit, px: {scores})"
+        )
+    else:
+        click.echo(f"lens model: {sol.lens_model} (too few views to leave any out)")
+    click.echo(
+        f"coverage: {run.guidance}; the board's corners span {run.picture_coverage:.0%} of "
+        "the picture"
+    )
     if run.table is None:
         click.echo(
             f"table: the table view ({run.table_view}) shows neither the board lying flat nor "
@@ -150,6 +163,24 @@ def _warn_table_out_of_view(run: CalibrationRun) -> None:
         f"outside the camera's {width}x{height} view{others}; if the camera should see the "
         f"whole table, check --table (the table's size in game inches){board}"
     )
+
+
+@dataclass(frozen=True)
+class TableGiven:
+    """``--table WxD`` as typed, and ``--inch-mm`` (the length of an inch on this table)."""
+
+    text: str
+    inch_mm: float
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How the calibration clip's views are picked: ``--every`` seconds, ``--duration`` of a
+    live camera's recording, ``--min-sharpness`` of a view's board."""
+
+    every_s: float
+    duration: float
+    min_sharpness: float
 
 
 @click.command()
@@ -215,17 +246,16 @@ def _warn_table_out_of_view(run: CalibrationRun) -> None:
     show_default=True,
     help="Reject views whose board scores lower (variance of the Laplacian).",
 )
+@gathered("table_given", TableGiven, {"table_text": "text", "inch_mm": "inch_mm"})
+@gathered("sampling", Sampling, {n: n for n in ("every_s", "duration", "min_sharpness")})
 def calibrate(
     source: tuple[str, ...],
     out: tuple[Path, ...],
     board: str | None,
-    table_text: str,
-    inch_mm: float,
+    table_given: TableGiven,
     roster_path: Path | None,
     table_image: Path | None,
-    every_s: float,
-    duration: float,
-    min_sharpness: float,
+    sampling: Sampling,
 ) -> None:
     """Calibrate a camera and locate the table from SOURCE (camera index, video or image folder).
 
@@ -238,6 +268,8 @@ def calibrate(
     order; each camera is calibrated on its own (its lens, then its table pose from the
     anchors it sees: a table over 48 in has six, so a camera seeing part of it finds 3-4).
     """
+    table_text, inch_mm = table_given.text, table_given.inch_mm
+    every_s, duration, min_sharpness = sampling.every_s, sampling.duration, sampling.min_sharpness
     if len(out) != len(source):
         raise RefereeError(
             f"{len(source)} SOURCE{'s' if len(source) != 1 else ''} and {len(out)} --out: "
@@ -382,5 +414,7 @@ def _calibrate_one(
             f"{out}: cannot write the profile ({error.strerror}); choose another --out"
         ) from None
     _report(run, out)
+    if run.fit_warning is not None:
+        warn(run.fit_warning)
     if whole_table:  # one of several cameras sees part of the table, as it should
         _warn_table_out_of_view(run)

@@ -16,7 +16,13 @@ JSON is a public contract (see README): versioned, extended but never broken.
      "frame_source": "anchors" | "board" | "manual" | "simulated",
      "board": "charuco:5x7:0.04m:0.02m:DICT_6X6_250" | null,
      "rms_px": 0.21, "view_errors_px": [...], "views_used": 14,
-     "anchors": [{"tag": 96, "x": 1.5, "y": 1.5, "size": 2.0}, ...]}
+     "anchors": [{"tag": 96, "x": 1.5, "y": 1.5, "size": 2.0}, ...],
+     "lens_model": "k1,k2,p1,p2", "held_out_px": 0.06}
+
+``lens_model`` (optional: profiles before issue 41 have none) names the
+distortion terms the calibration fitted, chosen by cross-validation over the
+views; terms not named are 0 in ``distortion``. ``held_out_px`` is that
+model's RMS error on views left out of its fit.
 """
 
 from __future__ import annotations
@@ -54,6 +60,8 @@ __all__ = [
 FORMAT = "table-referee/calibration"
 VERSION = 1
 FRAME_SOURCES = ("anchors", "board", "manual", "simulated")
+#: Distortion models a calibration may choose (``calibrate.LENS_MODELS``), simplest first.
+LENS_MODEL_NAMES = ("k1,k2", "k1,k2,k3", "k1,k2,p1,p2", "k1,k2,p1,p2,k3")
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,10 @@ class CalibrationProfile:
     view_errors_px: tuple[float, ...] = ()
     views_used: int = 0
     anchors: tuple[AnchorTag, ...] = ()
+    lens_model: str | None = None
+    """The distortion terms fitted (:data:`LENS_MODEL_NAMES`); None: not recorded."""
+    held_out_px: float | None = None
+    """The lens model's RMS error on views left out of its fit; None: not measured."""
     created: str = field(
         default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     )
@@ -94,13 +106,17 @@ class CalibrationProfile:
             raise ValueError(
                 f"frame_source must be one of {FRAME_SOURCES}, got {self.frame_source!r}"
             )
+        if self.lens_model is not None and self.lens_model not in LENS_MODEL_NAMES:
+            raise ValueError(
+                f"lens_model must be one of {LENS_MODEL_NAMES}, got {self.lens_model!r}"
+            )
 
     def with_pose(self, pose: TablePose, frame_source: str | None = None) -> CalibrationProfile:
         """The same camera re-registered to a new table pose (after a bump)."""
         return replace(self, table_pose=pose, frame_source=frame_source or self.frame_source)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
             "created": self.created,
@@ -123,6 +139,12 @@ class CalibrationProfile:
             "views_used": self.views_used,
             "anchors": [{"tag": a.tag, "x": a.x, "y": a.y, "size": a.size} for a in self.anchors],
         }
+        # Written only when known, so a simulated or older profile's file stays as it was.
+        if self.lens_model is not None:
+            out["lens_model"] = self.lens_model
+        if self.held_out_px is not None:
+            out["held_out_px"] = self.held_out_px
+        return out
 
     @classmethod
     def from_json(cls, data: Any, source: str = "<profile>") -> CalibrationProfile:
@@ -344,6 +366,16 @@ def _parse(cls: type[CalibrationProfile], data: dict[str, Any], source: str) -> 
         board = v.text(
             board, source, "$.board", error=ProfileError, max_length=v.MAX_TEXT, hint=_FIX
         )
+    lens_model = data.get("lens_model")
+    if lens_model is not None and lens_model not in LENS_MODEL_NAMES:
+        raise v.fail(
+            source,
+            "$.lens_model",
+            f"must be one of {', '.join(LENS_MODEL_NAMES)}, got {v.shown(lens_model)}",
+            ProfileError,
+            _FIX,
+        )
+    held_out = data.get("held_out_px")
     rms = data.get("rms_px")
     view_errors = nums(data.get("view_errors_px", []), "$.view_errors_px", minimum=0.0, maximum=1e6)
     created = data.get("created", "")
@@ -365,6 +397,10 @@ def _parse(cls: type[CalibrationProfile], data: dict[str, Any], source: str) -> 
             hint=_FIX,
         ),
         anchors=tuple(anchors),
+        lens_model=lens_model,
+        held_out_px=(
+            None if held_out is None else num(held_out, "$.held_out_px", minimum=0.0, maximum=1e6)
+        ),
         created=v.text(
             created,
             source,

@@ -17,9 +17,9 @@ from typing import Any
 from flask import Blueprint, Response, abort, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from referee.club.app import get_store
 from referee.club.batch import BatchError, parse_batch, parse_registration
-from referee.club.replay import board_at
+from referee.club.db import get_store
+from referee.club.replay import SHAPING, board_at
 from referee.club.store import (
     ClubConflict,
     ClubError,
@@ -194,5 +194,5 @@ def board(name: str) -> Response:
     store = get_store()
     info = store.game(name)
     at = _int_arg("at", None)
-    shaping = store.events(info, types=("move", "edit", "correction"))
+    shaping = store.events(info, types=SHAPING)
     return jsonify(board_at(info.scene, info.roster, shaping, at).to_json())

@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response, current_app, jsonify, request
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from referee.club.api import bp as api_bp
 from referee.club.batch import MAX_BODY
+from referee.club.db import EXTENSION
+from referee.club.pages import bp as pages_bp
 from referee.club.store import ClubStore
 
 
@@ -18,15 +21,13 @@ def create_app(store: ClubStore, test_config: Mapping[str, Any] | None = None) -
     app.config.from_mapping(MAX_CONTENT_LENGTH=MAX_BODY, JSON_SORT_KEYS=False)
     if test_config is not None:
         app.config.from_mapping(test_config)
-    app.extensions["referee.club"] = store
+    app.extensions[EXTENSION] = store
     # A game name may begin with "/": werkzeug would redirect its doubled slash away (308)
     # instead of reading the name.
     app.url_map.merge_slashes = False
 
-    from referee.club import api, pages
-
-    app.register_blueprint(api.bp)
-    app.register_blueprint(pages.bp)
+    app.register_blueprint(api_bp)
+    app.register_blueprint(pages_bp)
     # A path no route takes (a game name of only a NUL, say) never reaches a blueprint's
     # handlers: it is the same one line as theirs, JSON under /api, text elsewhere.
     app.register_error_handler(404, _unrouted)
@@ -46,10 +47,4 @@ def _unrouted(error: HTTPException) -> Response:
     return Response(f"{message}\n", status, mimetype="text/plain")
 
 
-def get_store() -> ClubStore:
-    store = current_app.extensions["referee.club"]
-    assert isinstance(store, ClubStore)
-    return store
-
-
-__all__ = ["create_app", "get_store"]
+__all__ = ["create_app"]

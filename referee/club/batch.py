@@ -28,6 +28,8 @@ MAX_BODY = 8 * 1024 * 1024
 #: Keys each type must carry, with what they must be (the README's export format).
 REQUIRED: dict[str, tuple[tuple[str, type | tuple[type, ...]], ...]] = {
     "move": (("piece", str), ("from", dict), ("to", dict)),
+    "removed": (("piece", str), ("at", dict)),
+    "entered": (("piece", str), ("at", dict)),
     "verdict": (("verdict", dict),),
     "declare": (("declare", dict),),
     "edit": (("edit", str), ("action", str)),
@@ -66,8 +68,8 @@ def parse_event(line: Any, where: str) -> GameEvent:
         value = line.get(key)
         if not isinstance(value, wanted) or isinstance(value, bool):
             raise BatchError(f"{where}.{key}: a {kind} event needs it, got {_short(value)}")
-    if kind == "move":
-        for end in ("from", "to"):
+    if kind in ("move", "removed", "entered"):
+        for end in ("from", "to") if kind == "move" else ("at",):
             pose = line[end]
             if not all(_is_number(pose.get(c)) for c in ("x", "y", "heading")):
                 raise BatchError(f"{where}.{end}: must be {{x, y, heading}} in inches and degrees")

@@ -20,8 +20,8 @@ from typing import Any
 from flask import Blueprint, Response, abort, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from referee.club.app import get_store
-from referee.club.replay import Board, board_at
+from referee.club.db import get_store
+from referee.club.replay import SHAPING, Board, board_at
 from referee.club.store import (
     LIVE_SECONDS,
     ClubError,
@@ -163,7 +163,7 @@ def map_view(
 
 
 def _board(store: ClubStore, game: ClubGame, at: int | None = None) -> Board:
-    shaping = store.events(game, types=("move", "edit", "correction"))
+    shaping = store.events(game, types=SHAPING)
     return board_at(game.scene, game.roster, shaping, at)
 
 

@@ -1,5 +1,5 @@
 """A club game's table at a moment, rebuilt from what the club holds: the scene the game
-started from and its events (moves, terrain edits, corrections).
+started from and its events (moves, removals, entries, terrain edits, corrections).
 
 The club has no per-frame positions (a table sends its export stream, not its
 position rows), so a piece stands where its last move up to that moment put
@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.events import GameEvent
+
+SHAPING = ("move", "removed", "entered", "edit", "correction")
+"""The event types that shape a club game's table."""
 
 
 @dataclass(frozen=True)
@@ -84,8 +87,10 @@ def board_at(
 ) -> Board:
     """The table after event ``upto_seq`` (all of ``events`` when None).
 
-    ``events`` are the game's moves, edits and corrections, in order (later
-    ones are read too, for a piece's position before its first move).
+    ``events`` are the game's moves, removals, entries, edits and corrections
+    (:data:`SHAPING`), in order (later ones are read too, for a piece's position
+    before its first move). A removed piece is off the table until it enters again
+    (or a correction voids the removal).
     """
     raw_table = scene.get("table")
     table: Mapping[str, Any] = raw_table if isinstance(raw_table, Mapping) else {}
@@ -123,25 +128,41 @@ def board_at(
     moved: set[str] = set()
     seq, t = 0, 0.0
     for event in listed:
+        piece = event.piece
         if upto_seq is not None and event.seq > upto_seq:
-            # Later moves tell where a piece rested before them.
-            piece = event.piece
-            if event.type == "move" and piece and piece not in moved and event.seq not in voided:
-                start = event.data.get("from", {})
-                poses[piece] = [
-                    _num(start.get("x")),
-                    _num(start.get("y")),
-                    _num(start.get("heading")),
-                ]
-                moved.add(piece)
+            # Later moves (and removals) tell where a piece rested before them; a later
+            # entry, that it was not on the table yet.
+            if piece and piece not in moved and event.seq not in voided:
+                if event.type in ("move", "removed"):
+                    start = event.data.get("from" if event.type == "move" else "at", {})
+                    poses[piece] = [
+                        _num(start.get("x")),
+                        _num(start.get("y")),
+                        _num(start.get("heading")),
+                    ]
+                    moved.add(piece)
+                elif event.type == "entered":
+                    poses.pop(piece, None)
+                    moved.add(piece)
             continue
         seq, t = event.seq, event.t
         if event.seq in voided:
             continue
-        if event.type == "move" and event.piece:
+        if event.type == "move" and piece:
             end = fixed_to.get(event.seq) or event.data.get("to", {})
-            poses[event.piece] = [_num(end.get("x")), _num(end.get("y")), _num(end.get("heading"))]
-            moved.add(event.piece)
+            poses[piece] = [_num(end.get("x")), _num(end.get("y")), _num(end.get("heading"))]
+            moved.add(piece)
+        elif event.type in ("removed", "entered") and piece:
+            # A casualty is off the table (a correction's "to" puts it there instead); a
+            # reinforcement is on it where it settled.
+            end = fixed_to.get(event.seq) or (
+                event.data.get("at") if event.type == "entered" else None
+            )
+            if isinstance(end, Mapping):
+                poses[piece] = [_num(end.get("x")), _num(end.get("y")), _num(end.get("heading"))]
+            else:
+                poses.pop(piece, None)
+            moved.add(piece)
         elif event.type == "edit" and event.data.get("edit") == "terrain":
             terrain = _edited(terrain, event.data)
     # Moves after the moment only filled in starting places: recount what moved by then.
@@ -177,4 +198,4 @@ def _edited(terrain: list[Mapping[str, Any]], edit: Mapping[str, Any]) -> list[M
     return [*kept, item]
 
 
-__all__ = ["Board", "PiecePose", "board_at"]
+__all__ = ["SHAPING", "Board", "PiecePose", "board_at"]

@@ -356,10 +356,24 @@ class ClubSender:
                 log.close()
 
 
+@dataclass(frozen=True)
+class ClubChoice:
+    """``--club URL --club-token TOKEN`` as given, before :meth:`ClubTarget.from_options`
+    checks them."""
+
+    url: str | None = None
+    token: str | None = None
+
+
 def club_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--club URL --club-token TOKEN``: where a table sends its games."""
+    """``--club URL --club-token TOKEN``: where a table sends its games, as one
+    :class:`ClubChoice` value ``club_choice``."""
     import click
 
+    from referee.commands import gathered
+
+    names = {"club_url": "url", "club_token": "token"}
+    command = gathered("club_choice", ClubChoice, names)(command)
     command = click.option(
         "--club-token", metavar="TOKEN", help="This table's token ('referee club table add')."
     )(command)

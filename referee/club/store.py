@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 from urllib.parse import unquote, urlsplit
 
+from referee.club.replay import SHAPING
 from referee.errors import RefereeError
 from referee.events import GameEvent
 from referee.outputs import usable_path
@@ -810,7 +811,8 @@ class ClubStore:
         return found
 
     def shaping_events(self, games: Sequence[ClubGame]) -> dict[int, list[GameEvent]]:
-        """What draws each game's table now, in one query: every piece's last move, and every
+        """What draws each game's table now, in one query: every piece's last move (removal,
+        entry), and every
         edit and correction (a correction may void a last move: then read the game whole)."""
         if not games:
             return {}
@@ -818,7 +820,8 @@ class ClubStore:
         sql = (
             "SELECT e.game_id, e.seq, e.t, e.frame, e.type, e.data FROM club_events e"
             " JOIN (SELECT game_id, piece, MAX(seq) AS seq FROM club_events"
-            f" WHERE game_id IN ({ids}) AND type = 'move' GROUP BY game_id, piece) last"
+            f" WHERE game_id IN ({ids}) AND type IN ('move', 'removed', 'entered')"
+            " GROUP BY game_id, piece) last"
             " ON e.game_id = last.game_id AND e.seq = last.seq"
             " UNION ALL SELECT game_id, seq, t, frame, type, data FROM club_events"
             f" WHERE game_id IN ({ids}) AND type IN ('edit', 'correction')"
@@ -832,7 +835,7 @@ class ClubStore:
         for game in games:
             events = sorted(found[game.id], key=lambda e: e.seq)
             if any(e.type == "correction" for e in events):
-                events = self.events(game, types=("move", "edit", "correction"))
+                events = self.events(game, types=SHAPING)
             found[game.id] = events
         return found
 

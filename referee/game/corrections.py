@@ -1,8 +1,10 @@
-"""Corrections: what the players say the camera got wrong about a settled move.
+"""Corrections: what the players say the camera got wrong about a settled move or a removal.
 
 A correction is a new ``correction`` event (``supersedes`` the move's
 ``seq``, ``reason``, and either ``"void": true`` or the corrected ``to``
-pose); nothing logged is ever changed. This module holds what the command
+pose); nothing logged is ever changed. A removal corrected is undone: void,
+the piece is back where it was lifted from (the removal's ``at``); ``to``,
+it stands there. This module holds what the command
 line, the session and the replay share: the checks a correction must pass,
 where each piece really rests once the corrections are applied, and the
 verdicts that depended on a corrected move, re-asked.
@@ -22,6 +24,13 @@ from referee.geometry import Pose
 from referee.rules import Ruleset, Verdict
 from referee.rules.flow import SettledMove
 from referee.scene import Scene, Table
+
+CORRECTED = ("move", "removed")
+"""The events a correction may supersede: a move, or a removal (the piece was not taken
+off: ``void`` puts it back where it was lifted from, ``to`` somewhere else)."""
+
+TOLD = ("move", "removed", "entered", "correction")
+"""The events that say where the pieces are once corrections are applied."""
 
 WHY_LIMIT = 500
 """Characters of a correction's reason: a sentence, not a document."""
@@ -104,12 +113,13 @@ def make(
     if event is None:
         last = events[-1].seq if events else 0
         raise RefereeError(f"{where} has no event #{seq} (its events are 1 to {last})")
-    if event.type != "move":
+    if event.type not in CORRECTED:
         raise RefereeError(
-            f"event #{seq} of {where} is a {event.type}, not a move; only moves are corrected"
+            f"event #{seq} of {where} is a {event.type}, not a move or a removal; "
+            "only those are corrected"
         )
     if seq in voided(events):
-        raise RefereeError(f"move #{seq} of {where} is already voided")
+        raise RefereeError(f"{event.type} #{seq} of {where} is already voided")
     if to is not None:
         if not all(math.isfinite(v) for v in (to.x, to.y, to.heading)):
             raise RefereeError(f"{to_}: three finite numbers")
@@ -150,15 +160,20 @@ def _pose(value: Any) -> Pose | None:
 def rests(events: Sequence[GameEvent], upto_seq: int | None = None) -> dict[str, Pose]:
     """Where corrections put pieces at event ``upto_seq`` (all events when None).
 
-    Only pieces whose last move by then was corrected are named: a voided
-    move leaves the piece where it rested before it (walking back over
-    earlier voided moves), a ``to`` puts it there; a piece the camera saw
-    move again since is where the camera saw it (not named).
+    Only pieces whose last move or removal by then was corrected are named: a
+    voided move leaves the piece where it rested before it (walking back over
+    earlier voided moves), a voided removal where it was lifted from, a ``to``
+    puts it there; a piece the camera saw move, leave or enter again since is
+    where the camera saw it (not named).
     """
     fixes = latest(events)
     moves: dict[str, list[GameEvent]] = {}
     for e in events:
-        if e.type == "move" and e.piece is not None and (upto_seq is None or e.seq <= upto_seq):
+        if (
+            e.type in ("move", "removed", "entered")
+            and e.piece is not None
+            and (upto_seq is None or e.seq <= upto_seq)
+        ):
             moves.setdefault(e.piece, []).append(e)
     out: dict[str, Pose] = {}
     for piece, history in moves.items():
@@ -167,8 +182,10 @@ def rests(events: Sequence[GameEvent], upto_seq: int | None = None) -> dict[str,
         for i in range(len(history) - 1, -1, -1):
             move = history[i]
             fix = fixes.get(move.seq)
-            if fix is None:
-                pose = _pose(history[i + 1].data.get("from"))  # before the voided one after it
+            if fix is None:  # before the voided one after it
+                pose = _pose(_start(history[i + 1]))
+            elif fix.get("void") and move.type == "removed":
+                pose = _pose(move.data.get("at"))  # never lifted off: where it rested
             elif fix.get("void"):
                 if i > 0:
                     continue
@@ -179,6 +196,11 @@ def rests(events: Sequence[GameEvent], upto_seq: int | None = None) -> dict[str,
                 out[piece] = pose
             break
     return out
+
+
+def _start(event: GameEvent) -> Any:
+    """Where the piece rested just before ``event``: a move's ``from``, a removal's ``at``."""
+    return event.data.get("at" if event.type == "removed" else "from")
 
 
 def dependents(
@@ -230,6 +252,8 @@ def verdict_data(
 
 
 __all__ = [
+    "CORRECTED",
+    "TOLD",
     "Correction",
     "dependents",
     "latest",

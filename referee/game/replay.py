@@ -6,14 +6,14 @@ import math
 from dataclasses import replace
 from typing import Any
 
+import referee.game.corrections as corrections
 from referee.events import GameEvent
-from referee.game import corrections
 from referee.game.edits import apply_edit, apply_roster_edit
 from referee.game.session import named_pieces
 from referee.markers.roster import Roster
 from referee.rules import Verdict, find_ruleset
 from referee.scene import Piece, Scene
-from referee.store import GameInfo, GameLog
+from referee.store import GameInfo, GameLog, Position
 
 
 def scene_at(
@@ -36,7 +36,7 @@ def scene_at(
     events = log.events(game, upto_seq=seq, upto_t=t, types=("edit",))
     final = log.events(game, upto_seq=seq, upto_t=t, last=True)
     last = final[0] if final else None
-    told = [*log.events(game, types=("move", "correction")), *pending]
+    told = [*log.events(game, types=corrections.TOLD), *pending]
     moved_to = corrections.rests(told, last.seq if last is not None else 0)
     if seq is not None:
         frame = last.frame if last is not None and last.frame is not None else -1
@@ -55,7 +55,11 @@ def scene_at(
                 terrain = apply_edit(terrain, event.data)
     templates = {p.id: p for p in initial}
     pieces = [p for p in initial if started_with.by_id(p.id) is None]  # the untagged ones
-    for pid, position in log.positions_at(game, frame, resting=True).items():
+    resting = log.positions_at(game, frame, resting=True)
+    for pid, back in moved_to.items():  # a wrong removal undone: on the table after all
+        if pid not in resting:
+            resting[pid] = Position(pid, "settled", back.x, back.y, back.heading, 0.0, False, 0, 0)
+    for pid, position in resting.items():
         template = templates.get(pid)
         entry = roster.by_id(pid)
         if entry is None:

@@ -11,6 +11,9 @@ corrections come in through methods, from any thread. A tagged terrain
 template coming to rest (placed, or moved and settled again) is a terrain
 ``edit`` of the feature with its id (``add`` the first time, else
 ``replace``), never a move: every standing question is asked again on it.
+A casualty the tracker saw lifted off the table is a ``removed`` event and
+leaves the scene the rules see; a reinforcement is an ``entered`` event
+(judged where the system has an entry rule) and joins it.
 
 When a :class:`~referee.store.GameLog` is attached, each frame's events and
 position changes are committed in one transaction *before* any subscriber
@@ -34,11 +37,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import referee.game.corrections as corrections
 from referee.calibration.camera import TablePose
 from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError, SceneError, at
 from referee.events import GameEvent
-from referee.game import corrections
 from referee.game.edits import apply_edit, apply_roster_edit, edit_data
 from referee.geometry import Pose
 from referee.markers.roster import Roster
@@ -49,7 +52,7 @@ from referee.store import GameInfo, GameLog, Position
 from referee.vision.pipeline import FrameResult, Pipeline
 from referee.vision.pose import PiecePose
 from referee.vision.sources import Frame
-from referee.vision.track import FlagEvent, MoveEvent, PlaceEvent
+from referee.vision.track import EnteredEvent, FlagEvent, MoveEvent, PlaceEvent, RemovedEvent
 
 DEFAULT_RULESET = "paper-tigers"
 POSITION_NOISE = 0.02
@@ -224,8 +227,8 @@ class Session:
         self._standing: list[Mapping[str, Any]] = []
         self._answers: dict[int, dict[str, Any]] = {}
         self._told: dict[int, GameEvent] = {}
-        """Every move and correction of the game by ``seq``: what a correction is checked
-        against and where corrections put the pieces."""
+        """Every move, removal, entry and correction of the game by ``seq``: what a
+        correction is checked against and where corrections put the pieces."""
         self.opening: tuple[GameEvent, ...] = ()
         """Events logged when the game opened (declarations, questions answerable at once)."""
         self.latest: FrameResult | None = None
@@ -320,7 +323,7 @@ class Session:
             declared = probe.declare(self.scene, query)
             if not declared.taken and declared.verdict is None:
                 self._standing.append(dict(query))
-        self._told = {e.seq: e for e in history if e.type in ("move", "correction")}
+        self._told = {e.seq: e for e in history if e.type in corrections.TOLD}
         told = list(self._told.values())
         voided = corrections.voided(told)
         fixes = corrections.latest(told)
@@ -332,6 +335,8 @@ class Session:
                 continue
             if event.type == "move":
                 self._replay_move(game, event, fixes.get(event.seq, {}).get("to"), told)
+            elif event.type == "removed" and event.piece is not None:
+                self._placed.pop(event.piece, None)  # off the table for what follows
             elif event.type == "declare" and isinstance(event.data.get("declare"), Mapping):
                 # On the table as it stood then, like a move: a declaration may be judged.
                 self._place_resting(game, event.frame, told, event.seq)
@@ -353,6 +358,11 @@ class Session:
         for pid, position in resting.items():
             pose = moved_to.get(pid, Pose(position.x, position.y, position.heading))
             self._place(pid, pose, position.uncertainty)
+        for pid, pose in moved_to.items():  # a removal undone: back on the table
+            if pid not in resting and self._place(pid, pose, 0.0):
+                x, y, heading = pose.x, pose.y, pose.heading
+                frame, t = game.last_frame, game.last_t
+                resting[pid] = Position(pid, "settled", x, y, heading, 0.0, False, frame, t)
         self._logged = dict(self.log.positions_at(game))
         # Pieces and terrain templates start settled where they last rested.
         tags = {e.id: e.tag for e in self.roster}
@@ -419,6 +429,25 @@ class Session:
         """The table now as a scene file (with the standing questions) for ``referee check``."""
         with self._lock:
             return replace(self.scene, queries=tuple(self._answerable()))
+
+    def casualties(self) -> list[GameEvent]:
+        """The removals still standing, oldest first: each piece whose last removal, entry or
+        move was a removal no correction undid (the dashboard lists them by the map)."""
+        with self._lock:
+            told = sorted(self._told.values(), key=lambda e: e.seq)
+            undone = {e.supersedes for e in told if e.type == "correction"}
+            last: dict[str, GameEvent] = {}
+            for event in told:
+                if event.type in ("move", "removed", "entered") and event.piece is not None:
+                    last[event.piece] = event
+            return sorted(
+                (
+                    e
+                    for pid, e in last.items()
+                    if e.type == "removed" and e.seq not in undone and pid not in self._placed
+                ),
+                key=lambda e: e.seq,
+            )
 
     def _answerable(self) -> list[Mapping[str, Any]]:
         placed = {p.id for p in self.scene}
@@ -587,6 +616,12 @@ class Session:
                     moved.add(event.piece)
                 elif isinstance(event, PlaceEvent):
                     placed = self._place_template(event, events) or placed
+                elif isinstance(event, RemovedEvent):
+                    self._removed(event, events)
+                    moved.add(event.piece)
+                elif isinstance(event, EnteredEvent):
+                    self._entered(event, events)
+                    moved.add(event.piece)
                 else:
                     events.append(self._flag(event, result))
             for tracked in result.tracks.pieces:
@@ -651,6 +686,62 @@ class Session:
             events[events.index(move)] = self._told[move.seq] = noted
         self._place(event.piece, _pose(event.to_pose), event.to_pose.uncertainty)
         return Ruling(event, judgement, move.seq)
+
+    def _removed(self, event: RemovedEvent, events: list[GameEvent]) -> None:
+        """A casualty: logged, and off the table for the rules (range, line of sight,
+        targets, Follow Me no longer count it) until it enters again or a correction
+        puts it back."""
+        removed = self._event(
+            "removed",
+            {
+                "piece": event.piece,
+                "tag": event.tag,
+                "at": _pose_json(event.at),
+                "reason": event.reason,
+                "edge": event.edge,
+                "start_t": round(event.start_t, 4),
+                "last_seen_t": round(event.last_seen_t, 4),
+            },
+        )
+        events.append(removed)
+        self._told[removed.seq] = removed
+        self._placed.pop(event.piece, None)
+
+    def _entered(self, event: EnteredEvent, events: list[GameEvent]) -> None:
+        """A reinforcement came to rest: on the table from now on, its entry judged where
+        the system has an entry rule (:meth:`_entry_verdict`)."""
+        self._place(event.piece, _pose(event.at), event.at.uncertainty)
+        data: dict[str, Any] = {
+            "piece": event.piece,
+            "tag": event.tag,
+            "at": _pose_json(event.at),
+            "start_t": round(event.start_t, 4),
+            "end_t": round(event.end_t, 4),
+        }
+        verdict = self._entry_verdict(event.piece)
+        if verdict is not None:
+            data["verdict"] = verdict.to_json()
+        entered = self._event("entered", data)
+        events.append(entered)
+        self._told[entered.seq] = entered
+
+    def _entry_verdict(self, piece_id: str) -> Verdict | None:
+        """The rules on an entry: a system with set-up zones (a ``deployment`` question) and
+        a table edge for the piece's side wants a reinforcement in from its own edge, so the
+        entering piece alone is asked that question; elsewhere there is no entry rule."""
+        scene = self.scene
+        piece = scene.get(piece_id)
+        if (
+            piece is None
+            or "deployment" not in self.ruleset.questions()
+            or piece.side not in scene.deployment
+        ):
+            return None
+        alone = replace(scene, pieces=(piece,))
+        try:
+            return self.ruleset.answer(alone, {"ask": "deployment", "side": piece.side})
+        except QueryError:
+            return None
 
     def _place_template(self, event: PlaceEvent, events: list[GameEvent]) -> bool:
         """Log a terrain template's rest as the terrain edit it is: ``add`` the feature
@@ -863,9 +954,9 @@ class Session:
             name = f"game {self.game.name!r}" if self.game is not None else "this game"
             if not 1 <= seq <= self._seq:
                 raise RefereeError(f"{name} has no event #{seq} (its events are 1 to {self._seq})")
-            if seq not in self._told or self._told[seq].type != "move":
+            if seq not in self._told or self._told[seq].type not in corrections.CORRECTED:
                 raise RefereeError(
-                    f"event #{seq} of {name} is not a move; only moves are corrected"
+                    f"event #{seq} of {name} is not a move or a removal; only those are corrected"
                 )
             told = sorted(self._told.values(), key=lambda e: e.seq)
             fix, move = corrections.make(
@@ -895,7 +986,7 @@ class Session:
         event = self._event("correction", fix.data())
         events = [event]
         piece = move.piece or ""
-        if fix.to is not None:
+        if fix.to is not None and move.type == "move":
             before = self._scene_with(piece, move.data.get("from"))
             for verdict in corrections.rejudge(self.ruleset, before, move, fix.to):
                 events.append(self._verdict(verdict, about=event.seq))
@@ -904,6 +995,8 @@ class Session:
         if rest is not None:  # the move was the piece's last: it stands elsewhere now
             placed = self._placed.get(piece)
             self._place(piece, rest, placed.uncertainty if placed is not None else 0.0)
+            if move.type == "removed":
+                self._put_back(piece, rest, move)
             scene = self.scene
             present = {p.id for p in scene}
             for i in sorted(self._touched({piece})):
@@ -915,6 +1008,18 @@ class Session:
                 events.append(self._verdict(verdict, about=event.seq, question=i))
         self._emit(events)
         return event
+
+    def _put_back(self, piece: str, rest: Pose, removal: GameEvent) -> None:
+        """A wrong removal undone: the camera follows the piece as settled at ``rest`` again
+        (seen there it is no entry; seen elsewhere it moved)."""
+        tracker = getattr(self.pipeline, "tracker", None)
+        restore = getattr(tracker, "restore", None)
+        tag = removal.data.get("tag")
+        if restore is None or not isinstance(tag, int):
+            return
+        placed = self._placed.get(piece)
+        doubt = placed.uncertainty if placed is not None else 0.0
+        restore({piece: PiecePose(piece, tag, rest.x, rest.y, rest.heading, doubt, False)})
 
     def _scene_with(self, piece: str, pose: Any) -> Scene:
         """The table now with ``piece`` at ``pose`` (a logged ``{x, y, heading}``)."""

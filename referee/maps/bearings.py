@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from referee.geometry import Array
-from referee.maps.kernels import loop, loops
+from referee.maps.kernels import loop, loops, read_only
 from referee.maps.pairwise import _length, upper_pairs
 
 
@@ -98,7 +98,7 @@ class Bearings:
         return np.asarray(
             through_lines(
                 dist, centre, half, r, np.ascontiguousarray(barred), bits, self.bins,
-                self.length2, i, j, (_BIN, _BINS, _CONE_SLACK),
+                self.length2, read_only(i), read_only(j), (_BIN, _BINS, _CONE_SLACK),
             )
         )  # fmt: skip
 

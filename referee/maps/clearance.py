@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from referee.maps.kernels import loops
+from referee.maps.kernels import loops, read_only
 from referee.maps.pairwise import upper_pairs
 from referee.runtime import CORES, in_strides
 from referee.scene import Piece
@@ -122,7 +122,7 @@ def _clear_pair_segments(
 
     corners = np.ascontiguousarray(corners, float)
     live = np.ascontiguousarray(live, np.bool_)
-    first, second = np.asarray(first, np.intp), np.asarray(second, np.intp)
+    first, second = read_only(np.asarray(first, np.intp)), read_only(np.asarray(second, np.intp))
     frames = np.ascontiguousarray(np.stack(_frames(corners)))
     layout = pair_layout(corners, live)
     m = len(first)

@@ -35,6 +35,17 @@ _TWINS: set[str] = set()
 """Empty: compiled loops; else the reason the twins are used (a warm-up running)."""
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array``. numba compiles a loop again for each mix of read-only
+    and writeable arguments (a kept index array such as
+    :func:`referee.maps.pairwise.upper_pairs`' is read-only, a computed one is not), and
+    the second compile of the line search costs 13 s on a fresh install; so the maps pass
+    the index arrays a loop only reads as read-only views, always."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 def use_twins(reason: str) -> None:
     """From now on answer with the pure-Python twins, until :func:`use_compiled`."""
     with _LOCK:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +15,14 @@ if TYPE_CHECKING:
     from referee.markers.roster import TerrainTemplate
     from referee.markers.roster_init import PieceLine
 
+from referee.commands import gathered
 from referee.errors import RefereeError, RosterError, counted, warn
+from referee.markers.oblique import (
+    DEFAULT_FOV_DEG,
+    MAX_TILT_DEG,
+    ObliqueCamera,
+    oblique_tag_size,
+)
 from referee.markers.pdf import write_pdf
 from referee.markers.roster import Roster, load_roster
 from referee.markers.sheets import (
@@ -44,6 +52,36 @@ from referee.tags.layout import (
     canonical_dictionary,
     reserved_anchor_ids,
 )
+from referee.validate import number
+
+
+@dataclass(frozen=True)
+class Printing:
+    """``--page`` and ``--out``: the paper a sheet is laid out on and the PDF written."""
+
+    page: str
+    out: str | None
+
+
+@dataclass(frozen=True)
+class CameraView:
+    """The camera ``markers --size auto`` sizes tags for: ``--camera WxH`` (its resolution),
+    ``--camera-height``, ``--camera-tilt`` and ``--fov``."""
+
+    camera: str
+    height: float | None
+    tilt: float | None
+    fov: float | None
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a terrain template is: ``--kind``, ``--size WxD`` or ``--outline FILE``."""
+
+    kind: str | None
+    size: str | None
+    outline: str | None
+
 
 PAGES = click.Choice(["letter", "a4"], case_sensitive=False)
 
@@ -105,9 +143,32 @@ def _id_span(ids: list[int]) -> str:
 )
 @click.option(
     "--camera",
+    "--resolution",
+    "camera",
     default="1920x1080",
     show_default=True,
     help="Camera resolution, for --size auto and the too-small warning.",
+)
+@click.option(
+    "--camera-height",
+    type=float,
+    metavar="IN",
+    help="--size auto for a camera at the table's long edge: its lens's height above the "
+    "table, inches.",
+)
+@click.option(
+    "--camera-tilt",
+    type=float,
+    metavar="DEG",
+    help="... and its tilt from straight down, degrees (0: overhead; a tripod at the edge: "
+    "20-35).  [default: 0]",
+)
+@click.option(
+    "--fov",
+    type=float,
+    metavar="DEG",
+    help=f"... and its horizontal field of view, degrees.  [default: {DEFAULT_FOV_DEG:g}, a "
+    "1080p webcam's]",
 )
 @click.option("--page", type=PAGES, default="letter", show_default=True)
 @click.option(
@@ -116,6 +177,12 @@ def _id_span(ids: list[int]) -> str:
     help="PDF to write.  [default: tags.pdf; ROSTER-tags.pdf with --roster (roster-tags.pdf "
     "for roster.json), so an earlier tags.pdf is kept; anchors.pdf with --anchors]",
 )
+@gathered(
+    "view",
+    CameraView,
+    {"camera": "camera", "camera_height": "height", "camera_tilt": "tilt", "fov": "fov"},
+)
+@gathered("printing", Printing, {"page": "page", "out": "out"})
 def markers(
     ids: str | None,
     size: str | None,
@@ -123,19 +190,23 @@ def markers(
     roster_path: str | None,
     anchors: bool,
     table: str,
-    camera: str,
-    page: str,
-    out: str | None,
+    view: CameraView,
+    printing: Printing,
 ) -> None:
     """Print tag sheets at exact size: piece tags, or the table's corner anchors.
 
     Print the PDF at 100% ("actual size") and check its scale bars with a ruler.
     --size auto picks the smallest tag that gives the camera at least 5 pixels
-    per tag cell, assuming it looks straight down at the table with 5% margin.
+    per tag cell, assuming it looks straight down at the table with 5% margin;
+    with --camera-height (and --camera-tilt, --fov) it places the camera at the
+    middle of the table's long edge and sizes the tags for the far edge.
     `referee markers terrain` prints paper terrain templates with their tags.
     """
+    camera, camera_height, camera_tilt, fov = view.camera, view.height, view.tilt, view.fov
+    page, out = printing.page, printing.out
     if click.get_current_context().invoked_subcommand is not None:
         return  # `markers terrain`: its own options, its own output
+    oblique = _oblique_camera(size, camera_height, camera_tilt, fov, camera)
     default = _default_out(anchors, roster_path)
     output_file(default if out is None else out, "--out", (".pdf",), "tags.pdf")
     roster: Roster | None = None
@@ -168,7 +239,9 @@ def markers(
         items = anchor_tags(name, anchor_size, big)
         target = default if out is None else out
     else:
-        if size == "auto":
+        if oblique is not None:
+            tag_size = _oblique_size(_pair(table, "--table", "48x36"), oblique, name)
+        elif size == "auto":
             tag_size, px = auto_tag_size(_pair(table, "--table", "48x36"), _camera(camera), name)
             click.echo(
                 f"--size auto: {describe_size(tag_size)} tags give {px:g} px per "
@@ -255,6 +328,65 @@ def _warn_small(items: Sequence[TagPrint], dictionary: str, table: str, camera: 
         message = size_warning(size, dictionary, *setup)
         if message is not None:
             warn(message)
+
+
+def _oblique_camera(
+    size: str | None,
+    height: float | None,
+    tilt: float | None,
+    fov: float | None,
+    resolution: str,
+) -> ObliqueCamera | None:
+    """The camera ``--size auto`` sizes tags for at the table's edge; None: straight down."""
+    given = [
+        name
+        for name, value in (("--camera-height", height), ("--camera-tilt", tilt), ("--fov", fov))
+        if value is not None
+    ]
+    if not given:
+        return None
+    if size != "auto":
+        raise RefereeError(
+            f"{given[0]} sizes the tags for an oblique camera: it goes with --size auto "
+            "(e.g. --size auto --camera-height 40 --camera-tilt 30)"
+        )
+    if height is None:
+        raise RefereeError(
+            f"{given[0]} needs --camera-height: the height of the camera's lens above the "
+            "table in inches (e.g. --camera-height 40 --camera-tilt 30)"
+        )
+    number(height, "--camera-height", positive=True, maximum=1000.0, hint="inches, e.g. 40")
+    tilt = 0.0 if tilt is None else tilt
+    number(
+        tilt,
+        "--camera-tilt",
+        minimum=0.0,
+        maximum=MAX_TILT_DEG,
+        hint="degrees from straight down, e.g. 30",
+    )
+    fov = DEFAULT_FOV_DEG if fov is None else fov
+    number(fov, "--fov", minimum=10.0, maximum=170.0, hint="the horizontal field of view, e.g. 70")
+    return ObliqueCamera(height, tilt, _camera(resolution), fov)
+
+
+def _oblique_size(table: tuple[float, float], camera: ObliqueCamera, dictionary: str) -> float:
+    """Size tags for the far edge of an oblique camera; say the size and why."""
+    fit = oblique_tag_size(table, camera, dictionary, min_px_per_cell=MIN_PX_PER_CELL)
+    x, y = fit.worst_xy
+    click.echo(
+        f"--size auto: {describe_size(fit.size_in)} tags: a tag looks smallest at "
+        f"({x:g}, {y:g}), {fit.distance_in:.0f} in from {camera.describe()} at the "
+        f"middle of the table's long edge; there a tag cell is {fit.across_px:.1f} px across "
+        f"and {fit.along_px:.1f} px along the line of sight ({fit.equivalent_px:.1f} px "
+        f"square, goal {MIN_PX_PER_CELL:g}); nearer tags look larger"
+    )
+    if fit.out_of_view:
+        corners = ", ".join(f"({cx:g}, {cy:g})" for cx, cy in fit.out_of_view)
+        warn(
+            f"table corners {corners} fall outside the picture of {camera.describe()}: the "
+            "anchors there will not be seen; move the camera back, raise it or change its tilt"
+        )
+    return fit.size_in
 
 
 def _camera(text: str) -> tuple[int, int]:
@@ -616,17 +748,16 @@ def board(page: str, square: str | None, board_spec: str | None, out: str | None
     help="Add the new template's entry to this roster file (made if missing) instead of "
     "only printing it.",
 )
+@gathered("shape", Shape, {"kind": "kind", "size_text": "size", "outline_path": "outline"})
+@gathered("printing", Printing, {"page": "page", "out": "out"})
 def terrain(
-    kind: str | None,
-    size_text: str | None,
-    outline_path: str | None,
+    shape: Shape,
     roster_path: str | None,
     template_id: str | None,
     first_tag: int,
     tag_size: str | None,
     dictionary: str | None,
-    page: str,
-    out: str,
+    printing: Printing,
     roster_out: str | None,
 ) -> None:
     """Print paper terrain templates at exact size, with their tags on them.
@@ -638,6 +769,8 @@ def terrain(
     --roster-out. Templates bigger than the page are split over sheets that
     overlap by half an inch. Print at 100% and check the scale bars.
     """
+    kind, size_text, outline_path = shape.kind, shape.size, shape.outline
+    page, out = printing.page, printing.out or "terrain.pdf"  # click's default
     import json
 
     from referee.markers.terrain_sheet import check_template_size, terrain_sheet

@@ -22,7 +22,6 @@ than the doubt, or passes within the doubt of it is ``doubtful``.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -49,7 +48,7 @@ from referee.geometry import (
 )
 from referee.maps import LOS_CODES, MapTable, Obstacle, PreparedPolygons, Visibility
 from referee.maps.clearance import clear_distance
-from referee.rules import PieceRange, QueryError, Verdict, judge, name_key
+from referee.rules.forests import forests
 from referee.rules.queries import (
     MAX_VIA,
     LosQuery,
@@ -63,6 +62,7 @@ from referee.rules.queries import (
     pose_arg,
 )
 from referee.rules.targets import Targets, line_contact, line_ends_away
+from referee.rules.values import PieceRange, QueryError, Verdict, judge, name_key
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 __all__ = [  # the query readers, where the systems have always imported them from
@@ -1339,38 +1339,6 @@ def sweep_entry(base: np.ndarray, d: np.ndarray, poly: np.ndarray) -> float | No
                     best = spans[0][0] if best is None else min(best, spans[0][0])
         return best
     return float(best)
-
-
-def forests(terrain: Sequence[Terrain], kinds: tuple[str, ...] = ("woods",)) -> list[list[int]]:
-    """Groups of indices into ``terrain``: woods pieces that touch or overlap (directly or
-    through others) form one group; every other piece is a group of its own. Terrain
-    stays put through a game, so the grouping is remembered."""
-    return [list(g) for g in _forests(tuple(terrain), kinds)]
-
-
-@functools.lru_cache(maxsize=32)
-def _forests(terrain: tuple[Terrain, ...], kinds: tuple[str, ...]) -> tuple[tuple[int, ...], ...]:
-    parent = list(range(len(terrain)))
-    boxes = [(t.outline().min(axis=0), t.outline().max(axis=0)) for t in terrain]
-
-    def root(k: int) -> int:
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
-    woods = [k for k, t in enumerate(terrain) if t.kind in kinds]
-    for x, k in enumerate(woods):
-        for m in woods[x + 1 :]:
-            (lo_k, hi_k), (lo_m, hi_m) = boxes[k], boxes[m]
-            if np.any(lo_k > hi_m + 1e-9) or np.any(lo_m > hi_k + 1e-9):
-                continue  # boxes apart: the outlines cannot touch
-            if polygon_distance(terrain[k].outline(), terrain[m].outline()) <= 1e-9:
-                parent[root(m)] = root(k)
-    groups: dict[int, list[int]] = {}
-    for k in range(len(terrain)):
-        groups.setdefault(root(k), []).append(k)
-    return tuple(tuple(g) for g in groups.values())
 
 
 def union_boundary(polys: Sequence[np.ndarray]) -> np.ndarray:

@@ -26,7 +26,8 @@ from referee.errors import RefereeError
 from referee.geometry import Pose
 
 if TYPE_CHECKING:
-    from referee.rules import Ruleset, Verdict
+    from referee.rules.base import Ruleset
+    from referee.rules.values import Verdict
     from referee.scene import Scene
 
 
@@ -103,8 +104,8 @@ class GameFlow:
         """The ruleset's ``move`` verdict on a settled move, asked typed (no JSON on the way
         in); ``allowance`` and ``extra`` are what the flow's declarations add (the dice's
         allowance, a declared speed). One it cannot ask is a doubtful verdict saying why."""
-        from referee.rules import QueryError
         from referee.rules.queries import MoveQuery
+        from referee.rules.values import QueryError
 
         piece = scene.get(move.piece)
         try:
@@ -139,7 +140,7 @@ class GameFlow:
 
     @staticmethod
     def cannot_judge(query: Mapping[str, Any], error: Exception) -> Verdict:
-        from referee.rules import Verdict
+        from referee.rules.values import Verdict
 
         text = str(error).strip("'\"")
         return Verdict(str(query.get("ask")), None, (f"cannot judge: {text}",), query=query)

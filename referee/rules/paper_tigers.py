@@ -44,17 +44,7 @@ from referee.geometry import (
     signed_boundary_distance,
 )
 from referee.maps import LOS_CODES
-from referee.rules import (
-    PieceField,
-    PieceRange,
-    QueryError,
-    Ruleset,
-    Verdict,
-    as_ids,
-    judge,
-    name_key,
-    register,
-)
+from referee.rules.base import Ruleset
 from referee.rules.cards import Card
 from referee.rules.core import (
     DIE_ROLL,
@@ -72,6 +62,15 @@ from referee.rules.core import (
 )
 from referee.rules.flow import Declared, GameFlow, Judgement, SettledMove
 from referee.rules.queries import LosQuery, PairQuery, RangeQuery
+from referee.rules.values import (
+    PieceField,
+    PieceRange,
+    QueryError,
+    Verdict,
+    as_ids,
+    judge,
+    name_key,
+)
 from referee.scene import Piece, Scene, Terrain
 from referee.validate import is_number
 
@@ -98,7 +97,6 @@ KINDS: dict[str, str] = {
 VEHICLES = ("tank", "armoured car", "halftrack", "truck", "jeep", "weapons carrier", "vehicle")
 
 
-@register
 class PaperTigers(Deployment):
     name = "paper-tigers"
     aliases = ("papertigers", "pt", "paper tigers")

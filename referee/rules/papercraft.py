@@ -30,7 +30,6 @@ from numpy.typing import NDArray
 from referee.geometry import base_corners, base_corners_many
 from referee.maps import Visibility
 from referee.maps.clearance import clear_edge_distances, clear_segment
-from referee.rules import PieceField, QueryError, Verdict, name_key, register
 from referee.rules.core import (
     Deployment,
     Finding,
@@ -43,6 +42,7 @@ from referee.rules.core import (
 )
 from referee.rules.queries import MoveQuery, RangeQuery
 from referee.rules.targets import map_distance
+from referee.rules.values import PieceField, QueryError, Verdict, name_key
 from referee.scene import Piece, Scene
 
 TEMPLATES: dict[str, tuple[float, float]] = {
@@ -56,7 +56,6 @@ TEMPLATES: dict[str, tuple[float, float]] = {
 KINDS = {name_key(k): k for k in TEMPLATES}
 
 
-@register
 class Papercraft(Deployment):
     name = "papercraft"
     aliases = ("paper craft", "pc")

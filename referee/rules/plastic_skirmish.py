@@ -57,7 +57,6 @@ from referee.geometry import (
     signed_boundary_distance,
 )
 from referee.maps import Visibility
-from referee.rules import PieceField, QueryError, Verdict, as_ids, judge, name_key, register
 from referee.rules.core import (
     MEASURE_WORDS,
     Deployment,
@@ -76,6 +75,7 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.queries import MoveQuery
+from referee.rules.values import PieceField, QueryError, Verdict, as_ids, judge, name_key
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 TOUCH = "touch"
@@ -156,7 +156,6 @@ ALIASES = {
 KINDS = {**{name_key(k): k for k in TABLE}, **{name_key(k): v for k, v in ALIASES.items()}}
 
 
-@register
 class PlasticSkirmish(Deployment):
     name = "plastic-skirmish"
     aliases = ("wwii plastic skirmish", "plastic skirmish", "ps")

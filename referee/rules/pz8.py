@@ -57,7 +57,6 @@ from referee.maps import (
     points_near_polygons,
     prepare_polygons,
 )
-from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
     Finding,
     Measured,
@@ -73,6 +72,7 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.queries import MoveQuery, RangeQuery
+from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
 from referee.scene import Piece, Scene, Terrain
 
 ROUGH = ("woods", "hill", "building", "rough", "difficult")
@@ -952,7 +952,6 @@ WW2_SPLIT_NAMES = {
 }
 
 
-@register
 class Pz8WW2(Pz8):
     name = "pz8-ww2"
     aliases = ("pz8", "pz8 ww2", "panzer8 ww2")
@@ -1024,7 +1023,6 @@ Y1950_RANGES = {
 }
 
 
-@register
 class Pz8Y1950(Pz8):
     name = "pz8-1950"
     aliases = ("pz8 1950", "pz8-1950-75", "pz8 1950/75")
@@ -1073,7 +1071,6 @@ Y1975_RANGES = {
 }
 
 
-@register
 class Pz8Y1975(Pz8Y1950):
     """1975-2010: the 1950-1975 rules with its own units and gun rows, and laser range
     finders that lengthen those gun rows."""
@@ -1122,7 +1119,6 @@ SCIFI_RANGES = {
 }
 
 
-@register
 class Pz8SciFi(Pz8):
     name = "pz8-scifi"
     aliases = ("pz8 scifi", "pz8 sci-fi", "pz8 sci fi")

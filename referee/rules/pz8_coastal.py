@@ -50,7 +50,6 @@ from referee.geometry import (
     segment_polygon,
     segment_spans,
 )
-from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
     Finding,
     Fire,
@@ -69,6 +68,7 @@ from referee.rules.core import (
 )
 from referee.rules.flow import Declared, GameFlow, Judgement, SettledMove
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
+from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
 from referee.scene import Piece, Scene
 
 LAND = ("hill", "woods", "building", "rough", "difficult", "wall", "fortification", "road")
@@ -296,7 +296,6 @@ def split_turns(poses: Sequence[Pose], noise: float) -> list[Turn]:
     return turns
 
 
-@register
 class Pz8Coastal(Spotting):
     """Pz8 WW2 Coastal: vessels on a sea table, one model each."""
 

@@ -67,7 +67,6 @@ from referee.geometry import (
     segment_polygon,
     segment_spans,
 )
-from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
     MEASURE_WORDS,
     Fire,
@@ -87,6 +86,7 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.queries import MoveQuery, RangeQuery
+from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
 from referee.scene import Piece, Scene
 
 WORD = {True: "within", False: "beyond", None: "too close to call at"}
@@ -203,7 +203,6 @@ def point_to_base(point: Sequence[float], piece: Piece) -> float:
     return 0.0 if point_in_polygon(point, corners) else boundary_distance(point, corners)
 
 
-@register
 class Pz8Colonial(TableRuleset):
     name = "pz8-colonial"
     aliases = ("pz8 colonial", "colonial", "panzer8 colonial")

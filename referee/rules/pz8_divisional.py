@@ -71,7 +71,6 @@ from referee.geometry import (
     polygon_distance,
 )
 from referee.maps import MapTable, Obstacle, PreparedPolygons, Visibility, prepare_polygons
-from referee.rules import PieceField, QueryError, Verdict, judge, name_key, register
 from referee.rules.core import (
     Deployment,
     Finding,
@@ -91,6 +90,7 @@ from referee.rules.core import (
 )
 from referee.rules.pz8 import ROUGH
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
+from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
 from referee.runtime import CORES, in_shares
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
@@ -205,7 +205,6 @@ DIV_ALIASES = {
 }
 
 
-@register
 class Pz8Divisional(DivisionalBase, Spotting):
     """Pz8 WW2 Divisional: battalions and divisional HQs, artillery fire on spotted targets."""
 
@@ -1131,7 +1130,6 @@ def _verdicts(outcomes: Iterable[bool]) -> bool | None:
     return seen.pop() if len(seen) == 1 else None
 
 
-@register
 class Pz8WW1(DivisionalBase, Deployment):
     """Pz8 WW1 Divisional: battalions, MG and tank companies and field defences on squares."""
 

@@ -27,7 +27,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from referee.maps import Visibility
-from referee.rules import PieceField, QueryError, Verdict, name_key, register
 from referee.rules.core import (
     fmt,
     piece_arg,
@@ -36,6 +35,7 @@ from referee.rules.core import (
 from referee.rules.grid import Cell, Grid, HexGrid, Placement, ZoneGrid, outlines, spread
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
 from referee.rules.targets import Targets
+from referee.rules.values import PieceField, QueryError, Verdict, name_key
 from referee.scene import Piece, Scene, Table, normalise_edge
 
 SOURCE = "004_6d86763d460ce231.txt"
@@ -511,7 +511,6 @@ SPACE_KINDS = {"spaceship": "spaceship", "ship": "spaceship", "torpedo": "torped
 SPACE_KINDS.update({"asteroid": "asteroid"})
 
 
-@register
 class Pz8Space(HexGame):
     """Pz8 Space: six MPs, fire straight forward, torpedoes, asteroids."""
 
@@ -1139,7 +1138,6 @@ class AerialGame(HexGame):
         )
 
 
-@register
 class Pz8Aerial(AerialGame):
     """Pz8 1935/65 Aerial (with the WW1 appendix)."""
 
@@ -1192,7 +1190,6 @@ class Pz8Aerial(AerialGame):
         )
 
 
-@register
 class Pz8Aerial1965(AerialGame):
     """Pz8 1965-75 Aerial: jets, cannon 2 hexes, heat-seeking and radar-homing missiles."""
 
@@ -1326,7 +1323,6 @@ STRADDLE = {4: {1: "4,5,6", 2: "5,6", 3: "5,6", 4: "6"}, 3: {1: "4,5,6", 2: "5,6
 """Range of the battery (zones) -> zones -> D6 to straddle (4, 11)."""
 
 
-@register
 class Pz8Naval(GridGame):
     """Pz8 1939/41 Naval: 8 zones, one zone a move, range in zones."""
 

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any, NamedTuple, Self
 
 from referee.geometry import Pose
-from referee.rules import QueryError
+from referee.rules.values import QueryError
 from referee.scene import LIMIT, Piece, Scene
 
 MAX_VIA = 10_000

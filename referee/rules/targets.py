@@ -36,8 +36,10 @@ from referee.maps import (
     prepare_polygons,
     segments_polygons,
 )
-from referee.rules import QueryError, Ruleset, Verdict
+from referee.rules.base import Ruleset
+from referee.rules.forests import forests
 from referee.rules.queries import RangeQuery, piece_arg
+from referee.rules.values import QueryError, Verdict
 from referee.scene import Piece, Scene, Terrain
 
 _TOLERANCE = 1e-7
@@ -400,8 +402,6 @@ def _terrain_circles(
         [np.hypot(*(t.outline() - c).T).max() for t, c in zip(terrain, centre, strict=True)]
     )
     group = np.zeros(len(terrain), np.intp)
-    from referee.rules.core import forests  # the core imports this module
-
     for g, members in enumerate(forests(terrain)):
         group[list(members)] = g
     return centre, radius, group

@@ -5,7 +5,8 @@
 - Tag detection (``Detections``, ``TagDetector``) and the edge-fitted corners it shares with
   the calibration's table fit live one layer down, in :mod:`referee.tags`.
 - :mod:`referee.vision.pose`: ``PoseEstimator`` -> ``PiecePose`` in table inches.
-- :mod:`referee.vision.track`: ``Tracker`` -> ``TrackerState``, ``MoveEvent``, ``FlagEvent``.
+- :mod:`referee.vision.track`: ``Tracker`` -> ``TrackerState``, ``MoveEvent``, ``FlagEvent``,
+  ``RemovedEvent`` (a casualty), ``EnteredEvent`` (a reinforcement).
 - :mod:`referee.vision.pipeline`: ``Pipeline.run(frames, subscribers)`` yields ``FrameResult``.
 - :mod:`referee.vision.annotate`: ``Annotator`` writes the annotated video.
 

@@ -233,7 +233,9 @@ class Pipeline:
             CameraStage(k, p, roster, detector, bump_checks, n)
             for k, (p, n) in enumerate(zip(profiles, names, strict=True))
         ]
-        self.tracker = Tracker(roster, tracker)
+        table = profiles[0].table
+        # The table's size: the tracker tells a piece carried off an edge (a casualty).
+        self.tracker = Tracker(roster, tracker, (table.width, table.depth))
         self.fusion = fusion or FusionSettings()
         self.bump_checks = bump_checks
         self.source_name = " + ".join(names)

@@ -3,10 +3,12 @@
 Each roster piece goes through these states::
 
     new ──(stable N frames)──> settled ──(tag gone)──> hidden ──(back in place)──> settled
-                                  │                       │
-                                  └─(displaced)─> moving <┘(seen elsewhere)
+     │                            │                       │
+     └─(seen away from where  ────┴─(displaced)─> moving <┘(seen elsewhere)
+        it was first seen)                          │
+                          (stable N frames and T s) ├──> settled  (+ MoveEvent if it moved)
                                                     │
-                          (stable N frames and T s) └──> settled  (+ MoveEvent if it moved)
+              (gone past an edge, or gone a while)  └──> removed ──(seen again)──> new (entry)
 
 A settled piece is smoothed with a running mean. A hidden piece (a hand over
 it, or lifted) stays at its last settled pose; when it is seen again at the
@@ -18,11 +20,47 @@ twice in one frame is flagged and ignored for that frame, and a jump faster
 than a hand can carry a piece is flagged (the observation still has to prove
 itself stable before it counts).
 
+No move is lost. A piece seen before it ever settled has an *origin*: the
+mean of its first ``origin_frames`` steady sightings, or, when it was only
+glimpsed (through a hand, in motion), its first sighting. Seen away from
+that origin it is ``moving`` (never a new piece), and when it settles at
+least ``min_move`` from there it is a move from the origin. A move from a
+mere glimpse also gives a ``unknown_origin`` flag naming the piece: the
+referee cannot say where it came from, and ``from`` is its best guess.
+
+The game starts ``start_seconds`` (3 s) after the first roster piece is
+seen, or at once on a resumed game (:meth:`Tracker.restore`). Pieces first
+seen before that are on the table from the start: settling where first seen
+is no event, as always. A piece first seen after it, or seen again after
+it was removed, is a reinforcement: when it settles it is an
+:class:`EnteredEvent` (never a move, whatever the hand carrying it in
+showed). This is the time-based reading of RULES.md's convention ("first
+seen after the first settled move"): a referee started mid-game sees the
+first move within the first second, before every piece has been seen.
+
+A casualty is a :class:`RemovedEvent`. Only a *lifted* piece can be
+removed: one seen displaced from its rest (``moving``, its last sighting
+more than ``lift_threshold`` from it; at least two sightings away from it for
+the time rule below), then lost. A hand hovering over a settled piece hides it in place (no
+displaced sighting), so it stays ``hidden`` however long the hand stays.
+A lifted piece is removed when
+
+- its last sighting is within ``edge_margin`` (1.5 in) of a table edge, or
+  past it, and the last step went ``edge_step`` (0.05 in) or more toward that
+  edge, and it has been gone ``edge_seconds`` (1 s): "carried off the south
+  edge"; or
+- it has been gone ``removed_after`` seconds (4 s) anywhere: "gone from view
+  4.0 s after a lift" (a piece moved out of sight under a hand for longer
+  is removed, then enters again; a correction undoes the removal).
+
+The edge test needs the table's size (``table``); without it only the time
+rule applies.
+
 A terrain template (a paper wood with its tag(s) printed on it) is tracked
 the same way under its template id, but its rests are :class:`PlaceEvent`
 values, never moves: one when it first settles, and one each time it settles
 again with a vertex of its outline at least ``min_move`` inches from where it
-was. Hidden, it stays where it was last seen.
+was. Hidden, it stays where it was last seen; it is never removed nor enters.
 
 :meth:`Tracker.update` never mutates its inputs and returns new values.
 """
@@ -38,7 +76,11 @@ from referee.errors import RosterError
 from referee.markers.roster import Roster, TerrainTemplate
 from referee.vision.pose import FramePoses, PiecePose
 
-State = Literal["new", "settled", "hidden", "moving"]
+State = Literal["new", "settled", "hidden", "moving", "removed"]
+
+EDGE_NAMES = ("north", "south", "west", "east")
+"""Table edges as the game log names them: north y = 0, south y = depth, west x = 0,
+east x = width (the scene's top, bottom, left, right)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +111,22 @@ class TrackerSettings:
     """A moving piece's path keeps a pose once it is this many inches from the last kept..."""
     path_turn: float = 5.0
     """...or turned this many degrees (so a pivot on the spot is kept too)."""
+    origin_frames: int = 3
+    """A piece not yet settled seen this many times steady at one place came from there
+    (fewer: it was only glimpsed, and a move from there is flagged ``unknown_origin``)."""
+    start_seconds: float = 3.0
+    """The game starts this long after the first roster piece is seen: a piece first seen
+    later is a reinforcement (an entry), one seen before was on the table from the start."""
+    removed_after: float = 4.0
+    """A lifted piece gone from view this many seconds is removed (a casualty)."""
+    edge_margin: float = 1.5
+    """A lifted piece last seen this close to a table edge (inches), or past it, heading
+    for it..."""
+    edge_seconds: float = 1.0
+    """...and gone this many seconds was carried off that edge: removed."""
+    edge_step: float = 0.05
+    """Heading for the edge: its last step went at least this many inches toward it (a
+    piece slid along its edge, or jittering at rest in a hand, is not carried off)."""
 
 
 @dataclass(frozen=True)
@@ -185,7 +243,79 @@ class PlaceEvent:
         }
 
 
-Event = MoveEvent | FlagEvent | PlaceEvent
+@dataclass(frozen=True)
+class RemovedEvent:
+    """A lifted piece left the table: a casualty (the game log's ``removed``)."""
+
+    piece: str
+    tag: int
+    at: PiecePose
+    """Its last resting pose (where it was lifted from)."""
+    reason: str
+    """In plain words: "carried off the south edge", "gone from view 4.0 s after a lift"."""
+    edge: str | None
+    """``north``/``south``/``west``/``east`` when carried off an edge, else None."""
+    start_t: float
+    """When it left its rest (first frame displaced or missing), seconds."""
+    last_seen_t: float
+    """When it was last seen (in the hand), seconds."""
+    t: float
+    """When the tracker called it removed."""
+    frame: int
+
+    @property
+    def kind(self) -> str:
+        return "removed"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "event": "removed",
+            "piece": self.piece,
+            "tag": self.tag,
+            "at": _pose_json(self.at),
+            "reason": self.reason,
+            "edge": self.edge,
+            "start_t": round(self.start_t, 4),
+            "last_seen_t": round(self.last_seen_t, 4),
+            "t": round(self.t, 4),
+            "frame": self.frame,
+        }
+
+
+@dataclass(frozen=True)
+class EnteredEvent:
+    """A piece first seen after the game started (or back after a removal) came to rest:
+    a reinforcement (the game log's ``entered``)."""
+
+    piece: str
+    tag: int
+    at: PiecePose
+    """Where it settled."""
+    start_t: float
+    """When it was first seen (coming in), seconds."""
+    end_t: float
+    """When it came to rest (first frame of the stable run)."""
+    start_frame: int
+    end_frame: int
+
+    @property
+    def kind(self) -> str:
+        return "entered"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "event": "entered",
+            "piece": self.piece,
+            "tag": self.tag,
+            "at": _pose_json(self.at),
+            "start_t": round(self.start_t, 4),
+            "end_t": round(self.end_t, 4),
+            "start_frame": self.start_frame,
+            "end_frame": self.end_frame,
+        }
+
+
+Event = MoveEvent | FlagEvent | PlaceEvent | RemovedEvent | EnteredEvent
 
 
 def _pose_json(pose: PiecePose) -> dict[str, Any]:
@@ -245,6 +375,24 @@ class _Track:
     left_frame: int = 0
     path: tuple[PiecePose, ...] = ()
     """Poses seen while moving, thinned as they come."""
+    origin: PiecePose | None = None
+    """Never settled yet: where it was first seen (a move would be from here)."""
+    origin_known: bool = False
+    """``origin`` is a steady sighting (``origin_frames``), not a glimpse."""
+    entry: bool = False
+    """First seen after the game started (or after a removal): it settles as an entry."""
+    first_t: float = 0.0
+    first_frame: int = 0
+    """When this track (or this entry) was first seen."""
+    prior: PiecePose | None = None
+    """The sighting before ``last`` (which way a lifted piece was heading)."""
+    away: int = 0
+    """Sightings displaced from its rest (or origin) since it left: a lift needs two."""
+    missing_t: float | None = None
+    missing_frame: int = 0
+    """A piece not yet settled: first frame of the current gap in its sightings."""
+    removed_at: PiecePose | None = None
+    """Removed: where it rested before it was lifted off."""
 
 
 def _angle_diff(a: float, b: float) -> float:
@@ -281,11 +429,18 @@ class Tracker:
 
     ``update`` takes one frame's :class:`FramePoses` and returns a
     :class:`TrackerState` with the frame's tracks and any new events.
+    ``table`` (width, depth in inches) lets it tell a piece carried off an edge.
     """
 
-    def __init__(self, roster: Roster, settings: TrackerSettings | None = None) -> None:
+    def __init__(
+        self,
+        roster: Roster,
+        settings: TrackerSettings | None = None,
+        table: tuple[float, float] | None = None,
+    ) -> None:
         self.roster = roster
         self.settings = settings or TrackerSettings()
+        self.table = table
         self.reset()
 
     def reset(self) -> None:
@@ -295,6 +450,13 @@ class Tracker:
         self._duplicates: frozenset[int] = frozenset()
         self._frames_with_tags = 0
         self._roster_seen = False
+        self._first_seen_t: float | None = None
+        self._started = False
+
+    @property
+    def started(self) -> bool:
+        """Whether the game has started: a piece first seen from now on is an entry."""
+        return self._started
 
     def use_roster(self, roster: Roster) -> None:
         """Follow an edited roster: tracks of pieces it still lists are kept."""
@@ -306,10 +468,12 @@ class Tracker:
 
     def restore(self, poses: Mapping[str, PiecePose]) -> None:
         """Start from these resting poses (a resumed game): each piece settled where it was
-        last logged, so seeing it there again is no move and seeing it elsewhere is one."""
+        last logged, so seeing it there again is no move and seeing it elsewhere is one.
+        The game is under way: a piece not among them is an entry when it settles."""
         for pid, pose in poses.items():
             self._tracks[pid] = _Track("settled", settled=pose, samples=1)
         self._roster_seen = self._roster_seen or bool(poses)
+        self._started = True
 
     @property
     def settled_poses(self) -> dict[str, PiecePose]:
@@ -354,12 +518,16 @@ class Tracker:
             self._frames_with_tags += 1
         if poses.pieces:
             self._roster_seen = True
+            if self._first_seen_t is None:
+                self._first_seen_t = t
         if not self._roster_seen and poses.unknown and self._frames_with_tags >= s.mismatch_frames:
             raise RosterError(
                 f"the roster does not match the table: tags {list(poses.unknown)} are seen "
                 f"but none of its {len(self.roster)} pieces' tags (check the roster file and "
                 f"its dictionary {self.roster.dictionary})"
             )
+        if self._first_seen_t is not None and t - self._first_seen_t >= s.start_seconds:
+            self._started = True
 
         tracks = dict(self._tracks)
         for pid, depth, template in self._followed():
@@ -369,11 +537,12 @@ class Tracker:
             if old is None and obs is None:
                 continue
             if old is None:
-                old = _Track("new")
-            new, event = self._step(old, obs, frame, t, depth, events, template)
+                # Terrain templates are placed, never entered: their first rest is a place.
+                entering = self._started and template is None
+                old = _Track("new", entry=entering, first_t=t, first_frame=frame)
+            new, happened = self._step(old, obs, frame, t, depth, events, template)
             tracks[pid] = new
-            if event is not None:
-                events.append(event)
+            events.extend(happened)
         self._tracks = tracks
 
         pieces = []
@@ -384,6 +553,8 @@ class Tracker:
             seen_now = track.last is not None and track.last_t == t
             if track.state in ("settled", "hidden") and track.settled is not None:
                 pose = replace(track.settled, seen=seen_now)
+            elif track.state == "removed" and track.removed_at is not None:
+                pose = replace(track.removed_at, seen=False)
             else:
                 assert track.last is not None
                 pose = replace(track.last, seen=seen_now)
@@ -408,13 +579,20 @@ class Tracker:
         depth: float,
         events: list[Event],
         template: TerrainTemplate | None = None,
-    ) -> tuple[_Track, MoveEvent | PlaceEvent | None]:
+    ) -> tuple[_Track, list[Event]]:
         s = self.settings
         if obs is None:
             if track.state == "settled":
-                return replace(track, state="hidden", left_t=t, left_frame=frame), None
-            return track, None
+                return replace(track, state="hidden", left_t=t, left_frame=frame), []
+            if track.state == "new" and track.missing_t is None:
+                return replace(track, missing_t=t, missing_frame=frame), []
+            if track.state == "moving" and template is None:
+                return self._lifted_off(track, frame, t)
+            return track, []
 
+        if track.state == "removed":
+            # Back on the table after it was removed: a reinforcement, settling as an entry.
+            track = _Track("new", entry=True, first_t=t, first_frame=frame)
         if track.last is not None and t > track.last_t:
             speed = math.hypot(obs.x - track.last.x, obs.y - track.last.y) / (t - track.last_t)
             if speed > s.max_speed and track.state != "hidden":
@@ -429,7 +607,7 @@ class Tracker:
                         piece=obs.id,
                     )
                 )
-        track = replace(track, last=obs, last_t=t)
+        track = replace(track, prior=track.last, last=obs, last_t=t)
 
         rested = track.settled
         if track.state in ("settled", "hidden") and rested is not None:
@@ -444,7 +622,7 @@ class Tracker:
                     heading=heading % 360.0,
                     uncertainty=settled.uncertainty + (obs.uncertainty - settled.uncertainty) / n,
                 )
-                return replace(track, state="settled", settled=mean, samples=n, window=()), None
+                return replace(track, state="settled", settled=mean, samples=n, window=()), []
             if track.state == "settled":
                 track = replace(track, left_t=t, left_frame=frame)
             track = replace(
@@ -454,12 +632,21 @@ class Tracker:
                 window_t=(t,),
                 window_frames=(frame,),
                 path=self._grow_path((), obs, rested),
+                away=1,
             )
-            return track, None
+            return track, []
 
+        if track.state == "new" and not track.entry and template is None:
+            track = self._from_origin(track, obs, t, frame)
         # new or moving: grow the stable window, or restart it at this observation.
-        if track.state == "moving" and track.settled is not None:
-            track = replace(track, path=self._grow_path(track.path, obs, track.settled))
+        base = track.settled or track.origin
+        if track.state == "moving" and base is not None:
+            displaced = not _close(obs, base, s.lift_threshold, s.lift_turn)
+            track = replace(
+                track,
+                path=self._grow_path(track.path, obs, base),
+                away=track.away + int(displaced),
+            )
         window = track.window
         if window and _close(obs, _mean_pose(window), s.stable_tolerance, s.stable_turn):
             track = replace(
@@ -470,41 +657,168 @@ class Tracker:
             )
         else:
             track = replace(track, window=(obs,), window_t=(t,), window_frames=(frame,))
+        if (
+            track.state == "new"
+            and track.origin is not None
+            and not track.origin_known
+            and len(track.window) >= s.origin_frames
+        ):
+            # Seen steady where it was first seen: a move from here is from a known place.
+            track = replace(track, origin=_mean_pose(track.window), origin_known=True)
         if len(track.window) < s.settle_frames or track.window_t[-1] - track.window_t[0] < (
             s.settle_seconds
         ):
-            return track, None
+            return track, []
 
         rest = _mean_pose(track.window)
         settled_track = replace(
-            track, state="settled", settled=rest, samples=len(track.window), path=()
+            track,
+            state="settled",
+            settled=rest,
+            samples=len(track.window),
+            path=(),
+            origin=None,
+            origin_known=False,
+            entry=False,
+            away=0,
+            missing_t=None,
         )
         previous = track.settled
         if template is not None:
-            return self._placed(template, track, settled_track, previous, rest)
-        if previous is None:
-            return settled_track, None
-        fx0, fy0 = previous.front(depth)
+            placed = self._placed(template, track, settled_track, previous, rest)
+            return placed[0], [placed[1]] if placed[1] is not None else []
+        if track.entry:
+            entered = EnteredEvent(
+                piece=rest.id,
+                tag=rest.tag,
+                at=replace(rest, seen=True),
+                start_t=track.first_t,
+                end_t=track.window_t[0],
+                start_frame=track.first_frame,
+                end_frame=track.window_frames[0],
+            )
+            return settled_track, [entered]
+        known = previous is not None or track.origin_known
+        start = previous if previous is not None else track.origin
+        if start is None:
+            return settled_track, []
+        fx0, fy0 = start.front(depth)
         fx1, fy1 = rest.front(depth)
         distance = math.hypot(fx1 - fx0, fy1 - fy0)
-        turn = abs(_angle_diff(rest.heading, previous.heading))
+        turn = abs(_angle_diff(rest.heading, start.heading))
         if distance < s.min_move and turn < s.min_turn:
+            if previous is None:
+                return settled_track, []  # settled where first seen: on the table from the start
             # Put back where it was: keep the long-run mean, no move.
-            return replace(settled_track, settled=previous, samples=track.samples), None
+            return replace(settled_track, settled=previous, samples=track.samples), []
         event = MoveEvent(
             piece=rest.id,
             tag=rest.tag,
-            from_pose=replace(previous, seen=False),
+            from_pose=replace(start, seen=False),
             to_pose=replace(rest, seen=True),
             front_distance=distance,
-            uncertainty=math.hypot(previous.uncertainty, rest.uncertainty),
+            uncertainty=math.hypot(start.uncertainty, rest.uncertainty),
             start_t=track.left_t,
             end_t=track.window_t[0],
             start_frame=track.left_frame,
             end_frame=track.window_frames[0],
             path=self._end_path(track.path, rest),
         )
-        return settled_track, event
+        if known:
+            return settled_track, [event]
+        flag = FlagEvent(
+            "unknown_origin",
+            f"piece {rest.id!r} moved before the referee saw it at rest; where it came from "
+            f"is a guess: ({start.x:.2f}, {start.y:.2f}), where it was first glimpsed "
+            f"(correct the move if that is wrong)",
+            track.window_frames[0],
+            track.window_t[0],
+            tag=rest.tag,
+            piece=rest.id,
+        )
+        return settled_track, [event, flag]
+
+    def _from_origin(self, track: _Track, obs: PiecePose, t: float, frame: int) -> _Track:
+        """A piece never settled yet, seen again: the first sighting is its origin; seen away
+        from its origin it is moving from there (a move, once it settles, not a new piece)."""
+        s = self.settings
+        if track.origin is None:
+            return replace(track, origin=replace(obs, seen=False), missing_t=None)
+        if _close(obs, track.origin, s.lift_threshold, s.lift_turn):
+            return replace(track, missing_t=None)
+        left_t, left_frame = (
+            (track.missing_t, track.missing_frame) if track.missing_t is not None else (t, frame)
+        )
+        return replace(
+            track,
+            state="moving",
+            left_t=left_t,
+            left_frame=left_frame,
+            missing_t=None,
+            window=(),
+            window_t=(),
+            window_frames=(),
+        )
+
+    def _lifted_off(self, track: _Track, frame: int, t: float) -> tuple[_Track, list[Event]]:
+        """A moving piece out of sight: removed when it was lifted (seen away from its rest)
+        and carried off an edge, or gone long enough (module docstring)."""
+        s = self.settings
+        last = track.last
+        base = track.settled or (track.origin if track.origin_known else None)
+        if (
+            last is None
+            or base is None
+            or track.away < 1
+            or _close(last, base, s.lift_threshold, s.lift_turn)
+        ):
+            return track, []
+        gone = t - track.last_t
+        # One sighting on the way out is enough at an edge (the hand hid the tag until
+        # then); anywhere else a lift takes two, so a one-frame misreading under a
+        # hovering hand never removes a piece.
+        edge = self._edge_out(track.prior, last)
+        if edge is not None and gone >= s.edge_seconds:
+            reason = f"carried off the {edge} edge"
+        elif gone >= s.removed_after and track.away >= 2:
+            edge, reason = None, f"gone from view {gone:.1f} s after a lift"
+        else:
+            return track, []
+        event = RemovedEvent(
+            piece=base.id,
+            tag=base.tag,
+            at=replace(base, seen=False),
+            reason=reason,
+            edge=edge,
+            start_t=track.left_t,
+            last_seen_t=track.last_t,
+            t=t,
+            frame=frame,
+        )
+        removed = _Track("removed", removed_at=replace(base, seen=False), last_t=track.last_t)
+        return removed, [event]
+
+    def _edge_out(self, prior: PiecePose | None, last: PiecePose) -> str | None:
+        """The table edge ``last`` was heading off: within ``edge_margin`` of it (or past
+        it) with the step from ``prior`` going toward it; None if none (or no table)."""
+        if self.table is None:
+            return None
+        width, depth = self.table
+        gaps = {"north": last.y, "south": depth - last.y, "west": last.x, "east": width - last.x}
+        edge = min(gaps, key=lambda e: gaps[e])
+        if gaps[edge] > self.settings.edge_margin:
+            return None
+        if gaps[edge] < 0:
+            return edge
+        if prior is None:
+            return None
+        toward = {
+            "north": prior.y - last.y,
+            "south": last.y - prior.y,
+            "west": prior.x - last.x,
+            "east": last.x - prior.x,
+        }[edge]
+        return edge if toward >= self.settings.edge_step else None
 
     def _placed(
         self,

@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, current_app, g
+from flask import Flask
 
 from referee.game import LiveTable
-from referee.store import GameLog
+from referee.web.db import EXTENSION, close_reader, get_live, get_reader
 
 MAX_BODY = 64 * 1024
 """Largest request body accepted, bytes (a terrain polygon or a question is far smaller)."""
@@ -47,35 +47,15 @@ def create_app(live: LiveTable, test_config: Mapping[str, Any] | None = None) ->
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
-    app.extensions["referee.live"] = live
+    app.extensions[EXTENSION] = live
 
     from referee.web import api, pages, security
 
     security.init_app(app)
     app.register_blueprint(pages.bp)
     api.init_app(app)
-    app.teardown_appcontext(_close_reader)
+    app.teardown_appcontext(close_reader)
     return app
 
 
-def get_live() -> LiveTable:
-    """The live table this app shows."""
-    live = current_app.extensions["referee.live"]
-    assert isinstance(live, LiveTable)
-    return live
-
-
-def get_reader() -> GameLog | None:
-    """A read-only handle on the game log for this request (None when the game is not logged)."""
-    if "reader" not in g:
-        log = get_live().log
-        g.reader = GameLog(log.path, readonly=True) if log is not None else None
-    reader = g.reader
-    assert reader is None or isinstance(reader, GameLog)
-    return reader
-
-
-def _close_reader(error: BaseException | None = None) -> None:
-    reader = g.pop("reader", None)
-    if reader is not None:
-        reader.close()
+__all__ = ["MAX_BODY", "MAX_STREAMS", "create_app", "get_live", "get_reader"]

@@ -27,7 +27,7 @@ from referee.picture import PALETTE, RINGS, draw, side_colours, to_png, to_svg
 from referee.rules import QueryError, Ruleset
 from referee.scene import Piece, Scene
 from referee.store import export_text
-from referee.web import get_live, get_reader
+from referee.web.db import get_live, get_reader
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -158,13 +158,27 @@ def info() -> Response:
 def state() -> Response:
     """The table now as a scene file: ``referee check`` answers it as it stands. A terrain
     template whose tags are all covered now carries ``"hidden": true`` (it stays where it
-    was last seen; a scene file reader ignores the key)."""
+    was last seen; a scene file reader ignores the key), and ``casualties`` lists the
+    pieces removed from the table."""
     session = get_live().session
     scene = session.state().to_json()
     hidden = session.hidden_terrain
     for terrain in scene["terrain"]:
         if terrain["id"] in hidden:
             terrain["hidden"] = True
+    # The pieces taken off the table (casualties), which the map lists: each one's removal
+    # event, where it was lifted from and why (a scene file reader ignores the key).
+    scene["casualties"] = [
+        {
+            "id": e.data.get("piece"),
+            "seq": e.seq,
+            "t": round(e.t, 3),
+            "at": e.data.get("at"),
+            "reason": e.data.get("reason"),
+            "edge": e.data.get("edge"),
+        }
+        for e in session.casualties()
+    ]
     return _json(scene)
 
 
@@ -462,10 +476,15 @@ def health() -> Response:
     profile = latest.profile if latest is not None else live.calibration
     seen: list[str] = []
     hidden: list[str] = []
+    removed: list[str] = []
     if latest is not None:
         for tracked in latest.tracks.pieces:
+            if tracked.state == "removed":
+                removed.append(tracked.pose.id)  # a casualty: not hidden, gone
+                continue
             (seen if tracked.pose.seen else hidden).append(tracked.pose.id)
-    missing = [e.id for e in session.roster if e.id not in seen and e.id not in hidden]
+    known = {*seen, *hidden, *removed}
+    missing = [e.id for e in session.roster if e.id not in known]
     events, _ = live.events_since(0)
     camera = [e.to_json() for e in events if e.type == "camera"]
     flags: dict[str, int] = {}
@@ -491,7 +510,7 @@ def health() -> Response:
             "frames": live.frames,
             "frame": latest.frame if latest is not None else None,
             "t": round(session.t, 3),
-            "pieces": {"seen": seen, "hidden": hidden, "missing": missing},
+            "pieces": {"seen": seen, "hidden": hidden, "missing": missing, "removed": removed},
             "unknown_tags": sorted(unknown),
             "flags": flags,
             "camera": camera[-20:],

@@ -9,12 +9,14 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
-from referee.club.sender import ClubTarget, club_options, finish
+from referee.club.sender import ClubChoice, ClubTarget, club_options, finish
+from referee.commands import gathered
 from referee.errors import RefereeError, SourceError
 from referee.game import (
     LiveTable,
@@ -24,6 +26,7 @@ from referee.game import (
     sample_live,
     source_live,
 )
+from referee.game.options import LogChoice, RulesChoice, log_options
 from referee.game.sources import (
     FootageFolder,
     load_game_roster,
@@ -38,6 +41,25 @@ from referee.media import MAX_CAMERA_INDEX
 THREADS = 48
 """Waitress worker threads: each open event stream holds one, and at most
 ``SSE_MAX_STREAMS`` (32) are open, so 16 are always left for requests."""
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What ``serve`` shows: ``--camera``, ``--video`` or ``--stream`` (each repeatable for
+    several cameras), or a ``--footage`` folder (none: the bundled sample)."""
+
+    camera: tuple[int, ...]
+    video: tuple[str, ...]
+    stream: tuple[str, ...]
+    footage: str | None
+
+
+@dataclass(frozen=True)
+class Listen:
+    """``--host`` and ``--port``: where the dashboard listens."""
+
+    host: str
+    port: int
 
 
 def make_server(app: Any, host: str, port: int) -> Any:
@@ -100,9 +122,7 @@ def terminal_qr(text: str) -> str:
 @click.option("--roster", "-r", metavar="ROSTER.json", help="Which tag is on which piece.")
 @click.option("--scene", metavar="SCENE.json", help="Terrain, sides, cards and questions.")
 @click.option("--ruleset", default=None, help="Rules to judge by (default: the scene's).")
-@click.option("--db", metavar="FILE", help="Game log file (default: your data folder).")
-@click.option("--game", metavar="NAME", help="Game name; an existing game is resumed.")
-@click.option("--no-log", is_flag=True, help="Do not keep a game log.")
+@log_options
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
 @click.option(
@@ -113,23 +133,18 @@ def terminal_qr(text: str) -> str:
     help="Play recordings at this multiple of real time (0: as fast as possible).",
 )
 @club_options
+@gathered("given", Sources, {n: n for n in ("camera", "video", "stream", "footage")})
+@gathered("rules", RulesChoice, {"scene": "scene", "ruleset": "ruleset"})
+@gathered("listen", Listen, {"host": "host", "port": "port"})
 def serve(
-    camera: tuple[int, ...],
-    video: tuple[str, ...],
-    stream: tuple[str, ...],
+    given: Sources,
     calibration: tuple[str, ...],
-    footage: str | None,
     roster: str | None,
-    scene: str | None,
-    ruleset: str | None,
-    db: str | None,
-    game: str | None,
-    no_log: bool,
-    host: str,
-    port: int,
+    rules: RulesChoice,
+    log_choice: LogChoice,
+    listen: Listen,
     speed: float,
-    club_url: str | None = None,
-    club_token: str | None = None,
+    club_choice: ClubChoice,
 ) -> None:
     """Serve the dashboard: live table, disputes, terrain, turn assistant, game log.
 
@@ -145,6 +160,9 @@ def serve(
     """
     from referee.web import create_app
 
+    camera, video, stream, footage = given.camera, given.video, given.stream, given.footage
+    scene, ruleset, host, port = rules.scene, rules.ruleset, listen.host, listen.port
+    db, game, no_log = log_choice.db, log_choice.game, log_choice.no_log
     kinds = [k for k in (camera, video, stream) if k]
     if len(kinds) > 1:
         raise SourceError(
@@ -155,7 +173,7 @@ def serve(
             "--footage DIR is a source of its own: give it or --camera, --video or --stream"
         )
     sources = [str(s) for s in kinds[0]] if kinds else []
-    club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
+    club = ClubTarget.from_options(club_choice.url, club_choice.token, logged=not no_log)
     # The options are checked before the game log is opened: a refused start changes no log.
     check_log_path(db, no_log)
     name = game or game_name("serve")

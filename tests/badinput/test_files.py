@@ -67,6 +67,15 @@ def test_any_profile_loads_cleanly_or_is_one_profile_error(tmp_path_factory, tex
 
 
 @FUZZ
+@given(text=mutated_text(read_json(ROOT / "calibration/profiles/opencv-sample-640x480.json")))
+def test_any_calibrated_profile_loads_cleanly_or_is_one_profile_error(tmp_path_factory, text):
+    """A profile made by `referee calibrate`: its lens_model and held_out_px fuzzed too."""
+    test_any_profile_loads_cleanly_or_is_one_profile_error.hypothesis.inner_test(
+        tmp_path_factory, text
+    )
+
+
+@FUZZ
 @given(text=mutated_text(read_json(SAMPLE / "roster.json")))
 def test_any_roster_loads_cleanly_or_is_one_roster_error(tmp_path_factory, text):
     path = tmp_path_factory.mktemp("roster") / "roster.json"
@@ -280,6 +289,10 @@ OPTION_TEXT = st.one_of(
             ("markers", "--dictionary"),
             ("markers", "--table"),
             ("markers", "--camera"),
+            ("markers", "--resolution"),
+            ("markers", "--camera-height"),
+            ("markers", "--camera-tilt"),
+            ("markers", "--fov"),
             ("board", "--square"),
             ("board", "--board"),
             ("calibrate", "--every"),
@@ -300,7 +313,11 @@ def test_any_option_value_is_accepted_or_one_line(tmp_path_factory, option, valu
     out = work / "out.pdf"
     out.write_bytes(b"earlier")
     if command == "markers":
-        extra = ["--size", "auto"] if auto and name in ("--table", "--camera") else []
+        sizing = ("--table", "--camera", "--resolution", "--camera-height")
+        extra = ["--size", "auto"] if auto and name in sizing else []
+        if name in ("--camera-tilt", "--fov"):
+            # Each needs --size auto and --camera-height: with them its value is what is judged.
+            extra = ["--size", "auto", "--camera-height", "40"] if auto else ["--size", "auto"]
         args = [command, name, value, *extra, "--out", str(out)]
     elif command == "board":
         args = [command, name, value, "--out", str(out)]
@@ -357,6 +374,10 @@ def _profile_with(tmp_path: Path, path: tuple[Any, ...], value: Any) -> Path:
         (("table", "width"), float("inf"), "$.table.width: must be a finite number"),
         (("anchors",), [None], "$.anchors[0]: must be an object"),
         (("frame_source",), ["anchors"], "$.frame_source: must be one of"),
+        (("lens_model",), "k1,k3", "$.lens_model: must be one of k1,k2, k1,k2,k3"),
+        (("lens_model",), ["k1,k2"], "$.lens_model: must be one of"),
+        (("held_out_px",), float("nan"), "$.held_out_px: must be a finite number"),
+        (("held_out_px",), -1, "$.held_out_px: must be"),
     ],
 )
 def test_profile_problems_name_the_json_path_and_the_fix(tmp_path, path, value, where):

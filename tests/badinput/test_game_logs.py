@@ -51,6 +51,11 @@ def build_log(path: Path) -> None:
             ),
             GameEvent(4, 1.5, "camera", {"kind": "lost", "message": "camera lost"}, 9),
             GameEvent(5, 2.0, "edit", {"edit": "terrain", "action": "remove", "id": "wood1"}, 12),
+            # Issue 41: a casualty (its last resting pose) and a reinforcement.
+            GameEvent(
+                6, 2.0, "removed", {"piece": "t34", "at": pose, "reason": "r", "edge": None}, 12
+            ),
+            GameEvent(7, 2.0, "entered", {"piece": "t34", "at": pose}, 12),
         ]
         positions = [
             Position("t34", "settled", 10.0 + i, 12.0, 90.0, 0.05, True, 3 * i, 0.5 * i)
@@ -97,6 +102,8 @@ REWRITES = [
     ("events", "data", '\'{"kind": "moved", "message": "m", "camera": "2"}\''),
     ("events", "data", '\'{"piece": "t34", "to": 5, "from": []}\''),
     ("events", "data", '\'{"verdict": 3, "question": 0}\''),
+    ("events", "data", '\'{"piece": "t34", "at": [1, 2]}\''),
+    ("events", "data", '\'{"piece": "t34", "at": {"x": "a", "y": 1, "heading": 0}}\''),
     ("events", "data", '\'{"edit": "terrain", "action": "add", "terrain": 7}\''),
     ("events", "data", '\'{"edit": "roster", "action": "zz"}\''),
     ("events", "data", '\'{"declare": {"ask": [1]}}\''),
@@ -216,6 +223,11 @@ def check_log_commands(path: Path, one_frame: Path) -> None:
         result = invoke(*args, "--db", str(path))
         assert_clean(result)
         assert path.read_bytes() == before, args
+    with tempfile.TemporaryDirectory() as folder:  # the battle report reads the whole game
+        for name in ("report.html", "report.mp4"):
+            result = invoke("log", "report", GAME, "--out", f"{folder}/{name}", "--db", str(path))
+            assert_clean(result)
+            assert path.read_bytes() == before, name
     result = invoke("log", "upgrade", "--db", str(path))
     assert_clean(result)
     if result.exit_code == 2:

@@ -41,9 +41,15 @@ def rig(
     hfov: float = 70.0,
     camera_height: float = 49.0,
     yaw_deg: float = 0.0,
+    distortion: tuple[float, float, float, float, float] | None = None,
 ) -> Rig:
-    """A webcam square over the middle of a 48 x 36 table."""
-    intr = Intrinsics.from_fov((width, height), hfov, (k1, 0.03, 0.0005, -0.0003, 0.0))
+    """A webcam square over the middle of a 48 x 36 table.
+
+    ``distortion`` (k1, k2, p1, p2, k3) replaces the default lens (``k1``, 0.03,
+    a slight decentring, no k3).
+    """
+    lens = (k1, 0.03, 0.0005, -0.0003, 0.0) if distortion is None else distortion
+    intr = Intrinsics.from_fov((width, height), hfov, lens)
     pose = TablePose.looking_down((TABLE.width / 2, TABLE.depth / 2), camera_height, 0.0, yaw_deg)
     return Rig(intr, pose)
 

@@ -25,10 +25,22 @@ def pg_server():
     server.destroy()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def club_url(request, tmp_path):
+def new_club_url(request, tmp_path) -> str:
     """An empty club database: a new SQLite file, or a new database on the session's server."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'club.sqlite'}"
     server = request.getfixturevalue("pg_server")
     return server.new_database(f"club{next(_databases)}")
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        # The server and its pages speak to the store alone, which tests/club/test_club_store.py
+        # runs on both back-ends in the README's command; CI runs these on PostgreSQL too.
+        pytest.param("postgresql", marks=pytest.mark.slow(reason="the store tests cover it")),
+    ]
+)
+def club_url(request, tmp_path):
+    """An empty club database for the server's tests (PostgreSQL under ``-m slow``)."""
+    return new_club_url(request, tmp_path)

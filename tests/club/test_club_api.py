@@ -102,6 +102,8 @@ BAD_LINES = [
     {"seq": 1, "t": 0, "type": "flag", "kind": "jump", "frame": -3},
     {"seq": 1, "t": 0, "type": "move", "piece": "t34a", "from": {}, "to": {}},
     {"seq": 1, "t": 0, "type": "verdict", "verdict": "ok"},
+    {"seq": 1, "t": 0, "type": "removed", "piece": "t34a"},
+    {"seq": 1, "t": 0, "type": "entered", "piece": "t34a", "at": {"x": "a", "y": 1, "heading": 0}},
     {"seq": 1, "t": 0, "type": "correction", "supersedes": "3"},
     {"seq": 1, "t": 0, "type": "flag", "kind": "jump", "message": "x" * 300_000},
 ]
@@ -234,6 +236,33 @@ def test_a_voided_last_move_is_not_drawn_on_the_card(club):
     assert 'data-x="11.00"' in piece[:80]
     board = client.get("/api/games/g1/board").json
     assert next(p for p in board["pieces"] if p["id"] == "t34a")["x"] == 11.0
+
+
+def test_a_casualty_is_off_the_card_and_a_reinforcement_on_it(club):
+    """Issue 41: a table's removed and entered events shape the club's board too (and a
+    correction voiding the removal puts the piece back)."""
+    from referee.events import GameEvent
+
+    client, _, tokens = club
+    _register(client, tokens["alpha"])
+    at = {"x": 11.0, "y": 12.0, "heading": 270.0}
+    removed = GameEvent(
+        2, 1.0, "removed", {"piece": "t34a", "at": at, "reason": "carried off", "edge": "south"}
+    )
+    hq_at = {"x": 30.0, "y": 2.0, "heading": 90.0}
+    entered = GameEvent(3, 2.0, "entered", {"piece": "t34b", "at": hq_at})
+    sent = _send(client, tokens["alpha"], [move(1, "t34a", 11.0, 12.0), removed, entered])
+    assert sent.status_code == 200, sent.json
+    board = client.get("/api/games/g1/board").json
+    where = {p["id"]: (p["x"], p["y"]) for p in board["pieces"]}
+    assert "t34a" not in where and where["t34b"] == (30.0, 2.0)
+    early = client.get("/api/games/g1/board?at=1").json
+    early_where = {p["id"]: (p["x"], p["y"]) for p in early["pieces"]}
+    assert early_where["t34a"] == (11.0, 12.0) and "t34b" not in early_where
+    void = GameEvent(4, 3.0, "correction", {"supersedes": 2, "void": True, "reason": "no"})
+    assert _send(client, tokens["alpha"], [void]).json["last_seq"] == 4
+    back = client.get("/api/games/g1/board").json
+    assert next((p["x"], p["y"]) for p in back["pieces"] if p["id"] == "t34a") == (11.0, 12.0)
 
 
 def test_other_events_under_held_seqs_are_409_naming_the_first_that_differs(club):

@@ -19,7 +19,14 @@ from referee.club.store import (
 )
 from referee.store import GameLog
 
+from .conftest import new_club_url
 from .helpers import ROSTER, SCENE, events, move
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def club_url(request, tmp_path):
+    """Both back-ends in the README's command: the store is where they differ."""
+    return new_club_url(request, tmp_path)
 
 
 @pytest.fixture

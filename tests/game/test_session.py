@@ -219,7 +219,7 @@ def test_a_roster_edit_is_logged_followed_by_the_camera_and_replayed(tmp_path):
 
 
 def test_the_annotated_video_is_told_each_verdict_as_it_is_made(tmp_path):
-    from referee.session_cli import annotate_frame
+    from referee.game.options import annotate_frame
 
     class Recorder:
         def __init__(self):

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from referee.demo import _load_terrain_truth, terrain_accuracy
 from referee.errors import RefereeError
 from referee.markers.roster import Roster
+from referee.sim.accuracy import load_terrain_truth, terrain_accuracy
 
 ROSTER = Roster.from_json(
     {
@@ -93,4 +93,4 @@ def test_a_bad_truth_file_is_one_line(tmp_path, data):
     path = tmp_path / "truth-terrain.json"
     path.write_text(json.dumps(data))
     with pytest.raises(RefereeError, match=r"truth-terrain.json: \$\.templates: must be a list"):
-        _load_terrain_truth(path)
+        load_terrain_truth(path)

@@ -3,7 +3,6 @@ conventions (the whole table moved, turned or mirrored), switches, bad questions
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import math
@@ -17,10 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.cli import cli
-from referee.errors import RefereeError
 from referee.rules import QueryError, find_ruleset, ruleset_for
 from referee.rules.pz8_divisional import Grid, steps
 from referee.scene import Piece, Scene, Table, Terrain, load_scene
+
+from .fuzz import ask_random_questions
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 DIV = sorted((DATA / "pz8_divisional").glob("*.json"))
@@ -279,6 +279,7 @@ def test_bad_questions_are_one_line(query: dict[str, Any], message: str) -> None
         ruleset_for(scene).answer(scene, query)
 
 
+#: The divisional games' own odd values and keys (squares, scores) for the fuzz loop.
 WEIRD: list[Any] = [
     None,
     0,
@@ -320,15 +321,8 @@ KEYS = [
 @pytest.mark.parametrize("path", [DIV[0], WW1[0]], ids=lambda p: p.parent.name)
 def test_random_questions_fail_cleanly(path: Path) -> None:
     scene = load_scene(path)
-    rules = ruleset_for(scene)
-    ids = [p.id for p in scene.pieces]
-    rnd = random.Random(13)
-    for _ in range(1500):
-        query: dict[str, Any] = {"ask": rnd.choice(rules.questions())}
-        for key in rnd.sample(KEYS, rnd.randint(0, 5)):
-            query[key] = rnd.choice([*WEIRD, *ids])
-        with contextlib.suppress(RefereeError):
-            rules.answer(scene, query)
+    values = [*WEIRD, *(p.id for p in scene.pieces)]
+    ask_random_questions(ruleset_for(scene), scene, random.Random(13), 1500, KEYS, values)
 
 
 # -- WW1 Divisional ------------------------------------------------------------------------

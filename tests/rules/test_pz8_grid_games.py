@@ -3,7 +3,6 @@ settings, the game flow, all-pairs agreement on random tables and malformed ques
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import random
@@ -14,11 +13,13 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
-from referee.errors import RefereeError, SceneError
+from referee.errors import SceneError
 from referee.geometry import Pose
 from referee.rules import QueryError, find_ruleset, ruleset_for
 from referee.rules.flow import SettledMove
 from referee.scene import Piece, Scene, Table, load_scene
+
+from .fuzz import KEYS, WEIRD, ask_random_questions
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SYSTEMS = ("pz8-naval", "pz8-space", "pz8-aerial", "pz8-aerial-1965")
@@ -132,19 +133,11 @@ def test_all_pairs_map_agrees_with_the_single_questions_on_random_tables(seed: i
 
 @pytest.mark.parametrize("name", SYSTEMS)
 def test_random_questions_fail_cleanly(name: str) -> None:
-    from tests.rules.test_rules_fuzz import KEYS, WEIRD
-
     path = sorted((DATA / name.replace("-", "_")).glob("*.json"))[0]
     scene = load_scene(path)
-    rules = ruleset_for(scene)
-    ids = [p.id for p in scene.pieces]
-    rnd = random.Random(name)
-    for _ in range(600):
-        query: dict[str, Any] = {"ask": rnd.choice(rules.questions())}
-        for key in rnd.sample([*KEYS, "weapon", "altitude"], rnd.randint(0, 5)):
-            query[key] = rnd.choice([*WEIRD, *ids, "rear", "hs", "secondary"])
-        with contextlib.suppress(RefereeError):
-            rules.answer(scene, query)
+    keys = [*KEYS, "weapon", "altitude"]
+    values = [*WEIRD, *(p.id for p in scene.pieces), "rear", "hs", "secondary"]
+    ask_random_questions(ruleset_for(scene), scene, random.Random(name), 600, keys, values)
 
 
 @pytest.mark.parametrize("name", SYSTEMS)

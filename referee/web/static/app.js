@@ -288,8 +288,10 @@ function piecePoses() {
   }
   // The players' word over the camera's: a piece whose last move was corrected is drawn
   // where the correction puts it (as /api/state has it) until the camera sees it move again.
+  // A casualty is off the table: not drawn (the list under the map names it).
   const rests = correctedRests();
-  return Object.values(S.live).map((p) => {
+  const gone = new Set(casualties(null).map((c) => c.piece));
+  return Object.values(S.live).filter((p) => p.state !== "removed" && !gone.has(p.id)).map((p) => {
     const rest = rests.get(p.id);
     if (!rest || p.state === "moving" || S.movedSince[p.id] === rest.seq) return p;
     return { ...p, x: rest.pose.x, y: rest.pose.y, heading: rest.pose.heading, corrected: rest.seq };
@@ -333,10 +335,42 @@ function correctedRests() {
   return out;
 }
 
+// The pieces removed from the table (casualties) at event `upto` (null: now), as the session's
+// casualties() has them: each piece whose last move, removal or entry is a removal that no
+// correction undid. Oldest first.
+function casualties(upto) {
+  const undone = new Set(S.events.filter((e) => e.type === "correction").map((e) => e.supersedes));
+  const last = new Map();
+  for (const e of S.events) {
+    if (upto !== null && e.seq > upto) break;
+    if ((e.type === "move" || e.type === "removed" || e.type === "entered") && e.piece) last.set(e.piece, e);
+  }
+  return [...last.values()].filter((e) => e.type === "removed" && !undone.has(e.seq)).sort((a, b) => a.seq - b.seq);
+}
+
+function renderCasualties() {
+  const box = $("casualties");
+  if (!box) return;
+  const list = casualties(S.replay ? S.replaySeq : null);
+  const text = list.map((e) => `${e.piece} (#${e.seq}, ${e.reason || "removed"})`).join(", ");
+  if (box.dataset.text === text) return;
+  box.dataset.text = text;
+  box.hidden = !list.length;
+  box.replaceChildren(html("strong", "Casualties: "));
+  list.forEach((e, i) => {
+    const item = html("span", `${e.piece} (${e.reason || "removed"})`, "casualty");
+    item.dataset.id = e.piece;
+    item.dataset.seq = e.seq;
+    box.append(item);
+    if (i < list.length - 1) box.append(", ");
+  });
+}
+
 // A piece the roster does not name (never one of this game's) is a plain grey square.
 const UNKNOWN_PIECE = { base: [1, 1], colour: "#ccc" };
 
 function drawPieces() {
+  renderCasualties();
   const g = $("pieces");
   const poses = piecePoses();
   const keep = new Set(poses.map((p) => p.id));
@@ -1780,6 +1814,12 @@ function describe(e) {
   if (e.type === "declare") return "declare " + JSON.stringify(e.declare);
   if (e.type === "edit") return `edit ${e.action} ${e.terrain ? e.terrain.id : e.id}`;
   if (e.type === "correction") return `correction of #${e.supersedes}`;
+  if (e.type === "removed") return `removed ${e.piece}: ${e.reason || ""}`;
+  if (e.type === "entered") {
+    const v = e.verdict;
+    const word = !v ? "" : v.ok === true ? ": ok" : v.ok === false ? ": NOT OK" : ": too close to call";
+    return `entered ${e.piece} at (${Number(e.at?.x).toFixed(2)}, ${Number(e.at?.y).toFixed(2)})${word}`;
+  }
   return `${e.type} ${e.kind || ""}: ${e.message || ""}`;
 }
 

@@ -1,188 +1,66 @@
-"""``referee track`` and ``referee run``: a referee session from the command line.
+"""The game's commands: ``referee track``, ``referee run`` and ``referee demo``.
 
-Both drive one :class:`~referee.game.Session` over a frame source with
-:func:`referee.game.drive` (``demo`` and ``serve`` use the same loop): ``track`` writes
-the tracks file, ``run`` prints every settled move with its verdicts and
-keeps the game in the log.
+Each drives one :class:`~referee.game.Session` over a frame source with
+:func:`referee.game.drive` (``serve`` uses the same loop): ``track`` writes the tracks
+file, ``run`` prints every settled move with its verdicts and keeps the game in the log,
+and ``demo`` does the whole referee on a footage folder (the bundled sample by
+default): each camera calibrated from its clip (the same code ``referee calibrate``
+runs), every piece tracked, each settled move printed with its verdict and, where the
+footage has its ground truth, how far the measured moves are from the true ones.
 """
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Callable, Sequence
-from typing import IO, Any
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 import click
 
-from referee.calibration.profile import CalibrationProfile
-from referee.club.sender import ClubTarget, club_options, finish
-from referee.errors import RefereeError, SourceError, counted
-from referee.events import GameEvent, finite_json
+from referee.club.sender import ClubChoice, ClubTarget, club_options, finish
+from referee.commands import gathered
+from referee.errors import RefereeError, counted
 from referee.game import (
     Session,
     SessionUpdate,
     check_log_path,
-    check_source_fits,
     drive,
     game_name,
     open_log,
+    repo_footage,
     source_key,
     warn,
 )
-from referee.game.sources import load_game_roster, load_profiles, open_cameras
-from referee.markers.roster import Roster
+from referee.game.options import (
+    Cameras,
+    Capture,
+    Inputs,
+    JsonLinesWriter,
+    LogChoice,
+    Outputs,
+    RulesChoice,
+    annotate_frame,
+    camera_profile,
+    describe_answer,
+    describe_template,
+    distinct_outputs,
+    inputs_options,
+    log_options,
+    numbered,
+    open_game_inputs,
+    print_flags,
+    source_options,
+)
+from referee.game.sources import footage_cameras, load_game_roster, load_profiles, open_cameras
+from referee.markers.roster import load_roster
 from referee.media import MAX_CAMERA_INDEX
 from referee.outputs import VIDEO_SUFFIXES, output_file
+from referee.sim.accuracy import accuracy_summary, load_terrain_truth, load_truth, terrain_accuracy
 from referee.store import default_db_path
 from referee.vision.pipeline import Pipeline
 from referee.vision.sources import FrameSource
-
-
-class JsonLinesWriter:
-    """Writes one JSON object per line to ``PATH.partial``, flushed, so a crash loses nothing;
-    :meth:`close` renames it to ``PATH`` when complete, so a failed run never replaces an
-    earlier file.
-
-    The path is checked when the writer is made (before any input is read at length), and
-    the partial file is opened only at the first line, so a run that fails its checks on
-    the first frame leaves nothing behind.
-    """
-
-    def __init__(self, path: str | os.PathLike[str], option: str = "--out") -> None:
-        self.path = output_file(path, option)
-        self.option = option
-        self.partial = self.path.with_name(self.path.name + ".partial")
-        self._handle: IO[str] | None = None
-
-    def _open(self) -> IO[str]:
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            return self.partial.open("w", encoding="utf-8")
-        except OSError as error:
-            raise RefereeError(
-                f"{self.option} {self.path}: cannot write ({error.strerror}); choose another path"
-            ) from None
-
-    def write(self, data: dict[str, Any]) -> None:
-        if self._handle is None:
-            self._handle = self._open()
-        text = json.dumps(finite_json(data), separators=(",", ":"), allow_nan=False)
-        self._handle.write(text + "\n")
-        self._handle.flush()
-
-    def close(self, complete: bool = True) -> None:
-        """Close; ``complete`` puts the file in place, otherwise ``PATH.partial`` stays
-        (when anything was written)."""
-        if complete and self._handle is None:
-            self._handle = self._open()  # a complete run with no frames: an empty file
-        if self._handle is None:
-            return
-        self._handle.close()
-        if complete:
-            try:
-                os.replace(self.partial, self.path)
-            except OSError as error:
-                raise RefereeError(
-                    f"{self.option} {self.path}: cannot write ({error.strerror}); what was "
-                    f"written is in {self.partial}"
-                ) from None
-
-
-def distinct_outputs(
-    paths: dict[str, str | None], inputs: dict[str, str | None] | None = None
-) -> None:
-    """No two output options name the same file (each would overwrite the other), and no
-    output names an input (the video, the profile, the game log...), which it would replace."""
-    seen: dict[str, str] = {}
-    for option, path in (inputs or {}).items():
-        if path:
-            seen.setdefault(os.path.abspath(path), option)
-    for option, path in paths.items():
-        if not path:
-            continue
-        key = os.path.abspath(path)
-        if key in seen:
-            raise RefereeError(f"{seen[key]} and {option} both name {path}; give two files")
-        seen[key] = option
-
-
-def numbered(option: str, values: Sequence[str]) -> dict[str, str]:
-    """A repeated option's values for :func:`distinct_outputs`: the first as the option,
-    the next ones with their place (``--video #2``)."""
-    return {option if k == 0 else f"{option} #{k + 1}": v for k, v in enumerate(values)}
-
-
-def inputs_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The ``--calibration`` and ``--roster`` options every pipeline command takes."""
-    command = click.option(
-        "--roster", "-r", required=True, metavar="ROSTER.json", help="Which tag is on which piece."
-    )(command)
-    return click.option(
-        "--calibration",
-        "-c",
-        required=True,
-        multiple=True,
-        metavar="PROFILE.json",
-        help="Calibration profile from 'referee calibrate'; one per camera, in camera order.",
-    )(command)
-
-
-def log_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--db``, ``--game`` and ``--no-log``: where the game is logged."""
-    command = click.option("--no-log", is_flag=True, help="Do not keep a game log.")(command)
-    command = click.option(
-        "--game", metavar="NAME", help="Game name; an existing game is resumed."
-    )(command)
-    return click.option(
-        "--db", metavar="FILE", help=f"Game log file (default: {default_db_path()})."
-    )(command)
-
-
-def print_flags(update: SessionUpdate) -> None:
-    """Flags and camera events as one warning line each."""
-    for event in update.events:
-        if event.type in ("flag", "camera"):
-            where = f"frame {event.frame}: " if event.frame is not None else ""
-            warn(where + str(event.data.get("message")))
-
-
-def annotate_frame(annotator: Any, update: SessionUpdate) -> None:
-    """Draw a frame into the annotated video, with the verdicts it brought shown beside it."""
-    for ruling in update.rulings:
-        annotator.announce([line.strip() for line in ruling.describe().splitlines()])
-    for logged in update.events:
-        if logged.type == "verdict" and "question" in logged.data:
-            annotator.announce([describe_answer(logged).strip()])
-    assert update.result is not None
-    annotator.write(update.result)
-
-
-def source_options(cameras: Sequence[int], videos: Sequence[str]) -> tuple[str, ...]:
-    """The sources of a run: repeated --camera or repeated --video (not both: the order
-    pairs each with its -c profile, and two kinds of option lose it)."""
-    if bool(cameras) == bool(videos):
-        raise SourceError(
-            "give exactly one of --camera N or --video FILE"
-            if not cameras
-            else "give the cameras as all --camera N or all --video FILE (a stream URL goes "
-            "to --video), so the order pairs each with its -c profile"
-        )
-    return tuple(str(c) for c in cameras) if cameras else tuple(videos)
-
-
-def open_game_inputs(
-    specs: Sequence[str],
-    calibrations: Sequence[str],
-    roster: str,
-    holder: list[Session],
-    **options: Any,
-) -> tuple[tuple[CalibrationProfile, ...], Roster, FrameSource]:
-    """Profiles, roster and the (one or several cameras') frame source, every check done."""
-    profiles = load_profiles(calibrations, specs)
-    roster_value = load_game_roster(roster)
-    frames = open_cameras(specs, profiles, roster_value, holder, **options)
-    return profiles, roster_value, frames
 
 
 @click.command()
@@ -195,16 +73,14 @@ def open_game_inputs(
 @click.option("--height", type=click.IntRange(min=1), help="Camera: requested height in pixels.")
 @click.option("--fps", type=click.FloatRange(min=1, max=1000), help="Camera: requested frame rate.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@gathered("capture", Capture, {"width": "width", "height": "height", "fps": "fps"})
 def track(
     source: tuple[str, ...],
-    calibration: tuple[str, ...],
-    roster: str,
+    inputs: Inputs,
     out: str,
     events: str | None,
     max_frames: int | None,
-    width: int | None,
-    height: int | None,
-    fps: float | None,
+    capture: Capture,
     quiet: bool,
 ) -> None:
     """Track every tagged piece in SOURCE and write its pose per frame.
@@ -217,6 +93,8 @@ def track(
     warnings) go to EVENTS.jsonl. Files are written as NAME.partial and put in
     place when complete, so a failed run leaves an earlier file as it was.
     """
+    calibration, roster = inputs.calibration, inputs.roster
+    width, height, fps = capture.width, capture.height, capture.fps
     # Every check before any output is opened (the writers open at the first frame).
     distinct_outputs(
         {"--out": out, "--events": events},
@@ -299,24 +177,17 @@ def _close(writers: list[JsonLinesWriter], complete: bool, source: FrameSource) 
 @click.option("--height", type=click.IntRange(min=1), help="Requested camera height in pixels.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @club_options
+@gathered("cameras", Cameras, {n: n for n in ("camera", "video", "width", "height")})
+@gathered("rules", RulesChoice, {"scene": "scene", "ruleset": "ruleset"})
+@gathered("outputs", Outputs, {"annotate": "annotate", "tracks": "tracks", "events": "events"})
 def run(
-    camera: tuple[int, ...],
-    video: tuple[str, ...],
-    calibration: tuple[str, ...],
-    roster: str,
-    scene: str | None,
-    ruleset: str | None,
-    db: str | None,
-    game: str | None,
-    no_log: bool,
-    annotate: str | None,
-    tracks: str | None,
-    events: str | None,
-    width: int | None,
-    height: int | None,
+    cameras: Cameras,
+    inputs: Inputs,
+    rules: RulesChoice,
+    log_choice: LogChoice,
+    outputs: Outputs,
     quiet: bool,
-    club_url: str | None = None,
-    club_token: str | None = None,
+    club_choice: ClubChoice,
 ) -> None:
     """Referee a game live: print each settled move with the ruleset's verdict.
 
@@ -332,10 +203,19 @@ def run(
     Several cameras over one table: repeat --camera (or --video) and -c, paired in
     order (--camera 0 --camera 1 -c left.json -c right.json).
     """
+    camera, video, width, height = cameras.camera, cameras.video, cameras.width, cameras.height
+    calibration, roster, scene, ruleset = (
+        inputs.calibration,
+        inputs.roster,
+        rules.scene,
+        rules.ruleset,
+    )
+    db, game, no_log = log_choice.db, log_choice.game, log_choice.no_log
+    annotate, tracks, events = outputs.annotate, outputs.tracks, outputs.events
     from referee.scene import load_scene
 
     specs = source_options(camera, video)
-    club = ClubTarget.from_options(club_url, club_token, logged=not no_log)
+    club = ClubTarget.from_options(club_choice.url, club_choice.token, logged=not no_log)
     # Every check before any output or the game log is opened: a refused run changes nothing.
     distinct_outputs(
         {"--tracks": tracks, "--events": events, "--annotate": annotate},
@@ -409,6 +289,8 @@ def run(
                 tqdm.write(describe_answer(logged))
             elif logged.type == "edit" and isinstance(logged.data.get("template"), dict):
                 tqdm.write(describe_template(logged))
+            elif logged.type in ("removed", "entered"):  # a casualty, a reinforcement
+                tqdm.write(f"{logged.t:7.2f}s  {logged.sentence()}")
 
     for logged in session.opening:
         if logged.type == "verdict":
@@ -447,35 +329,141 @@ def run(
         raise SystemExit(130)
 
 
-def describe_template(event: GameEvent) -> str:
-    """A terrain template placed or moved (an ``edit`` event with its ``template`` pose),
-    printed like a move: the terrain in the scene changed, so the players should know."""
-    terrain = event.data.get("terrain") or {}
-    pose = event.data["template"]
-    verb = "moved to" if event.data.get("action") == "replace" else "placed at"
-    return (
-        f"{event.t:7.2f}s  terrain {terrain.get('id')} ({terrain.get('kind')}) {verb} "
-        f"({pose.get('x', 0):.2f}, {pose.get('y', 0):.2f}) facing {pose.get('heading', 0):.0f}"
+@click.command()
+@click.option(
+    "--footage",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Footage folder (default: sample_footage/skirmish in this checkout).",
+)
+@click.option(
+    "--annotate",
+    metavar="OUT.mp4",
+    help="Also write the annotated video here (several cameras: side by side in one file).",
+)
+@click.option(
+    "--use-true-camera",
+    is_flag=True,
+    help="Skip calibration and use the footage's true camera.json.",
+)
+@log_options
+@club_options
+def demo(
+    footage: Path | None,
+    annotate: str | None,
+    use_true_camera: bool,
+    log_choice: LogChoice,
+    club_choice: ClubChoice,
+) -> None:
+    """Referee the bundled sample game: calibrate, track, judge every move, and log the game."""
+    db, game, no_log = log_choice.db, log_choice.game, log_choice.no_log
+    from referee.game import Session, game_name
+    from referee.game.sources import check_same_resolution
+    from referee.scene import load_scene
+    from referee.vision.pipeline import Pipeline, check_profile_fits
+    from referee.vision.sources import MultiSource, VideoFileSource
+
+    # The outputs and the log's path are checked before anything is read or opened.
+    if annotate is not None:
+        output_file(annotate, "--annotate", VIDEO_SUFFIXES, "demo.mp4")
+    check_log_path(db, no_log)
+    folder = footage or repo_footage()
+    cameras = footage_cameras(folder)
+    video = cameras[0][0]
+    if not video.is_file():
+        raise RefereeError(
+            f"{folder}: no sample footage here (video.mp4 missing); run the demo from a git "
+            "checkout, or make it with 'referee simulate sample_footage/skirmish.scenario.json "
+            "--out sample_footage/skirmish'"
+        )
+    started = time.monotonic()
+    club = ClubTarget.from_options(club_choice.url, club_choice.token, logged=not no_log)
+    roster = load_roster(folder / "roster.json")
+    scene_path = folder / "scene.json"
+    scene = load_scene(scene_path) if scene_path.is_file() else None
+    truth_path = folder / "truth-moves.json"
+    truth = load_truth(truth_path) if truth_path.is_file() else None
+    terrain_truth_path = folder / "truth-terrain.json"
+    terrain_truth = load_terrain_truth(terrain_truth_path) if terrain_truth_path.is_file() else None
+    profiles = [
+        camera_profile(clip, true_camera, roster, folder, use_true_camera)
+        for _, clip, true_camera in cameras
+    ]
+    videos = [v for v, _, _ in cameras]
+    opened: list[FrameSource] = []
+    # The log is opened last, once the footage and profiles were read and checked.
+    try:
+        opened.extend(VideoFileSource(one) for one in videos)
+        check_same_resolution(opened)
+        for each, profile in zip(opened, profiles, strict=True):
+            check_profile_fits(profile, each.frame_size or (0, 0), each.name)
+        source = opened[0] if len(opened) == 1 else MultiSource(opened)
+        log = open_log(db, no_log)
+    except BaseException:
+        for each in opened:
+            each.close()
+        raise
+    name = game or game_name("demo")
+    session = Session.start(
+        Pipeline(profiles, roster, source_name=[str(v) for v in videos]),
+        scene,
+        log=log,
+        game=name,
+        source=" + ".join(str(v.resolve()) for v in videos),
     )
+    annotator = None
+    if annotate:
+        from referee.vision.annotate import Annotator
 
+        annotator = Annotator(annotate, roster, session.scene, source.fps)
+    shown = (
+        video
+        if len(videos) == 1
+        else f"{len(videos)} cameras ({', '.join(v.name for v in videos)})"
+    )
+    click.echo(f"refereeing {shown} ({source.frame_count} frames, {source.fps:g} fps):")
+    moves: list[Any] = []
+    edits: list[Mapping[str, Any]] = []
+    flags = 0
+    sender = club.start(log.path, name) if club is not None and log is not None else None
 
-def describe_answer(event: GameEvent) -> str:
-    """A standing question's answer as ``referee check`` prints it."""
-    verdict = event.data.get("verdict", {})
-    mark = {True: "[ok]", False: "[NO]", None: "[??]"}[verdict.get("ok")]
-    summary = verdict.get("summary") or verdict.get("ask")
-    return f"{event.t:7.2f}s  {mark} {summary}"
+    def show(update: SessionUpdate) -> None:
+        nonlocal flags
+        assert update.result is not None
+        if annotator is not None:
+            annotate_frame(annotator, update)
+        for ruling in update.rulings:
+            click.echo(ruling.describe())
+            moves.append(ruling.move)
+        for event in update.events:
+            if event.type == "edit":
+                edits.append(event.data)
+            if event.type in ("flag", "camera"):
+                flags += 1
+                click.echo(f"  ! {event.data.get('message')}", err=True)
 
-
-__all__ = [
-    "JsonLinesWriter",
-    "check_log_path",
-    "check_source_fits",
-    "describe_template",
-    "distinct_outputs",
-    "inputs_options",
-    "log_options",
-    "open_log",
-    "run",
-    "track",
-]
+    complete = False
+    try:
+        drive(session, source, progress=False, on_update=show)
+        complete = True
+    finally:
+        source.close()
+        session.close()
+        if annotator is not None:
+            annotator.close(complete)
+        if log is not None:
+            finish(sender, log.path)
+            log.close()
+    took = time.monotonic() - started
+    click.echo(f"{counted(len(moves), 'move')}, {counted(flags, 'warning')}, in {took:.1f}s")
+    if truth is not None:
+        for line in accuracy_summary(moves, truth, roster):
+            click.echo(line)
+    if terrain_truth is not None:
+        for line in terrain_accuracy(edits, terrain_truth, roster):
+            click.echo(line)
+    if annotate:
+        click.echo(f"annotated video: {annotate}")
+    if log is not None:
+        click.echo(f"game log: {log.path} (game {name!r}; 'referee log show {name}' replays it)")
+    sys.stdout.flush()

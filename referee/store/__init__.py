@@ -274,6 +274,7 @@ def _is_vector(value: Any) -> bool:
 DATA_SHAPES: dict[str, tuple[str, Any]] = {
     "from": ("a pose {x, y, heading}", _is_pose),
     "to": ("a pose {x, y, heading}", _is_pose),
+    "at": ("a pose {x, y, heading}", _is_pose),
     "via": ("a list of poses", lambda v: type(v) is list and all(map(_is_pose, v))),
     "distance": ("a number", lambda v: v is None or _is_num(v)),
     "uncertainty": ("a number", _is_num),
@@ -315,7 +316,7 @@ class Position:
 
     piece: str
     state: str
-    """The tracker's state: ``settled``, ``hidden``, ``moving`` or ``new``."""
+    """The tracker's state: ``settled``, ``hidden``, ``moving``, ``new`` or ``removed``."""
     x: float
     y: float
     heading: float
@@ -983,7 +984,8 @@ class GameLog:
     ) -> dict[str, Position]:
         """Each piece's last logged position up to ``frame`` (all frames when None).
 
-        ``resting`` keeps only settled or hidden rows: where the rules measure from.
+        ``resting`` keeps only settled or hidden rows: where the rules measure from; a
+        piece whose last such row says it was ``removed`` (a casualty) is left out.
         """
         where = "game_id = ?"
         args: list[Any] = [game.id]
@@ -991,7 +993,7 @@ class GameLog:
             where += " AND frame <= ?"
             args.append(frame)
         if resting:
-            where += " AND state IN ('settled', 'hidden')"
+            where += " AND state IN ('settled', 'hidden', 'removed')"
         if self._version < TABLE_SINCE["positions"]:
             return {}  # an older log, not migrated until its first write, has none
         sql = (
@@ -1023,6 +1025,8 @@ class GameLog:
             except _Damaged as damage:
                 where = f"game {game.name!r}, position row {r[9]!r}"
                 raise self._damaged(where, damage) from None
+            if resting and position.state == "removed":
+                continue  # off the table since (until it enters again)
             out[position.piece] = position
         return out
 

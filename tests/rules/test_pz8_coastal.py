@@ -3,7 +3,6 @@ scale doubling, bad input, and the `move` question's path in every system."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import itertools
 import json
@@ -18,12 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.cli import cli
-from referee.errors import RefereeError, SceneError
+from referee.errors import SceneError
 from referee.geometry import Pose
 from referee.rules import QueryError, find_ruleset, ruleset_for
 from referee.rules.pz8_coastal import Pz8Coastal, parse_guns, split_turns
 from referee.scene import Piece, Scene, Table, load_scene
 
+from .fuzz import ask_random_questions
 from .scaled import doubled
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "pz8_coastal"
@@ -253,6 +253,7 @@ def test_every_system_takes_a_path_in_the_move_question(system: str) -> None:
     assert err.value.path == ".via[0].y"
 
 
+#: Coastal's own odd values and keys for the shared fuzz loop (speeds, courses, paths).
 WEIRD: list[Any] = [
     None,
     0,
@@ -288,17 +289,9 @@ KEYS = [
 
 def test_random_questions_fail_cleanly() -> None:
     scene = load_scene(DATA / "torpedoes.json")
-    rules = ruleset_for(scene)
-    ids = [p.id for p in scene.pieces]
-    rnd = random.Random(13)
-    for _ in range(1500):
-        query: dict[str, Any] = {"ask": rnd.choice(rules.questions())}
-        for key in ("from", "to", "piece"):
-            query[key] = rnd.choice(ids)
-        for key in rnd.sample(KEYS, rnd.randint(0, 4)):
-            query[key] = rnd.choice(WEIRD)
-        with contextlib.suppress(RefereeError):
-            rules.answer(scene, query)
+    rules, rnd = ruleset_for(scene), random.Random(13)
+    pieces = ("from", "to", "piece")
+    ask_random_questions(rules, scene, rnd, 1500, KEYS, WEIRD, most=4, pieces=pieces)
 
 
 def test_check_answers_every_coastal_question_and_rulesets_lists_the_system() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -167,6 +168,95 @@ def replay(game: str, at: str, db: str | None, out: str | None) -> None:
         click.echo(f"({game} {where})", err=True)
 
 
+REPORT_SUFFIXES = (".html", ".htm", ".mp4")
+
+
+def _positive_seconds(text: str, option: str, example: str) -> float:
+    """``--speed``/``--pause``: a finite number above zero, else one line saying so."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= 1e6):
+        raise RefereeError(f"{option}: {shown(text)} is not a number above 0 (e.g. {example})")
+    return value
+
+
+@log.command()
+@click.argument("game")
+@click.option(
+    "--out",
+    "-o",
+    "out",
+    required=True,
+    metavar="FILE.html|FILE.mp4",
+    help="report.html (one self-contained page) or report.mp4 (an animated replay).",
+)
+@click.option(
+    "--speed",
+    default="10",
+    show_default=True,
+    metavar="X",
+    help="MP4 only: game seconds per video second.",
+)
+@click.option(
+    "--pause",
+    default=None,
+    metavar="SECONDS",
+    help="A pause between moves this long ends a turn (default 10).",
+)
+@click.option("--db", metavar="FILE", help=DB_HELP)
+def report(game: str, out: str, speed: str, pause: str | None, db: str | None) -> None:
+    """GAME's battle report: the table at the start and after each turn with every move as
+    an arrow (distance, verdict), the disputes and their reasons, corrections, casualties
+    and the result, as one self-contained HTML page, or an MP4 replay of the table.
+
+    A turn is a burst of moves: another side moving, or a pause of --pause seconds
+    between two moves, begins the next one.
+    """
+    from referee.outputs import StagedFile
+    from referee.report import PAUSE, build_report
+
+    target = output_file(out, "--out", REPORT_SUFFIXES, "report.html")
+    rate = _positive_seconds(speed, "--speed", "10")
+    gap = PAUSE if pause is None else _positive_seconds(pause, "--pause", "10")
+    with _open(db) as game_log:
+        info = game_log.game(game)
+        try:
+            content = build_report(game_log, info, pause=gap)
+        except StoreError:
+            raise
+        except (ValueError, KeyError, TypeError) as error:
+            raise StoreError(
+                f"{game_log.path}: game {game!r}: its logged scene or events cannot be replayed "
+                f"({shown(str(error), 160)}); the game log is damaged: restore it from a backup"
+            ) from None
+    staged = StagedFile(target, "--out")
+    try:
+        if target.suffix.lower() == ".mp4":
+            from referee.report.video import write_video
+
+            frames = write_video(content, staged.path, speed=rate)
+            what = f"{frames} frames at {rate:g}x"
+        else:
+            from referee.report.html import to_html
+
+            try:
+                staged.path.write_text(to_html(content), encoding="utf-8")
+            except OSError as error:
+                raise RefereeError(
+                    f"--out {target}: cannot write ({error.strerror}); choose another path"
+                ) from None
+            what = f"{len(content.turns)} turns"
+        staged.commit()
+    finally:
+        staged.discard()
+    click.echo(
+        f"{game}: {len(content.moves)} moves, {len(content.disputes)} disputes, {what} -> {out}",
+        err=True,
+    )
+
+
 @log.command()
 @click.option("--db", metavar="FILE", help=DB_HELP)
 def upgrade(db: str | None) -> None:
@@ -192,12 +282,12 @@ def upgrade(db: str | None) -> None:
 @log.command()
 @click.argument("game")
 @click.argument("seq", metavar="SEQ")
-@click.option("--void", is_flag=True, help="The move did not happen.")
+@click.option("--void", is_flag=True, help="The move (or removal) did not happen.")
 @click.option("--to", "to", metavar="X,Y,HEADING", help="Where the piece really came to rest.")
 @click.option("--why", required=True, metavar="TEXT", help="Why the camera was wrong.")
 @click.option("--db", metavar="FILE", help=DB_HELP)
 def correct(game: str, seq: str, void: bool, to: str | None, why: str, db: str | None) -> None:
-    """Correct move SEQ of GAME the camera got wrong: --void, or --to X,Y,HEADING.
+    """Correct move (or removal) SEQ of GAME the camera got wrong: --void, or --to X,Y,HEADING.
 
     The correction is a new event (nothing logged is changed); the verdicts
     that depended on the move are asked again on the corrected table and
@@ -236,7 +326,13 @@ def correct(game: str, seq: str, void: bool, to: str | None, why: str, db: str |
         writer.append(now, events)
     for event in events:
         click.echo(
-            event.head() + timeline_text(event, {events[0].seq}, {move.seq: move.piece or "?"})
+            event.head()
+            + timeline_text(
+                event,
+                {events[0].seq},
+                {move.seq: move.piece or "?"},
+                {move.seq} if move.type == "removed" else (),
+            )
         )
 
 
