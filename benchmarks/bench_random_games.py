@@ -102,12 +102,12 @@ def render(
 
 def referee_game(folder: Path, setup: str, seed: int, true_camera: bool = False) -> Score:
     """Calibrate, track and log the game in ``folder`` as ``referee demo`` does; score it."""
-    from referee.game.options import camera_profile
-    from referee.sim.accuracy import accuracy_summary, terrain_accuracy
     from referee.game import Session, drive
+    from referee.game.options import camera_profile
     from referee.game.sources import footage_cameras
     from referee.markers.roster import load_roster
     from referee.scene import load_scene
+    from referee.sim.accuracy import accuracy_summary, terrain_accuracy
     from referee.vision.pipeline import Pipeline
     from referee.vision.sources import MultiSource, VideoFileSource
 
