@@ -42,7 +42,8 @@ A casualty is a :class:`RemovedEvent`. Only a *lifted* piece can be
 removed: one seen displaced from its rest (``moving``, its last sighting
 more than ``lift_threshold`` from it; at least two sightings away from it for
 the time rule below), then lost. A hand hovering over a settled piece hides it in place (no
-displaced sighting), so it stays ``hidden`` however long the hand stays.
+displaced sighting), so it stays ``hidden`` while the hand stays (up to
+``vanished_after``, below).
 A lifted piece is removed when
 
 - its last sighting is within ``edge_margin`` (1.5 in) of a table edge, or
@@ -52,6 +53,13 @@ A lifted piece is removed when
 - it has been gone ``removed_after`` seconds (4 s) anywhere: "gone from view
   4.0 s after a lift" (a piece moved out of sight under a hand for longer
   is removed, then enters again; a correction undoes the removal).
+
+A settled piece whose tag the lifting hand hid from the first instant (no lift
+seen at all) is removed once it has been out of sight ``vanished_after``
+seconds (8 s) while the camera has seen the rest of the table for
+``table_seen_seconds`` (1 s) without a gap: a hovering hand stays a second or
+three, and a covered or knocked camera hides every piece at once, which is no
+casualty. A piece that comes back after that enters again.
 
 The edge test needs the table's size (``table``); without it only the time
 rule applies.
@@ -119,6 +127,13 @@ class TrackerSettings:
     later is a reinforcement (an entry), one seen before was on the table from the start."""
     removed_after: float = 4.0
     """A lifted piece gone from view this many seconds is removed (a casualty)."""
+    vanished_after: float = 8.0
+    """A settled piece out of sight this many seconds, while the camera sees the rest of
+    the table, is removed even though no lift was seen (the hand hid its tag from the
+    first instant): a hand hovers for a second or three, not eight."""
+    table_seen_seconds: float = 1.0
+    """...counted only once the camera has seen roster pieces this long without a gap (a
+    camera covered or knocked away hides every piece at once: that is no casualty)."""
     edge_margin: float = 1.5
     """A lifted piece last seen this close to a table edge (inches), or past it, heading
     for it..."""
@@ -452,6 +467,7 @@ class Tracker:
         self._roster_seen = False
         self._first_seen_t: float | None = None
         self._started = False
+        self._table_seen_since: float | None = None
 
     @property
     def started(self) -> bool:
@@ -520,6 +536,10 @@ class Tracker:
             self._roster_seen = True
             if self._first_seen_t is None:
                 self._first_seen_t = t
+            if self._table_seen_since is None:
+                self._table_seen_since = t
+        else:
+            self._table_seen_since = None
         if not self._roster_seen and poses.unknown and self._frames_with_tags >= s.mismatch_frames:
             raise RosterError(
                 f"the roster does not match the table: tags {list(poses.unknown)} are seen "
@@ -588,6 +608,8 @@ class Tracker:
                 return replace(track, missing_t=t, missing_frame=frame), []
             if track.state == "moving" and template is None:
                 return self._lifted_off(track, frame, t)
+            if track.state == "hidden" and template is None:
+                return self._vanished(track, frame, t)
             return track, []
 
         if track.state == "removed":
@@ -759,6 +781,31 @@ class Tracker:
             window_t=(),
             window_frames=(),
         )
+
+    def _vanished(self, track: _Track, frame: int, t: float) -> tuple[_Track, list[Event]]:
+        """A settled piece out of sight for ``vanished_after`` seconds while the camera sees
+        the table: lifted off under the hand that hid it (module docstring)."""
+        s = self.settings
+        base = track.settled
+        gone = t - track.left_t
+        table_seen = self._table_seen_since is not None and (
+            t - self._table_seen_since >= s.table_seen_seconds
+        )
+        if base is None or gone < s.vanished_after or not table_seen:
+            return track, []
+        event = RemovedEvent(
+            piece=base.id,
+            tag=base.tag,
+            at=replace(base, seen=False),
+            reason=f"gone from view {gone:.1f} s (no lift seen: a hand hid it)",
+            edge=None,
+            start_t=track.left_t,
+            last_seen_t=track.last_t,
+            t=t,
+            frame=frame,
+        )
+        removed = _Track("removed", removed_at=replace(base, seen=False), last_t=track.last_t)
+        return removed, [event]
 
     def _lifted_off(self, track: _Track, frame: int, t: float) -> tuple[_Track, list[Event]]:
         """A moving piece out of sight: removed when it was lifted (seen away from its rest)

@@ -227,3 +227,40 @@ def test_thresholds_are_settings():
     removed, entered = events
     assert isinstance(removed, RemovedEvent) and math.isclose(removed.at.x, 20)
     assert isinstance(entered, EnteredEvent) and entered.piece == "sq1"
+
+
+def test_a_piece_hidden_by_the_lifting_hand_from_the_first_instant_is_removed_after_8_s():
+    """No lift seen at all (the hand covered the tag, then carried the piece away): out
+    of sight for vanished_after while the rest of the table is in view is a casualty."""
+    tracker = Tracker(ROSTER, table=TABLE)
+    other = pose("sq1", 30, 20, 0)
+    script = still(20, pose("t34", 10, 10, 90), other)
+    script += still(int(9 * FPS), other)  # t34 gone, sq1 in view all along
+    script += still(20, pose("t34", 10, 10, 90), other)  # the same piece put back later
+    states, events = play(tracker, script)
+    removed, entered = events
+    assert isinstance(removed, RemovedEvent) and removed.piece == "t34"
+    assert removed.edge is None and "gone from view 8.0 s" in removed.reason
+    assert removed.t == pytest.approx(20 / FPS + 8.0, abs=1.5 / FPS)
+    assert (removed.at.x, removed.at.y) == pytest.approx((10, 10))
+    assert states[20 + int(7 * FPS)].piece("t34").state == "hidden"  # a long hover: not yet
+    assert isinstance(entered, EnteredEvent) and entered.piece == "t34"
+
+
+def test_a_hover_of_three_seconds_beside_pieces_in_view_is_no_casualty():
+    tracker = Tracker(ROSTER, table=TABLE)
+    other = pose("sq1", 30, 20, 0)
+    script = still(20, pose("t34", 10, 10, 90), other)
+    script += still(int(3 * FPS), other)
+    script += still(20, pose("t34", 10.01, 10, 90), other)
+    states, events = play(tracker, script)
+    assert events == [] and states[-1].piece("t34").state == "settled"
+
+
+def test_a_covered_camera_hides_every_piece_and_removes_none():
+    tracker = Tracker(ROSTER, table=TABLE)
+    both = [pose("t34", 10, 10, 90), pose("sq1", 30, 20, 0)]
+    script = still(20, *both) + still(int(12 * FPS)) + still(20, *both)
+    states, events = play(tracker, script)
+    assert events == []
+    assert {states[-1].piece(p).state for p in ("t34", "sq1")} == {"settled"}
