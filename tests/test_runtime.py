@@ -100,7 +100,10 @@ LOADED = True
 """
 
 _IMPORT_PROBE = """
-import sys, time
+import signal, sys, time
+# Python's own Ctrl-C, as a terminal gives it: a test run in a background job (CI's
+# shell with '&') inherits SIGINT ignored, where the relay rightly stays off.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from referee.runtime import relay_interrupts
 assert relay_interrupts()
 sys.path.insert(0, sys.argv[1])
