@@ -410,6 +410,25 @@ class _Track:
     """Removed: where it rested before it was lifted off."""
 
 
+def _removed(
+    track: _Track, base: PiecePose, reason: str, edge: str | None, frame: int, t: float
+) -> tuple[_Track, list[Event]]:
+    """``track`` gone off the table from its rest ``base``: the removed track and its event."""
+    at = replace(base, seen=False)
+    event = RemovedEvent(
+        piece=base.id,
+        tag=base.tag,
+        at=at,
+        reason=reason,
+        edge=edge,
+        start_t=track.left_t,
+        last_seen_t=track.last_t,
+        t=t,
+        frame=frame,
+    )
+    return _Track("removed", removed_at=at, last_t=track.last_t), [event]
+
+
 def _angle_diff(a: float, b: float) -> float:
     """Signed smallest difference a - b in degrees, in (-180, 180]."""
     d = (a - b) % 360.0
@@ -793,19 +812,8 @@ class Tracker:
         )
         if base is None or gone < s.vanished_after or not table_seen:
             return track, []
-        event = RemovedEvent(
-            piece=base.id,
-            tag=base.tag,
-            at=replace(base, seen=False),
-            reason=f"gone from view {gone:.1f} s (no lift seen: a hand hid it)",
-            edge=None,
-            start_t=track.left_t,
-            last_seen_t=track.last_t,
-            t=t,
-            frame=frame,
-        )
-        removed = _Track("removed", removed_at=replace(base, seen=False), last_t=track.last_t)
-        return removed, [event]
+        reason = f"gone from view {gone:.1f} s (no lift seen: a hand hid it)"
+        return _removed(track, base, reason, None, frame, t)
 
     def _lifted_off(self, track: _Track, frame: int, t: float) -> tuple[_Track, list[Event]]:
         """A moving piece out of sight: removed when it was lifted (seen away from its rest)
@@ -831,19 +839,7 @@ class Tracker:
             edge, reason = None, f"gone from view {gone:.1f} s after a lift"
         else:
             return track, []
-        event = RemovedEvent(
-            piece=base.id,
-            tag=base.tag,
-            at=replace(base, seen=False),
-            reason=reason,
-            edge=edge,
-            start_t=track.left_t,
-            last_seen_t=track.last_t,
-            t=t,
-            frame=frame,
-        )
-        removed = _Track("removed", removed_at=replace(base, seen=False), last_t=track.last_t)
-        return removed, [event]
+        return _removed(track, base, reason, edge, frame, t)
 
     def _edge_out(self, prior: PiecePose | None, last: PiecePose) -> str | None:
         """The table edge ``last`` was heading off: within ``edge_margin`` of it (or past
