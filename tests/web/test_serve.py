@@ -38,6 +38,8 @@ def exposed_server(tmp_path):
         [sys.executable, "-m", "referee", "serve", "--host", "127.0.0.2", "--port", "0",
          "--db", str(tmp_path / "games.sqlite"), "--game", "served", "--speed", "4"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        # A shell's background job inherits SIGINT ignored; a user's terminal never does.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     lines: list[str] = []
     deadline = time.monotonic() + 30

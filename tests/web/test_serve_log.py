@@ -19,6 +19,8 @@ def _serve(tmp_path, *args, stop=signal.SIGINT):
     process = subprocess.Popen(
         [sys.executable, "-m", "referee", "serve", "--port", "0", "--speed", "0", *args],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+        # A shell's background job inherits SIGINT ignored; a user's terminal never does.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     lines = []
     deadline = time.monotonic() + 60
