@@ -378,7 +378,7 @@ def _require(data: dict[str, Any], key: str, source: str, path: str) -> Any:
 
 def _list(value: Any, source: str, path: str) -> list[Any]:
     if not isinstance(value, list):
-        raise SceneError(at(source, path, f"must be a list, got {type(value).__name__}"))
+        raise SceneError(at(source, path, f"must be a list, got {validate.shown(value)}"))
     return value
 
 
