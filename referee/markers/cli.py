@@ -770,7 +770,8 @@ def terrain(
     overlap by half an inch. Print at 100% and check the scale bars.
     """
     kind, size_text, outline_path = shape.kind, shape.size, shape.outline
-    page, out = printing.page, printing.out or "terrain.pdf"  # click's default
+    page, out = printing.page, printing.out
+    assert out is not None  # --out has a default
     import json
 
     from referee.markers.terrain_sheet import check_template_size, terrain_sheet
