@@ -12,7 +12,8 @@ imports nothing above it (no web, no command module).
 - :mod:`~referee.game.sources`: calibration, roster, frame sources, the sample.
 - :mod:`~referee.game.live`: :class:`LiveTable`, a session fed by a frame
   thread for a dashboard to read and wait on; :mod:`~referee.game.views`,
-  what it shows of a frame.
+  what it shows of a frame; :mod:`~referee.game.status`, what a dashboard asks of it
+  (health, the map's doubt, the pieces to name) as values the web layer writes as JSON.
 - :mod:`~referee.game.replay`: :func:`scene_at`, a logged game at any moment.
 """
 

@@ -21,11 +21,11 @@ from werkzeug.exceptions import HTTPException
 from referee.errors import RefereeError, at, parse_json
 from referee.events import finite_json
 from referee.game import Session, scene_at
+from referee.game.status import map_doubt_now, piece_ranges, roster_pieces, table_health
 from referee.geometry import Pose
-from referee.markers.roster import Roster
 from referee.picture import PALETTE, RINGS, draw, side_colours, to_png, to_svg
-from referee.rules import QueryError, Ruleset
-from referee.scene import Piece, Scene
+from referee.rules import QueryError
+from referee.scene import Scene
 from referee.store import export_text
 from referee.web.db import get_live, get_reader
 
@@ -93,27 +93,12 @@ def _json(data: Any, status: int = 200) -> Response:
 # -- the table ---------------------------------------------------------------------------------
 
 
-def piece_ranges(ruleset: Ruleset, piece: Piece) -> dict[str, float]:
-    """The distances the ruleset itself uses for this piece, by label, as the page reads them."""
-    return {r.label: r.inches for r in ruleset.piece_ranges(piece)}
-
-
-def _roster_pieces(roster: Roster, scene: Scene) -> list[Piece]:
-    pieces = {p.id: p for p in scene}
-    for entry in roster:
-        if entry.id not in pieces:
-            pieces[entry.id] = Piece(
-                entry.id, entry.side, entry.kind, 0, 0, 0, entry.base, name=entry.name
-            )
-    return list(pieces.values())
-
-
 @bp.get("/info")
 def info() -> Response:
     """What the page needs once: ruleset, questions, pieces, colours, table, ranges."""
     live = get_live()
     session = live.session
-    pieces = _roster_pieces(session.roster, session.initial_scene)
+    pieces = roster_pieces(session.roster, session.initial_scene)
     colours = side_colours(p.side for p in pieces)
     table = session.initial_scene.table
     return _json(
@@ -367,10 +352,6 @@ def picture() -> Response:
     return Response(to_png(drawing), mimetype="image/png")
 
 
-DOUBT_STEP = 6.0
-"""Inches between the points of ``/api/doubt``'s grid (the doubt varies slowly over a table)."""
-
-
 def _table_arg(name: str, limit: float) -> float:
     raw = request.args.get(name, "")
     try:
@@ -388,35 +369,13 @@ def doubt() -> Response:
     sigma, as a piece's position): ``table`` (the largest on the table), ``grid`` (every
     ``step`` inches, rows by y, null where the camera does not see) and, for ``?x=&y=``,
     ``at`` that point. The dashboard's ruler adds it up along its tape."""
-    from referee.game.views import map_doubt as point_doubt
-
     live = get_live()
-    session = live.session
-    latest = session.latest
-    profile = latest.profile if latest is not None else live.calibration
-    noise = live.pipeline.poses.corner_noise_px
-    table = session.initial_scene.table
+    table = live.session.initial_scene.table
     given = [name for name in ("x", "y") if name in request.args]
     if len(given) == 1:
         raise BadRequest("give both x and y (inches on the table), or neither")
-    # a uniform grid reaching the far edges (its last row or column may lie past them)
-    xs = np.arange(0.0, table.width + DOUBT_STEP, DOUBT_STEP)
-    ys = np.arange(0.0, table.depth + DOUBT_STEP, DOUBT_STEP)
-    grid = point_doubt(profile, np.array([(x, y) for y in ys for x in xs]), noise)
-    values = [[_finite(v) for v in row] for row in grid.reshape(len(ys), len(xs))]
-    seen = grid[np.isfinite(grid)]
-    answer: dict[str, Any] = {
-        "table": _finite(float(seen.max())) if len(seen) else None,
-        "grid": {"step": DOUBT_STEP, "values": values},
-    }
-    if given:
-        point = (_table_arg("x", table.width), _table_arg("y", table.depth))
-        answer["at"] = _finite(point_doubt(profile, np.array([point]), noise)[0])
-    return _json(answer)
-
-
-def _finite(value: float) -> float | None:
-    return round(float(value), 5) if np.isfinite(value) else None
+    point = (_table_arg("x", table.width), _table_arg("y", table.depth)) if given else None
+    return _json(map_doubt_now(live, point).to_json())
 
 
 # -- live view ---------------------------------------------------------------------------------
@@ -470,60 +429,12 @@ def table_image() -> Response:
 @bp.get("/health")
 def health() -> Response:
     """Calibration, frame rate, pieces seen and missing, unknown tags, camera events."""
-    live = get_live()
-    session = live.session
-    latest = session.latest
-    profile = latest.profile if latest is not None else live.calibration
-    seen: list[str] = []
-    hidden: list[str] = []
-    removed: list[str] = []
-    if latest is not None:
-        for tracked in latest.tracks.pieces:
-            if tracked.state == "removed":
-                removed.append(tracked.pose.id)  # a casualty: not hidden, gone
-                continue
-            (seen if tracked.pose.seen else hidden).append(tracked.pose.id)
-    known = {*seen, *hidden, *removed}
-    missing = [e.id for e in session.roster if e.id not in known]
-    events, _ = live.events_since(0)
-    camera = [e.to_json() for e in events if e.type == "camera"]
-    flags: dict[str, int] = {}
-    unknown: set[int] = set(latest.unknown_tags) if latest is not None else set()
-    for event in events:
-        if event.type == "flag":
-            kind = str(event.data.get("kind"))
-            flags[kind] = flags.get(kind, 0) + 1
-            tag = event.data.get("tag")
-            if kind == "unknown_tag" and isinstance(tag, int):
-                unknown.add(tag)
-    return _json(
-        {
-            "calibration": {
-                "frame_source": profile.frame_source,
-                "rms_px": profile.rms_px,
-                "views_used": profile.views_used,
-                "created": profile.created,
-                "image_size": list(profile.intrinsics.image_size),
-                "re_registered": profile is not live.calibration,
-            },
-            "fps": round(live.fps, 1),
-            "frames": live.frames,
-            "frame": latest.frame if latest is not None else None,
-            "t": round(session.t, 3),
-            "pieces": {"seen": seen, "hidden": hidden, "missing": missing, "removed": removed},
-            "unknown_tags": sorted(unknown),
-            "flags": flags,
-            "camera": camera[-20:],
-            # Each camera on its own: a dropped or ended one is shown while the others go on.
-            "cameras": [c.to_json() for c in live.cameras()],
-            "error": live.error,
-            "running": live.running,
-            "game": live.game_name,
-            # While the maps' loops compile for this machine (serve's first start after
-            # installing): answers come from their slower twins meanwhile.
-            "warm_up": warm.to_json() if (warm := current_app.config.get("WARM_UP")) else None,
-        }
-    )
+    answer = table_health(get_live()).to_json()
+    # While the maps' loops compile for this machine (serve's first start after
+    # installing): answers come from their slower twins meanwhile.
+    warm = current_app.config.get("WARM_UP")
+    answer["warm_up"] = warm.to_json() if warm else None
+    return _json(answer)
 
 
 # -- the log -----------------------------------------------------------------------------------
@@ -729,4 +640,4 @@ def stream() -> Response:
     return response
 
 
-__all__ = ["bp", "piece_ranges"]
+__all__ = ["bp"]
