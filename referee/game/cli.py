@@ -370,6 +370,11 @@ def demo(
     folder = footage or repo_footage()
     cameras = footage_cameras(folder)
     video = cameras[0][0]
+    if not video.is_file() and footage is not None:
+        raise RefereeError(
+            f"{folder}: no footage here ({video.name} missing); give a folder that "
+            "'referee simulate ... --out DIR' wrote, such as sample_footage/club"
+        )
     if not video.is_file():
         raise RefereeError(
             f"{folder}: no sample footage here (video.mp4 missing); run the demo from a git "
