@@ -61,7 +61,7 @@ from referee.rules.queries import (
     piece_arg,
     pose_arg,
 )
-from referee.rules.targets import Targets, line_contact, line_ends_away
+from referee.rules.targets import ContactBook, Targets, line_contact, line_ends_away
 from referee.rules.values import PieceRange, QueryError, Verdict, judge, name_key
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
@@ -532,10 +532,12 @@ class TableRuleset(Targets):
         """The system's extra checks of a ``los`` question, as :meth:`range_findings`."""
         return ()
 
-    def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+    def ask_los(
+        self, scene: Scene, query: Mapping[str, Any], book: ContactBook | None = None
+    ) -> Verdict:
         q = LosQuery.parse(scene, query)
         firer, target = q.firer, q.target
-        los, reasons, blockers = self.line_of_sight(scene, firer, target)
+        los, reasons, blockers = self.line_of_sight(scene, firer, target, book)
         ok = {"clear": True, "blocked": False, "doubtful": None}[los]
         doubt = q.doubt
         distance = centre_distance(firer.xy, target.xy)
@@ -611,7 +613,7 @@ class TableRuleset(Targets):
         return out
 
     def line_of_sight(
-        self, scene: Scene, firer: Piece, target: Piece
+        self, scene: Scene, firer: Piece, target: Piece, book: ContactBook | None = None
     ) -> tuple[str, list[str], dict[str, list[str]]]:
         """(``clear``/``blocked``/``doubtful``, reasons, ids that block or may block).
 
@@ -669,11 +671,11 @@ class TableRuleset(Targets):
             if np.any(poly.min(axis=0) > hi) or np.any(poly.max(axis=0) < lo):
                 continue  # nowhere near the line (nor, then, around either centre)
             # ``targets`` measured every line of the firer at once (its contact book).
-            contact = line_contact(firer.id, target.id, ob) or segment_polygon(a, b, poly)
+            contact = line_contact(book, firer.id, target.id, ob) or segment_polygon(a, b, poly)
             if contact.contact == "clear" and contact.clearance > doubt:
                 continue  # as far as the bounds (an end inside would be a crossing)
             edge_doubt = False
-            if ob.see_into and not line_ends_away(firer.id, target.id, ob):
+            if ob.see_into and not line_ends_away(book, firer.id, target.id, ob):
                 inside_ = [
                     (p, boundary_distance(p.xy, poly))
                     for p in (firer, target)

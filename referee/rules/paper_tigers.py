@@ -62,6 +62,7 @@ from referee.rules.core import (
 )
 from referee.rules.flow import Declared, GameFlow, Judgement, SettledMove
 from referee.rules.queries import LosQuery, PairQuery, RangeQuery
+from referee.rules.targets import ContactBook
 from referee.rules.values import (
     PieceField,
     PieceRange,
@@ -318,7 +319,7 @@ class PaperTigers(Deployment):
         return [[idx[m] for m in g] for g in groups if len(g) > 1]
 
     def line_of_sight(
-        self, scene: Scene, firer: Piece, target: Piece
+        self, scene: Scene, firer: Piece, target: Piece, book: ContactBook | None = None
     ) -> tuple[str, list[str], dict[str, list[str]]]:
         """The core's line of sight, except in a forest of several touching woods: the
         forest blocks as one area (a line along a seam runs through it), but a unit sees
@@ -328,12 +329,12 @@ class PaperTigers(Deployment):
         as the next")."""
         groups = self._forest_groups(scene)
         if not groups:
-            return super().line_of_sight(scene, firer, target)
+            return super().line_of_sight(scene, firer, target, book)
         in_forest = {k for g in groups for k in g}
         rest = dataclasses.replace(
             scene, terrain=tuple(t for k, t in enumerate(scene.terrain) if k not in in_forest)
         )
-        los, reasons, found = super().line_of_sight(rest, firer, target)
+        los, reasons, found = super().line_of_sight(rest, firer, target, book)
         if los != "blocked":
             reasons = reasons[:-1]  # the closing line, said again below
         blocked, doubtful = list(found["blocked"]), list(found["doubtful"])

@@ -41,7 +41,7 @@ from referee.rules.core import (
     sweep_entry,
 )
 from referee.rules.queries import MoveQuery, RangeQuery
-from referee.rules.targets import map_distance
+from referee.rules.targets import ContactBook, map_distance
 from referee.rules.values import PieceField, QueryError, Verdict, name_key
 from referee.scene import Piece, Scene
 
@@ -138,12 +138,14 @@ class Papercraft(Deployment):
         corners: dict[str, NDArray[np.float64]] = kept[1]
         return corners
 
-    def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+    def ask_los(
+        self, scene: Scene, query: Mapping[str, Any], book: ContactBook | None = None
+    ) -> Verdict:
         """Not blocked by other units: some edge-to-edge line crosses no other live unit.
         The shortest such line is given (``line``: its two ends), for the tape."""
         firer = piece_arg(scene, query, "from")
         target = piece_arg(scene, query, "to")
-        if map_distance(firer.id, target.id) == float("inf"):
+        if map_distance(book, firer.id, target.id) == float("inf"):
             # ``targets``: the map found every line walled off; no line to search for.
             d, start, end = float("inf"), np.full(2, np.nan), np.full(2, np.nan)
         else:

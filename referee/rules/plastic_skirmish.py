@@ -75,6 +75,7 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.queries import MoveQuery
+from referee.rules.targets import ContactBook
 from referee.rules.values import PieceField, QueryError, Verdict, as_ids, judge, name_key
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
@@ -287,7 +288,7 @@ class PlasticSkirmish(Deployment):
         return float(limit), rule
 
     def line_of_sight(
-        self, scene: Scene, firer: Piece, target: Piece
+        self, scene: Scene, firer: Piece, target: Piece, book: ContactBook | None = None
     ) -> tuple[str, list[str], dict[str, list[str]]]:
         """The shared rule, except that a figure wholly inside woods or a building is seen
         only from inside the same feature: figures are seen at the edges (base partly in
@@ -305,7 +306,7 @@ class PlasticSkirmish(Deployment):
                 [f"{who} is wholly inside {t.kind} {t.id}: only figures at its edge are seen"],
                 {"blocked": [t.id], "doubtful": []},
             )
-        why, reasons, parts = super().line_of_sight(scene, firer, target)
+        why, reasons, parts = super().line_of_sight(scene, firer, target, book)
         if hidden and why != "blocked":
             who, t, _ = hidden
             reasons.append(

@@ -72,6 +72,7 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.queries import MoveQuery, RangeQuery
+from referee.rules.targets import ContactBook
 from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
 from referee.scene import Piece, Scene, Terrain
 
@@ -415,7 +416,9 @@ class Pz8(TableRuleset):
             f"{firer.id} fires {weapon}"
         )
 
-    def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+    def ask_los(
+        self, scene: Scene, query: Mapping[str, Any], book: ContactBook | None = None
+    ) -> Verdict:
         firer = piece_arg(scene, query, "from")
         target = piece_arg(scene, query, "to")
         if self.unit(firer).sees_all or self.unit(target).sees_all:
@@ -430,7 +433,7 @@ class Pz8(TableRuleset):
                 details={"blocking": []},
                 summary=f"los {firer.id} -> {target.id}: clear ({who.id} sees and is seen)",
             )
-        verdict = super().ask_los(scene, query)
+        verdict = super().ask_los(scene, query, book)
         hidden, why = self.hidden(scene, firer, target)
         if hidden is False or verdict.los == "blocked":
             return dataclasses.replace(verdict, reasons=verdict.reasons + tuple(why))

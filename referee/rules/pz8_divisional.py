@@ -90,6 +90,7 @@ from referee.rules.core import (
 )
 from referee.rules.pz8 import ROUGH
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
+from referee.rules.targets import ContactBook
 from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
 from referee.runtime import CORES, in_shares
 from referee.scene import Piece, Scene, Terrain, normalise_edge
@@ -376,14 +377,14 @@ class Pz8Divisional(DivisionalBase, Spotting):
     # -- line of sight: friendly units and ground features never block -------------------
 
     def line_of_sight(
-        self, scene: Scene, firer: Piece, target: Piece
+        self, scene: Scene, firer: Piece, target: Piece, book: ContactBook | None = None
     ) -> tuple[str, list[str], dict[str, list[str]]]:
         """Only the firer's enemies' bases (not the target's) may block (5)."""
         seen = dataclasses.replace(
             scene,
             pieces=tuple(p for p in scene.pieces if p.side != firer.side or p.id == firer.id),
         )
-        los, reasons, who = super().line_of_sight(seen, firer, target)
+        los, reasons, who = super().line_of_sight(seen, firer, target, book)
         if los == "clear":
             reasons[-1] = "friendly units and ground features do not block (5): the line is clear"
         return los, reasons, who

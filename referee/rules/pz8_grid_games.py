@@ -34,7 +34,7 @@ from referee.rules.core import (
 )
 from referee.rules.grid import Cell, Grid, HexGrid, Placement, ZoneGrid, outlines, spread
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
-from referee.rules.targets import Targets
+from referee.rules.targets import ContactBook, Targets
 from referee.rules.values import PieceField, QueryError, Verdict, name_key
 from referee.scene import Piece, Scene, Table, normalise_edge
 
@@ -181,7 +181,9 @@ class GridGame(Targets):
         likely = g.distance(a.cell, b.cell)
         return likely, spread([d for _, _, d in pairs], likely), pairs
 
-    def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+    def ask_los(
+        self, scene: Scene, query: Mapping[str, Any], book: ContactBook | None = None
+    ) -> Verdict:
         """Line of sight: nothing but the kinds in :attr:`blocks_los` blocks (the texts:
         ships and aircraft do not block), between the cells' centres."""
         firer = piece_arg(scene, query, "from")

@@ -15,7 +15,6 @@ contacts whose floats its reasons print.
 
 from __future__ import annotations
 
-import contextvars
 import dataclasses
 import functools
 import math
@@ -137,34 +136,27 @@ class ContactBook:
         return None
 
 
-_BOOK: contextvars.ContextVar[ContactBook | None] = contextvars.ContextVar(
-    "targets_contact_book", default=None
-)
-"""The book of the ``targets`` question being answered in this thread (or task)."""
-
-
-def map_distance(firer: str, target: str) -> float | None:
-    """The map's measure of the pair ``firer`` -> ``target`` while ``targets`` answers
-    for ``firer`` (a system's single question may take what the map settled), else
-    None."""
-    book = _BOOK.get()
+def map_distance(book: ContactBook | None, firer: str, target: str) -> float | None:
+    """The map's measure of the pair ``firer`` -> ``target`` from the book of the
+    ``targets`` question answering for ``firer`` (a system's single question may take
+    what the map settled), else None."""
     if book is None or book.firer.id != firer:
         return None
     return book.measured.get(target)
 
 
-def line_ends_away(firer: str, target: str, ob: Obstacle) -> bool:
+def line_ends_away(book: ContactBook | None, firer: str, target: str, ob: Obstacle) -> bool:
     """Whether the book of the ``targets`` question being answered knows both ends of
     the line ``firer`` -> ``target`` lie outside ``ob`` by more than the doubt."""
-    book = _BOOK.get()
     return book is not None and book.firer.id == firer and book.ends_away(target, ob)
 
 
-def line_contact(firer: str, target: str, ob: Obstacle) -> SegmentContact | None:
+def line_contact(
+    book: ContactBook | None, firer: str, target: str, ob: Obstacle
+) -> SegmentContact | None:
     """The contact of the line ``firer`` -> ``target`` with ``ob`` from the book of the
     ``targets`` question being answered, where it settles the single question's verdict;
     None otherwise (the single question measures it)."""
-    book = _BOOK.get()
     if book is None or book.firer.id != firer:
         return None
     return book.contact(target, ob)
@@ -193,7 +185,12 @@ class Targets(Ruleset):
     def visibility(self, scene: Scene) -> Visibility:
         raise QueryError(".ask", f"{self.name} has no targets question (no all-pairs map)")
 
-    def ask_los(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
+    def ask_los(
+        self, scene: Scene, query: Mapping[str, Any], book: ContactBook | None = None
+    ) -> Verdict:
+        """The ``los`` question. ``book``: what ``targets`` already measured of the
+        firer's lines (it asks this of every target), so the answer need not measure
+        again; the answer is the same with or without it."""
         raise QueryError(".ask", f"{self.name} has no los question")
 
     def judge_range_measured(
@@ -339,17 +336,15 @@ class Targets(Ruleset):
         options = {k: v for k, v in query.items() if k not in ("ask", "from")}
         entries: list[dict[str, Any]] = []
         counts = {"hit": 0, "maybe": 0, "no": 0}
-        token = _BOOK.set(self.contact_book(scene, firer, others, dist))
-        try:
-            los_vs = [
-                self.ask_los(
-                    self._trimmed(scene, near[k], bases[k], trims),
-                    {"ask": "los", "from": firer.id, "to": target.id},
-                )
-                for k, target in enumerate(others)
-            ]
-        finally:
-            _BOOK.reset(token)
+        book = self.contact_book(scene, firer, others, dist)
+        los_vs = [
+            self.ask_los(
+                self._trimmed(scene, near[k], bases[k], trims),
+                {"ask": "los", "from": firer.id, "to": target.id},
+                book,
+            )
+            for k, target in enumerate(others)
+        ]
         for k, target in enumerate(others):
             los_q = {"ask": "los", "from": firer.id, "to": target.id}
             los_v = los_vs[k].asked(los_q)
