@@ -216,6 +216,13 @@ def moved(tmp_path_factory):
     log.close()
 
 
+# t34a drawn at that y (its node is not there until the map's first drawing)
+T34A_AT = (
+    "y => Math.abs((document.querySelector('#ov-pieces [data-id=t34a]')"
+    " || {dataset: {}}).dataset.y - y) < 0.1"
+)
+
+
 @browser_only
 def test_a_correction_is_the_caption_and_puts_its_piece_back(page, moved):
     open_overlay(page, moved)
@@ -223,7 +230,7 @@ def test_a_correction_is_the_caption_and_puts_its_piece_back(page, moved):
         events = json.loads(response.read())["events"]
     move = next(e for e in events if e["type"] == "move" and e["piece"] == "t34a")
     page.wait_for_function(
-        "y => Math.abs(document.querySelector('#ov-pieces [data-id=t34a]').dataset.y - y) < 0.1",
+        T34A_AT,
         arg=move["to"]["y"],
     )
     request = urllib.request.Request(
@@ -247,7 +254,7 @@ def test_a_correction_is_the_caption_and_puts_its_piece_back(page, moved):
     assert why.startswith("knocked over · asked again: ") and all(s in why for s in again)
     # drawn where it rested before the voided move (the camera still sees it moved)
     page.wait_for_function(
-        "y => Math.abs(document.querySelector('#ov-pieces [data-id=t34a]').dataset.y - y) < 0.1",
+        T34A_AT,
         arg=move["from"]["y"],
     )
     page.wait_for_selector("#ov-threats[data-from='t34a'] .threat")
