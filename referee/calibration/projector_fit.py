@@ -107,7 +107,7 @@ class ProjectorFit:
                     f"{path}.{key}",
                     "unknown field",
                     ProfileError,
-                    f"expected {', '.join(known)}",
+                    f"expected {', '.join(known)}; {_FIX}",
                 )
         for key in known:
             if key not in raw:
