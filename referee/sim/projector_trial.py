@@ -155,15 +155,17 @@ def projector_trial(
     margin_in: float = MARGIN_IN,
     ambient: float = AMBIENT,
     masked: bool = True,
+    projector: Projector | None = None,
 ) -> ProjectorTrial:
     """Calibrate a simulated projector from its pattern frame, then measure ``frames`` frames.
 
     Frames are spread evenly over the scenario (with the frame before each, for
-    the mask's poses). ``masked=False`` draws the overlay over tags too.
+    the mask's poses). ``masked=False`` draws the overlay over tags too;
+    ``projector`` replaces :func:`sample_projector`.
     """
     scenario = load_scenario(scenario_path)
     renderers = _Renderers(scenario)
-    projector = sample_projector(scenario)
+    projector = projector or sample_projector(scenario)
     profile = scenario.profile(0)
     start = scenario.state_at(0.0)
     renderer = renderers.get(renderers.bump(start))
