@@ -17,12 +17,15 @@ JSON is a public contract (see README): versioned, extended but never broken.
      "board": "charuco:5x7:0.04m:0.02m:DICT_6X6_250" | null,
      "rms_px": 0.21, "view_errors_px": [...], "views_used": 14,
      "anchors": [{"tag": 96, "x": 1.5, "y": 1.5, "size": 2.0}, ...],
-     "lens_model": "k1,k2,p1,p2", "held_out_px": 0.06}
+     "lens_model": "k1,k2,p1,p2", "held_out_px": 0.06,
+     "projector": {...}}
 
 ``lens_model`` (optional: profiles before issue 41 have none) names the
 distortion terms the calibration fitted, chosen by cross-validation over the
 views; terms not named are 0 in ``distortion``. ``held_out_px`` is that
-model's RMS error on views left out of its fit.
+model's RMS error on views left out of its fit. ``projector`` (optional, issue
+39) is the fitted projector over the table
+(:class:`referee.calibration.projector_fit.ProjectorFit`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import numpy as np
 
 from referee import validate as v
 from referee.calibration.camera import Intrinsics, TablePose
+from referee.calibration.projector_fit import ProjectorFit
 from referee.errors import (
     ProfileError,
     at,
@@ -97,6 +101,8 @@ class CalibrationProfile:
     """The distortion terms fitted (:data:`LENS_MODEL_NAMES`); None: not recorded."""
     held_out_px: float | None = None
     """The lens model's RMS error on views left out of its fit; None: not measured."""
+    projector: ProjectorFit | None = None
+    """The projector over the table, once calibrated through this camera; None: none."""
     created: str = field(
         default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     )
@@ -144,6 +150,8 @@ class CalibrationProfile:
             out["lens_model"] = self.lens_model
         if self.held_out_px is not None:
             out["held_out_px"] = self.held_out_px
+        if self.projector is not None:
+            out["projector"] = self.projector.to_json()
         return out
 
     @classmethod
@@ -398,6 +406,11 @@ def _parse(cls: type[CalibrationProfile], data: dict[str, Any], source: str) -> 
         ),
         anchors=tuple(anchors),
         lens_model=lens_model,
+        projector=(
+            None
+            if data.get("projector") is None
+            else ProjectorFit.from_json(data["projector"], source, "$.projector")
+        ),
         held_out_px=(
             None if held_out is None else num(held_out, "$.held_out_px", minimum=0.0, maximum=1e6)
         ),

@@ -329,6 +329,27 @@ def run(
         raise SystemExit(130)
 
 
+def _projector_demo(folder: Path) -> None:
+    """The projector measurement on the scenario a footage folder was simulated from."""
+    from referee.sim.projector_trial import projector_trial
+
+    scenario = folder.parent / f"{folder.name}.scenario.json"
+    if not scenario.is_file():
+        raise RefereeError(
+            f"{folder}: --projector simulates the game afresh and needs the scenario it was "
+            f"made from ({scenario} is missing)"
+        )
+    started = time.monotonic()
+    trial = projector_trial(scenario)
+    for line in trial.lines():
+        click.echo(line)
+    click.echo(
+        f"({trial.frames} frames, {trial.wrong_on} wrong ids with the overlay on, "
+        f"{trial.wrong_off} off; projector fit held-out p95 {trial.fit.held_out_p95_in:.3f}in, "
+        f"in {time.monotonic() - started:.1f}s)"
+    )
+
+
 @click.command()
 @click.option(
     "--footage",
@@ -346,16 +367,29 @@ def run(
     is_flag=True,
     help="Skip calibration and use the footage's true camera.json.",
 )
+@click.option(
+    "--projector",
+    is_flag=True,
+    help="Instead: simulate a projector over the sample's game (issue 39), calibrate it "
+    "through the camera, draw lines between the pieces with every tag kept dark, and print "
+    "the placement error and the tag recall with the overlay on and off (nothing is logged).",
+)
 @log_options
 @club_options
 def demo(
     footage: Path | None,
     annotate: str | None,
     use_true_camera: bool,
+    projector: bool,
     log_choice: LogChoice,
     club_choice: ClubChoice,
 ) -> None:
     """Referee the bundled sample game: calibrate, track, judge every move, and log the game."""
+    if projector:
+        if annotate is not None:
+            raise click.UsageError("--projector draws no annotated video; drop --annotate")
+        _projector_demo(footage or repo_footage())
+        return
     db, game, no_log = log_choice.db, log_choice.game, log_choice.no_log
     from referee.game import Session, game_name
     from referee.game.sources import check_same_resolution

@@ -75,6 +75,32 @@ def test_any_calibrated_profile_loads_cleanly_or_is_one_profile_error(tmp_path_f
     )
 
 
+#: A fitted projector as ``referee.calibration.projector.fit_projector`` writes it (issue 39).
+PROJECTOR_FIT = {
+    "resolution": [1280, 800],
+    "homography": [[0.0297, -0.0008, -0.98], [0.0008, 0.0297, -1.02], [0.0, 0.0, 1.0]],
+    "held_out_p95_in": 0.012,
+    "held_out_max_in": 0.015,
+    "points_used": 52,
+    "covered": [[0.0, 0.0], [36.0, 0.0], [36.0, 24.0], [0.0, 24.0]],
+}
+
+
+def _with_projector() -> dict[str, Any]:
+    data = read_json(SAMPLE / "camera.json")
+    data["projector"] = json.loads(json.dumps(PROJECTOR_FIT))  # a copy: cases mutate it
+    return data
+
+
+@FUZZ
+@given(text=mutated_text(_with_projector()))
+def test_any_profile_with_a_projector_loads_cleanly_or_is_one_profile_error(tmp_path_factory, text):
+    """The optional ``projector`` field (issue 39) fuzzed with the rest of the profile."""
+    test_any_profile_loads_cleanly_or_is_one_profile_error.hypothesis.inner_test(
+        tmp_path_factory, text
+    )
+
+
 @FUZZ
 @given(text=mutated_text(read_json(SAMPLE / "roster.json")))
 def test_any_roster_loads_cleanly_or_is_one_roster_error(tmp_path_factory, text):
@@ -388,6 +414,30 @@ def test_profile_problems_name_the_json_path_and_the_fix(tmp_path, path, value, 
     assert message.startswith(f"{file}: {where}"), message
     assert "referee calibrate" in message
     assert "NoneType" not in message and "subscriptable" not in message
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "where"),
+    [
+        (("projector",), [1, 2], "$.projector: must be an object"),
+        (("projector", "zz"), 1, "$.projector.zz: unknown field"),
+        (("projector", "resolution"), [0, 800], "$.projector.resolution[0]: must be between"),
+        (("projector", "homography", 2), [0, 0], "$.projector.homography[2]: must be a row"),
+        (("projector", "homography"), [[0] * 3] * 3, "$.projector.homography: must be an invert"),
+        (("projector", "held_out_p95_in"), float("nan"), "$.projector.held_out_p95_in: must be"),
+        (("projector", "points_used"), 2.5, "$.projector.points_used: must be a whole number"),
+        (("projector", "covered", 0), [1], "$.projector.covered[0]: must be [x, y] in inches"),
+    ],
+)
+def test_projector_field_problems_name_the_json_path(tmp_path, path, value, where):
+    data = set_at(_with_projector(), path, value)
+    file = tmp_path / "camera.json"
+    file.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ProfileError) as caught:
+        load_profile(file)
+    message = str(caught.value)
+    assert message.startswith(f"{file}: {where}"), message
+    assert "\n" not in message and "calibrate the projector again" in message
 
 
 def test_roster_names_a_label_cannot_hold_are_refused_at_once(tmp_path):

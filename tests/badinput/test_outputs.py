@@ -59,6 +59,7 @@ def _workspace(work: Path) -> dict[str, Path]:
           "{w}/x.txt"], "--annotate"),
         (["demo", "--no-log", "--annotate", "{afile}/x.mp4"], "--annotate"),
         (["demo", "--no-log", "--annotate", "{adir}"], "--annotate"),
+        (["demo", "--projector", "--annotate", "{w}/x.mp4"], "--annotate"),
         (["detect", VIDEO, "--frames", "1", "--picture", "{afile}/x.png"], "--picture"),
         (["detect", VIDEO, "--frames", "1", "--picture", "{adir}"], "--picture"),
         (["markers", "--ids", "0-3", "--out", "{adir}"], "--out"),
@@ -80,6 +81,19 @@ def test_an_output_that_cannot_be_that_file_is_one_line_naming_the_option(tmp_pa
     assert option in result.stderr.splitlines()[-1], result.stderr
     assert snapshot(tmp_path) == before
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".partial")]
+
+
+def test_demo_projector_on_footage_without_its_scenario_is_one_line(tmp_path):
+    """``demo --projector`` (issue 39) simulates afresh: a footage folder with no scenario
+    beside it is refused before anything is rendered."""
+    folder = tmp_path / "game"
+    folder.mkdir()
+    before = snapshot(tmp_path)
+    result = invoke("demo", "--projector", "--footage", str(folder))
+    assert_clean(result)
+    assert result.exit_code == 2, result.output
+    assert "game.scenario.json is missing" in result.stderr.splitlines()[-1], result.stderr
+    assert snapshot(tmp_path) == before
 
 
 def test_annotate_with_a_suffix_opencv_cannot_write_prints_only_the_referees_line(tmp_path):
