@@ -928,10 +928,15 @@ class Session:
 
     def ask(self, query: Mapping[str, Any]) -> Verdict:
         """Answer a question on the live table and log the verdict (a dispute settled)."""
+        return self.asked(query)[0]
+
+    def asked(self, query: Mapping[str, Any]) -> tuple[Verdict, int]:
+        """:meth:`ask`, and the seq its verdict was logged as (where its evidence is kept)."""
         with self._changing():
             verdict = self.ruleset.answer(self.scene, query)
-            self._emit([self._verdict(verdict)])
-            return verdict
+            event = self._verdict(verdict)
+            self._emit([event])
+            return verdict, event.seq
 
     def declare(self, query: Mapping[str, Any]) -> SessionUpdate:
         """A declaration (cards, dice, a Follow Me, an allowance): kept for the next moves."""

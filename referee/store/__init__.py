@@ -1105,18 +1105,22 @@ class GameLog:
 
     # -- evidence ------------------------------------------------------------------------------
 
-    def evidence_index(self, game: GameInfo) -> dict[int, list[tuple[str, int]]]:
-        """Each event's evidence as ``seq -> [(kind, bytes)]``; empty for a log from before
-        evidence was kept. A row with a damaged key is left out (its blob is unreadable)."""
+    def evidence_index(
+        self, game: GameInfo, seq: int | None = None
+    ) -> dict[int, list[tuple[str, int]]]:
+        """Each event's evidence (only event ``seq``'s when given) as ``seq -> [(kind,
+        bytes)]``; empty for a log from before evidence was kept. A row with a damaged key
+        is left out (its blob is unreadable)."""
         if self._version < TABLE_SINCE["evidence"]:
             return {}
+        sql = "SELECT seq, kind, LENGTH(data) FROM evidence WHERE game_id = ?"
+        args: list[Any] = [game.id]
+        if seq is not None:
+            sql += " AND seq = ?"
+            args.append(seq)
         try:
             with self._lock:
-                rows = self._con.execute(
-                    "SELECT seq, kind, LENGTH(data) FROM evidence WHERE game_id = ?"
-                    " ORDER BY seq, kind",
-                    (game.id,),
-                ).fetchall()
+                rows = self._con.execute(sql + " ORDER BY seq, kind", args).fetchall()
         except sqlite3.Error as error:
             raise self._error(error, "read", game) from None
         out: dict[int, list[tuple[str, int]]] = {}
