@@ -201,3 +201,32 @@ def test_log_show_writes_the_pictures_and_export_lists_them(tmp_path, played):
     csv = CliRunner().invoke(cli, ["log", "export", "skirmish", "--db", str(db), "--format", "csv"])
     # The CSV export is as it was (its columns are a fixed contract); JSONL adds the field.
     assert csv.output.splitlines()[0] == "seq,t,type,frame,piece,supersedes,summary,data"
+
+
+def test_the_games_cap_holds_across_a_resume_and_earlier_pictures_are_kept(tmp_path):
+    from referee.game import sample_live
+
+    db = tmp_path / "capped.sqlite"
+    cap = 40_000
+    log = GameLog(db, evidence_cap=cap)
+    live = sample_live(pace=0, log=log, game="capped")
+    live.step(60)
+    live.stop()
+    game = log.game("capped")
+    first = log.evidence_index(game)
+    used = log.evidence_bytes(game)
+    assert first and used <= cap
+    before = game.last_seq
+    log.close()
+    again = GameLog(db, evidence_cap=cap)
+    resumed = sample_live(pace=0, log=again, game="capped")
+    resumed.step(120)
+    resumed.stop()
+    game = again.game("capped")
+    assert game.last_seq > before  # the same game went on
+    assert again.evidence_bytes(game) <= cap
+    kept = again.evidence_index(game)
+    assert all(kept[seq] == kinds for seq, kinds in first.items())  # nothing rewritten
+    verdicts = [e.seq for e in again.events(game) if e.type == "verdict" and e.data.get("pieces")]
+    assert any(seq not in kept for seq in verdicts)  # past the cap: verdicts, no pictures
+    again.close()
