@@ -239,7 +239,7 @@ def run(
     holder: list[Session] = []
     frames = open_cameras(specs, profiles, roster_value, holder, width=width, height=height)
     try:
-        log = open_log(db, no_log)
+        log = open_log(db, no_log, log_choice.evidence)
     except BaseException:
         frames.close()
         raise
@@ -437,7 +437,7 @@ def demo(
         for each, profile in zip(opened, profiles, strict=True):
             check_profile_fits(profile, each.frame_size or (0, 0), each.name)
         source = opened[0] if len(opened) == 1 else MultiSource(opened)
-        log = open_log(db, no_log)
+        log = open_log(db, no_log, log_choice.evidence)
     except BaseException:
         for each in opened:
             each.close()

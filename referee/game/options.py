@@ -117,6 +117,8 @@ class LogChoice:
     db: str | None
     game: str | None
     no_log: bool
+    evidence: bool = True
+    """Keep what the camera saw with each verdict (``--evidence on|off``)."""
 
 
 @dataclass(frozen=True)
@@ -176,9 +178,20 @@ def inputs_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def log_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--db``, ``--game`` and ``--no-log``: where the game is logged, as one
-    :class:`LogChoice` value ``log_choice``."""
-    command = gathered("log_choice", LogChoice, {n: n for n in ("db", "game", "no_log")})(command)
+    """``--db``, ``--game``, ``--no-log`` and ``--evidence``: where the game is logged, as
+    one :class:`LogChoice` value ``log_choice``."""
+    command = gathered(
+        "log_choice", LogChoice, {n: n for n in ("db", "game", "no_log", "evidence")}
+    )(command)
+    command = click.option(
+        "--evidence",
+        type=click.Choice(["on", "off"]),
+        default="on",
+        show_default=True,
+        callback=lambda _ctx, _param, value: value != "off",
+        help="Keep what the camera saw with each verdict in the game log (compact JPEGs, "
+        "at most 40 KB a verdict and 60 MB a game).",
+    )(command)
     command = click.option("--no-log", is_flag=True, help="Do not keep a game log.")(command)
     command = click.option(
         "--game", metavar="NAME", help="Game name; an existing game is resumed."

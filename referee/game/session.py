@@ -43,12 +43,13 @@ from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError, SceneError, at
 from referee.events import GameEvent
 from referee.game.edits import apply_edit, apply_roster_edit, edit_data
+from referee.game.evidence import capture
 from referee.geometry import Pose
 from referee.markers.roster import Roster
 from referee.rules import QueryError, Ruleset, Verdict, find_ruleset
 from referee.rules.flow import GameFlow, Judgement, SettledMove
 from referee.scene import PIECE_KEYS, Piece, Scene, Table
-from referee.store import GameInfo, GameLog, Position
+from referee.store import Evidence, GameInfo, GameLog, Position
 from referee.vision.pipeline import FrameResult, Pipeline
 from referee.vision.pose import PiecePose
 from referee.vision.sources import Frame
@@ -233,6 +234,10 @@ class Session:
         """Events logged when the game opened (declarations, questions answerable at once)."""
         self.latest: FrameResult | None = None
         """The last frame's result (for a live view)."""
+        self._seeing: FrameResult | None = None
+        """The frame the change in progress is about (its picture is the evidence)."""
+        self._evidence_used: int | None = None
+        """Bytes of evidence the game holds (read from the log at the first capture)."""
 
     # -- building ------------------------------------------------------------------------------
 
@@ -526,14 +531,51 @@ class Session:
             progress = (self._frame, self._t)
         if not events and not positions and progress is None:
             return
+        evidence = self._evidence(events)
         try:
-            self.log.append(self.game, events, positions, progress)
+            self.log.append(self.game, events, positions, progress, evidence)
         except RefereeError:
             if events:
                 self._seq = events[0].seq - 1
             raise
         if progress is not None:
             self._last_progress = self._frame
+        if evidence and self._evidence_used is not None:
+            self._evidence_used += sum(len(e.data) for e in evidence)
+
+    def _evidence(self, events: Sequence[GameEvent]) -> list[Evidence]:
+        """Each verdict's and correction's pictures from the frame in hand, within the
+        game's cap (past it, verdicts are logged without them)."""
+        if self.log is None or self.game is None or self.log.evidence_cap <= 0:
+            return []
+        result = self._seeing if self._seeing is not None else self.latest
+        if result is None or result.image is None:
+            return []
+        out: list[Evidence] = []
+        where: dict[str, Piece] | None = None
+        for event in events:
+            if event.type == "verdict":
+                names = event.data.get("pieces") or []
+            elif event.type == "correction" and event.piece is not None:
+                names = [event.piece]
+            else:
+                continue
+            if where is None:
+                where = {p.id: p for p in self.scene}
+                if self._evidence_used is None:
+                    self._evidence_used = self.log.evidence_bytes(self.game)
+            points = [(where[n].x, where[n].y) for n in names if n in where]
+            pictures = capture(result.image, result.profile, points)
+            size = sum(len(b) for b in pictures.values())
+            used = self._evidence_used or 0
+            if not pictures or used + size > self.log.evidence_cap:
+                continue
+            self._evidence_used = used + size
+            out.extend(Evidence(event.seq, kind, data) for kind, data in pictures.items())
+        if out and self._evidence_used is not None:
+            # Counted once the transaction commits (_commit adds them back).
+            self._evidence_used -= sum(len(e.data) for e in out)
+        return out
 
     def _emit(self, events: Sequence[GameEvent]) -> SessionUpdate:
         """Log events that came from the players (not a frame), then publish them."""
@@ -605,6 +647,7 @@ class Session:
             )
             result = self.pipeline.process(frame)
             self._frame, self._t = result.frame, result.t
+            self._seeing = result
             events: list[GameEvent] = []
             rulings: list[Ruling] = []
             moved: set[str] = set()
@@ -885,10 +928,15 @@ class Session:
 
     def ask(self, query: Mapping[str, Any]) -> Verdict:
         """Answer a question on the live table and log the verdict (a dispute settled)."""
+        return self.asked(query)[0]
+
+    def asked(self, query: Mapping[str, Any]) -> tuple[Verdict, int]:
+        """:meth:`ask`, and the seq its verdict was logged as (where its evidence is kept)."""
         with self._changing():
             verdict = self.ruleset.answer(self.scene, query)
-            self._emit([self._verdict(verdict)])
-            return verdict
+            event = self._verdict(verdict)
+            self._emit([event])
+            return verdict, event.seq
 
     def declare(self, query: Mapping[str, Any]) -> SessionUpdate:
         """A declaration (cards, dice, a Follow Me, an allowance): kept for the next moves."""

@@ -22,7 +22,7 @@ from referee.game.session import Session
 from referee.markers.roster import Roster, load_roster
 from referee.outputs import output_file
 from referee.scene import Scene, load_scene
-from referee.store import GameLog, default_db_path
+from referee.store import DEFAULT_EVIDENCE_CAP, GameLog, default_db_path
 from referee.vision.pipeline import check_profile_fits
 from referee.vision.sources import (
     FrameSource,
@@ -181,12 +181,14 @@ def check_log_path(db: str | None, no_log: bool) -> None:
         output_file(db, "--db")
 
 
-def open_log(db: str | None, no_log: bool) -> GameLog | None:
-    """The game log a command writes to (None with ``--no-log``)."""
+def open_log(db: str | None, no_log: bool, evidence: bool = True) -> GameLog | None:
+    """The game log a command writes to (None with ``--no-log``); ``evidence`` False keeps
+    no pictures with its verdicts (``--evidence off``)."""
     check_log_path(db, no_log)
     if no_log:
         return None
-    return GameLog(db or default_db_path())
+    cap = DEFAULT_EVIDENCE_CAP if evidence else 0
+    return GameLog(db or default_db_path(), evidence_cap=cap)
 
 
 def check_source_fits(profile: CalibrationProfile, frames: FrameSource, name: str) -> None:

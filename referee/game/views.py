@@ -298,8 +298,8 @@ def scaled(image: NDArray[np.uint8], width: int) -> NDArray[np.uint8]:
     return np.asarray(cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA))
 
 
-def jpeg(image: NDArray[np.uint8]) -> bytes:
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
+def jpeg(image: NDArray[np.uint8], quality: int = 75) -> bytes:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:
         raise RefereeError("could not encode the camera picture as JPEG")
     return bytes(data)

@@ -50,7 +50,10 @@ from typing import Any
 from referee.errors import MAX_DEPTH, RefereeError, json_depth, parse_json
 from referee.events import GameEvent
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+READABLE_SINCE = 2
+"""The oldest schema a reader takes as it is: schema 3 only added the evidence table, so a
+schema 2 log reads unchanged (with no evidence) and is migrated at its first write."""
 APPLICATION = "table-referee"
 
 #: Step ``i`` brings a log from schema version ``i`` to ``i + 1``.
@@ -96,11 +99,49 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX positions_by_frame ON positions (game_id, frame)",
         "CREATE INDEX events_by_time ON events (game_id, t)",
     ),
+    (
+        # What the camera saw when a verdict was logged: compact JPEGs by the event's seq.
+        "CREATE TABLE evidence ("
+        " game_id INTEGER NOT NULL REFERENCES games (id),"
+        " seq BIGINT NOT NULL,"
+        " kind VARCHAR(16) NOT NULL,"
+        " data BYTEA NOT NULL,"
+        " PRIMARY KEY (game_id, seq, kind))",
+    ),
 )
+
+DEFAULT_EVIDENCE_CAP = 60 * 1024 * 1024
+"""Bytes of evidence one game keeps at most (``--evidence off`` keeps none): a 3-hour
+game's log stays under 100 MB; verdicts past the cap are logged without pictures."""
+
+EVIDENCE_KINDS = ("camera", "top")
+"""``camera``: a crop of the camera frame around the verdict's pieces; ``top``: the same
+region seen from straight above (the rectified table)."""
 
 
 class StoreError(RefereeError):
     """A game log that cannot be opened, read or written."""
+
+
+class EvidenceError(StoreError):
+    """One evidence picture that cannot be read: a note, never a lost game."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One picture kept with a verdict: what the camera saw when it was logged."""
+
+    seq: int
+    kind: str
+    """One of :data:`EVIDENCE_KINDS`."""
+    data: bytes
+    """A JPEG."""
+
+
+def is_jpeg(data: bytes) -> bool:
+    """Whether ``data`` starts and ends as a JPEG does (start and end of image markers): a
+    truncated or overwritten blob is caught without decoding it."""
+    return len(data) > 4 and data[:3] == b"\xff\xd8\xff" and data[-2:] == b"\xff\xd9"
 
 
 #: The columns of each table of the current schema, and the version that added the table:
@@ -132,8 +173,9 @@ TABLES: dict[str, tuple[str, ...]] = {
         "uncertainty",
         "seen",
     ),
+    "evidence": ("game_id", "seq", "kind", "data"),
 }
-TABLE_SINCE = {"games": 1, "events": 1, "positions": 2}
+TABLE_SINCE = {"games": 1, "events": 1, "positions": 2, "evidence": 3}
 
 
 if sys.platform != "win32":
@@ -393,9 +435,12 @@ class GameLog:
         *,
         readonly: bool = False,
         durable: bool = True,
+        evidence_cap: int = DEFAULT_EVIDENCE_CAP,
     ) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        self.evidence_cap = evidence_cap
+        """Bytes of evidence a game of this log may hold; 0 keeps none (``--evidence off``)."""
         self._lock = threading.RLock()
         self._next_n: dict[int, int] = {}
         self._held: dict[int, int] = {}
@@ -529,7 +574,7 @@ class GameLog:
                     f"{self.path}: the game log is damaged (table {table!r} has no column "
                     f"{missing[0]!r}); {damaged}"
                 )
-        if self.readonly and version < SCHEMA_VERSION:
+        if self.readonly and version < READABLE_SINCE:
             raise StoreError(
                 f"{self.path}: an older game log (schema {version}, this version reads "
                 f"{SCHEMA_VERSION}); bring it up to date with 'referee log upgrade --db "
@@ -837,6 +882,8 @@ class GameLog:
             self._prepare_writing()
             with self._transaction():
                 self._con.execute("DELETE FROM events WHERE game_id = ?", (game.id,))
+                if self._version >= TABLE_SINCE["evidence"]:
+                    self._con.execute("DELETE FROM evidence WHERE game_id = ?", (game.id,))
                 if self._version >= TABLE_SINCE["positions"]:
                     self._con.execute("DELETE FROM positions WHERE game_id = ?", (game.id,))
                 self._con.execute("DELETE FROM games WHERE id = ?", (game.id,))
@@ -854,8 +901,9 @@ class GameLog:
         events: Sequence[GameEvent],
         positions: Sequence[Position] = (),
         progress: tuple[int, float] | None = None,
+        evidence: Sequence[Evidence] = (),
     ) -> None:
-        """Log one frame's events and position changes in one transaction.
+        """Log one frame's events, position changes and evidence in one transaction.
 
         ``progress`` is ``(frame, t)`` of the last frame processed. When this
         returns, everything is committed; on any error nothing of it is.
@@ -905,6 +953,11 @@ class GameLog:
                             )
                             for i, p in enumerate(positions)
                         ],
+                    )
+                if evidence:
+                    self._con.executemany(
+                        "INSERT INTO evidence (game_id, seq, kind, data) VALUES (?, ?, ?, ?)",
+                        [(game.id, e.seq, e.kind, e.data) for e in evidence],
                     )
                 if progress is not None:
                     self._con.execute(
@@ -1050,6 +1103,73 @@ class GameLog:
             raise self._damaged(f"game {game.name!r}", damage) from None
         return max(first if first is not None else -1, second if second is not None else -1)
 
+    # -- evidence ------------------------------------------------------------------------------
+
+    def evidence_index(
+        self, game: GameInfo, seq: int | None = None
+    ) -> dict[int, list[tuple[str, int]]]:
+        """Each event's evidence (only event ``seq``'s when given) as ``seq -> [(kind,
+        bytes)]``; empty for a log from before evidence was kept. A row with a damaged key
+        is left out (its blob is unreadable)."""
+        if self._version < TABLE_SINCE["evidence"]:
+            return {}
+        sql = "SELECT seq, kind, LENGTH(data) FROM evidence WHERE game_id = ?"
+        args: list[Any] = [game.id]
+        if seq is not None:
+            sql += " AND seq = ?"
+            args.append(seq)
+        try:
+            with self._lock:
+                rows = self._con.execute(sql + " ORDER BY seq, kind", args).fetchall()
+        except sqlite3.Error as error:
+            raise self._error(error, "read", game) from None
+        out: dict[int, list[tuple[str, int]]] = {}
+        for seq, kind, size in rows:
+            with suppress(_Damaged):
+                out.setdefault(_whole(seq, "seq"), []).append(
+                    (_text(kind, "kind"), _whole(size, "size"))
+                )
+        return out
+
+    def evidence_bytes(self, game: GameInfo) -> int:
+        """Bytes of evidence ``game`` holds (what its cap is counted against)."""
+        if self._version < TABLE_SINCE["evidence"]:
+            return 0
+        try:
+            with self._lock:
+                (total,) = self._con.execute(
+                    "SELECT SUM(LENGTH(data)) FROM evidence WHERE game_id = ?", (game.id,)
+                ).fetchone()
+        except sqlite3.Error as error:
+            raise self._error(error, "read", game) from None
+        return total if isinstance(total, int) else 0
+
+    def evidence(self, game: GameInfo, seq: int, kind: str) -> bytes | None:
+        """The JPEG kept for event ``seq`` of ``kind``; None when there is none.
+
+        A blob that is not a whole JPEG is a :class:`EvidenceError` naming the event (one
+        line for the caller to show): the rest of the game reads as ever.
+        """
+        if self._version < TABLE_SINCE["evidence"]:
+            return None
+        try:
+            with self._lock:
+                row = self._con.execute(
+                    "SELECT data FROM evidence WHERE game_id = ? AND seq = ? AND kind = ?",
+                    (game.id, seq, kind),
+                ).fetchone()
+        except sqlite3.Error as error:
+            raise self._error(error, "read", game) from None
+        if row is None:
+            return None
+        data = row[0]
+        if not isinstance(data, bytes) or not is_jpeg(data):
+            raise EvidenceError(
+                f"game {game.name!r}, event #{seq}: its {kind} evidence is damaged (not a "
+                "JPEG picture); the verdict itself is kept"
+            )
+        return data
+
     def integrity(self) -> str:
         with self._lock:
             (answer,) = self._con.execute("PRAGMA integrity_check").fetchone()
@@ -1059,12 +1179,23 @@ class GameLog:
 CSV_COLUMNS = ("seq", "t", "type", "frame", "piece", "supersedes", "summary", "data")
 
 
-def export_text(events: Sequence[GameEvent], fmt: str) -> str:
-    """Events as the export file: JSONL (the README's export format) or CSV."""
+def export_text(
+    events: Sequence[GameEvent],
+    fmt: str,
+    evidence: dict[int, list[tuple[str, int]]] | None = None,
+) -> str:
+    """Events as the export file: JSONL (the README's export format) or CSV. ``evidence``
+    (:meth:`GameLog.evidence_index`) adds an ``evidence`` field, ``[{kind, bytes}]``, to
+    each JSONL line whose event has pictures; the CSV columns stay as they are."""
     if fmt == "jsonl":
-        return "".join(
-            json.dumps(e.to_json(), separators=(",", ":"), allow_nan=False) + "\n" for e in events
-        )
+        lines = []
+        for e in events:
+            line = e.to_json()
+            kept = (evidence or {}).get(e.seq)
+            if kept:
+                line["evidence"] = [{"kind": kind, "bytes": size} for kind, size in kept]
+            lines.append(json.dumps(line, separators=(",", ":"), allow_nan=False) + "\n")
+        return "".join(lines)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -1080,11 +1211,16 @@ def export_text(events: Sequence[GameEvent], fmt: str) -> str:
 
 __all__ = [
     "CSV_COLUMNS",
+    "DEFAULT_EVIDENCE_CAP",
+    "EVIDENCE_KINDS",
     "SCHEMA_VERSION",
+    "Evidence",
+    "EvidenceError",
     "GameInfo",
     "GameLog",
     "Position",
     "StoreError",
     "default_db_path",
     "export_text",
+    "is_jpeg",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 from typing import Any
 
 import click
@@ -12,7 +13,15 @@ import click
 from referee.errors import RefereeError
 from referee.events import timeline, timeline_text
 from referee.outputs import output_file, usable_path
-from referee.store import GameInfo, GameLog, StoreError, default_db_path, export_text
+from referee.store import (
+    EVIDENCE_KINDS,
+    EvidenceError,
+    GameInfo,
+    GameLog,
+    StoreError,
+    default_db_path,
+    export_text,
+)
 from referee.validate import shown
 
 DB_HELP = f"Game log file (default: {default_db_path()})."
@@ -69,15 +78,70 @@ def list_table(games: list[GameInfo]) -> str:
 @log.command()
 @click.argument("game")
 @click.option("--db", metavar="FILE", help=DB_HELP)
-def show(game: str, db: str | None) -> None:
+@click.option(
+    "--evidence",
+    "evidence_dir",
+    metavar="DIR",
+    help="Also write each verdict's pictures here, as SEQ-KIND.jpg (kind: camera or top).",
+)
+def show(game: str, db: str | None, evidence_dir: str | None) -> None:
     """GAME's events as a readable timeline (corrected events are marked)."""
+    folder = _evidence_folder(evidence_dir) if evidence_dir is not None else None
     with _open(db) as game_log:
         info = game_log.game(game)
         events = game_log.events(info)
-    click.echo(f"game {info.name!r} ({info.ruleset}, started {info.created}, {len(events)} events)")
-    for entry in timeline(events):
-        for line in entry.lines():
-            click.echo(line)
+        click.echo(
+            f"game {info.name!r} ({info.ruleset}, started {info.created}, {len(events)} events)"
+        )
+        for entry in timeline(events):
+            for line in entry.lines():
+                click.echo(line)
+        if folder is not None:
+            _write_evidence(game_log, info, folder)
+
+
+def _evidence_folder(text: str) -> Path:
+    """``--evidence DIR`` made (or found) before the log is read: a folder we may write."""
+    usable_path(text, "--evidence")
+    folder = Path(text)
+    if folder.exists() and not folder.is_dir():
+        raise click.UsageError(f"--evidence {text}: is a file; give a folder for the pictures")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise click.UsageError(
+            f"--evidence {text}: cannot create the folder ({error.strerror})"
+        ) from None
+    return folder
+
+
+def _write_evidence(game_log: GameLog, info: GameInfo, folder: Path) -> None:
+    """Each verdict's pictures as ``SEQ-KIND.jpg``; a damaged one is a note, not a failure."""
+    index = game_log.evidence_index(info)
+    written = 0
+    for seq, kinds in index.items():
+        for kind, _size in kinds:
+            if kind not in EVIDENCE_KINDS:
+                continue  # a name that could not be a file name of ours: never a path
+            try:
+                data = game_log.evidence(info, seq, kind)
+            except EvidenceError as error:
+                click.echo(f"note: {error}", err=True)
+                continue
+            if data is None:
+                continue
+            target = folder / f"{seq}-{kind}.jpg"
+            try:
+                target.write_bytes(data)
+            except OSError as error:
+                raise RefereeError(
+                    f"--evidence {folder}: cannot write {target.name} ({error.strerror})"
+                ) from None
+            written += 1
+    if written:
+        click.echo(f"{written} evidence picture(s) -> {folder}")
+    else:
+        click.echo(f"no evidence kept in game {info.name!r} (none written to {folder})")
 
 
 @log.command()
@@ -92,8 +156,10 @@ def export(game: str, db: str | None, fmt: str, out: str | None) -> None:
     if out is not None:
         output_file(out, "--out")
     with _open(db) as game_log:
-        events = game_log.events(game_log.game(game))
-    text = export_text(events, fmt)
+        info = game_log.game(game)
+        events = game_log.events(info)
+        kept = game_log.evidence_index(info)
+    text = export_text(events, fmt, kept)
     if out is not None:
         from referee.calibration.profile import write_text_atomic
 

@@ -26,7 +26,8 @@ from referee.geometry import Pose
 from referee.picture import PALETTE, RINGS, draw, side_colours, to_png, to_svg
 from referee.rules import QueryError
 from referee.scene import Scene
-from referee.store import export_text
+from referee.store import EVIDENCE_KINDS, EvidenceError, export_text
+from referee.validate import shown
 from referee.web.db import get_live, get_reader
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -231,16 +232,60 @@ def ask() -> Response:
     ``?log=0`` answers without logging: the threat view asks ``targets`` again each time
     a piece settles, which is a view kept up to date, not a dispute settled."""
     logged = _log_arg()
+    with_evidence = _flag_arg("evidence")
     data = _body()
     session = get_live().session  # one game for the whole question, whatever pass begins
     table = session.state()
     with _on_the_table(session, table, data):
         query = _query(table, data)
         try:
-            verdict = session.ask(query) if logged else session.ruleset.answer(table, query)
+            if logged:
+                verdict, seq = session.asked(query)
+            else:
+                verdict, seq = session.ruleset.answer(table, query), None
         except QueryError as error:
             raise BadRequest(at("request", f"$.queries[0]{error.path}", error.problem)) from None
-    return _json({"verdicts": [verdict.to_json()]})
+    answer: dict[str, Any] = {"verdicts": [verdict.to_json()]}
+    if with_evidence:  # asked for by the Dispute pane; the answer is check --json's otherwise
+        answer["evidence"] = _evidence_of(seq)
+    return _json(answer)
+
+
+def _flag_arg(name: str) -> bool:
+    """``?NAME=1`` (or ``0``, the default)."""
+    raw = request.args.get(name, "0")
+    if raw not in ("0", "1"):
+        shown_raw = repr(raw[:20]) + ("..." if len(raw) > 20 else "")
+        raise BadRequest(f"{name}: must be 0 or 1, got {shown_raw}")
+    return raw == "1"
+
+
+def _evidence_of(seq: int | None) -> list[dict[str, Any]]:
+    """The pictures logged with event ``seq``, as the Dispute pane shows them."""
+    reader = get_reader() if seq is not None else None
+    name = get_live().game_name
+    if seq is None or reader is None or name is None:
+        return []
+    kept = reader.evidence_index(reader.game(name), seq).get(seq, [])
+    return [{"seq": seq, "kind": kind, "bytes": size} for kind, size in kept]
+
+
+@bp.get("/evidence/<int:seq>/<kind>.jpg")
+def evidence(seq: int, kind: str) -> Response:
+    """What the camera saw when event ``seq``'s verdict was logged: ``camera`` (the frame
+    around its pieces) or ``top`` (that region from straight above). 404 when none."""
+    if kind not in EVIDENCE_KINDS:
+        return _json({"error": f"no evidence kind {shown(kind, 20)}: camera or top"}, 404)
+    reader, game = _logged_game()
+    try:
+        data = reader.evidence(game, seq, kind)
+    except EvidenceError as error:
+        return _json({"error": str(error)}, 404)
+    if data is None:
+        return _json({"error": f"event #{seq} of game {game.name!r} has no {kind} evidence"}, 404)
+    response = Response(data, mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "private, max-age=3600"  # a logged picture never changes
+    return response
 
 
 @bp.post("/declare")
@@ -520,7 +565,7 @@ def export() -> Response:
     if fmt not in ("jsonl", "csv"):
         raise BadRequest(f"format: jsonl or csv, not {fmt!r}")
     reader, game = _logged_game()
-    text = export_text(reader.events(game), fmt)
+    text = export_text(reader.events(game), fmt, reader.evidence_index(game))
     mimetype = "text/csv" if fmt == "csv" else "application/x-ndjson"
     response = Response(text, mimetype=mimetype)
     response.headers["Content-Disposition"] = f'attachment; filename="{game.name}.{fmt}"'

@@ -187,7 +187,11 @@ def serve(
             # The sample loop logs every pass: into a scratch log deleted when serve stops,
             # unless --db names a file to keep them in, so it never fills the user's own log.
             scratch = None if (db is not None or no_log) else tempfile.mkdtemp(prefix="referee-")
-            log = open_log(str(Path(scratch) / "sample.sqlite") if scratch else db, no_log)
+            log = open_log(
+                str(Path(scratch) / "sample.sqlite") if scratch else db,
+                no_log,
+                log_choice.evidence,
+            )
             try:
                 live = sample_live(speed, log, name if log is not None else None, folder)
             except BaseException:
@@ -202,7 +206,7 @@ def serve(
                 roster,
                 scene,
                 ruleset,
-                lambda: open_log(db, no_log),
+                lambda: open_log(db, no_log, log_choice.evidence),
                 name,
                 speed,
             )

@@ -76,6 +76,9 @@ PATHS = st.sampled_from(
         "/api/export",
         "/api/live",
         "/api/camera.jpg",
+        "/api/evidence/1/camera.jpg",  # a verdict's pictures (issue 40)
+        "/api/evidence/99999999999999999999/top.jpg",
+        "/api/evidence/1/%2e%2e.jpg",
         "/api/nowhere",
         "/",
     ]
@@ -123,6 +126,7 @@ def requests(draw: st.DrawFn) -> bytes:
             st.just(""),
             NASTY.map(lambda q: f"token={q}"),
             NASTY.map(lambda q: f"camera={q}"),  # which camera's picture (several cameras)
+            NASTY.map(lambda q: f"evidence={q}"),  # /api/ask with its pictures listed
             NASTY,
         )
     )

@@ -1046,7 +1046,11 @@ async function runQueries(queries, again) {
   const current = () => mine === disputeAsks && S.asked === queries && S.selected.join(" ") === selected;
   try {
     const verdicts = [];
-    for (const q of queries) verdicts.push(...(await api(again ? "ask?log=0" : "ask", q)).verdicts);
+    for (const q of queries) {
+      const answer = await api(again ? "ask?log=0" : "ask?evidence=1", q);
+      // A logged verdict names the pictures kept with it (evidence), shown under it.
+      for (const v of answer.verdicts) verdicts.push({ ...v, evidence: answer.evidence || [] });
+    }
     if (!current()) return;
     S.dispute = { queries, verdicts };
     $("save-picture").disabled = false;
@@ -1102,9 +1106,31 @@ function renderDispute() {
     const reasons = html("ul", undefined, "reasons");
     for (const r of v.reasons || []) reasons.appendChild(html("li", r));
     box.appendChild(reasons);
+    if (v.evidence && v.evidence.length) box.appendChild(evidenceFigure(v.evidence));
     shown.push([text, mark(v)]);
   }
   renderOverlay(shown);
+}
+
+// What the camera saw when the verdict was logged: the log's pictures of its pieces.
+// A picture the log cannot give (damaged, pruned) is a short note, not a broken image.
+function evidenceFigure(evidence) {
+  const figure = html("figure", undefined, "evidence");
+  figure.style.margin = "0.4em 0";
+  for (const e of evidence) {
+    const img = document.createElement("img");
+    img.alt = `event #${e.seq}: ${e.kind === "top" ? "seen from above" : "camera"}`;
+    img.dataset.kind = e.kind;
+    img.style.maxWidth = "48%";  // both side by side in the pane, however large the crop
+    img.style.marginRight = "2%";
+    const missing = () => img.replaceWith(html("span", `(no ${e.kind} picture for #${e.seq})`, "muted"));
+    img.onerror = missing;
+    figure.appendChild(img);
+    // Through api(): an exposed server wants its token on this request too.
+    api(`evidence/${e.seq}/${e.kind}.jpg`).then((blob) => { img.src = URL.createObjectURL(blob); }, missing);
+  }
+  figure.appendChild(html("figcaption", `what the camera saw (event #${evidence[0].seq})`, "muted"));
+  return figure;
 }
 
 // The verdict's headlines over the map: readable on a tablet or a phone without scrolling
