@@ -26,7 +26,7 @@ They are imported where first used: numba costs a third of a second to load.
 from __future__ import annotations
 
 from referee.maps.bearings import Bearings
-from referee.maps.los import ForestLevels, line_map
+from referee.maps.los import ForestLevels, LineReuse, line_map
 from referee.maps.pairwise import pairwise_base_distances, pairwise_centre_distances, upper_pairs
 from referee.maps.prepared import (
     PreparedPolygons,
@@ -50,6 +50,7 @@ __all__ = [
     "LOS_NAMES",
     "Bearings",
     "ForestLevels",
+    "LineReuse",
     "MapCache",
     "MapRules",
     "MapTable",

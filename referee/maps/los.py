@@ -13,7 +13,7 @@ not zero, the depth of each crossing (:func:`_deep`).
 
 from __future__ import annotations
 
-import contextvars
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -61,23 +61,19 @@ class LineReuse:
     made: dict[tuple[object, ...], NDArray[np.int8]] = field(default_factory=dict)
     _dirty: list[NDArray[np.bool_] | None] = field(default_factory=list)
 
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    """Divisional's side passes make their line maps side by side from one reuse."""
+
     def dirty(self) -> NDArray[np.bool_] | None:
-        if not self._dirty:
-            self._dirty.append(self.changed())
-        return self._dirty[0]
+        with self._lock:  # a leaf lock: changed() reads only the two scenes
+            if not self._dirty:
+                self._dirty.append(self.changed())
+            return self._dirty[0]
 
     @property
     def used(self) -> bool:
         """Whether a line map was made from the last one's clean lines."""
         return bool(self._dirty) and self._dirty[0] is not None
-
-
-REUSE: contextvars.ContextVar[LineReuse | None] = contextvars.ContextVar(
-    "maps_line_reuse", default=None
-)
-"""The :class:`LineReuse` of the map being made in this thread, if any: a ruleset's
-``visibility`` reaches :func:`line_map` through its own hooks (several views of one
-table in Divisional), so the reuse travels beside the call, not through it."""
 
 
 def _reuse_key(
@@ -98,6 +94,7 @@ def line_map(
     forest_levels: ForestLevels,
     rows: NDArray[np.bool_] | None = None,
     prep: PreparedPolygons | None = None,
+    reuse: LineReuse | None = None,
 ) -> Visibility:
     """Range (``table.distance``) and LOS for every pair of ``table``'s pieces against
     ``obstacles``, with LOS worked out only for the lines of the pieces ``rows`` marks
@@ -105,7 +102,8 @@ def line_map(
     obstacles outside forests prepared (:func:`prepare_polygons`, terrain first), when
     several views of one table share them. Destroyed pieces are rows like the others;
     a base never blocks its own piece's lines. Lines that meet a forest of several
-    woods are settled by ``forest_levels``, one line at a time."""
+    woods are settled by ``forest_levels``, one line at a time. ``reuse``: what the last
+    map of this table may lend (:class:`LineReuse`); the codes are the same without it."""
     pieces, xy, unc, dist = table.pieces, table.xy, table.unc, table.distance
     n = len(pieces)
     los = np.zeros((n, n), np.int8)
@@ -118,7 +116,6 @@ def line_map(
     if rows is not None:
         keep = rows[i] | rows[j]
         i, j = i[keep], j[keep]
-    reuse = REUSE.get()
     key = _reuse_key(table, obstacles, rows) if reuse is not None else None
     old = None if reuse is None or key is None else reuse.before.get(key)
     dirty = None if old is None or reuse is None else reuse.dirty()

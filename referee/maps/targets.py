@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from referee.maps.los import REUSE, LineReuse
+from referee.maps.los import LineReuse
 from referee.maps.pairwise import upper_pairs
 from referee.maps.table import LOS_NAMES, Visibility
 from referee.scene import Scene
@@ -24,17 +24,17 @@ class MapRules(Protocol):
     """What the engine asks of a ruleset (a :class:`referee.rules.core.TableRuleset`):
     its map of a table, and, for what blocks a line, its single ``los`` question."""
 
-    def visibility(self, scene: Scene) -> Visibility: ...
+    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility: ...
 
     def answer(self, scene: Scene, query: Mapping[str, Any]) -> Any: ...
 
 
-def visibility(rules: MapRules, scene: Scene) -> Visibility:
+def visibility(rules: MapRules, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
     """All-pairs range and LOS of ``scene`` under ``rules``: each pair's distance as the
     system's ``range`` question measures it and its line of sight as its ``los``
     question judges it (with the system's own rules on top: hidden units, a grid, the
     lines only enemies block)."""
-    return rules.visibility(scene)
+    return rules.visibility(scene, reuse)
 
 
 @dataclass(frozen=True)
@@ -205,11 +205,7 @@ class MapCache:
                 return None if moved is None else changed_lines(before, scene, moved)
 
             reuse = LineReuse(last.lines, dirty)
-        token = REUSE.set(reuse)
-        try:
-            vis = visibility(self.rules, scene)
-        finally:
-            REUSE.reset(token)
+        vis = visibility(self.rules, scene, reuse)
         with self._lock:
             self._last = _Made(key, scene, vis, dict(reuse.made))
             self.made += 1

@@ -46,7 +46,7 @@ from referee.geometry import (
     segment_polygon,
     segment_spans,
 )
-from referee.maps import LOS_CODES, MapTable, Obstacle, PreparedPolygons, Visibility
+from referee.maps import LOS_CODES, LineReuse, MapTable, Obstacle, PreparedPolygons, Visibility
 from referee.maps.clearance import clear_distance
 from referee.rules.forests import forests
 from referee.rules.queries import (
@@ -721,7 +721,7 @@ class TableRuleset(Targets):
         reasons.append("nothing blocks the line from centre to centre")
         return "clear", reasons, {"blocked": blocked, "doubtful": doubtful}
 
-    def visibility(self, scene: Scene) -> Visibility:
+    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
         """All-pairs range and LOS for every piece on the table, by the engine
         (:func:`referee.maps.line_map`; callers ask :func:`referee.maps.visibility`).
 
@@ -731,7 +731,7 @@ class TableRuleset(Targets):
         the forest rule (:meth:`_forest_levels`), one line at a time. A system whose
         map differs (hidden units, a grid) overrides this hook.
         """
-        return self.visibility_of(scene, None)
+        return self.visibility_of(scene, None, reuse=reuse)
 
     def map_table(self, scene: Scene, bearings: bool = False) -> MapTable:
         """The table as the all-pairs map reads it (:func:`referee.maps.map_table`):
@@ -745,6 +745,7 @@ class TableRuleset(Targets):
         rows: NDArray[np.bool_] | None,
         table: MapTable | None = None,
         seen: tuple[Sequence[Obstacle], PreparedPolygons] | None = None,
+        reuse: LineReuse | None = None,
     ) -> Visibility:
         """:meth:`visibility` with LOS worked out only for the lines of the pieces
         ``rows`` marks (all if None); the other lines are left clear. ``table``: the
@@ -755,7 +756,7 @@ class TableRuleset(Targets):
         blocks and how a line meets a forest (:meth:`_forest_levels`)."""
         table = self.map_table(scene) if table is None else table
         obstacles, prep = (self.los_obstacles(scene, table), None) if seen is None else seen
-        return maps.line_map(table, obstacles, self._forest_levels, rows, prep)
+        return maps.line_map(table, obstacles, self._forest_levels, rows, prep, reuse)
 
     def _forest_levels(
         self, xy: np.ndarray, i: np.ndarray, j: np.ndarray, u: np.ndarray, polys: list[np.ndarray]

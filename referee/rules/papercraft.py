@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.geometry import base_corners, base_corners_many
-from referee.maps import Visibility
+from referee.maps import LineReuse, Visibility
 from referee.maps.clearance import clear_edge_distances, clear_segment
 from referee.rules.core import (
     Deployment,
@@ -209,7 +209,7 @@ class Papercraft(Deployment):
             return [Finding(None, (why,), summary=summary)]
         return []
 
-    def visibility(self, scene: Scene) -> Visibility:
+    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
         """All pairs: the edge-to-edge distance crossing no other unit, and LOS clear exactly
         when such a line exists (as ``range`` and ``los`` answer them)."""
         pieces = list(scene.pieces)

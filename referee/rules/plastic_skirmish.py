@@ -56,7 +56,7 @@ from referee.geometry import (
     segment_spans,
     signed_boundary_distance,
 )
-from referee.maps import Visibility
+from referee.maps import LineReuse, Visibility
 from referee.rules.core import (
     MEASURE_WORDS,
     Deployment,
@@ -367,12 +367,12 @@ class PlasticSkirmish(Deployment):
                     maybe = (p.id, t, False)
         return maybe
 
-    def visibility(self, scene: Scene) -> Visibility:
+    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
         """The shared map, then the edge rule: a pair is blocked where one piece's base is
         wholly inside a woods or building (deeper than the pair's doubt) that does not hold
         the other's centre (farther than the doubt outside it), doubtful where the doubt
         allows it."""
-        vis = super().visibility(scene)
+        vis = super().visibility(scene, reuse)
         if self.settings.sight_limit is not None:
             vis = self.dust_visibility(scene, vis)
         pieces = list(scene.pieces)

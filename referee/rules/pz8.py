@@ -52,6 +52,7 @@ from referee.geometry import (
     signed_boundary_distance,
 )
 from referee.maps import (
+    LineReuse,
     Visibility,
     pairwise_centre_distances,
     points_near_polygons,
@@ -454,10 +455,10 @@ class Pz8(TableRuleset):
             else verdict.summary,
         )
 
-    def visibility(self, scene: Scene) -> Visibility:
+    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
         """The shared all-pairs map, then the Pz8 rules per pair: units that always see
         and are seen, and hidden targets (row = firer, column = target: not symmetric)."""
-        vis = super().visibility(scene)
+        vis = super().visibility(scene, reuse)
         pieces = list(scene.pieces)
         if len(pieces) < 2:
             return vis

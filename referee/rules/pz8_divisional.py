@@ -70,7 +70,14 @@ from referee.geometry import (
     point_in_polygon,
     polygon_distance,
 )
-from referee.maps import MapTable, Obstacle, PreparedPolygons, Visibility, prepare_polygons
+from referee.maps import (
+    LineReuse,
+    MapTable,
+    Obstacle,
+    PreparedPolygons,
+    Visibility,
+    prepare_polygons,
+)
 from referee.rules.core import (
     Deployment,
     Finding,
@@ -389,13 +396,13 @@ class Pz8Divisional(DivisionalBase, Spotting):
             reasons[-1] = "friendly units and ground features do not block (5): the line is clear"
         return los, reasons, who
 
-    def visibility(self, scene: Scene) -> Visibility:
+    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
         """The shared all-pairs map seen from each side in turn: a row (the firer) is
         blocked only by its enemies' bases, so the map is not symmetric."""
         pieces = list(scene.pieces)
         sides = sorted({p.side for p in pieces})
         if not self.settings.enemy_units_block or len(sides) < 2:
-            return super().visibility(scene)
+            return super().visibility(scene, reuse)
         # Distances, bearings and every obstacle (all sides' bases) laid out once; each
         # side's pass sees all but its own units.
         table = self.map_table(scene, bearings=True)
@@ -416,7 +423,7 @@ class Pz8Divisional(DivisionalBase, Spotting):
             view: _SideView, rows: NDArray[np.bool_], seen: tuple[list[Obstacle], PreparedPolygons]
         ) -> NDArray[np.int8]:
             """This side's rows of the map: only the lines it fires along."""
-            return view.visibility_of(scene, rows, table, seen).los[rows]
+            return view.visibility_of(scene, rows, table, seen, reuse).los[rows]
 
         # The sides' passes are independent and their compiled stages release the GIL:
         # side by side on the cores once a map is big enough to repay the handing over.
@@ -995,8 +1002,8 @@ class _SideView(Pz8Divisional):
     def unit_blocks(self, piece: Piece) -> bool:
         return piece.side != self.side
 
-    def visibility(self, scene: Scene) -> Visibility:
-        return TableRuleset.visibility(self, scene)
+    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
+        return TableRuleset.visibility(self, scene, reuse)
 
     def visibility_of(
         self,
@@ -1004,8 +1011,9 @@ class _SideView(Pz8Divisional):
         rows: NDArray[np.bool_] | None,
         table: MapTable | None = None,
         seen: tuple[Sequence[Obstacle], PreparedPolygons] | None = None,
+        reuse: LineReuse | None = None,
     ) -> Visibility:
-        return TableRuleset.visibility_of(self, scene, rows, table, seen)
+        return TableRuleset.visibility_of(self, scene, rows, table, seen, reuse)
 
 
 # -- WW1 Divisional: a game on squares -----------------------------------------------------
@@ -1322,10 +1330,10 @@ class Pz8WW1(DivisionalBase, Deployment):
             summary=f"range {firer.id} -> {target.id}: {where}, {word}",
         )
 
-    def visibility(self, scene: Scene) -> Visibility:
+    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
         """All pairs: nothing blocks, and the distance is counted in squares (forward,
         back, left, right), as ``range`` counts it."""
-        vis = super().visibility(scene)
+        vis = super().visibility(scene, reuse)
         if len(scene.pieces) < 2:
             return vis
         grid = self.grid(scene)

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from referee.maps import Visibility
+from referee.maps import LineReuse, Visibility
 from referee.rules.core import (
     fmt,
     piece_arg,
@@ -223,7 +223,7 @@ class GridGame(Targets):
 
     open_sight: ClassVar[str] = "nothing on the table blocks line of sight"
 
-    def visibility(self, scene: Scene) -> Visibility:
+    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
         """All-pairs distance in cells (the likely cells) and LOS, as the single questions."""
         pieces = list(scene.pieces)
         g = self.grid(scene.table)

@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from referee.errors import counted
 from referee.geometry import SegmentContact, centre_distance
 from referee.maps import (
+    LineReuse,
     MapCache,
     Obstacle,
     Visibility,
@@ -182,7 +183,7 @@ class Targets(Ruleset):
     (with the two ends). False where a line of sight reads bases away from the centre
     line (Papercraft's edge-to-edge line around other units)."""
 
-    def visibility(self, scene: Scene) -> Visibility:
+    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
         raise QueryError(".ask", f"{self.name} has no targets question (no all-pairs map)")
 
     def ask_los(
