@@ -76,6 +76,11 @@ PATHS = st.sampled_from(
         "/api/export",
         "/api/live",
         "/api/camera.jpg",
+        "/api/selection",
+        "/api/projector",
+        "/api/projector/pattern.png",
+        "/api/projector/calibrate",
+        "/projector",
         "/api/nowhere",
         "/",
     ]
@@ -87,6 +92,7 @@ QUESTION = st.fixed_dictionaries(
         "to": st.sampled_from(["t34a", "t34b"]) | VALUES,
         "piece": st.sampled_from(["t34a", "sq1"]) | VALUES,
         "leader": st.sampled_from(["t34a"]) | VALUES,
+        "width": st.sampled_from([1280, 320, 8193]) | VALUES,  # /api/projector/calibrate
     },
 )
 TERRAIN = st.fixed_dictionaries(
@@ -123,6 +129,7 @@ def requests(draw: st.DrawFn) -> bytes:
             st.just(""),
             NASTY.map(lambda q: f"token={q}"),
             NASTY.map(lambda q: f"camera={q}"),  # which camera's picture (several cameras)
+            NASTY.map(lambda q: f"width={q}&height=720"),  # the projector's pattern
             NASTY,
         )
     )
