@@ -318,3 +318,21 @@ def test_the_pattern_page_shows_the_pattern_full_screen(page, table):
         assert error.code == 400
     else:
         raise AssertionError("a 5 px pattern was served")
+
+
+@browser_only
+def test_a_tap_on_the_dashboard_is_what_the_projector_draws(browser, table):
+    context, dash, errors = open_page(browser)
+    projector = context.new_page()
+    try:
+        dash.goto(table.url)
+        dash.wait_for_selector('.piece[data-id="t34a"]')
+        open_projector(projector, table)
+        dash.click('.piece[data-id="t34a"]')
+        projector.wait_for_function("(window.projector.verdictText || '').startsWith('t34a:')")
+        dash.click('.piece[data-id="pz1"]')  # a pair: no single piece's threat view to draw
+        projector.wait_for_function("window.projector.selected === null")
+        assert projector.evaluate("window.projector.verdictText") is None
+    finally:
+        context.close()
+    assert not errors, errors
