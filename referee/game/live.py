@@ -228,6 +228,13 @@ class LiveTable:
         self._thread = threading.Thread(target=self._run, name="referee-frames", daemon=True)
         self._thread.start()
 
+    def wake(self) -> None:
+        """Wake every waiting browser stream: something streams send beside the game changed
+        (the selection shared across screens), so they send it now, not at the next frame."""
+        with self._cond:
+            self._version += 1
+            self._cond.notify_all()
+
     def stop(self, timeout: float = 5.0) -> None:
         """Stop the frame loop and wake every waiting browser stream."""
         self._stop.set()

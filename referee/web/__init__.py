@@ -25,7 +25,12 @@ from typing import Any
 from flask import Flask
 
 from referee.game import LiveTable
+from referee.game.projector import ProjectorFits
 from referee.web.db import EXTENSION, close_reader, get_live, get_reader
+from referee.web.selection import EXTENSION as SELECTION
+from referee.web.selection import Selection
+
+PROJECTOR = "referee.projector"
 
 MAX_BODY = 64 * 1024
 """Largest request body accepted, bytes (a terrain polygon or a question is far smaller)."""
@@ -48,6 +53,8 @@ def create_app(live: LiveTable, test_config: Mapping[str, Any] | None = None) ->
     if test_config is not None:
         app.config.from_mapping(test_config)
     app.extensions[EXTENSION] = live
+    app.extensions[SELECTION] = Selection()
+    app.extensions[PROJECTOR] = ProjectorFits(live)
 
     from referee.web import api, pages, security
 

@@ -21,6 +21,7 @@ from werkzeug.exceptions import HTTPException
 from referee.errors import RefereeError, at, parse_json
 from referee.events import finite_json
 from referee.game import Session, scene_at
+from referee.game.projector import NO_FIT, ProjectorFits, calibrate, pattern_png, projector_json
 from referee.game.status import map_doubt_now, piece_ranges, roster_pieces, table_health
 from referee.geometry import Pose
 from referee.picture import PALETTE, RINGS, draw, side_colours, to_png, to_svg
@@ -29,6 +30,7 @@ from referee.scene import Scene
 from referee.store import EVIDENCE_KINDS, EvidenceError, export_text
 from referee.validate import shown
 from referee.web.db import get_live, get_reader
+from referee.web.selection import get_selection
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -482,6 +484,91 @@ def health() -> Response:
     return _json(answer)
 
 
+# -- the shared selection and the projector ---------------------------------------------------
+
+MAX_ID = 200
+"""Longest piece id taken (a roster's ids are short; this bounds the one-line error)."""
+
+
+@bp.post("/selection")
+def select() -> Response:
+    """``{"piece": id | null}``: the piece selected on the dashboard, for every screen (the
+    projector page follows it from the stream's ``selection`` events)."""
+    data = _body()
+    unknown = [k for k in data if k != "piece"]
+    if unknown or "piece" not in data:
+        raise BadRequest('body: send {"piece": "<piece id>"} or {"piece": null}')
+    piece = data["piece"]
+    if piece is not None and (not isinstance(piece, str) or not 0 < len(piece) <= MAX_ID):
+        raise BadRequest(f"piece: must be a piece id (text, 1 to {MAX_ID} characters) or null")
+    live = get_live()
+    if piece is not None and piece not in {e.id for e in live.session.roster}:
+        return _json({"error": f"piece: no piece {piece!r} in the roster"}, 404)
+    if get_selection().put(piece):
+        live.wake()  # the streams send it now, not at the next frame
+    return _json({"piece": piece})
+
+
+def _projector() -> ProjectorFits:
+    fits = current_app.extensions["referee.projector"]
+    assert isinstance(fits, ProjectorFits)
+    return fits
+
+
+@bp.get("/projector")
+def projector() -> Response:
+    """The projector's fit (projector px -> table inches, its error, what it covers) and the
+    tags' black discs; 404 when no projector is calibrated."""
+    live = get_live()
+    fit = _projector().get()
+    if fit is None:
+        return _json({"error": NO_FIT}, 404)
+    return _json(projector_json(live, fit))
+
+
+def _size_args(default: tuple[int, int]) -> tuple[int, int]:
+    width, height = _int_arg("width", default[0]), _int_arg("height", default[1])
+    assert width is not None and height is not None
+    return width, height
+
+
+@bp.get("/projector/pattern.png")
+def projector_pattern_png() -> Response:
+    """The calibration pattern (tags at known projector pixels), ``?width=&height=`` pixels
+    (default: the fitted projector's, else 1280 x 800)."""
+    fit = _projector().get()
+    size = _size_args(fit.resolution if fit is not None else (1280, 800))
+    response = Response(pattern_png(get_live(), *size), mimetype="image/png")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.post("/projector/calibrate")
+def projector_calibrate() -> Response:
+    """Fit the projector on the newest camera frame, which shows the pattern at
+    ``{"width": W, "height": H}`` (or the query's), and keep the fit for this table's pages
+    (in memory: the profile file is not rewritten)."""
+    data = _body() if request.content_length else {}
+    unknown = [k for k in data if k not in ("width", "height")]
+    if unknown:
+        raise BadRequest(f"{unknown[0]}: unknown field (send width and height, pixels)")
+    size = dict(zip(("width", "height"), _size_args((1280, 800)), strict=True))
+    for name, given in data.items():
+        if not isinstance(given, int) or isinstance(given, bool):
+            raise BadRequest(f"{name}: must be a whole number of pixels")
+        size[name] = given
+    width, height = size["width"], size["height"]
+    live = get_live()
+    fit = calibrate(live, width, height)
+    _projector().put(fit)
+    return _json(
+        {
+            **projector_json(live, fit),
+            "saved": "in memory (the profile file is unchanged)",
+        }
+    )
+
+
 # -- the log -----------------------------------------------------------------------------------
 
 
@@ -618,8 +705,9 @@ def stream_slots() -> StreamSlots:
 
 @bp.get("/stream")
 def stream() -> Response:
-    """Server-Sent Events: ``hello`` (on connect and when a new game starts), ``events`` (new
-    game events) and ``frame`` (the newest frame's pieces and tags, at most
+    """Server-Sent Events: ``hello`` (on connect and when a new game starts), ``selection``
+    (on connect and when the shared selection changes), ``events`` (new game events) and
+    ``frame`` (the newest frame's pieces and tags, at most
     ``SSE_FRAME_RATE`` a second, skipping frames a slow browser could not take).
 
     A stream ends after ``SSE_MAX_AGE`` seconds (the browser reconnects at once and is
@@ -635,9 +723,11 @@ def stream() -> Response:
         busy.headers["Retry-After"] = str(RETRY_AFTER)
         return busy
     ends = time.monotonic() + max_age
+    selection = get_selection()
 
     def generate() -> Iterator[str]:
         generation = -1
+        chosen = -1
         index = 0
         version = -1
         last_frame: Any = None
@@ -656,6 +746,10 @@ def stream() -> Response:
                             "seq": live.session.last_seq,
                         },
                     )
+                changed, piece = selection.get()
+                if changed != chosen:
+                    chosen = changed
+                    yield _sse("selection", {"piece": piece})
                 fresh, index = live.events_since(index)
                 if fresh:
                     yield _sse("events", [e.to_json() for e in fresh])

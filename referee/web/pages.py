@@ -86,6 +86,14 @@ def index() -> str:
     return render_template("index.html")
 
 
+@bp.get("/projector")
+def projector() -> str:
+    """The projector's page: verdicts drawn on the cloth at true scale, tags kept dark;
+    ``?pattern=1`` shows the calibration pattern instead."""
+    pattern = request.args.get("pattern", "") not in ("", "0")
+    return render_template("projector.html", pattern=pattern)
+
+
 @bp.get("/overlay")
 def overlay() -> str:
     options = overlay_options(request.args)

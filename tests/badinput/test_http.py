@@ -79,6 +79,11 @@ PATHS = st.sampled_from(
         "/api/evidence/1/camera.jpg",  # a verdict's pictures (issue 40)
         "/api/evidence/99999999999999999999/top.jpg",
         "/api/evidence/1/%2e%2e.jpg",
+        "/api/selection",
+        "/api/projector",
+        "/api/projector/pattern.png",
+        "/api/projector/calibrate",
+        "/projector",
         "/api/nowhere",
         "/",
     ]
@@ -90,6 +95,7 @@ QUESTION = st.fixed_dictionaries(
         "to": st.sampled_from(["t34a", "t34b"]) | VALUES,
         "piece": st.sampled_from(["t34a", "sq1"]) | VALUES,
         "leader": st.sampled_from(["t34a"]) | VALUES,
+        "width": st.sampled_from([1280, 320, 8193]) | VALUES,  # /api/projector/calibrate
     },
 )
 TERRAIN = st.fixed_dictionaries(
@@ -127,6 +133,7 @@ def requests(draw: st.DrawFn) -> bytes:
             NASTY.map(lambda q: f"token={q}"),
             NASTY.map(lambda q: f"camera={q}"),  # which camera's picture (several cameras)
             NASTY.map(lambda q: f"evidence={q}"),  # /api/ask with its pictures listed
+            NASTY.map(lambda q: f"width={q}&height=720"),  # the projector's pattern
             NASTY,
         )
     )

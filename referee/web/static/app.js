@@ -638,7 +638,11 @@ function askThreats() {
     });
 }
 
+// The projector page draws the dashboard's selected piece (POST /api/selection).
+function shareSelection(id) { api("selection", { piece: id }).catch(() => {}); }
+
 function showThreats(id) {
+  shareSelection(id);
   const kept = threatsShown() && S.threats.from === id;  // the same piece again: keep its answer
   S.selected = [id];
   S.dispute = null;
@@ -649,6 +653,7 @@ function showThreats(id) {
 }
 
 function showPair(a, b) {
+  shareSelection(null);
   S.selected = [a, b];
   S.threats = null;
   S.dispute = null;
@@ -661,6 +666,7 @@ function showPair(a, b) {
 }
 
 function clearSelection() {
+  shareSelection(null);
   S.selected = []; S.dispute = null; S.threats = null; S.shownMove = null; S.asked = null;
   $("follow-me").disabled = true;
   $("save-picture").disabled = true;
@@ -772,6 +778,7 @@ function showMove(seq) {
   const m = S.events.find((e) => e.seq === seq && e.type === "move");
   if (!m) return;
   S.shownMove = seq;
+  shareSelection(null);
   S.selected = [];
   S.dispute = null;
   S.threats = null;
@@ -1019,6 +1026,7 @@ function tapPiece(id) {
   $("save-picture").disabled = true;
   if (S.info.ruleset.questions.includes("targets")) showThreats(id);
   else {  // a system with no all-pairs map: the piece waits for a second one
+    shareSelection(id);
     S.selected = [id];
     S.dispute = null;
     S.threats = null;
