@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 from referee.calibration.camera import project, table_xyz
 from referee.calibration.projector import (
     ProjectorFit,
+    ProjectorPattern,
     TagSpot,
     fit_projector,
     projector_pattern,
@@ -149,6 +150,23 @@ def _score(
     return right, wrong
 
 
+def pattern_frame(
+    scenario: Scenario, projector: Projector, pattern: ProjectorPattern, ambient: float = AMBIENT
+) -> Image:
+    """The camera's picture of the scenario's first moment with ``projector`` showing
+    ``pattern`` (lit on the cloth and the pieces' tops, through the simulated webcam):
+    what ``/projector?pattern=1`` gives the camera to calibrate from."""
+    renderers = _Renderers(scenario)
+    start = scenario.state_at(0.0)
+    renderer = renderers.get(renderers.bump(start))
+    frame, _ = renderer.render(start.poses)
+    tops = piece_tops(renderer, start.poses)
+    shown = add_light(
+        frame, pattern.picture(), projector, renderer.intrinsics, renderer.pose, tops, ambient
+    )
+    return _imager(scenario).apply(shown)
+
+
 def projector_trial(
     scenario_path: str | os.PathLike[str],
     frames: int = 8,
@@ -167,15 +185,8 @@ def projector_trial(
     renderers = _Renderers(scenario)
     projector = projector or sample_projector(scenario)
     profile = scenario.profile(0)
-    start = scenario.state_at(0.0)
-    renderer = renderers.get(renderers.bump(start))
-    frame, _ = renderer.render(start.poses)
-    pattern = projector_pattern(projector.resolution, avoid=[e.tag for e in renderer.pieces])
-    tops = piece_tops(renderer, start.poses)
-    shown = add_light(
-        frame, pattern.picture(), projector, renderer.intrinsics, renderer.pose, tops, ambient
-    )
-    fit = fit_projector(_imager(scenario).apply(shown), profile, pattern)
+    pattern = projector_pattern(projector.resolution, avoid=[e.tag for e in scenario.roster.pieces])
+    fit = fit_projector(pattern_frame(scenario, projector, pattern, ambient), profile, pattern)
     p95, worst = placement_error(fit, projector)
 
     imager_on, imager_off = _imager(scenario), _imager(scenario)
