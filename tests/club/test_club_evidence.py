@@ -106,3 +106,22 @@ def test_a_damaged_picture_at_the_table_is_one_note_and_the_rest_is_sent(store, 
     assert store.evidence(game, 4, "camera") == kept[(4, "camera")]
     notes = [line for line in capsys.readouterr().err.splitlines() if "damaged" in line]
     assert len(notes) == 1 and "event #2: its camera evidence" in notes[0]
+
+
+def test_a_schema_2_club_gains_the_evidence_table_when_opened(tmp_path):
+    path = tmp_path / "club.sqlite"
+    with ClubStore(f"sqlite:///{path}") as club:
+        club.add_table("alpha")
+    con = sqlite3.connect(path)  # as a club before evidence was kept
+    con.execute("DROP TABLE club_evidence")
+    con.execute("UPDATE club_meta SET value = '2' WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+    with ClubStore(f"sqlite:///{path}") as club:
+        token = club.add_table("beta")
+        assert club.table_for_token(token) == "beta" and len(club.tables()) == 2
+    con = sqlite3.connect(path)
+    tables = {name for (name,) in con.execute("SELECT name FROM sqlite_master")}
+    (version,) = con.execute("SELECT value FROM club_meta WHERE key = 'schema_version'").fetchone()
+    con.close()
+    assert "club_evidence" in tables and version == "3"
