@@ -21,6 +21,7 @@ from referee.club.batch import BatchError, parse_batch, parse_registration
 from referee.club.db import get_store
 from referee.club.replay import SHAPING, board_at
 from referee.club.store import (
+    EVIDENCE_MAX,
     ClubConflict,
     ClubError,
     ClubForbidden,
@@ -118,6 +119,33 @@ def ingest(name: str) -> Response:
     events = parse_batch(_body())
     added, last_seq = get_store().ingest(table, name, events)
     return jsonify({"added": added, "last_seq": last_seq})
+
+
+@bp.put("/games/<path:name>/evidence/<int:seq>/<kind>.jpg")
+def put_evidence(name: str, seq: int, kind: str) -> Response:
+    """One picture the table kept with event ``seq``'s verdict: the JPEG itself as the body
+    (at most :data:`~referee.club.store.EVIDENCE_MAX` bytes), after the event's batch."""
+    table = _table()
+    length = request.content_length
+    if length is not None and length > EVIDENCE_MAX:  # refused before it is read
+        raise ClubError(
+            f"evidence of #{seq}: {length} bytes; a picture may have {EVIDENCE_MAX} at most"
+        )
+    get_store().put_evidence(table, name, seq, kind, request.get_data(cache=False))
+    return jsonify({"game": name, "seq": seq, "kind": kind})
+
+
+@bp.get("/games/<path:name>/evidence/<int:seq>/<kind>.jpg")
+def evidence(name: str, seq: int, kind: str) -> Response:
+    """What the camera saw when event ``seq``'s verdict was ruled: ``camera`` or ``top``."""
+    store = get_store()
+    info = store.game(name)
+    data = store.evidence(info, seq, kind)
+    if data is None:
+        return _fail(404, f"game {name[:80]!r}: no {kind[:20]!r} evidence of event #{seq}")
+    response = Response(data, mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "max-age=86400"  # a kept picture never changes
+    return response
 
 
 @bp.post("/games/<path:name>/end")

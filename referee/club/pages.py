@@ -317,6 +317,7 @@ def game(name: str) -> str:
         activity=activity(info, now),
         entries=entries,
         disputes=disputes(entries),
+        evidence=store.evidence_index(info),
         map=map_view(_board(store, info, at), game_colours(info), GAME_MAP),
         at=at,
         standing=standing,

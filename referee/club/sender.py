@@ -35,7 +35,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from referee.errors import RefereeError
-from referee.store import GameInfo, GameLog, StoreError
+from referee.store import EvidenceError, GameInfo, GameLog, StoreError
 
 BATCH = 500
 """Events per request (the club takes up to 1000)."""
@@ -103,16 +103,20 @@ class ClubClient:
             self._con.close()
             self._con = None
 
-    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        """``(status, JSON answer)``; :class:`ClubUnreachable` when there is no answer."""
+    def request(
+        self, method: str, path: str, body: Any = None, *, raw: bytes | None = None
+    ) -> tuple[int, Any]:
+        """``(status, JSON answer)``; :class:`ClubUnreachable` when there is no answer.
+        ``raw`` is a JPEG body (a picture) in place of JSON."""
         a = self.address
         if self._con is None:
             kind = (
                 http.client.HTTPSConnection if a.scheme == "https" else http.client.HTTPConnection
             )
             self._con = kind(a.host, a.port, timeout=self.timeout)
-        data = json.dumps(body, separators=(",", ":")).encode() if body is not None else None
-        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
+        data = json.dumps(body, separators=(",", ":")).encode() if body is not None else raw
+        kind_of = "image/jpeg" if raw is not None else "application/json"
+        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": kind_of}
         try:
             self._con.request(method, a.path + path, body=data, headers=headers)
             response = self._con.getresponse()
@@ -165,6 +169,17 @@ class ClubClient:
         if status == 409 and isinstance(answer.get("last_seq"), int):
             return False, int(answer["last_seq"])  # the club's truth: resend from there
         raise ClubRefused(f"{self.url}: game {game.name!r}: {_said(answer, status)}", status)
+
+    def put_evidence(self, game: GameInfo, seq: int, kind: str, data: bytes) -> None:
+        """Send one picture of event ``seq`` (the club holds the event already)."""
+        path = f"/api/games/{quote(game.name, safe='')}/evidence/{seq}/{quote(kind, safe='')}.jpg"
+        status, answer = self.request("PUT", path, raw=data)
+        if status != 200:
+            raise ClubRefused(
+                f"{self.url}: game {game.name!r}: event #{seq}'s {kind} evidence: "
+                f"{_said(answer, status)}",
+                status,
+            )
 
     def end(self, game: GameInfo) -> None:
         """Tell the club this table stopped sending ``game`` (the club page's "live" goes)."""
@@ -237,8 +252,25 @@ class Outbox:
                 f"{self.client.url}: game {self.game.name!r}: the club did not take events "
                 f"after #{last_seq}"
             )
+        # The batch's pictures before it counts as sent: a club unreachable meanwhile gets
+        # the batch again (skipped as held) and its pictures (the same again is a no-op).
+        self._send_evidence(events[0].seq, events[-1].seq)
         self.acked = events[-1].seq
         return len(events)
+
+    def _send_evidence(self, first: int, last: int) -> None:
+        """The pictures the log kept with events ``first..last``; a damaged or refused one is
+        a note on stderr, never the game's stop."""
+        for seq, kinds in self.log.evidence_index(self.game).items():
+            if not first <= seq <= last:
+                continue
+            for kind, _size in kinds:
+                try:
+                    data = self.log.evidence(self.game, seq, kind)
+                    if data is not None:
+                        self.client.put_evidence(self.game, seq, kind, data)
+                except (EvidenceError, ClubRefused) as error:
+                    _stderr(f"club: {error}")
 
 
 def _stderr(message: str) -> None:

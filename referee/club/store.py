@@ -35,8 +35,9 @@ from referee.club.replay import SHAPING
 from referee.errors import RefereeError
 from referee.events import GameEvent
 from referee.outputs import usable_path
+from referee.store import EVIDENCE_KINDS, is_jpeg
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION = "table-referee-club"
 
 #: Step ``i`` brings a club database from schema version ``i`` to ``i + 1``.
@@ -73,6 +74,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     # When the table said it stopped sending (the game's end, for "live" on the club page).
     ("ALTER TABLE club_games ADD COLUMN ended DOUBLE PRECISION",),
+    # The pictures a table kept with its verdicts (referee.store.EVIDENCE_KINDS). BYTEA is
+    # PostgreSQL's binary type; SQLite takes the name as is and keeps the bytes untouched.
+    (
+        "CREATE TABLE club_evidence ("
+        " game_id INTEGER NOT NULL REFERENCES club_games (id),"
+        " seq BIGINT NOT NULL,"
+        " kind VARCHAR(16) NOT NULL,"
+        " data BYTEA NOT NULL,"
+        " PRIMARY KEY (game_id, seq, kind))",
+    ),
 )
 
 LIVE_SECONDS = 120.0
@@ -80,6 +91,9 @@ LIVE_SECONDS = 120.0
 table has not said the game ended since. A table that stops without saying so (killed,
 unplugged) stops being live this long after its last event; so does one whose players
 have made no move for as long."""
+
+EVIDENCE_MAX = 64 * 1024
+"""Bytes one evidence picture may have on the club (a table keeps at most 40 KB a verdict)."""
 
 TABLE_NAME_MAX = 64
 GAME_NAME_MAX = 200
@@ -839,6 +853,67 @@ class ClubStore:
             found[game.id] = events
         return found
 
+    # -- evidence ------------------------------------------------------------------------------
+
+    def put_evidence(self, table: str, name: str, seq: int, kind: str, data: bytes) -> None:
+        """Keep table ``table``'s picture ``kind`` of event ``seq`` of game ``name``. The
+        event must be held already (pictures follow their batch); the same picture again is
+        a no-op, so a resend after a lost answer is harmless."""
+        if kind not in EVIDENCE_KINDS:
+            raise ClubError(f"evidence kind {kind[:20]!r}: use one of {', '.join(EVIDENCE_KINDS)}")
+        if len(data) > EVIDENCE_MAX:
+            raise ClubError(
+                f"evidence of #{seq}: {len(data)} bytes; a picture may have {EVIDENCE_MAX} at most"
+            )
+        if not is_jpeg(data):
+            raise ClubError(f"evidence of #{seq}: the body must be a JPEG picture")
+        if unstorable(name):
+            raise ClubNotFound(f"no game {_shown(name)} on this club; register it first")
+
+        def work(tx: _Tx) -> None:
+            rows = tx.execute(
+                "SELECT id, table_name, last_seq FROM club_games WHERE name = ?", (name,)
+            )
+            if not rows:
+                raise ClubNotFound(f"no game {_shown(name)} on this club; register it first")
+            game_id, owner, last_seq = int(rows[0][0]), rows[0][1], int(rows[0][2])
+            if owner != table:
+                raise ClubForbidden(f"game {_shown(name)} belongs to another table")
+            if not 1 <= seq <= last_seq:
+                raise ClubNotFound(
+                    f"game {_shown(name)}: the club holds no event #{seq}; send its batch first"
+                )
+            tx.execute(
+                "INSERT INTO club_evidence (game_id, seq, kind, data) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (game_id, seq, kind) DO NOTHING",
+                (game_id, seq, kind, data),
+            )
+
+        self._db.run(work)
+
+    def evidence_index(self, game: ClubGame) -> dict[int, list[str]]:
+        """The kinds of picture the club holds for each event of ``game``."""
+        rows = self._db.run(
+            lambda tx: tx.execute(
+                "SELECT seq, kind FROM club_evidence WHERE game_id = ? ORDER BY seq, kind",
+                (game.id,),
+            )
+        )
+        found: dict[int, list[str]] = {}
+        for seq, kind in rows:
+            found.setdefault(int(seq), []).append(str(kind))
+        return found
+
+    def evidence(self, game: ClubGame, seq: int, kind: str) -> bytes | None:
+        """The JPEG ``kind`` of event ``seq``, as the table sent it; None when not held."""
+        rows = self._db.run(
+            lambda tx: tx.execute(
+                "SELECT data FROM club_evidence WHERE game_id = ? AND seq = ? AND kind = ?",
+                (game.id, seq, kind),
+            )
+        )
+        return bytes(rows[0][0]) if rows else None  # PostgreSQL may answer a memoryview
+
     def iter_events(self, game: ClubGame, page: int = 5000) -> Iterator[GameEvent]:
         """All of a game's events, read a page at a time (an export of a long game)."""
         after = 0
@@ -870,6 +945,7 @@ def open_club(url: str, wait: float = 10.0) -> Iterator[ClubStore]:
 
 
 __all__ = [
+    "EVIDENCE_MAX",
     "LIVE_SECONDS",
     "SCHEMA_VERSION",
     "ClubConflict",

@@ -8,6 +8,7 @@ and ``li.dispute``, so a reader (or a test) can count them against ``referee log
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping
 from html import escape
@@ -34,6 +35,8 @@ figcaption{color:#a8b0b4;font-size:.9em}
 ul.moves,ul.disputes,ul.fixes,ul.casualties{padding-left:1.2em}
 li{margin:.25em 0}.mark{display:inline-block;min-width:1em;height:1em;border-radius:.2em;
 vertical-align:middle;margin-right:.4em}.why{color:#a8b0b4;font-size:.92em;margin:.1em 0 .1em 1.5em}
+.evidence{display:flex;flex-wrap:wrap;gap:.5em;margin:.3em 0 .3em 1.5em}
+.evidence figure{margin:0}.evidence img{max-width:320px;max-height:240px;display:block}
 .none{color:#a8b0b4}.seq{color:#a8b0b4;font-variant-numeric:tabular-nums}
 """
 
@@ -119,9 +122,29 @@ def _dispute(d: Dispute) -> str:
     return (
         f'<li class="dispute" data-seq="{d.seq}" data-ask="{escape(d.ask)}">'
         f'<span class="seq">{_t(d.t)} #{d.seq}, {turn}</span>{again} {_verdict_line(d.verdict)}'
-        '<div class="why none">evidence: none stored (this log keeps no camera crops)</div>'
-        "</li>"
+        f"{_evidence(d)}</li>"
     )
+
+
+EVIDENCE_CAPTIONS = {"camera": "what the camera saw", "top": "seen from above"}
+
+
+def _evidence(d: Dispute) -> str:
+    """The dispute's pictures inline as ``data:`` URIs (the file fetches nothing); each
+    damaged one a note in its place."""
+    figures = "".join(
+        f'<figure><img class="evidence-picture" data-seq="{d.seq}" data-kind="{escape(p.kind)}" '
+        f'alt="{escape(p.kind)} evidence of #{d.seq}" '
+        f'src="data:image/jpeg;base64,{base64.b64encode(p.data).decode("ascii")}">'
+        f"<figcaption>{escape(EVIDENCE_CAPTIONS.get(p.kind, p.kind))}</figcaption></figure>"
+        for p in d.evidence
+    )
+    notes = "".join(
+        f'<div class="why none evidence-note">{escape(n)}</div>' for n in d.evidence_notes
+    )
+    if not figures and not notes:
+        return '<div class="why none">evidence: none stored with this ruling</div>'
+    return (f'<div class="evidence">{figures}</div>' if figures else "") + notes
 
 
 def _turn(turn: Turn) -> str:

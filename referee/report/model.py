@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from referee.scene import Piece, Scene
-from referee.store import GameInfo, GameLog
+from referee.store import EVIDENCE_KINDS, EvidenceError, GameInfo, GameLog
 
 PAUSE = 10.0
 """Seconds between one move's end and the next move's start that end a turn: players
@@ -69,6 +69,14 @@ class MoveEntry:
 
 
 @dataclass(frozen=True)
+class EvidencePicture:
+    """One JPEG the log kept with a verdict (:data:`referee.store.EVIDENCE_KINDS`)."""
+
+    kind: str
+    data: bytes
+
+
+@dataclass(frozen=True)
 class Dispute:
     """A verdict on a question asked (range, line of sight, ...), not on a move."""
 
@@ -81,6 +89,10 @@ class Dispute:
     after_correction: int | None
     """The correction it was asked again after."""
     turn: int = 0
+    evidence: tuple[EvidencePicture, ...] = ()
+    """What the camera saw when it was ruled, in :data:`EVIDENCE_KINDS` order."""
+    evidence_notes: tuple[str, ...] = ()
+    """One line per picture of it that is damaged (left out, the ruling kept)."""
 
     @property
     def ask(self) -> str:
@@ -201,6 +213,11 @@ class BattleReport:
     pause: float
     verdict_times: tuple[tuple[float, Mapping[str, Any]], ...] = ()
     """Every verdict's time and object in log order (the MP4's captions)."""
+
+    @property
+    def evidence_notes(self) -> tuple[str, ...]:
+        """Every damaged picture's note, in dispute order (the CLI repeats them on stderr)."""
+        return tuple(n for d in self.disputes for n in d.evidence_notes)
 
 
 def _pose(value: Any) -> dict[str, float] | None:
@@ -591,7 +608,11 @@ def build_report(log: GameLog, info: GameInfo, pause: float = PAUSE) -> BattleRe
                 return number if seq >= lo else max(number - 1, 0)
         return len(turns)
 
-    disputes = [replace(d, turn=turn_of(d.seq)) for d in reader.disputes()]
+    kept = log.evidence_index(info)  # one read for the game; {} for a log from before it
+    disputes = [
+        _with_evidence(log, info, replace(d, turn=turn_of(d.seq)), kept.get(d.seq, []))
+        for d in reader.disputes()
+    ]
     ruleset_name = str(info.scene.get("ruleset") or info.ruleset)
     try:
         ruleset = find_ruleset(ruleset_name, info.scene.get("settings"))
@@ -629,6 +650,27 @@ def build_report(log: GameLog, info: GameInfo, pause: float = PAUSE) -> BattleRe
         pause=pause,
         verdict_times=verdict_times,
     )
+
+
+def _with_evidence(
+    log: GameLog, info: GameInfo, dispute: Dispute, index: Sequence[tuple[str, int]]
+) -> Dispute:
+    """``dispute`` with the pictures the log kept for it (``index``: its
+    :meth:`GameLog.evidence_index` entry); a damaged one is a note instead, so an old log
+    (none kept) or a torn blob still makes the report."""
+    kept = {kind for kind, _size in index}
+    pictures: list[EvidencePicture] = []
+    notes: list[str] = []
+    # Known kinds only, in their order: a kind a later version adds is not guessed at.
+    for kind in (k for k in EVIDENCE_KINDS if k in kept):
+        try:
+            data = log.evidence(info, dispute.seq, kind)
+        except EvidenceError as error:
+            notes.append(str(error))
+            continue
+        if data is not None:
+            pictures.append(EvidencePicture(kind, data))
+    return replace(dispute, evidence=tuple(pictures), evidence_notes=tuple(notes))
 
 
 def _result(

@@ -317,6 +317,8 @@ def report(game: str, out: str, speed: str, pause: str | None, db: str | None) -
         staged.commit()
     finally:
         staged.discard()
+    for note in content.evidence_notes:  # a damaged picture: said, and the report made
+        click.echo(f"warning: {note}", err=True)
     click.echo(
         f"{game}: {len(content.moves)} moves, {len(content.disputes)} disputes, {what} -> {out}",
         err=True,

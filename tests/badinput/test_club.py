@@ -478,3 +478,87 @@ def test_a_path_no_route_takes_is_one_line(both, path):
     answer = both[0].get(path)
     assert answer.status_code == 404
     _one_line(answer)
+
+
+# -- evidence pictures (PUT /api/games/NAME/evidence/SEQ/KIND.jpg) ----------------------------
+
+JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 60 + b"\xff\xd9"
+"""Starts and ends as a JPEG does: what the club checks (it stores, it does not decode)."""
+
+
+@pytest.fixture(scope="module")
+def pictured(club):
+    """Club game ``ev`` of alpha holding three events, ready for pictures."""
+    client, store, token, other = club
+    auth = {"Authorization": f"Bearer {token}"}
+    client.put("/api/games/ev", json=REGISTRATION, headers=auth)
+    assert client.post("/api/games/ev/events", json=BATCH, headers=auth).status_code == 200
+    return client, store, auth, {"Authorization": f"Bearer {other}"}
+
+
+def _pictures(store: ClubStore) -> dict[int, list[str]]:
+    return store.evidence_index(store.game("ev"))
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "said"),
+    [
+        ("1/sky.jpg", JPEG, 400, "evidence kind 'sky': use one of camera, top"),
+        ("1/Camera.jpg", JPEG, 400, "use one of camera, top"),
+        ("1/camera.jpg", JPEG[:-2] + b"\x00" * (64 * 1024), 400, "at most"),
+        ("1/camera.jpg", b"GIF89a not a jpeg", 400, "the body must be a JPEG picture"),
+        ("1/camera.jpg", b"", 400, "the body must be a JPEG picture"),
+        ("9/camera.jpg", JPEG, 404, "the club holds no event #9; send its batch first"),
+        ("0/top.jpg", JPEG, 404, "no event #0"),
+        # No event number: not this route, so the game registration's, which a JPEG is not.
+        ("-1/top.jpg", JPEG, 400, "the body must be JSON"),
+        ("x/top.jpg", JPEG, 400, "the body must be JSON"),
+    ],
+)
+def test_a_bad_picture_is_one_line_and_nothing_kept(pictured, path, body, status, said):
+    client, store, auth, _ = pictured
+    before = _pictures(store)
+    answer = client.put(
+        f"/api/games/ev/evidence/{path}",
+        data=body,
+        headers={**auth, "Content-Type": "image/jpeg"},
+    )
+    assert answer.status_code == status, answer.get_data(as_text=True)
+    assert said in answer.json["error"] and "\n" not in answer.json["error"]
+    assert _pictures(store) == before
+
+
+def test_a_picture_needs_the_games_own_tables_token(pictured):
+    client, store, _auth, other = pictured
+    before = _pictures(store)
+    url = "/api/games/ev/evidence/1/top.jpg"
+    assert client.put(url, data=JPEG).status_code == 401
+    assert client.put(url, data=JPEG, headers=other).status_code == 403
+    assert (
+        client.put("/api/games/nogame/evidence/1/top.jpg", data=JPEG, headers=other)
+        .json["error"]
+        .startswith("no game 'nogame'")
+    )
+    assert _pictures(store) == before
+    missing = client.get("/api/games/ev/evidence/3/sky.jpg")
+    assert missing.status_code == 404 and "\n" not in missing.json["error"]
+
+
+@FUZZ
+@given(kind=st.text(max_size=20), body=st.binary(max_size=200), seq=st.integers(-5, 10**12))
+def test_any_picture_is_kept_or_refused_in_one_line(pictured, kind, body, seq):
+    client, store, auth, _ = pictured
+    before = _pictures(store)
+    answer = client.put(
+        f"/api/games/ev/evidence/{seq}/{quote(kind, safe='')}.jpg",
+        data=body,
+        headers={**auth, "Content-Type": "image/jpeg"},
+    )
+    assert answer.status_code in (200, 400, 404), answer.get_data(as_text=True)
+    assert isinstance(answer.json, dict)
+    if answer.status_code != 200:
+        assert answer.json["error"] and "\n" not in answer.json["error"]
+        assert _pictures(store) == before
+    else:
+        assert kind in ("camera", "top") and 1 <= seq <= 3
+        assert store.evidence(store.game("ev"), seq, kind) in (body, JPEG)

@@ -17,7 +17,7 @@ from typing import Any
 
 from referee.events import GameEvent
 from referee.geometry import front_point
-from referee.store import GameLog, Position
+from referee.store import EVIDENCE_KINDS, Evidence, GameLog, Position
 
 FPS = 30
 
@@ -32,6 +32,22 @@ class Written:
     corrected: dict[int, dict[str, Any]] = field(default_factory=dict)
     """Move seq -> its correction's data."""
     duration: float = 0.0
+    evidence: dict[int, dict[str, bytes]] = field(default_factory=dict)
+    """Dispute seq -> the JPEG of each kind logged with it (``evidence=True`` only)."""
+
+
+def _jpeg(seq: int, kind: str) -> bytes:
+    """A small real JPEG, different for every dispute and kind (so a test can tell which
+    picture went where)."""
+    import cv2
+    import numpy as np
+
+    shade = (seq * 37 + EVIDENCE_KINDS.index(kind) * 101) % 256
+    picture = np.full((48 + 8 * EVIDENCE_KINDS.index(kind), 64, 3), shade, np.uint8)
+    cv2.putText(picture, str(seq), (4, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255))
+    ok, data = cv2.imencode(".jpg", picture)
+    assert ok
+    return bytes(data)
 
 
 def scene_and_roster(pieces: int, width: float = 48, depth: float = 36) -> tuple[dict, dict]:
@@ -79,8 +95,10 @@ def build_game(
     handover: float = 25.0,
     corrections: int = 2,
     seed: int = 1,
+    evidence: bool = False,
 ) -> Written:
-    """Log a game of about ``seconds`` into ``db``; returns what was logged."""
+    """Log a game of about ``seconds`` into ``db``; returns what was logged. ``evidence``
+    keeps a picture of each kind with every dispute, as ``referee run`` does."""
     rng = random.Random(seed)
     scene, roster = scene_and_roster(pieces)
     table = scene["table"]
@@ -166,12 +184,21 @@ def build_game(
                         )
                     )
                     written.disputes += 1
+                    if evidence:
+                        asked = events[-1].seq
+                        written.evidence[asked] = {k: _jpeg(asked, k) for k in EVIDENCE_KINDS}
                 poses[pid] = (nx, ny, nh)
+                pictures = [
+                    Evidence(e.seq, kind, data)
+                    for e in events
+                    for kind, data in written.evidence.get(e.seq, {}).items()
+                ]
                 log.append(
                     game,
                     events,
                     [Position(pid, "settled", nx, ny, nh, 0.005, True, move.frame or 0, settle)],
                     (move.frame or 0, settle),
+                    evidence=pictures,
                 )
                 t = settle + 1.0
             side_turn += 1

@@ -7,9 +7,11 @@ against that and against ``referee log export`` of the same game.
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import re
+import sqlite3
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
@@ -21,7 +23,7 @@ from referee.cli import cli
 from referee.report import build_report
 from referee.report.model import ORIGIN_UNKNOWN, PAUSE, _Reader, off_table
 from referee.report.video import FPS, HOLD_END, Timeline, frame_count
-from referee.store import GameLog
+from referee.store import EVIDENCE_KINDS, GameLog, is_jpeg
 from report.synthetic import Written, build_game, scene_and_roster
 
 GAME = "synthetic"
@@ -35,6 +37,7 @@ class Page(HTMLParser):
         self.items: dict[str, list[dict[str, str]]] = {}
         self.urls: list[str] = []
         self.svgs: list[dict[str, str]] = []
+        self.imgs: list[dict[str, str]] = []
         self._open: list[tuple[str, dict[str, str], list[str]]] = []
 
     def handle_starttag(self, tag, attrs):
@@ -44,6 +47,8 @@ class Page(HTMLParser):
                 self.urls.append(a[key])
         if tag == "svg":
             self.svgs.append(a)
+        if tag == "img":
+            self.imgs.append(a)
         if tag == "li":
             self._open.append((a.get("class", ""), a, []))
 
@@ -388,3 +393,84 @@ def test_bad_report_options_are_one_line(game, tmp_path):
         lines = [line for line in result.stderr.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("referee: error: ") and words in lines[0]
     assert not list(tmp_path.glob("r.*")) and not list(tmp_path.glob(".r.*"))
+
+
+@pytest.fixture(scope="module")
+def evidenced(tmp_path_factory) -> tuple[Path, Written]:
+    """The synthetic game with a camera and a top picture kept with every dispute."""
+    db = tmp_path_factory.mktemp("evidence") / "games.sqlite"
+    return db, build_game(db, GAME, seconds=120, corrections=1, evidence=True)
+
+
+def _pictures(html: Page) -> dict[int, dict[str, bytes]]:
+    out: dict[int, dict[str, bytes]] = {}
+    for img in html.imgs:
+        prefix = "data:image/jpeg;base64,"
+        assert img["src"].startswith(prefix), img["src"][:40]
+        out.setdefault(int(img["data-seq"]), {})[img["data-kind"]] = base64.b64decode(
+            img["src"][len(prefix) :], validate=True
+        )
+    return out
+
+
+def test_each_dispute_shows_its_evidence_inline(evidenced, tmp_path):
+    db, written = evidenced
+    out = tmp_path / "report.html"
+    result = run("log", "report", GAME, "--db", str(db), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    text, html = parse(out)
+    assert written.evidence and len(written.evidence) == written.disputes
+    assert [int(d["data-seq"]) for d in html.items["dispute"]] == sorted(written.evidence)
+    # The very bytes logged, one img per kind under its own dispute, nothing to fetch.
+    assert _pictures(html) == written.evidence
+    assert all(is_jpeg(data) for kinds in written.evidence.values() for data in kinds.values())
+    assert all(u.startswith("data:image/jpeg;base64,") for u in html.urls)
+    assert "none stored" not in text
+    for item in html.items["dispute"]:
+        assert "what the camera saw" in item["text"] and "seen from above" in item["text"]
+    # Sane size: the report without pictures plus the pictures' base64, and little more.
+    pictures = sum(len(d) for kinds in written.evidence.values() for d in kinds.values())
+    plain = tmp_path / "plain.sqlite"
+    build_game(plain, GAME, seconds=120, corrections=1)
+    bare = tmp_path / "bare.html"
+    assert run("log", "report", GAME, "--db", str(plain), "--out", str(bare)).exit_code == 0
+    grown = out.stat().st_size - bare.stat().st_size
+    assert pictures * 4 / 3 < grown < pictures * 4 / 3 + 400 * len(html.imgs)
+
+
+def test_a_log_without_evidence_reports_as_before(game, page):
+    _, written = game
+    _, html = page
+    assert html.imgs == [] and html.urls == []
+    notes = [d["text"] for d in html.items["dispute"]]
+    assert len(notes) == written.disputes
+    assert all("evidence: none stored with this ruling" in n for n in notes)
+
+
+def test_a_damaged_picture_is_one_note_and_the_report_is_made(evidenced, tmp_path):
+    db, written = evidenced
+    copy = tmp_path / "torn.sqlite"
+    source, target = sqlite3.connect(db), sqlite3.connect(copy)
+    source.backup(target)
+    source.close()
+    torn = sorted(written.evidence)[1]
+    target.execute(
+        "UPDATE evidence SET data = ? WHERE seq = ? AND kind = 'camera'", (b"\xff\xd8 torn", torn)
+    )
+    target.commit()
+    target.close()
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(cli, ["log", "report", GAME, "--db", str(copy), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    warned = [line for line in result.stderr.splitlines() if "evidence is damaged" in line]
+    assert len(warned) == 1 and f"event #{torn}: its camera evidence" in warned[0]
+    text, html = parse(out)
+    shown = _pictures(html)
+    assert shown[torn] == {"top": written.evidence[torn]["top"]}  # the other kind still shown
+    assert {s: k for s, k in shown.items() if s != torn} == {
+        s: k for s, k in written.evidence.items() if s != torn
+    }
+    item = next(d for d in html.items["dispute"] if int(d["data-seq"]) == torn)
+    assert "camera evidence is damaged" in item["text"]
+    assert text.count("evidence is damaged") == 1
+    assert set(EVIDENCE_KINDS) == {"camera", "top"}  # the kinds the captions name

@@ -23,11 +23,14 @@ SHAPES = """() => Array.from(document.querySelectorAll('svg.table-picture')).map
 SHOWN = """(sel) => Array.from(document.querySelectorAll(sel)).filter((e) => {
   const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; })
   .map((e) => e.dataset.seq)"""
+IMAGES = """() => Array.from(document.querySelectorAll('img.evidence-picture')).map((i) => ({
+  seq: i.dataset.seq, kind: i.dataset.kind, complete: i.complete,
+  width: i.naturalWidth, height: i.naturalHeight }))"""
 
 
 def test_the_report_renders_its_pictures_moves_and_disputes_offline(tmp_path):
     db = tmp_path / "games.sqlite"
-    written = build_game(db, "browser", seconds=150, corrections=2)
+    written = build_game(db, "browser", seconds=150, corrections=2, evidence=True)
     out = tmp_path / "report.html"
     result = CliRunner().invoke(
         cli, ["log", "report", "browser", "--db", str(db), "--out", str(out)]
@@ -41,6 +44,10 @@ def test_the_report_renders_its_pictures_moves_and_disputes_offline(tmp_path):
         pictures = page.evaluate(SHAPES)
         moves = page.evaluate(SHOWN, "li.move")
         disputes = page.evaluate(SHOWN, "li.dispute")
+        page.wait_for_function(
+            "() => Array.from(document.images).every((i) => i.complete)", timeout=10_000
+        )
+        images = page.evaluate(IMAGES)
         context.close()
     assert errors == []
     assert [r for r in asked if not r.startswith("file:")] == []
@@ -54,3 +61,8 @@ def test_the_report_renders_its_pictures_moves_and_disputes_offline(tmp_path):
     assert len(arrows) == len(written.moves)  # each arrow's distance label, once
     assert moves == [str(m["seq"]) for m in written.moves]
     assert len(disputes) == written.disputes
+    # Every dispute's evidence decodes in the browser from the file alone (data: URIs).
+    assert sorted((int(i["seq"]), i["kind"]) for i in images) == sorted(
+        (seq, kind) for seq, kinds in written.evidence.items() for kind in kinds
+    )
+    assert written.evidence and all(i["width"] == 64 and i["height"] >= 48 for i in images)
