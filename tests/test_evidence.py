@@ -230,3 +230,26 @@ def test_the_games_cap_holds_across_a_resume_and_earlier_pictures_are_kept(tmp_p
     verdicts = [e.seq for e in again.events(game) if e.type == "verdict" and e.data.get("pieces")]
     assert any(seq not in kept for seq in verdicts)  # past the cap: verdicts, no pictures
     again.close()
+
+
+def test_a_piece_only_the_far_camera_sees_is_shown_from_that_camera():
+    """Over a table two cameras share, the pictures come from the camera that saw the
+    verdict's pieces, not always from the first."""
+    from types import SimpleNamespace
+
+    from referee.game.evidence import camera_for
+
+    near, far = np.zeros((4, 4, 3), np.uint8), np.full((4, 4, 3), 255, np.uint8)
+
+    def view(image, ids, profile):
+        pieces = [SimpleNamespace(id=i) for i in ids]
+        return SimpleNamespace(image=image, pieces=pieces, profile=profile)
+
+    views = (view(near, ["a", "b"], "near-profile"), view(far, ["c", "d"], "far-profile"))
+    result = SimpleNamespace(image=near, profile="near-profile", views=views)
+    assert camera_for(result, ["c"]) == (far, "far-profile")
+    assert camera_for(result, ["c", "d", "a"])[1] == "far-profile"  # most of the pair's pieces
+    assert camera_for(result, ["a", "c"])[1] == "near-profile"  # a tie: the first camera
+    assert camera_for(result, ["nobody"])[1] == "near-profile"
+    one = SimpleNamespace(image=near, profile="near-profile", views=views[:1])
+    assert camera_for(one, ["c"])[1] == "near-profile"  # one camera: its frame, always

@@ -17,6 +17,9 @@ from numpy.typing import NDArray
 from referee.calibration.camera import project, table_xyz
 from referee.calibration.profile import CalibrationProfile
 from referee.game.views import jpeg
+from referee.vision.pipeline import FrameResult
+
+Image = NDArray[np.uint8]
 
 MAX_BYTES = 40 * 1024
 """One verdict's pictures together at most (quality, then size, lowered until they fit)."""
@@ -30,6 +33,20 @@ QUALITIES = (70, 50, 35)
 _GRID_STEP = 8
 """Top-down pixels between two projected points: the remap tables in between are
 interpolated (lens distortion varies slowly over a few pixels)."""
+
+
+def camera_for(
+    result: FrameResult, names: Sequence[str]
+) -> tuple[Image | None, CalibrationProfile]:
+    """The frame and profile of the camera that saw most of the pieces ``names`` this tick
+    (the first such camera on a tie, the first camera when none did): over a table two
+    cameras share, a piece only the far camera sees is shown from that camera."""
+    views = [v for v in result.views if v.image is not None]
+    if len(views) < 2:
+        return result.image, result.profile
+    wanted = set(names)
+    best = max(views, key=lambda v: sum(p.id in wanted for p in v.pieces))  # first of ties
+    return best.image, best.profile
 
 
 def _table_box(

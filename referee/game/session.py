@@ -43,7 +43,7 @@ from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError, SceneError, at
 from referee.events import GameEvent
 from referee.game.edits import apply_edit, apply_roster_edit, edit_data
-from referee.game.evidence import capture
+from referee.game.evidence import camera_for, capture
 from referee.geometry import Pose
 from referee.markers.roster import Roster
 from referee.rules import QueryError, Ruleset, Verdict, find_ruleset
@@ -565,7 +565,10 @@ class Session:
                 if self._evidence_used is None:
                     self._evidence_used = self.log.evidence_bytes(self.game)
             points = [(where[n].x, where[n].y) for n in names if n in where]
-            pictures = capture(result.image, result.profile, points)
+            image, profile = camera_for(result, names)
+            if image is None:
+                continue
+            pictures = capture(image, profile, points)
             size = sum(len(b) for b in pictures.values())
             used = self._evidence_used or 0
             if not pictures or used + size > self.log.evidence_cap:
