@@ -8,8 +8,8 @@ the piece travels (from the logged ``start_t`` to ``end_t``), the piece moving w
 each arrow coloured by its verdict when it lands; the verdicts of the last moments are
 captions under the table. The video holds :data:`HOLD_END` seconds on the final table.
 
-The issue's camera-picture inset needs the camera's view of each moment, which the log
-does not keep yet (evidence is other work of issue 40): it is left out.
+When a dispute is ruled, what the camera saw of it (its evidence, when the log kept some)
+is inset in the table's top right corner for as long as its caption shows.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from referee.report.draw import (
     turn_picture,
     verdict_mark,
 )
-from referee.report.model import BattleReport, MoveEntry
+from referee.report.model import BattleReport, Dispute, MoveEntry
 from referee.scene import Scene
 
 FPS = 10.0
@@ -44,6 +44,8 @@ HOLD_END = 2.0
 CAPTION_HOLD = 3.0
 """Video seconds a verdict stays among the captions."""
 CAPTION_LINES = 3
+INSET_SHARE = 0.3
+"""Widest an inset camera picture is, as a share of the video's width."""
 MAX_WIDTH = 1280
 """Widest frame, pixels: a big table is drawn at fewer pixels per inch."""
 PPI = 20.0
@@ -256,6 +258,7 @@ def write_video(
     blanks: dict[int, np.ndarray] = {}
     starts = [t.moves[0].start_t for t in report.turns]
     verdict_t = [t for t, _ in report.verdict_times]
+    inset = _Inset(report.disputes, line, canvas)
     try:
         for i in range(total):
             game_t = line.game_at(i / fps) if i / fps < line.video_length else math.inf
@@ -284,12 +287,65 @@ def write_video(
                     share = _share(m, game_t)
                     _draw_arrow(image, canvas, m, share, label=share >= 1)
             _captions(image, canvas, report, line, game_t, verdict_t, k, speed)
+            inset.paste(image, game_t)
             writer.write(image)
             if progress is not None:
                 progress(i + 1, total)
     finally:
         writer.release()
     return total
+
+
+class _Inset:
+    """The camera picture of the dispute ruled last, while its caption shows. Decoded when
+    first shown and only one kept, so an hour of disputes costs one picture's memory."""
+
+    def __init__(self, disputes: Sequence[Dispute], line: Timeline, canvas: _Canvas) -> None:
+        self._shown = [d for d in sorted(disputes, key=lambda d: d.t) if _camera_jpeg(d)]
+        self._times = [d.t for d in self._shown]
+        self._line = line
+        self._canvas = canvas
+        self._cached: tuple[int, np.ndarray | None] | None = None
+
+    def paste(self, image: np.ndarray, game_t: float) -> None:
+        k = bisect.bisect_right(self._times, game_t) - 1
+        if k < 0 or math.isinf(game_t):
+            return
+        if self._line.video_at(game_t) - self._line.video_at(self._times[k]) > CAPTION_HOLD:
+            return
+        picture = self._picture(k)
+        if picture is None:
+            return
+        h, w = picture.shape[:2]
+        x = image.shape[1] - w - 6
+        y = 6
+        if x < 0 or y + h > self._canvas.table_px:
+            return
+        image[y - 2 : y + h + 2, x - 2 : x + w + 2] = 255  # a white frame off the cloth
+        image[y : y + h, x : x + w] = picture
+
+    def _picture(self, k: int) -> np.ndarray | None:
+        if self._cached is not None and self._cached[0] == k:
+            return self._cached[1]
+        import cv2
+
+        data = _camera_jpeg(self._shown[k])
+        picture = cv2.imdecode(np.frombuffer(data or b"", np.uint8), cv2.IMREAD_COLOR)
+        if picture is not None:
+            width = self._canvas.size[0] * INSET_SHARE
+            height = self._canvas.table_px * 0.5
+            scale = min(width / picture.shape[1], height / picture.shape[0])
+            size = (
+                max(1, round(picture.shape[1] * scale)),
+                max(1, round(picture.shape[0] * scale)),
+            )
+            picture = cv2.resize(picture, size, interpolation=cv2.INTER_AREA)
+        self._cached = (k, picture)
+        return picture
+
+
+def _camera_jpeg(dispute: Dispute) -> bytes | None:
+    return next((e.data for e in dispute.evidence if e.kind == "camera"), None)
 
 
 def _share(move: MoveEntry, game_t: float) -> float:

@@ -16,6 +16,7 @@ from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -474,3 +475,42 @@ def test_a_damaged_picture_is_one_note_and_the_report_is_made(evidenced, tmp_pat
     assert "camera evidence is damaged" in item["text"]
     assert text.count("evidence is damaged") == 1
     assert set(EVIDENCE_KINDS) == {"camera", "top"}  # the kinds the captions name
+
+
+def _inset_frames(path: Path) -> list[np.ndarray]:
+    """The frames of an MP4 whose table area's top right corner holds an inset picture
+    (its white frame is drawn off the cloth, 4-5 px from the top)."""
+    import cv2
+
+    capture = cv2.VideoCapture(str(path))
+    found = []
+    while True:
+        ok, image = capture.read()
+        if not ok:
+            break
+        w = image.shape[1]
+        strip = image[4:6, w - 40 : w - 10].astype(int)
+        if strip.min() > 200:  # the white frame's top edge (codec blur allowed)
+            found.append(image)
+    capture.release()
+    return found
+
+
+def test_the_mp4_insets_what_the_camera_saw_of_each_dispute(evidenced, game, tmp_path):
+    db, written = evidenced
+    out = tmp_path / "evidence.mp4"
+    result = run("log", "report", GAME, "--db", str(db), "--out", str(out), "--speed", "20")
+    assert result.exit_code == 0, result.output
+    frames = _inset_frames(out)
+    assert frames, "no frame shows a dispute's camera picture"
+    # The inset is one of the disputes' camera pictures: a flat shade made per dispute.
+    shades = {(seq * 37 + EVIDENCE_KINDS.index("camera") * 101) % 256 for seq in written.evidence}
+    corner = frames[0][20:30, -60:-40].astype(float)
+    assert min(abs(corner.mean() - s) for s in shades) < 12
+    # A log with no evidence has no inset.
+    plain_db, _ = game
+    plain = tmp_path / "plain.mp4"
+    result = run("log", "report", GAME, "--db", str(plain_db), "--out", str(plain),
+                 "--speed", "20")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert not _inset_frames(plain)
