@@ -31,7 +31,7 @@ from referee.calibration.projector import (
 )
 from referee.sim.projector import Projector, add_light, light_maps, line_overlay, piece_tops
 from referee.sim.render import PiecePose, TableRenderer
-from referee.sim.scenario import Scenario, load_scenario
+from referee.sim.scenario import FrameState, Scenario, load_scenario
 from referee.sim.video import _imager, _Renderers, frame_time
 from referee.tags.detect import Detections, TagDetector
 
@@ -167,6 +167,37 @@ def pattern_frame(
     return _imager(scenario).apply(shown)
 
 
+def lit_frame(
+    scenario: Scenario,
+    renderers: _Renderers,
+    fit: ProjectorFit,
+    projector: Projector,
+    index: int,
+    masked: bool = True,
+    margin_in: float = MARGIN_IN,
+    ambient: float = AMBIENT,
+) -> tuple[FrameState, TableRenderer, Image, Image]:
+    """Frame ``index`` of the scenario without and with the projector drawing a line between
+    every two pieces (dark over every tag when ``masked``), as the camera's sensor gets them
+    (before the webcam's imaging): the moment's state, its renderer, the two frames."""
+    state = scenario.state_at(frame_time(index, scenario.fps))
+    before = scenario.state_at(frame_time(index - 1, scenario.fps))
+    renderer = renderers.get(renderers.bump(state))
+    frame, _ = renderer.render(state.poses, state.hands, moving=state.moving)
+    # The overlay is drawn from what was known a frame ago: lines between the pieces.
+    centres = np.array([[p.x, p.y] for p in before.poses.values()], np.float64)
+    overlay = line_overlay(fit.resolution, fit.to_picture(centres))
+    if masked:
+        overlay = overlay * tag_mask(fit, tag_spots(renderer, before.poses), margin_in)[..., None]
+    maps = light_maps(
+        projector, renderer.intrinsics, renderer.pose, piece_tops(renderer, state.poses)
+    )
+    lit = add_light(
+        frame, overlay, projector, renderer.intrinsics, renderer.pose, ambient=ambient, maps=maps
+    )
+    return state, renderer, frame, lit
+
+
 def projector_trial(
     scenario_path: str | os.PathLike[str],
     frames: int = 8,
@@ -194,28 +225,8 @@ def projector_trial(
     picks = np.linspace(1, count - 1, frames).round().astype(int)
     expected = found_on = found_off = wrong_on = wrong_off = 0
     for index in picks:
-        state = scenario.state_at(frame_time(int(index), scenario.fps))
-        before = scenario.state_at(frame_time(int(index) - 1, scenario.fps))
-        renderer = renderers.get(renderers.bump(state))
-        frame, _ = renderer.render(state.poses, state.hands, moving=state.moving)
-        # The overlay is drawn from what was known a frame ago: lines between the pieces.
-        centres = np.array([[p.x, p.y] for p in before.poses.values()], np.float64)
-        overlay = line_overlay(fit.resolution, fit.to_picture(centres))
-        if masked:
-            overlay = (
-                overlay * tag_mask(fit, tag_spots(renderer, before.poses), margin_in)[..., None]
-            )
-        maps = light_maps(
-            projector, renderer.intrinsics, renderer.pose, piece_tops(renderer, state.poses)
-        )
-        lit = add_light(
-            frame,
-            overlay,
-            projector,
-            renderer.intrinsics,
-            renderer.pose,
-            ambient=ambient,
-            maps=maps,
+        state, renderer, frame, lit = lit_frame(
+            scenario, renderers, fit, projector, int(index), masked, margin_in, ambient
         )
         t = state.t
         hand_mask = renderer.hand_mask(state.hands) if state.hands else None
