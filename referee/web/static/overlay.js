@@ -6,13 +6,9 @@
 "use strict";
 
 const SVGNS = "http://www.w3.org/2000/svg";
-const $ = (id) => document.getElementById(id);
 const box = $("overlay");
 const SHOW = new Set(box.dataset.show.split(","));
 const SIZE = Number(box.dataset.size);
-// A browser source's URL is not on anyone's screen: the token stays in it, and goes with
-// every request (the server also set its cookie on the page's own visit).
-const TOKEN = new URLSearchParams(location.search).get("token");
 
 const O = {
   info: null,      // /api/info: table, roster, palette
@@ -28,21 +24,14 @@ const O = {
 };
 window.overlay = O;
 
-function api(path, body) {
-  const headers = {};
-  if (TOKEN) headers["X-Referee-Token"] = TOKEN;
-  const init = { headers, credentials: "same-origin" };
-  if (body !== undefined) {
-    init.method = "POST";
-    headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  return fetch("api/" + path, init).then(async (r) => {
-    const data = await r.json();
-    if (!r.ok) throw new Error(data.error || r.statusText);
-    return data;
-  });
-}
+// shared.js: one targets question in flight; redrawn with each answer.
+const askThreats = targetsAsker(
+  () => (SHOW.has("threat") ? O.about : null),
+  (from, threats) => {
+    if (O.about === from) O.threats = threats;
+    drawMap();
+  },
+);
 
 function el(tag, attrs, parent, text) {
   const node = document.createElementNS(SVGNS, tag);
@@ -239,12 +228,6 @@ function drawMap() {
 
 // Mirrors app.js's threat view: a target's kind from its range and los verdicts, and the
 // colour of that kind from the server's palette (clear green, blocked red, doubtful amber).
-function threatKind(t) {
-  if (!t.range || t.range.ok === false) return "out";
-  if (t.los.ok === false) return "blocked";
-  if (t.range.ok !== true || t.los.ok !== true) return "doubt";
-  return "seen";
-}
 
 function verdictColour(v) {
   const c = O.info.palette.verdict;
@@ -274,20 +257,5 @@ function drawThreats() {
 }
 
 // One question out at a time; a change meanwhile asks again when it returns.
-const ask = { busy: false, again: false };
-function askThreats() {
-  if (!SHOW.has("threat") || !O.about) return;
-  if (ask.busy) { ask.again = true; return; }
-  ask.busy = true;
-  const from = O.about;
-  api("ask?log=0", { ask: "targets", from })
-    .then((answer) => { if (O.about === from) O.threats = { from, verdict: answer.verdicts[0] }; })
-    .catch(() => { if (O.about === from) O.threats = null; })  // off the table now: no lines
-    .finally(() => {
-      ask.busy = false;
-      drawMap();
-      if (ask.again) { ask.again = false; askThreats(); }
-    });
-}
 
 connect();

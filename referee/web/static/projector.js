@@ -6,8 +6,6 @@
 // With ?pattern=1 it shows the calibration pattern full screen instead.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
-const TOKEN = new URLSearchParams(location.search).get("token");
 const PATTERN = $("projector").dataset.pattern === "1";
 const MOVES_SHOWN = 5;
 const LINE_IN = 0.15;   // line width on the cloth, inches
@@ -29,21 +27,15 @@ const P = {
 };
 window.projector = P;
 
-function api(path, body) {
-  const headers = {};
-  if (TOKEN) headers["X-Referee-Token"] = TOKEN;
-  const init = { headers, credentials: "same-origin" };
-  if (body !== undefined) {
-    init.method = "POST";
-    headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  return fetch("api/" + path, init).then(async (r) => {
-    const data = await r.json();
-    if (!r.ok) throw new Error(data.error || r.statusText);
-    return data;
-  });
-}
+// shared.js: one targets question in flight; redrawn with each answer.
+const askThreats = targetsAsker(
+  () => (P.info && P.info.ruleset.questions.includes("targets") ? P.selected : null),
+  (from, threats) => {
+    if (P.selected === from) P.threats = threats;
+    draw();
+  },
+);
+
 
 // -- the mapping: table inches -> projector px -> canvas px --------------------------------
 
@@ -154,21 +146,6 @@ function onEvents(list) {
 }
 
 // One question out at a time; a change meanwhile asks again when it returns (as overlay.js).
-const ask = { busy: false, again: false };
-function askThreats() {
-  if (!P.info || !P.selected || !P.info.ruleset.questions.includes("targets")) return;
-  if (ask.busy) { ask.again = true; return; }
-  ask.busy = true;
-  const from = P.selected;
-  api("ask?log=0", { ask: "targets", from })
-    .then((answer) => { if (P.selected === from) P.threats = { from, verdict: answer.verdicts[0] }; })
-    .catch(() => { if (P.selected === from) P.threats = null; })
-    .finally(() => {
-      ask.busy = false;
-      draw();
-      if (ask.again) { ask.again = false; askThreats(); }
-    });
-}
 
 // -- drawing ---------------------------------------------------------------------------------
 
@@ -182,12 +159,6 @@ function resize() {
   draw();
 }
 
-function threatKind(t) {
-  if (!t.range || t.range.ok === false) return "out";
-  if (t.los.ok === false) return "blocked";
-  if (t.range.ok !== true || t.los.ok !== true) return "doubt";
-  return "seen";
-}
 
 function kindColour(kind) {
   const c = P.info.palette.verdict;
