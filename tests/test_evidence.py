@@ -91,6 +91,7 @@ def test_a_crop_too_big_for_the_budget_is_made_smaller_until_it_fits():
     assert pictures and sum(len(b) for b in pictures.values()) <= MAX_BYTES
 
 
+@pytest.mark.slow  # a whole sample run (13 s) for one option; its parsing is in the default run
 def test_evidence_off_keeps_none(tmp_path):
     log = _run(tmp_path / "off.sqlite", "--evidence", "off")
     game = log.game("skirmish")
@@ -203,6 +204,7 @@ def test_log_show_writes_the_pictures_and_export_lists_them(tmp_path, played):
     assert csv.output.splitlines()[0] == "seq,t,type,frame,piece,supersedes,summary,data"
 
 
+@pytest.mark.slow  # two sample runs (10 s); the per-verdict budget is in the default run
 def test_the_games_cap_holds_across_a_resume_and_earlier_pictures_are_kept(tmp_path):
     from referee.game import sample_live
 
