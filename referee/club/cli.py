@@ -12,7 +12,7 @@ import io
 import json
 import math
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import click
@@ -160,17 +160,23 @@ def push(
 EXPORT_COLUMNS = ("table", "game", "seq", "t", "type", "frame", "piece", "supersedes", "summary")
 
 
-def export_lines(rows: Iterable[tuple[str, str, GameEvent]], fmt: str) -> Iterable[str]:
-    """The README's export format with ``table`` and ``game`` on every line (JSONL or CSV)."""
+def export_lines(
+    rows: Iterable[tuple[str, str, GameEvent, Sequence[tuple[str, int]]]], fmt: str
+) -> Iterable[str]:
+    """The README's export format with ``table`` and ``game`` on every line (JSONL or CSV);
+    each row's last item is its event's pictures ``(kind, bytes)``, listed in JSONL's
+    ``evidence`` field as a table's own ``log export`` lists them."""
     if fmt == "jsonl":
-        for table_name, game, event in rows:
+        for table_name, game, event, kept in rows:
             line = {"table": table_name, "game": game, **event.to_json()}
+            if kept:
+                line["evidence"] = [{"kind": kind, "bytes": size} for kind, size in kept]
             yield json.dumps(line, separators=(",", ":"), allow_nan=False) + "\n"
         return
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow((*EXPORT_COLUMNS, "data"))
-    for table_name, game, e in rows:
+    for table_name, game, e, _ in rows:
         line = e.to_json()
         data = {k: v for k, v in line.items() if k not in ("seq", "t", "type", "frame")}
         summary = e.describe().split(f"#{e.seq}", 1)[1].strip()
@@ -222,7 +228,12 @@ def export(
             if not games:
                 where = f" of table {table_name!r}" if table_name else ""
                 raise ClubError(f"{store.where}: no game {game!r}{where}")
-        rows = ((g.table, g.name, e) for g in games for e in store.iter_events(g))
+        rows = (
+            (g.table, g.name, e, kept.get(e.seq, ()))
+            for g in games
+            for kept in (store.evidence_sizes(g),)
+            for e in store.iter_events(g)
+        )
         if out:
             text = "".join(export_lines(rows, fmt))
             write_text_atomic(out, text)

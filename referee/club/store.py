@@ -904,6 +904,22 @@ class ClubStore:
             found.setdefault(int(seq), []).append(str(kind))
         return found
 
+    def evidence_sizes(self, game: ClubGame) -> dict[int, list[tuple[str, int]]]:
+        """Each event's pictures as ``seq -> [(kind, bytes)]``, as the table's own log
+        lists them (:meth:`referee.store.GameLog.evidence_index`): the club's export then
+        says of each verdict what the table's says."""
+        rows = self._db.run(
+            lambda tx: tx.execute(
+                "SELECT seq, kind, LENGTH(data) FROM club_evidence WHERE game_id = ? "
+                "ORDER BY seq, kind",
+                (game.id,),
+            )
+        )
+        found: dict[int, list[tuple[str, int]]] = {}
+        for seq, kind, size in rows:
+            found.setdefault(int(seq), []).append((str(kind), int(size)))
+        return found
+
     def evidence(self, game: ClubGame, seq: int, kind: str) -> bytes | None:
         """The JPEG ``kind`` of event ``seq``, as the table sent it; None when not held."""
         rows = self._db.run(
