@@ -120,7 +120,9 @@ def calibrate(live: LiveTable, width: int, height: int) -> ProjectorFit:
     pattern = projector_pattern(
         (width, height), dictionary=live.session.roster.dictionary, avoid=_avoid(live)
     )
-    return fit_projector(result.image, live.calibration, pattern)
+    # The profile in force for that frame: after a bump the camera was re-registered, and
+    # the table's first pose would put the pattern's tags where they no longer are.
+    return fit_projector(result.image, result.profile, pattern)
 
 
 __all__ = [
