@@ -12,6 +12,18 @@ def _private_game_log(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("REFEREE_DB", raising=False)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _one_browser_per_process():
+    """The browser tests share one Chromium per process (tests/web/browser.py): closed here."""
+    yield
+    import sys
+
+    for name in ("web.browser", "tests.web.browser"):  # the one a test imported, if any
+        if name in sys.modules:
+            sys.modules[name].close_shared_browser()
+            return
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Before the workers start, compile the maps' loops once, in two processes side by
     side (Papercraft's line search in one, every other system's loops in the other), so

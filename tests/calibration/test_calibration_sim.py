@@ -165,6 +165,7 @@ def test_anchors_only_table_view(sim: ModuleType, sim_rig: Any, held_frames: lis
     assert np.sqrt(np.mean(errors**2)) < 0.06
 
 
+@pytest.mark.slow  # renders and calibrates two tables to refuse them
 @pytest.mark.parametrize("board_at", ["default", None])
 def test_anchors_for_another_table_size_are_refused(
     sim: ModuleType, sim_rig: Any, held_frames: list[Frame], board_at: Any

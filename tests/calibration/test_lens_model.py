@@ -66,6 +66,7 @@ def test_the_test_clip_gets_no_k3_and_records_its_model(sim_run: CalibrationRun)
     assert sim_run.fit_warning is None
 
 
+@pytest.mark.slow  # two lenses fitted fivefold; the default run keeps the tangential test
 @pytest.mark.parametrize(("lens", "keeps_k3"), [(NO_K3, False), (WITH_K3, True)])
 def test_k3_only_where_the_lens_has_one(sim: ModuleType, lens: Any, keeps_k3: bool) -> None:
     """720p, 15 views: the held-out error keeps k3 for a lens with k3 and not without."""

@@ -140,7 +140,10 @@ def test_a_voided_move_cannot_be_voided_again_nor_corrected_without_a_reason(tmp
 def sample_log(tmp_path_factory):
     folder = tmp_path_factory.mktemp("sample")
     db = folder / "games.sqlite"
-    result = CliRunner().invoke(cli, ["demo", "--db", str(db), "--game", "sample"])
+    # The committed camera: what is tested is the log, not calibrating (5 s more).
+    result = CliRunner().invoke(
+        cli, ["demo", "--use-true-camera", "--db", str(db), "--game", "sample"]
+    )
     assert result.exit_code == 0, result.output
     return db
 

@@ -418,6 +418,7 @@ def test_log_commands_show_export_and_replay_a_game(tmp_path):
     assert missing.exit_code == 2 and "skirmish" in missing.output  # lists the games there are
 
 
+@pytest.mark.slow  # two whole demo runs; the README's first command is demo
 def test_demo_logs_by_default_and_says_where(tmp_path):
     db = tmp_path / "demo.sqlite"
     result = CliRunner().invoke(cli, ["demo", "--use-true-camera", "--db", str(db)])

@@ -287,6 +287,7 @@ KEYS = [
 ]
 
 
+@pytest.mark.slow  # the fuzz; tests/rules/test_questions_fuzz.py runs it for every system
 def test_random_questions_fail_cleanly() -> None:
     scene = load_scene(DATA / "torpedoes.json")
     rules, rnd = ruleset_for(scene), random.Random(13)

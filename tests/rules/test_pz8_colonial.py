@@ -55,6 +55,7 @@ def _double_query(q: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+@pytest.mark.slow  # a whole doubled table
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(
     st.lists(st.tuples(coord, coord, small), min_size=4, max_size=4),

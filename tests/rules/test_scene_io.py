@@ -255,6 +255,7 @@ def _moved_pose(pose: dict, dx: float, dy: float, turn: float) -> dict:
     return out
 
 
+@pytest.mark.slow  # a sweep of systems x moves; test_verdicts_survive_moving_... stays
 @pytest.mark.parametrize("path", FREE_GOLDEN, ids=lambda p: f"{p.parent.name}/{p.stem}")
 @pytest.mark.parametrize(("dx", "dy", "turn"), [(7.5, -3.25, 0.0), (-20, 11, 90.0), (3, 4, 37.0)])
 def test_every_system_is_blind_to_moving_the_whole_table(

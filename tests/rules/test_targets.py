@@ -164,6 +164,7 @@ def _random_case(system: str, seed: int) -> Scene:
     return random_table(40, rng.randint(8, 30), u, seed=seed, ruleset=system)
 
 
+@pytest.mark.slow  # a sweep of random tables; test_targets_entries_are_the_single_questions stays
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_targets_random_40_piece_table(system: str) -> None:
     """One random 40-piece table per system, three firers: the entries are the single

@@ -78,6 +78,7 @@ def test_random_games_draw_what_happens_at_a_table() -> None:
     assert seen >= {"slide", "carried", "template", "hover", "bump", "two at once", "seam"}
 
 
+@pytest.mark.slow  # renders a whole random game; the random-games slow test referees them
 def test_simulate_random_writes_the_footage_files(tmp_path: Path) -> None:
     out = tmp_path / "game"
     result = CliRunner().invoke(

@@ -19,6 +19,7 @@ def _overlapping(scene: Scene) -> int:
     )
 
 
+@pytest.mark.slow  # a sweep of random tables
 def test_bases_drawn_apart_never_overlap_and_keep_the_table_otherwise() -> None:
     free = random_table(150, 10, 0.02, seed=5, ruleset="papercraft")
     apart = random_table(150, 10, 0.02, seed=5, ruleset="papercraft", apart=True)

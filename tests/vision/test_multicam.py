@@ -289,6 +289,7 @@ def _demo(folder):
     )
 
 
+@pytest.mark.slow  # a whole demo run; test_track_with_two_cameras keeps the two-camera path
 def test_demo_detects_a_footage_folder_with_numbered_cameras(tmp_path):
     still = {"t34": (8.0, 12.0, 0.0), "sq1": (28.0, 12.0, 90.0), "pz4": (46.0, 12.0, 180.0)}
     folder = tv.write_footage(tmp_path / "club", [still] * 12)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -65,16 +66,58 @@ def chromium_missing() -> str | None:
     return None
 
 
-@contextmanager
-def chromium() -> Iterator[Any]:
+def _shared_state() -> dict[str, Any]:
+    """One Chromium per test process: a launch costs about a second of both cores, and
+    the default run opened one per module and some per test (issue 42's five minutes).
+    The web tests import this module as ``tests.web.browser`` (relatively) and the others
+    as ``web.browser``, two module objects in one process: the second takes the first's."""
+    for name in ("web.browser", "tests.web.browser"):
+        other = sys.modules.get(name)
+        if other is not None and isinstance(getattr(other, "_SHARED", None), dict):
+            return other._SHARED
+    return {}
+
+
+_SHARED: dict[str, Any] = _shared_state()
+
+
+def _shared_browser() -> Any:
+    browser = _SHARED.get("browser")
+    if browser is not None and browser.is_connected():
+        return browser
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield browser
-        finally:
+    if "playwright" not in _SHARED:
+        _SHARED["playwright"] = sync_playwright().start()
+    browser = _SHARED["playwright"].chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    _SHARED["browser"] = browser
+    return browser
+
+
+def close_shared_browser() -> None:
+    """Close this process's Chromium, if a test launched it (at the end of the session)."""
+    browser, playwright = _SHARED.pop("browser", None), _SHARED.pop("playwright", None)
+    with contextlib.suppress(Exception):  # a browser that already went is closed enough
+        if browser is not None:
             browser.close()
+    if playwright is not None:
+        playwright.stop()
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """This process's headless Chromium. Each user still starts clean: its pages live in
+    contexts of its own (cookies, cache and storage are per context), and the contexts
+    opened while it is held are closed after."""
+    browser = _shared_browser()
+    before = set(browser.contexts)
+    try:
+        yield browser
+    finally:
+        for context in browser.contexts:
+            if context not in before:
+                with contextlib.suppress(Exception):
+                    context.close()
 
 
 @dataclass

@@ -66,6 +66,7 @@ DRAWN = """() => Array.from(document.querySelectorAll('#pieces .piece')).map((g)
 })"""
 
 
+@pytest.mark.slow  # page loads repeated across a pass; test_browser keeps one load
 def test_every_load_draws_each_piece_with_its_base_and_side_colour(browser, tmp_path):
     """Twelve loads of the page while a game is in progress (frames streaming, pieces
     moving, a new game each pass): on half of them the roster is held back until frames

@@ -148,6 +148,7 @@ def box_of(page, selector: str) -> dict:
 
 
 @browser_only
+@pytest.mark.slow  # a browser detail; the caption-and-threat test stays
 def test_nothing_is_opaque_but_the_map_and_the_caption(page, table):
     ask(table, {"ask": "range", "from": "t34a", "to": "pz1"})
     open_overlay(page, table)
@@ -224,6 +225,7 @@ T34A_AT = (
 
 
 @browser_only
+@pytest.mark.slow  # a browser detail; the caption-and-threat test stays
 def test_a_correction_is_the_caption_and_puts_its_piece_back(page, moved):
     open_overlay(page, moved)
     with urllib.request.urlopen(moved.url + "api/events", timeout=10) as response:
@@ -261,6 +263,7 @@ def test_a_correction_is_the_caption_and_puts_its_piece_back(page, moved):
 
 
 @browser_only
+@pytest.mark.slow  # a browser detail; the caption-and-threat test stays
 @pytest.mark.parametrize(("corner", "size"), [("tl", 300), ("br", 500)])
 def test_corner_and_size_place_the_map(page, table, corner, size):
     open_overlay(page, table, f"corner={corner}&size={size}")
@@ -276,6 +279,7 @@ def test_corner_and_size_place_the_map(page, table, corner, size):
 
 
 @browser_only
+@pytest.mark.slow  # a browser detail; the caption-and-threat test stays
 def test_show_verdict_leaves_the_map_out(page, table):
     verdict = ask(table, {"ask": "range", "from": "t34b", "to": "gs2"})
     open_overlay(page, table, "show=verdict&corner=tr")
