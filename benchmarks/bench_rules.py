@@ -27,7 +27,6 @@ from collections.abc import Callable
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from referee import maps
 from referee.rules import find_ruleset
 from referee.runtime import keep_freed_memory
 from referee.scene import Terrain
@@ -81,12 +80,12 @@ def main() -> None:
     cases: dict[str, Callable[[], object]] = {}
     for label, unc in (("exact positions (u = 0)", 0.0), ("u = 0.02in per piece", 0.02)):
         scene = random_table(100, 50, unc)
-        vis = maps.visibility(rules, scene)
+        vis = rules.visibility(scene)
         blocked = int((vis.los == 2).sum() // 2)
         doubtful = int((vis.los == 1).sum() // 2)
         name = f"all-pairs range + LOS, 100 pieces, 50 polygons, {label}"
         counts[name] = (100 * 99 // 2, blocked, doubtful)
-        cases[name] = lambda scene=scene: maps.visibility(rules, scene)
+        cases[name] = lambda scene=scene: rules.visibility(scene)
     # A forest of eight touching woods across the table: lines meeting it follow the
     # forest rule (a seam blocks, each woods area is seen out of), not the shared test.
     woods = tuple(
@@ -94,14 +93,14 @@ def main() -> None:
     )
     for n in (30, 60):
         forest = dataclasses.replace(random_table(n, 0, 0.02, seed=3), terrain=woods)
-        vis = maps.visibility(rules, forest)
+        vis = rules.visibility(forest)
         name = f"all-pairs range + LOS, {n} pieces, a forest of 8 touching woods"
         counts[name] = (
             n * (n - 1) // 2,
             int((vis.los == 2).sum() // 2),
             int((vis.los == 1).sum() // 2),
         )
-        cases[name] = lambda forest=forest: maps.visibility(rules, forest)
+        cases[name] = lambda forest=forest: rules.visibility(forest)
     scene = random_table(100, 50, 0.02)
     one_q = {"ask": "los", "from": "p1", "to": "p2"}
     rq = {"ask": "range", "from": "p1", "to": "p2"}
@@ -136,14 +135,14 @@ def main() -> None:
             big = random_table(n, 50, 0.02, ruleset=system, apart=apart)
             slow = n == 400
             res = measure(
-                {"v": lambda big=big, rs=rs: maps.visibility(rs, big), "move": ask_move},
+                {"v": lambda big=big, rs=rs: rs.visibility(big), "move": ask_move},
                 rounds=1 if quick else (3 if slow else 5),
                 repeat=3 if slow else 10,
             )
             row.extend(res["v"][:2])
             gauge.append(res["move"][1])
             if n == 100:
-                blocked = int((maps.visibility(rs, big).los == 2).sum() // 2)
+                blocked = int((rs.visibility(big).los == 2).sum() // 2)
         cells = " | ".join([f"{ms:.1f}" for ms in row] + ["-"] * (6 - len(row)))
         print(f"| {system} | {cells} | {blocked} | {statistics.median(gauge):.2f} |")
 

@@ -103,7 +103,7 @@ def update(system: str, settles: int = 20) -> tuple[float, float]:
         cache.visibility(scene)
         part.append(time.process_time() - t0)
         t0 = time.process_time()
-        maps.visibility(rules, scene)
+        rules.visibility(scene)
         whole.append(time.process_time() - t0)
     return statistics.median(part) * 1000, statistics.median(whole) * 1000
 

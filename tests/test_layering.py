@@ -246,3 +246,45 @@ def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_cycle_finder_finds_a_cycle_and_no_false_one():
     assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+def _maps_imports_outside_maps() -> list[str]:
+    """Every import of a ``referee.maps`` submodule, or of a name ``referee.maps`` does not
+    export (an underscore name, a module), in ``referee/`` outside ``referee/maps/``, in
+    ``tests/`` outside ``tests/maps/`` and in ``benchmarks/``, as ``file:line what``."""
+    import referee.maps
+
+    exported = set(referee.maps.__all__)
+    root = PACKAGE.parent
+    places = [
+        *(p for p in PACKAGE.rglob("*.py") if "maps" not in p.relative_to(PACKAGE).parts[:1]),
+        *(p for p in (root / "tests").rglob("*.py") if p.relative_to(root).parts[1] != "maps"),
+        *(root / "benchmarks").rglob("*.py"),
+    ]
+    wrong = []
+    for path in places:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            where = f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.Import):
+                wrong += [
+                    f"{where} {a.name}" for a in node.names if a.name.startswith("referee.maps.")
+                ]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                if node.module.startswith("referee.maps."):
+                    wrong.append(f"{where} {node.module}")
+                elif node.module == "referee.maps":
+                    wrong += [f"{where} {a.name}" for a in node.names if a.name not in exported]
+    return wrong
+
+
+def test_nothing_outside_maps_imports_a_maps_submodule_or_internal_name():
+    """The all-pairs engine has a thin API (issue 37 item 3): ``referee.maps`` exports at
+    most six names, and nothing outside ``referee/maps/`` (product code, tests, the
+    benchmarks) imports a ``maps`` submodule or a name it does not export. ``tests/maps/``
+    is exempt: it tests the engine's internals (its kernels, twins and caches) directly."""
+    import referee.maps
+
+    assert len(referee.maps.__all__) <= 6, referee.maps.__all__
+    assert not any(name.startswith("_") for name in referee.maps.__all__)
+    wrong = _maps_imports_outside_maps()
+    assert not wrong, "import maps through its public names: " + "; ".join(wrong)

@@ -5,7 +5,7 @@ numba compiles the loops of :mod:`referee.maps` on their first call after instal
 tap froze for 45-65 s and every other request with it (issue 42). :class:`WarmUp` runs
 :func:`warm` in a separate process, which compiles the loops into numba's cache beside
 the modules; until it is done the serving process answers with the loops' pure-Python
-twins (:mod:`referee.maps.kernels`: the same arithmetic, slower), then loads the
+twins (:meth:`referee.maps.MapCache.use_twins`: the same arithmetic, slower), then loads the
 compiled loops from the cache (under a second). With the cache already warm the process
 is done in a few seconds, having compiled nothing.
 
@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from referee.maps import kernels, visibility
+from referee.maps import MapCache
 from referee.rules import QueryError, ruleset_for, ruleset_names
 from referee.scene import Scene
 from referee.sim.tables import SYSTEM_KINDS, random_table
@@ -58,7 +58,7 @@ def warm(systems: Sequence[str] = ()) -> None:
             rules = ruleset_for(scene)
             asked = set(rules.questions())
             if hasattr(rules, "visibility"):
-                visibility(rules, scene)
+                rules.visibility(scene)
             for first, second in zip(scene.pieces[:3], scene.pieces[3:6], strict=False):
                 for question in ("range", "los"):
                     if question in asked:
@@ -79,7 +79,7 @@ class WarmUp:
         self.started = time.monotonic()
         self.finished: float | None = None
         self.failed: str | None = None
-        kernels.use_twins(_REASON)
+        MapCache.use_twins(_REASON)
         self._process = subprocess.Popen(
             [sys.executable, "-m", "referee.game.warm", *systems],
             stdin=subprocess.DEVNULL,
@@ -94,7 +94,7 @@ class WarmUp:
             # The loops then compile where they are first called, as in every other command.
             self.failed = f"the warm-up process exited with code {code}"
         self.finished = time.monotonic()
-        kernels.use_compiled(_REASON)
+        MapCache.use_compiled(_REASON)
 
     @property
     def running(self) -> bool:

@@ -1,72 +1,40 @@
 """The all-pairs engine: every piece of a table against every other at once (range and
 line of sight), as the single questions of :mod:`referee.rules` answer them pair by
-pair, and the same floats.
+pair, and the same floats. It never imports :mod:`referee.rules`: a ruleset hands its
+decisions (what a map measures, what blocks, its forest rule) in as plain values.
 
-The public API is small: :func:`visibility` (the whole map of a table under a
-ruleset), :func:`targets` (from one piece to every piece of another side: what a threat
-view draws) and :class:`MapCache` (the map of a live table, made again only when the
-table changed, and then only for the lines a changed piece may affect). The ruleset
-decides what a map measures and what blocks (its ``range_measure``, its obstacles, its
-forest rule); the engine only measures, so it never imports :mod:`referee.rules`: a
-ruleset hands its decisions in as plain values (:func:`map_table`, :class:`Obstacle`,
-:func:`line_map`).
+It exports six names, and nothing outside ``referee/maps`` imports its submodules
+(``tests/test_layering.py`` holds it):
 
-Modules, from the bottom: :mod:`~referee.maps.pairwise` (all-pairs distances),
-:mod:`~referee.maps.prepared` (outlines laid out for batched point queries),
-:mod:`~referee.maps.segments` (many segments against many outlines),
-:mod:`~referee.maps.bearings` (lines looked up by bearing), :mod:`~referee.maps.table`
-(the values a map reads and answers with), :mod:`~referee.maps.los` (the LOS map); the
-compiled loops (numba) beside them: :mod:`~referee.maps.contacts`,
-:mod:`~referee.maps.base_gaps`, :mod:`~referee.maps.clearance` with
-:mod:`~referee.maps.clear_search` and :mod:`~referee.maps.clear_shields`
-(Papercraft's clear lines) and :mod:`~referee.maps.grid_lines` (the hex games' lines).
-They are imported where first used: numba costs a third of a second to load.
+- :class:`MapTable`: the table laid out once (``MapTable.of``), and the measures as its
+  static methods (``centre_distances``, ``base_distances``, ``segments``: segments
+  crossing outlines, ``clear_distance``, ``clear_segment``, ``clear_edge_distances``,
+  ``grid_line_codes``).
+- :class:`Obstacle`: something a line of sight may not pass through.
+- :class:`PreparedPolygons`: outlines laid out once (``PreparedPolygons.of``), asked
+  about points inside (``points``) and points near (``near``).
+- :class:`Visibility`: the answer, every pair's range and LOS; the LOS codes are its
+  class constants (``CLEAR``, ``DOUBTFUL``, ``BLOCKED``, ``CODES``, ``NAMES``).
+- :class:`LineReuse`: the line-map entry: ``LineReuse.line_map`` (range and LOS of every
+  pair against the obstacles) and what a new map may take from the last one.
+- :class:`MapCache`: the map of a live table, made again only when the table changed;
+  its ``use_twins``/``use_compiled`` switch the compiled loops while a warm-up runs.
+
+Modules, from the bottom: ``pairwise`` (all-pairs distances), ``prepared`` (outlines laid
+out for batched point queries), ``segments`` (many segments against many outlines),
+``bearings`` (lines looked up by bearing), ``table`` (the values a map reads and answers
+with), ``los`` (the LOS map), ``targets`` (the live cache); the compiled loops (numba)
+beside them: ``contacts``, ``base_gaps``, ``clearance`` with ``clear_search`` and
+``clear_shields`` (Papercraft's clear lines) and ``grid_lines`` (the hex games' lines),
+called through ``kernels``. They are imported where first used: numba costs a third of
+a second to load.
 """
 
 from __future__ import annotations
 
-from referee.maps.bearings import Bearings
-from referee.maps.los import ForestLevels, LineReuse, line_map
-from referee.maps.pairwise import pairwise_base_distances, pairwise_centre_distances, upper_pairs
-from referee.maps.prepared import (
-    PreparedPolygons,
-    points_near_polygons,
-    points_polygons,
-    prepare_polygons,
-)
-from referee.maps.segments import segments_polygons
-from referee.maps.table import (
-    LOS_CODES,
-    LOS_NAMES,
-    MapTable,
-    Obstacle,
-    Visibility,
-    map_table,
-)
-from referee.maps.targets import MapCache, MapRules, Target, targets, visibility
+from referee.maps.los import LineReuse
+from referee.maps.prepared import PreparedPolygons
+from referee.maps.table import MapTable, Obstacle, Visibility
+from referee.maps.targets import MapCache
 
-__all__ = [
-    "LOS_CODES",
-    "LOS_NAMES",
-    "Bearings",
-    "ForestLevels",
-    "LineReuse",
-    "MapCache",
-    "MapRules",
-    "MapTable",
-    "Obstacle",
-    "PreparedPolygons",
-    "Target",
-    "Visibility",
-    "line_map",
-    "map_table",
-    "pairwise_base_distances",
-    "pairwise_centre_distances",
-    "points_near_polygons",
-    "points_polygons",
-    "prepare_polygons",
-    "segments_polygons",
-    "targets",
-    "upper_pairs",
-    "visibility",
-]
+__all__ = ["LineReuse", "MapCache", "MapTable", "Obstacle", "PreparedPolygons", "Visibility"]

@@ -75,6 +75,19 @@ class LineReuse:
         """Whether a line map was made from the last one's clean lines."""
         return bool(self._dirty) and self._dirty[0] is not None
 
+    @staticmethod
+    def line_map(
+        table: MapTable,
+        obstacles: Sequence[Obstacle],
+        forest_levels: ForestLevels,
+        rows: NDArray[np.bool_] | None = None,
+        prep: PreparedPolygons | None = None,
+        reuse: LineReuse | None = None,
+    ) -> Visibility:
+        """:func:`line_map`: the public face of the LOS map (a ruleset's ``visibility``
+        calls it, handing its reuse in)."""
+        return line_map(table, obstacles, forest_levels, rows, prep, reuse)
+
 
 def _reuse_key(
     table: MapTable, obstacles: Sequence[Obstacle], rows: NDArray[np.bool_] | None

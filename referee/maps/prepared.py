@@ -91,6 +91,25 @@ class PreparedPolygons:
             self.cxT[: nv + 1, keep], self.cyT[: nv + 1, keep],
         )  # fmt: skip
 
+    # The methods are the public face of this module's functions (the only way code
+    # outside referee/maps reaches them; segments crossing outlines: MapTable.segments);
+    # they call those functions as they are, so the floats and the loops' caches stay.
+
+    @classmethod
+    def of(cls, polygons: Sequence[ArrayLike] | PreparedPolygons) -> PreparedPolygons:
+        """``polygons`` laid out once (:func:`prepare_polygons`)."""
+        return prepare_polygons(polygons)
+
+    def points(self, points: ArrayLike) -> tuple[NDArray, Array]:
+        """``(inside, distance)`` of ``points (n, 2)`` against every outline, ``(n, p)``
+        each (:func:`points_polygons`)."""
+        return points_polygons(points, self)
+
+    def near(self, points: ArrayLike, reach: float) -> tuple[NDArray, Array]:
+        """:meth:`points` where it can matter within ``reach`` of an outline
+        (:func:`points_near_polygons`)."""
+        return points_near_polygons(points, self, reach)
+
 
 def prepare_polygons(polygons: Sequence[ArrayLike] | PreparedPolygons) -> PreparedPolygons:
     """Lay out outlines for :func:`segment_contacts` and :func:`points_polygons`.

@@ -5,16 +5,18 @@ and every pair's range and line of sight (:class:`Visibility`)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from referee.geometry import base_corners_many
 from referee.maps.bearings import Bearings
-from referee.maps.clearance import clear_distance
+from referee.maps.clearance import clear_distance, clear_edge_distances, clear_segment
 from referee.maps.pairwise import pairwise_base_distances, pairwise_centre_distances
+from referee.maps.segments import segments_polygons
 from referee.scene import Piece
 
 LOS_NAMES = ("clear", "doubtful", "blocked")
@@ -67,10 +69,54 @@ class MapTable:
             self.xy, [p.heading for p in pieces], [p.base for p in pieces]
         ).reshape(-1, 4, 2)
 
+    # The constructor and the measures as this value's methods: the public face of
+    # table.py, pairwise.py, segments.py, clearance.py and grid_lines.py (the map itself:
+    # LineReuse.line_map, los.py imports this module), so
+    # nothing outside referee/maps imports those modules (they are called as they are).
+
+    @classmethod
+    def of(cls, pieces: Sequence[Piece], measure: str, bearings: bool = False) -> MapTable:
+        """The table as the all-pairs map reads it (:func:`map_table`)."""
+        return map_table(pieces, measure, bearings)
+
+    centre_distances: ClassVar[Callable[..., NDArray[np.float64]]] = staticmethod(
+        pairwise_centre_distances
+    )
+    """``(n, n)`` centre-to-centre distances of ``xy (n, 2)``."""
+    base_distances: ClassVar[Callable[..., NDArray[np.float64]]] = staticmethod(
+        pairwise_base_distances
+    )
+    """``(n, n)`` nearest base-edge distances (``xy``, headings, bases)."""
+    segments: ClassVar[Callable[..., Any]] = staticmethod(segments_polygons)
+    """Segments ``a[i]``-``b[i]`` against every outline (polygons or
+    :class:`~referee.maps.prepared.PreparedPolygons`): crossings, touches, depth."""
+    clear_distance: ClassVar[Callable[..., float]] = staticmethod(clear_distance)
+    """Edge to edge of two pieces by a line entering no other live base."""
+    clear_segment: ClassVar[Callable[..., Any]] = staticmethod(clear_segment)
+    """The shortest segment between two outlines entering none of the bases."""
+    clear_edge_distances: ClassVar[Callable[..., np.ndarray]] = staticmethod(clear_edge_distances)
+    """All pairs' clear edge distances at once."""
+
+    @staticmethod
+    def grid_line_codes() -> Callable[..., Any]:
+        """The hex games' worst-hex loop (``grid_lines.line_codes``), compiled or its
+        pure-Python twin while a warm-up compiles it (:mod:`referee.maps.kernels`)."""
+        from referee.maps.kernels import loop  # numba: 0.3 s to load
+
+        return loop("grid_lines", "line_codes")
+
 
 @dataclass(frozen=True)
 class Visibility:
-    """All-pairs range and LOS (:func:`referee.maps.visibility`)."""
+    """All-pairs range and LOS (a ruleset's ``visibility``)."""
+
+    CLEAR: ClassVar[int] = 0
+    DOUBTFUL: ClassVar[int] = 1
+    BLOCKED: ClassVar[int] = 2
+    CODES: ClassVar[dict[str, int]] = LOS_CODES
+    """A line-of-sight verdict as its code in :attr:`los` (:data:`LOS_CODES`)."""
+    NAMES: ClassVar[tuple[str, ...]] = LOS_NAMES
+    """A code of :attr:`los` as its verdict (:data:`LOS_NAMES`)."""
 
     ids: tuple[str, ...]
     distance: NDArray[np.float64]

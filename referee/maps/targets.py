@@ -1,7 +1,7 @@
-"""The engine's public questions: the map of a table under a ruleset (:func:`visibility`),
-what one piece can hit (:func:`targets`), and both for a live table, made again only
-when it changed and then only for the lines a changed piece may affect
-(:class:`MapCache`, :func:`changed_lines`)."""
+"""The map of a table under a ruleset (:func:`visibility`), and of a live table, made
+again only when it changed and then only for the lines a changed piece may affect
+(:class:`MapCache`, :func:`changed_lines`). What one piece can hit is the ``targets``
+question of :mod:`referee.rules.targets` (the one ``targets``, issue 37)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from referee.maps.kernels import use_compiled, use_twins
 from referee.maps.los import LineReuse
 from referee.maps.pairwise import upper_pairs
-from referee.maps.table import LOS_NAMES, Visibility
+from referee.maps.table import Visibility
 from referee.scene import Scene
 
 
@@ -35,62 +36,6 @@ def visibility(rules: MapRules, scene: Scene, reuse: LineReuse | None = None) ->
     question judges it (with the system's own rules on top: hidden units, a grid, the
     lines only enemies block)."""
     return rules.visibility(scene, reuse)
-
-
-@dataclass(frozen=True)
-class Target:
-    """One line of a threat view (:func:`targets`): from the source to piece ``id``."""
-
-    id: str
-    distance: float
-    """Inches (or cells on a grid) as the system's ``range`` question measures them;
-    infinite where no line may be drawn (Papercraft's clear lines)."""
-    uncertainty: float
-    """The pair's doubt: both pieces' position doubts added."""
-    los: str
-    """``clear``, ``doubtful`` or ``blocked``, as the ``los`` question judges it."""
-    blocking: tuple[str, ...] = ()
-    """What blocks the line, as the ``los`` question names it (only when asked for)."""
-    doubtful_by: tuple[str, ...] = ()
-    """What makes it doubtful, as the ``los`` question names it (only when asked for)."""
-
-
-def targets(
-    rules: MapRules,
-    scene: Scene,
-    source: str,
-    *,
-    blockers: bool = False,
-    vis: Visibility | None = None,
-) -> tuple[Target, ...]:
-    """From piece ``source`` to every piece of another side, nearest first (ties in the
-    scene's order): distance, uncertainty and LOS from the map (``vis``, made if not
-    given). ``blockers``: each line that is not clear also names what blocks it or
-    casts doubt on it, as the single ``los`` question does (asked for those lines only).
-
-    ``KeyError`` naming the id when ``source`` is not on the table."""
-    vis = visibility(rules, scene) if vis is None else vis
-    firer = scene.piece(source)
-    row = vis.ids.index(source)
-    side = {p.id: p.side for p in scene.pieces}
-    cols = [k for k, pid in enumerate(vis.ids) if side.get(pid, firer.side) != firer.side]
-    dist = vis.distance[row, cols]
-    order = np.argsort(dist, kind="stable")
-    unc = {p.id: p.uncertainty for p in scene.pieces}
-    out = []
-    for k in order:
-        col = cols[int(k)]
-        tid = vis.ids[col]
-        los = LOS_NAMES[int(vis.los[row, col])]
-        blocking: tuple[str, ...] = ()
-        doubtful_by: tuple[str, ...] = ()
-        if blockers and los != "clear":
-            details = rules.answer(scene, {"ask": "los", "from": source, "to": tid}).details
-            blocking = tuple(details.get("blocking", ()))
-            doubtful_by = tuple(details.get("doubtful_by", ()))
-        doubt = firer.uncertainty + unc[tid]
-        out.append(Target(tid, float(dist[k]), doubt, los, blocking, doubtful_by))
-    return tuple(out)
 
 
 def changed_pieces(before: Scene, after: Scene) -> list[int] | None:
@@ -212,6 +157,7 @@ class MapCache:
             self.reused += reuse.used
         return vis
 
-    def targets(self, scene: Scene, source: str, *, blockers: bool = False) -> tuple[Target, ...]:
-        """:func:`targets` of ``source`` read from :meth:`visibility`."""
-        return targets(self.rules, scene, source, blockers=blockers, vis=self.visibility(scene))
+    # The warm-up's switch between compiled loops and their twins (referee.maps.kernels),
+    # here because the live map is what a serving process asks while a warm-up runs.
+    use_twins = staticmethod(use_twins)
+    use_compiled = staticmethod(use_compiled)

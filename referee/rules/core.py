@@ -31,7 +31,6 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from referee import maps
 from referee.geometry import (
     Pose,
     base_corners,
@@ -46,8 +45,7 @@ from referee.geometry import (
     segment_polygon,
     segment_spans,
 )
-from referee.maps import LOS_CODES, LineReuse, MapTable, Obstacle, PreparedPolygons, Visibility
-from referee.maps.clearance import clear_distance
+from referee.maps import LineReuse, MapTable, Obstacle, PreparedPolygons, Visibility
 from referee.rules.forests import forests
 from referee.rules.queries import (
     MAX_VIA,
@@ -337,7 +335,9 @@ class TableRuleset(Targets):
         if measure == "front":
             return centre_distance(a.front, b.xy)
         if measure == "clear" and scene is not None:
-            return clear_distance(a, b, [p for p in scene.pieces if p.id not in (a.id, b.id)])
+            return MapTable.clear_distance(
+                a, b, [p for p in scene.pieces if p.id not in (a.id, b.id)]
+            )
         return polygon_distance(a.corners(), b.corners())
 
     def bearing_off(self, firer: Piece, target: Piece) -> float:
@@ -723,7 +723,7 @@ class TableRuleset(Targets):
 
     def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
         """All-pairs range and LOS for every piece on the table, by the engine
-        (:func:`referee.maps.line_map`; callers ask :func:`referee.maps.visibility`).
+        (:meth:`referee.maps.LineReuse.line_map`).
 
         Same answers as ``ask_range``/``ask_los`` for each pair (the dashboard's
         who-sees-whom map); destroyed pieces are included as rows but a wreck never
@@ -734,10 +734,10 @@ class TableRuleset(Targets):
         return self.visibility_of(scene, None, reuse=reuse)
 
     def map_table(self, scene: Scene, bearings: bool = False) -> MapTable:
-        """The table as the all-pairs map reads it (:func:`referee.maps.map_table`):
+        """The table as the all-pairs map reads it (:meth:`referee.maps.MapTable.of`):
         centres, doubts and the distances measured as ``range_measure`` says.
         ``bearings``: the map will read them (it has obstacles)."""
-        return maps.map_table(scene.pieces, self.settings.range_measure, bearings)
+        return MapTable.of(scene.pieces, self.settings.range_measure, bearings)
 
     def visibility_of(
         self,
@@ -751,12 +751,12 @@ class TableRuleset(Targets):
         ``rows`` marks (all if None); the other lines are left clear. ``table``: the
         scene's :meth:`map_table`, when several views of one table share it; ``seen``:
         this view's :meth:`los_obstacles` and their outlines outside forests prepared
-        (:func:`referee.maps.prepare_polygons`, terrain first), when taken from a shared
-        set. The map itself is :func:`referee.maps.line_map`'s: this ruleset says what
+        (:meth:`referee.maps.PreparedPolygons.of`, terrain first), when taken from a shared
+        set. The map itself is :meth:`referee.maps.LineReuse.line_map`'s: this ruleset says what
         blocks and how a line meets a forest (:meth:`_forest_levels`)."""
         table = self.map_table(scene) if table is None else table
         obstacles, prep = (self.los_obstacles(scene, table), None) if seen is None else seen
-        return maps.line_map(table, obstacles, self._forest_levels, rows, prep, reuse)
+        return LineReuse.line_map(table, obstacles, self._forest_levels, rows, prep, reuse)
 
     def _forest_levels(
         self, xy: np.ndarray, i: np.ndarray, j: np.ndarray, u: np.ndarray, polys: list[np.ndarray]
@@ -774,7 +774,7 @@ class TableRuleset(Targets):
                 continue
             if why == "blocked" and min(abs(depth_a), abs(depth_b)) <= doubt:
                 why = "doubtful"
-            levels[k] = LOS_CODES[why]
+            levels[k] = Visibility.CODES[why]
         return levels
 
     # -- moving ---------------------------------------------------------------------------

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.geometry import polygon_depths
-from referee.maps.kernels import loops
+from referee.maps import MapTable
 
 Cell = tuple[int, int]
 """Hexes: axial ``(q, r)``; squares: ``(column, row)``; zones: ``(zone index, 0)``."""
@@ -545,7 +545,7 @@ class HexGrid(Grid):
         if len(A) == 0 or len(C) == 0:
             return codes
         if compiled:
-            (line_codes,) = loops("grid_lines", "line_codes")  # numba: 0.3 s to load
+            line_codes = MapTable.grid_line_codes()  # numba: 0.3 s to load
 
             key, lo, hi, rx, ry = self._bearing_windows(A, B, group, C, ends, owner)
             scale = 1.0 + max(float(np.abs(A).max()), float(np.abs(B).max()))

@@ -43,7 +43,7 @@ from referee.geometry import (
     segment_polygon,
     signed_boundary_distance,
 )
-from referee.maps import LOS_CODES
+from referee.maps import Visibility
 from referee.rules.base import Ruleset
 from referee.rules.cards import Card
 from referee.rules.core import (
@@ -404,7 +404,7 @@ class PaperTigers(Deployment):
             ends = (float(a[0]), float(a[1])), (float(b[0]), float(b[1]))
             depths = (table[i[k]].tolist(), table[j[k]].tolist())
             why = forest_view(*ends, polys, float(doubt), outlines, depths, False)[0]
-            levels[k] = LOS_CODES[why]
+            levels[k] = Visibility.CODES[why]
         return levels
 
     def can_act(self, piece: Piece, ok: bool | None, reasons: list[str]) -> bool | None:

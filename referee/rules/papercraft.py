@@ -28,8 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from referee.geometry import base_corners, base_corners_many
-from referee.maps import LineReuse, Visibility
-from referee.maps.clearance import clear_edge_distances, clear_segment
+from referee.maps import LineReuse, MapTable, Visibility
 from referee.rules.core import (
     Deployment,
     Finding,
@@ -156,7 +155,7 @@ class Papercraft(Deployment):
                 if p.id not in (firer.id, target.id) and p.state != "destroyed"
             ]
             bases = np.asarray(live, float).reshape(-1, 4, 2)
-            d, start, end = clear_segment(corners[firer.id], corners[target.id], bases)
+            d, start, end = MapTable.clear_segment(corners[firer.id], corners[target.id], bases)
         ok = d != float("inf")
         where = f" (from ({start[0]:.2f}, {start[1]:.2f}) to ({end[0]:.2f}, {end[1]:.2f}))"
         reasons = [
@@ -217,7 +216,7 @@ class Papercraft(Deployment):
             [p.xy for p in pieces], [p.heading for p in pieces], [p.base for p in pieces]
         )
         live = np.array([p.state != "destroyed" for p in pieces], bool)
-        dist = clear_edge_distances(corners, live)
+        dist = MapTable.clear_edge_distances(corners, live)
         los = np.where(np.isinf(dist), 2, 0).astype(np.int8)
         return Visibility(tuple(p.id for p in pieces), dist, los)
 

@@ -51,13 +51,7 @@ from referee.geometry import (
     polygon_distance,
     signed_boundary_distance,
 )
-from referee.maps import (
-    LineReuse,
-    Visibility,
-    pairwise_centre_distances,
-    points_near_polygons,
-    prepare_polygons,
-)
+from referee.maps import LineReuse, MapTable, PreparedPolygons, Visibility
 from referee.rules.core import (
     Finding,
     Measured,
@@ -468,11 +462,11 @@ class Pz8(TableRuleset):
         centre = (
             vis.distance
             if self.settings.range_measure == "centre"  # the same table, already made
-            else pairwise_centre_distances(xy)
+            else MapTable.centre_distances(xy)
         )
         rough = [t.outline() for t in scene.terrain if t.kind in ROUGH]
         # Only centres in an outline's box get the exact test.
-        in_rough = points_near_polygons(xy, prepare_polygons(rough), 1e-6)[0].any(axis=1)
+        in_rough = PreparedPolygons.of(rough).near(xy, 1e-6)[0].any(axis=1)
         hide = np.flatnonzero(in_rough)
         hide = hide[[self._may_hide(pieces[k]) for k in hide]]
         # judge(centre, radius, doubt) for every pair with a hidden target (the columns

@@ -76,7 +76,6 @@ from referee.maps import (
     Obstacle,
     PreparedPolygons,
     Visibility,
-    prepare_polygons,
 )
 from referee.rules.core import (
     Deployment,
@@ -408,7 +407,7 @@ class Pz8Divisional(DivisionalBase, Spotting):
         table = self.map_table(scene, bearings=True)
         shared = _SideView(self.settings, None).los_obstacles(scene, table)
         single = [o for o in shared if o.forest < 0]
-        prep = prepare_polygons([o.polygon for o in single])  # terrain first, as each pass
+        prep = PreparedPolygons.of([o.polygon for o in single])  # terrain first, as each pass
         table.bearings  # noqa: B018 (cached here, before both threads read it)
         passes = []
         for side in sides:

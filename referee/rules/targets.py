@@ -30,11 +30,10 @@ from referee.geometry import SegmentContact, centre_distance
 from referee.maps import (
     LineReuse,
     MapCache,
+    MapTable,
     Obstacle,
+    PreparedPolygons,
     Visibility,
-    points_polygons,
-    prepare_polygons,
-    segments_polygons,
 )
 from referee.rules.base import Ruleset
 from referee.rules.forests import forests
@@ -63,7 +62,7 @@ class _Contacts(NamedTuple):
 class ContactBook:
     """What ``targets`` knows of every line from one firer to its enemies before it asks
     each line's single ``los``: the map's measure of each pair (:func:`map_distance`) and,
-    measured at once when first read (:func:`referee.maps.segments_polygons`), each line's
+    measured at once when first read (:meth:`referee.maps.MapTable.segments`), each line's
     contacts with every obstacle (:func:`line_contact`), so the single question reads
     them instead of measuring that line alone."""
 
@@ -95,9 +94,9 @@ class ContactBook:
         b = np.array([t.xy for t in self.targets], float).reshape(-1, 2)
         doubt = self.doubt
         margin = float(doubt.max(initial=0.0)) + 1e-6
-        prep = prepare_polygons([o.polygon for o in self.obstacles])
-        met = segments_polygons(a, b, prep, margin=margin, depth=True)
-        inside, edge = points_polygons(np.concatenate([a[:1], b]), prep)
+        prep = PreparedPolygons.of([o.polygon for o in self.obstacles])
+        met = MapTable.segments(a, b, prep, margin=margin, depth=True)
+        inside, edge = prep.points(np.concatenate([a[:1], b]))
         out = ~inside & (edge > doubt.max(initial=0.0) + _TOLERANCE)
         away = out[:1] & out[1:]  # the firer's and each target's
         return _Contacts(met.crosses, met.touches, met.clearance, met.depth, away)

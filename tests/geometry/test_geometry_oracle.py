@@ -24,8 +24,7 @@ from referee.geometry import (
     segment_spans,
     signed_boundary_distance,
 )
-from referee.maps.pairwise import pairwise_base_distances, pairwise_centre_distances
-from referee.maps.segments import segments_polygons
+from referee.maps import MapTable
 
 RNG = np.random.default_rng(7)
 
@@ -170,7 +169,7 @@ def test_vectorised_segments_match_scalar() -> None:
     b[:3] = polys[0][0]
     a[3] = polys[0][0]
     b[3] = polys[0][1]
-    res = segments_polygons(a, b, polys, margin=0.5, depth=True)
+    res = MapTable.segments(a, b, polys, margin=0.5, depth=True)
     for s in range(len(a)):
         for k, poly in enumerate(polys):
             one = segment_polygon(a[s], b[s], poly)
@@ -191,7 +190,7 @@ def test_base_distance_matches_shapely_and_pairwise() -> None:
     xy = RNG.uniform(0, 20, (25, 2))
     heading = RNG.uniform(0, 360, 25)
     base = RNG.uniform(0.5, 3.0, (25, 2))
-    matrix = pairwise_base_distances(xy, heading, base)
+    matrix = MapTable.base_distances(xy, heading, base)
     for i in range(25):
         for j in range(25):
             if i == j:
@@ -262,7 +261,7 @@ def test_distances_survive_moving_the_whole_table(a, b, dx, dy, turn) -> None:
     ma, mb = _moved(pa, dx, dy, turn), _moved(pb, dx, dy, turn)
     assert centre_distance(ma.xy, mb.xy) == pytest.approx(centre_distance(pa.xy, pb.xy), abs=1e-9)
     assert base_distance(ma, ba, mb, bb) == pytest.approx(base_distance(pa, ba, pb, bb), abs=1e-7)
-    m = pairwise_centre_distances([ma.xy, mb.xy])
+    m = MapTable.centre_distances([ma.xy, mb.xy])
     assert m[0, 1] == m[1, 0]
 
 

@@ -1,72 +1,19 @@
-"""The engine's public questions: a threat view from one piece (:func:`maps.targets`) is
-the single questions' answers for each enemy, nearest first, and a live table's map
-(:class:`maps.MapCache`) is made again only when the table changed."""
+"""A live table's map (:class:`referee.maps.MapCache`) is made again only when the table
+changed. The threat view (``targets``) is the rules' one question: tests/rules/test_targets.py."""
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
-import math
 import random
 import threading
 
 import numpy as np
 import pytest
 
-from referee import maps
-from referee.rules import QueryError, find_ruleset
+import referee.maps.targets as maps  # tests/maps may read the internals
+from referee.rules import find_ruleset
 from referee.scene import Scene, Terrain
 from referee.sim.tables import SYSTEM_KINDS, random_table
-
-from .sweep import sweep
-
-
-@pytest.mark.parametrize(
-    "system", sweep(["paper-tigers", "pz8-ww2", "plastic-skirmish", "pz8-divisional"], 2)
-)
-def test_targets_are_the_single_questions_for_every_enemy_nearest_first(system: str) -> None:
-    scene = random_table(24, 10, 0.02, seed=5, ruleset=system)
-    rules = find_ruleset(system)
-    seen_los = set()
-    for firer in scene.pieces[:6]:
-        got = maps.targets(rules, scene, firer.id, blockers=True)
-        enemies = {p.id for p in scene.pieces if p.side != firer.side}
-        assert {t.id for t in got} == enemies and len(got) == len(enemies)
-        assert all(a.distance <= b.distance for a, b in itertools.pairwise(got))
-        for t in got:
-            los = rules.answer(scene, {"ask": "los", "from": firer.id, "to": t.id})
-            assert t.los == los.los
-            seen_los.add(t.los)
-            assert t.blocking == tuple(los.details.get("blocking", ()) if t.los != "clear" else ())
-            assert t.doubtful_by == (
-                tuple(los.details.get("doubtful_by", ())) if t.los != "clear" else ()
-            )
-            assert t.uncertainty == firer.uncertainty + scene.piece(t.id).uncertainty
-            try:
-                rng = rules.answer(scene, {"ask": "range", "from": firer.id, "to": t.id})
-            except QueryError:  # an unarmed piece has no range to ask about
-                continue
-            want = math.inf if rng.distance is None else rng.distance
-            assert t.distance == pytest.approx(want)
-    assert {"clear", "blocked"} <= seen_los
-
-
-def test_targets_without_blockers_read_only_the_map() -> None:
-    scene = random_table(30, 12, 0.0, seed=2)
-    rules = find_ruleset("paper-tigers")
-    vis = maps.visibility(rules, scene)
-    row = int(np.argmax((vis.los == 2).sum(axis=1)))  # the piece with most lines blocked
-    got = maps.targets(rules, scene, vis.ids[row], vis=vis)
-    for t in got:
-        assert t.los == maps.LOS_NAMES[vis.los[row, vis.ids.index(t.id)]]
-        assert t.blocking == () and t.doubtful_by == ()
-    assert any(t.los == "blocked" for t in got)
-
-
-def test_targets_of_a_piece_not_on_the_table_name_it() -> None:
-    scene = random_table(5, 0, 0.0)
-    with pytest.raises(KeyError, match="nobody"):
-        maps.targets(find_ruleset("paper-tigers"), scene, "nobody")
 
 
 def test_map_cache_makes_the_map_again_only_when_the_table_changed() -> None:
@@ -88,7 +35,7 @@ def test_map_cache_makes_the_map_again_only_when_the_table_changed() -> None:
     edited = dataclasses.replace(after, terrain=(*after.terrain, wood))
     assert np.array_equal(cache.visibility(edited).los, maps.visibility(rules, edited).los)
     assert cache.made == 3
-    assert cache.targets(edited, "p1") == maps.targets(rules, edited, "p1")
+    assert cache.visibility(edited) is cache.visibility(edited)
     assert cache.made == 3
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import maps
+import referee.maps.targets as maps  # tests/maps may read the internals
 from referee.rules import QueryError, ruleset_for
 from referee.rules.cli import EXAMPLE
 from referee.scene import Piece, Scene, Table, Terrain, load_scene

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
-from referee.rules import RULESETS, QueryError, ruleset_for
+from referee.rules import RULESETS, QueryError, find_ruleset, ruleset_for
 from referee.rules.targets import Targets
 from referee.scene import Scene, save_scene
 from referee.sim.tables import SYSTEM_KINDS, random_table
@@ -238,3 +238,11 @@ def test_targets_from_threads_on_one_ruleset() -> None:
     for t in threads:
         t.join()
     assert not wrong
+
+
+def test_targets_of_a_piece_not_on_the_table_name_it() -> None:
+    """Moved from tests/maps when the engine's own ``targets`` went (issue 37: one
+    ``targets``): the product's question refuses an unknown firer in one line, naming it."""
+    scene = random_table(5, 0, 0.0)
+    with pytest.raises(QueryError, match="from: unknown piece id 'nobody'"):
+        find_ruleset("paper-tigers").answer(scene, {"ask": "targets", "from": "nobody"})
