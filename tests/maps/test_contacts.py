@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from referee.geometry import segment_polygon
 from referee.maps.bearings import _BIN, _BINS, _CONE_SLACK, BearingIndex, Bearings
@@ -201,6 +202,7 @@ def _no_convex(m: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
     return (flat, *prep.halfplanes), (prep.cx, prep.cy, prep.ex, prep.ey, prep.etol, prep.counts)
 
 
+@pytest.mark.slow  # a sweep of random outlines
 def test_open_candidates_certify_only_lines_deep_in_a_convex_outline() -> None:
     """A line the depth certificate settles crosses one of its convex outlines deeper than
     its doubt, as the line-by-line test measures it (exactly), on tables with lines along

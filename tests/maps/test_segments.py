@@ -293,6 +293,7 @@ def test_bearing_index_lists_only_open_segments() -> None:
     assert some == {(a, b, k) for a, b, k in every if open_[a, b]} and len(some) > 20
 
 
+@pytest.mark.slow  # a sweep of random outlines
 @pytest.mark.parametrize("part", sweep(range(4), 1))
 def test_inner_room_certifies_any_outline_by_the_middle_of_the_stretch(part: int) -> None:
     """A segment within an outline's `inner_room` of its centre crosses deeper than the
@@ -433,6 +434,7 @@ def _map_max_depth(A: np.ndarray, B: np.ndarray, poly: np.ndarray, spans: list) 
     return max(best, float(_golden_many(*ends, prep, np.zeros(n, np.intp), lo, hi, 40).max()))
 
 
+@pytest.mark.slow  # a sweep of random outlines
 def test_one_outlines_depth_is_the_maps_float_for_float() -> None:
     """:func:`segment_polygon`'s depth (geometry: numpy, one outline) is the map's own
     float: the exact peak in convex outlines, the golden-section search in others, over

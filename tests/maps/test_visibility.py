@@ -88,6 +88,7 @@ def test_all_pairs_visibility_agrees_on_random_tables(seed: int) -> None:
     _agree(_scene(*pieces, terrain=tuple(terrain)))
 
 
+@pytest.mark.slow  # a crowded-table sweep; random tables agree in the default run
 @pytest.mark.parametrize(
     "system",
     sweep(
