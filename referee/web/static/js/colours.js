@@ -1,16 +1,22 @@
-// Verdict, threat and move colours from the server's palette (no state: shared by every page).
-import { S } from "./state.js";
+// The colours every page draws with, from the server's palette (GET /api/info `palette`):
+// verdicts, threat kinds, moves, terrain kinds and side colours. No state and no DOM, so the
+// dashboard, the overlay, the projector and the club's pages all import these same functions.
 
 // A piece the roster does not name (never one of this game's) is a plain grey square.
 export const UNKNOWN_PIECE = { base: [1, 1], colour: "#ccc" };
 
-export function verdictColour(v) {
-  const c = S.info.palette.verdict;
+// A terrain kind the palette does not know: plain grey rather than nothing.
+export const UNKNOWN_TERRAIN = "#808080";
+
+export function verdictColour(palette, v) {
+  const c = palette.verdict;
   if (v.los) return c[v.los];
   return v.ok === true ? c.clear : v.ok === false ? c.blocked : c.doubtful;
 }
 
-// -- the threat view: what one tapped piece can hit --------------------------------------------
+export function terrainColour(palette, kind) {
+  return palette.terrain[kind] || UNKNOWN_TERRAIN;
+}
 
 // The four answers a target can get, in the order the lists show them. Each `targets` entry
 // is the pair's own range and los verdicts; a definite "no" outranks a doubt.
@@ -25,8 +31,8 @@ export function threatKind(t) {
   return "seen";
 }
 
-export function threatColour(kind) {
-  return verdictColour({ ok: kind === "seen" ? true : kind === "doubt" ? null : false });
+export function threatColour(palette, kind) {
+  return verdictColour(palette, { ok: kind === "seen" ? true : kind === "doubt" ? null : false });
 }
 
 // The worst of the move's verdicts: one illegal makes it red, one too close to call amber.
@@ -37,7 +43,7 @@ export function moveMark(verdicts) {
   return "ok";
 }
 
-export function moveColour(markName) {
-  const c = S.info.palette.verdict;
+export function moveColour(palette, markName) {
+  const c = palette.verdict;
   return { ok: c.clear, no: c.blocked, maybe: c.doubtful }[markName] || "#e8e8e8";
 }

@@ -1,14 +1,10 @@
 // The page's DOM helpers: an element by id, SVG and HTML nodes, the side panel's tabs.
-const SVGNS = "http://www.w3.org/2000/svg";
+import { el } from "./draw.js";
+
+// SVG nodes are drawn by draw.js; the dashboard's modules take them from here with the rest.
+export { el };
 export const $ = (id) => document.getElementById(id);
 
-export function el(tag, attrs, parent, text) {
-  const node = document.createElementNS(SVGNS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  if (parent) parent.appendChild(node);
-  return node;
-}
 
 export function html(tag, text, cls) {
   const node = document.createElement(tag);

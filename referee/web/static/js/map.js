@@ -1,6 +1,7 @@
 // The live map: cloth, grid, terrain, pieces, range rings and the dispute's lines.
-import { UNKNOWN_PIECE, verdictColour } from "./colours.js";
+import { UNKNOWN_PIECE, terrainColour, verdictColour } from "./colours.js";
 import { placeOverlay, tapPiece } from "./dispute.js";
+import { drawCloth, points } from "./draw.js";
 import { $, el, html } from "./dom.js";
 import { placeLabels } from "./labels.js";
 import { corrections, drawMoveEnd, drawMoves } from "./moves.js";
@@ -41,8 +42,7 @@ export function setupMap() {
   if (!S.view) S.view = S.home.slice();
   applyView();
   const cloth = $("cloth");
-  Object.entries({ x: 0, y: 0, width: t.width, height: t.depth, fill: S.info.palette.cloth,
-    stroke: S.info.palette.edge, "stroke-width": 0.08 }).forEach(([k, v]) => cloth.setAttribute(k, v));
+  drawCloth(cloth, t, S.info.palette, 0.08);
   const img = $("topdown");
   Object.entries({ x: 0, y: 0, width: t.width, height: t.depth }).forEach(([k, v]) => img.setAttribute(k, v));
   const scale = $("scale");
@@ -82,9 +82,9 @@ export function drawTerrain() {
   g.replaceChildren();
   const terrain = S.replay ? S.replay.terrain || [] : S.terrain;
   for (const t of terrain) {
-    const colour = S.info.palette.terrain[t.kind] || "#808080";
+    const colour = terrainColour(S.info.palette, t.kind);
     const group = el("g", { class: "terrain" + (t.id === S.picked ? " picked" : "") + (t.hidden ? " hidden" : ""), "data-id": t.id }, g);
-    el("polygon", { points: t.polygon.map((p) => p.join(",")).join(" "), fill: colour, stroke: colour }, group);
+    el("polygon", { points: points(t.polygon), fill: colour, stroke: colour }, group);
     const cx = t.polygon.reduce((s, p) => s + p[0], 0) / t.polygon.length;
     const cy = t.polygon.reduce((s, p) => s + p[1], 0) / t.polygon.length;
     el("text", { class: "terrain-label", x: cx, y: cy, "data-cx": cx, "data-cy": cy }, group,
@@ -250,7 +250,7 @@ export function drawLines() {
       // A verdict that names its line (Papercraft: the shortest clear line, edge to edge)
       // is drawn there; the others run centre to centre.
       const [p, q] = v.ask === "los" && Array.isArray(v.line) ? v.line : [[a.x, a.y], [b.x, b.y]];
-      const line = el("line", { x1: p[0], y1: p[1], x2: q[0], y2: q[1], stroke: verdictColour(v),
+      const line = el("line", { x1: p[0], y1: p[1], x2: q[0], y2: q[1], stroke: verdictColour(S.info.palette, v),
         class: v.ask + " " + (v.los || ""), "data-los": v.los || "" }, g);
       if (v.ask === "range") line.setAttribute("stroke-dasharray", "0.5 0.4");
     }

@@ -45,7 +45,7 @@ export function drawMoves() {
   moves.forEach((m, i) => {
     const verdicts = moveVerdicts(m.seq);
     const markName = moveMark(verdicts);
-    const colour = moveColour(markName);
+    const colour = moveColour(S.info.palette, markName);
     const path = [m.from, ...(m.via || []), m.to].map((p) => [p.x, p.y]);
     const group = el("g", { class: "move" + (m.seq === S.shownMove ? " shown" : ""), "data-seq": m.seq,
       "data-piece": m.piece, "data-verdict": markName,
@@ -83,7 +83,7 @@ export function drawMoveEnd() {
   g.replaceChildren();
   const m = S.replay ? null : shownMoves().find((x) => x.seq === S.shownMove);
   if (!m) return;
-  const colour = moveColour(moveMark(moveVerdicts(m.seq)));
+  const colour = moveColour(S.info.palette, moveMark(moveVerdicts(m.seq)));
   el("circle", { class: "drag-end", id: "move-end", cx: m.to.x, cy: m.to.y, r: 0.8, stroke: colour,
     "data-seq": m.seq }, g);
 }

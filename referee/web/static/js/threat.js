@@ -1,6 +1,7 @@
 // The threat view: what one tapped piece can hit, on the map and in the side list.
 import { THREAT_KINDS, UNKNOWN_PIECE, threatColour, threatKind } from "./colours.js";
 import { askDispute, placeOverlay, renderDispute, renderOverlay } from "./dispute.js";
+import { drawThreatMark } from "./draw.js";
 import { $, el, html } from "./dom.js";
 import { poseOf, redraw } from "./map.js";
 import { api } from "./server.js";
@@ -61,12 +62,9 @@ export function drawThreats() {
     const b = poseOf(t.to);
     if (!b) continue;
     const kind = threatKind(t);
-    const colour = threatColour(kind);
-    const group = el("g", { class: "threat " + kind, "data-to": t.to, "data-verdict": kind }, g);
-    const line = el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: colour }, group);
-    if (kind === "out") line.setAttribute("stroke-dasharray", "0.5 0.4");
+    const colour = threatColour(S.info.palette, kind);
     const info = S.pieces[t.to] || UNKNOWN_PIECE;
-    el("circle", { cx: b.x, cy: b.y, r: Math.max(...info.base) * 0.75 + 0.2, stroke: colour }, group);
+    const group = drawThreatMark(g, a, b, t.to, kind, colour, info.base);
     el("title", {}, group, threatText(t, kind));
   }
 }
