@@ -2,7 +2,7 @@
 import { drawCamera } from "./camera.js";
 import { moveColour, moveMark } from "./colours.js";
 import { mark, renderOverlay } from "./dispute.js";
-import { $, el, html } from "./dom.js";
+import { $, el, html, showTab } from "./dom.js";
 import { renderEvents } from "./log.js";
 import { correctedRests, redraw } from "./map.js";
 import { api } from "./server.js";
