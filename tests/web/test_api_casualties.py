@@ -65,7 +65,7 @@ def test_the_maps_casualty_list_is_the_sessions(tmp_path):
     removed = session.casualties()[0]
     session.correct(removed.seq, "it never left", void=True)
     events = [e.to_json() for e in log.events(session.game)]
-    app_js = (Path(__file__).parents[2] / "referee/web/static/app.js").read_text()
+    app_js = (Path(__file__).parents[2] / "referee/web/static/js/map.js").read_text()
     script = (
         f"const S = {{ events: {json.dumps(events)} }};\n"
         + _function(app_js, "casualties")

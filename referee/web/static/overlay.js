@@ -3,9 +3,11 @@
 // streaming program's browser source. Plain JavaScript, no build step, nothing fetched but
 // this server's /api. The options were checked by the server (pages.py) and come in the
 // page's data attributes, so every value read here is one it accepted.
-"use strict";
+// An ES module: the colours and map shapes are the dashboard's own (js/colours.js, js/draw.js);
+// $, api and targetsAsker come from shared.js, a plain script loaded first.
+import { UNKNOWN_PIECE, terrainColour, threatColour, threatKind, verdictColour } from "./js/colours.js";
+import { drawCloth, drawThreatMark, el, points } from "./js/draw.js";
 
-const SVGNS = "http://www.w3.org/2000/svg";
 const box = $("overlay");
 const SHOW = new Set(box.dataset.show.split(","));
 const SIZE = Number(box.dataset.size);
@@ -32,14 +34,6 @@ const askThreats = targetsAsker(
     drawMap();
   },
 );
-
-function el(tag, attrs, parent, text) {
-  const node = document.createElementNS(SVGNS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text !== undefined) node.textContent = text;
-  parent.appendChild(node);
-  return node;
-}
 
 // -- the stream: hello loads the table, events bring rulings, frames move the pieces --------
 
@@ -169,7 +163,7 @@ function drawCaption() {
   if (!SHOW.has("verdict") || !O.ruling || !O.info) { cap.hidden = true; return; }
   const words = rulingWords(O.ruling);
   cap.style.maxWidth = (SHOW.has("map") ? SIZE : Math.max(SIZE, 420)) + "px";
-  cap.style.borderLeftColor = verdictColour(words);
+  cap.style.borderLeftColor = verdictColour(O.info.palette, words);
   cap.dataset.seq = O.ruling.seq;
   cap.replaceChildren();
   const head = document.createElement("div");
@@ -195,8 +189,7 @@ function setupMap() {
   map.setAttribute("viewBox", `-0.5 -0.5 ${t.width + 1} ${t.depth + 1}`);
   map.setAttribute("height", Math.round(SIZE * (t.depth + 1) / (t.width + 1)));
   const cloth = $("ov-cloth");
-  for (const [k, v] of Object.entries({ x: 0, y: 0, width: t.width, height: t.depth, fill: O.info.palette.cloth,
-    stroke: O.info.palette.edge, "stroke-width": 0.1 })) cloth.setAttribute(k, v);
+  drawCloth(cloth, t, O.info.palette, 0.1);
   map.removeAttribute("hidden");
   drawMap();
 }
@@ -206,8 +199,8 @@ function drawMap() {
   const terrain = $("ov-terrain");
   terrain.replaceChildren();
   for (const t of O.terrain) {
-    const colour = O.info.palette.terrain[t.kind] || "#808080";
-    el("polygon", { points: t.polygon.map((p) => p.join(",")).join(" "), fill: colour, "fill-opacity": 0.8,
+    const colour = terrainColour(O.info.palette, t.kind);
+    el("polygon", { points: points(t.polygon), fill: colour, "fill-opacity": 0.8,
       "data-id": t.id }, terrain);
   }
   const pieces = $("ov-pieces");
@@ -215,7 +208,7 @@ function drawMap() {
   for (const id of Object.keys(O.live)) {
     const pose = poseOf(id);
     if (pose.state === "removed") continue;
-    const info = O.pieces[pose.id] || { base: [1, 1], colour: "#ccc" };
+    const info = O.pieces[pose.id] || UNKNOWN_PIECE;
     const [w, d] = info.base;
     const g = el("g", { class: "piece", "data-id": pose.id, "data-x": pose.x, "data-y": pose.y, transform: `translate(${pose.x} ${pose.y})` }, pieces);
     const body = el("g", { transform: `rotate(${pose.heading})` }, g);
@@ -224,15 +217,6 @@ function drawMap() {
     el("text", { class: "label", y: Math.max(w, d) / 2 + 0.9 }, g, pose.id);
   }
   drawThreats();
-}
-
-// Mirrors app.js's threat view: a target's kind from its range and los verdicts, and the
-// colour of that kind from the server's palette (clear green, blocked red, doubtful amber).
-
-function verdictColour(v) {
-  const c = O.info.palette.verdict;
-  if (v.los) return c[v.los];
-  return v.ok === true ? c.clear : v.ok === false ? c.blocked : c.doubtful;
 }
 
 function drawThreats() {
@@ -247,12 +231,8 @@ function drawThreats() {
     const b = poseOf(t.to);
     if (!b || b.state === "removed") continue;
     const kind = threatKind(t);
-    const colour = verdictColour({ ok: kind === "seen" ? true : kind === "doubt" ? null : false });
-    const group = el("g", { class: "threat " + kind, "data-to": t.to, "data-verdict": kind }, g);
-    const line = el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y, stroke: colour }, group);
-    if (kind === "out") line.setAttribute("stroke-dasharray", "0.5 0.4");
-    const info = O.pieces[t.to] || { base: [1, 1] };
-    el("circle", { cx: b.x, cy: b.y, r: Math.max(...info.base) * 0.75 + 0.2, stroke: colour }, group);
+    const info = O.pieces[t.to] || UNKNOWN_PIECE;
+    drawThreatMark(g, a, b, t.to, kind, threatColour(O.info.palette, kind), info.base);
   }
 }
 

@@ -4,7 +4,9 @@
 // the piece selected on the dashboard (the stream's `selection` events), asks that piece's
 // threat view (targets, not logged) as overlay.js does, and draws the newest moves' arrows.
 // With ?pattern=1 it shows the calibration pattern full screen instead.
-"use strict";
+// An ES module: the colours are the dashboard's own (js/colours.js); $, api and targetsAsker
+// come from shared.js, a plain script loaded first.
+import { moveColour, moveMark, threatColour, threatKind } from "./js/colours.js";
 
 const PATTERN = $("projector").dataset.pattern === "1";
 const MOVES_SHOWN = 5;
@@ -160,11 +162,6 @@ function resize() {
 }
 
 
-function kindColour(kind) {
-  const c = P.info.palette.verdict;
-  return { seen: c.clear, doubt: c.doubtful, blocked: c.blocked, out: c.blocked }[kind];
-}
-
 // Returns whether anything could be drawn (a fit and the table are known).
 function draw() {
   const canvas = $("pj-canvas");
@@ -206,7 +203,7 @@ function drawThreats(ctx) {
     if (!b || b.state === "removed") continue;
     const [x1, y1] = px(a.x, a.y);
     const [x2, y2] = px(b.x, b.y);
-    ctx.strokeStyle = kindColour(kind);
+    ctx.strokeStyle = threatColour(P.info.palette, kind);
     ctx.lineWidth = LINE_IN * k;
     ctx.setLineDash(kind === "out" ? [0.5 * k, 0.4 * k] : []);
     ctx.beginPath();
@@ -239,13 +236,11 @@ function drawMoves(ctx) {
   for (const e of P.events) if (e.type === "correction") fixes.set(e.supersedes, e);
   const moves = P.events.filter((e) => e.type === "move" && e.from && e.to && !(fixes.get(e.seq) || {}).void)
     .map((e) => (fixes.get(e.seq)?.to ? { ...e, to: fixes.get(e.seq).to } : e)).slice(-MOVES_SHOWN);
-  const c = P.info.palette.verdict;
   for (const m of moves) {
     const fix = fixes.get(m.seq);
     const about = fix && fix.to ? fix.seq : m.seq;
     const verdicts = P.events.filter((e) => e.type === "verdict" && e.about === about).map((e) => e.verdict || {});
-    const colour = verdicts.some((v) => v.ok === false) ? c.blocked
-      : verdicts.some((v) => v.ok !== true) ? c.doubtful : verdicts.length ? c.clear : "#e8e8e8";
+    const colour = moveColour(P.info.palette, moveMark(verdicts));
     const [ax, ay] = px(m.from.x, m.from.y);
     const [bx, by] = px(m.to.x, m.to.y);
     const k = pxPerInch(m.to.x, m.to.y);

@@ -1,6 +1,6 @@
 // What the overlay and projector pages share, loaded before either (plain scripts, no build
-// step): the server's API with the page's token, and a threat view's targets sorted and
-// asked as the dashboard's app.js sorts and asks them.
+// step): the server's API with the page's token, and a threat view's targets asked as the
+// dashboard asks them. Their colours and kinds are js/colours.js, which both pages import.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -22,14 +22,6 @@ function api(path, body) {
     if (!r.ok) throw new Error(data.error || r.statusText);
     return data;
   });
-}
-
-// A target of a threat view: out of range, blocked, too close to call, or seen (app.js).
-function threatKind(t) {
-  if (!t.range || t.range.ok === false) return "out";
-  if (t.los.ok === false) return "blocked";
-  if (t.range.ok !== true || t.los.ok !== true) return "doubt";
-  return "seen";
 }
 
 // The `targets` question (not logged) of the piece `current()` names, one in flight at a
