@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from referee.calibration.camera import pixels_to_table
 from referee.calibration.profile import CalibrationProfile
-from referee.calibration.projector_fit import ProjectorFit
+from referee.calibration.projector_fit import MAX_LENS_TERM, ProjectorFit, undistort
 from referee.errors import RefereeError
 from referee.tags.detect import TagDetector
 from referee.tags.layout import (
@@ -34,7 +34,14 @@ from referee.tags.layout import (
     reserved_anchor_ids,
 )
 
-__all__ = ["ProjectorFit", "ProjectorPattern", "TagSpot", "fit_projector", "tag_mask"]
+__all__ = [
+    "ProjectorFit",
+    "ProjectorPattern",
+    "TagSpot",
+    "choose_projector_lens",
+    "fit_projector",
+    "tag_mask",
+]
 
 Image = NDArray[np.uint8]
 FloatArray = NDArray[np.float64]
@@ -139,15 +146,11 @@ def fit_projector(
         )
     src = np.array(picture)
     dst = np.array(table)
-    # Held-out error: each tag left out of a fit to all the others, its 4 corners measured.
-    errors = []
-    for k in range(len(src)):
-        keep = np.arange(len(src)) != k
-        h = _homography(src[keep].reshape(-1, 2), dst[keep].reshape(-1, 2))
-        mapped = cv2.perspectiveTransform(src[k].reshape(-1, 1, 2), h).reshape(-1, 2)
-        errors.extend(np.hypot(*(mapped - dst[k]).T).tolist())
-    homography = _homography(src.reshape(-1, 2), dst.reshape(-1, 2))
-    covered = _covered(homography, pattern.resolution, profile)
+    lens, errors = choose_projector_lens(src, dst, pattern.resolution)
+    homography = _homography(
+        undistort(src.reshape(-1, 2), lens, pattern.resolution), dst.reshape(-1, 2)
+    )
+    covered = _covered(homography, lens, pattern.resolution, profile)
     return ProjectorFit(
         resolution=pattern.resolution,
         homography=tuple(tuple(float(x) for x in row) for row in homography),  # type: ignore[misc]
@@ -155,7 +158,93 @@ def fit_projector(
         held_out_max_in=float(np.max(errors)),
         points_used=int(src.shape[0] * 4),
         covered=covered,
+        lens=lens,
     )
+
+
+LENS_MARGIN = 0.05
+"""A lens term is kept only when it lowers the held-out RMS error by more than this
+fraction (as the camera's lens model is chosen, calibration/calibrate.py). A projector
+without distortion (the sample's) gains under 1% from a spurious k1 on the sample's
+pattern; k1 = 0.02 lowers it by over 90%, so the margin separates them widely."""
+LENS_TERMS = 2
+"""Radial terms tried: k1, then k1 and k2."""
+
+
+def choose_projector_lens(
+    src: FloatArray, dst: FloatArray, resolution: tuple[int, int]
+) -> tuple[tuple[float, ...], FloatArray]:
+    """The radial terms the data support, and their held-out errors (inches per corner).
+
+    ``src`` (tags, 4, 2) projector px, ``dst`` (tags, 4, 2) table inches. Each
+    model (none, k1, k1 and k2) is scored by leaving each tag out of a fit to
+    the others; a richer one is kept only when it beats the simpler by
+    :data:`LENS_MARGIN`, so a projector with no distortion keeps the plain homography.
+    """
+    chosen: tuple[float, ...] = ()
+    chosen_errors = _held_out(src, dst, resolution, 0)
+    for terms in range(1, LENS_TERMS + 1):
+        errors = _held_out(src, dst, resolution, terms)
+        if _rms(errors) < _rms(chosen_errors) * (1 - LENS_MARGIN):
+            chosen_errors = errors
+            chosen = _fit_lens(src.reshape(-1, 2), dst.reshape(-1, 2), resolution, terms)
+        else:
+            break
+    return chosen, chosen_errors
+
+
+def _rms(errors: FloatArray) -> float:
+    return float(np.sqrt(np.mean(errors * errors)))
+
+
+def _held_out(
+    src: FloatArray, dst: FloatArray, resolution: tuple[int, int], terms: int
+) -> FloatArray:
+    """Each tag's 4 corners measured by a fit (``terms`` radial terms) to all the others."""
+    errors: list[float] = []
+    for k in range(len(src)):
+        keep = np.arange(len(src)) != k
+        train_src, train_dst = src[keep].reshape(-1, 2), dst[keep].reshape(-1, 2)
+        lens = _fit_lens(train_src, train_dst, resolution, terms) if terms else ()
+        h = _homography(undistort(train_src, lens, resolution), train_dst)
+        mapped = cv2.perspectiveTransform(
+            undistort(src[k], lens, resolution).reshape(-1, 1, 2), h
+        ).reshape(-1, 2)
+        errors.extend(np.hypot(*(mapped - dst[k]).T).tolist())
+    return np.array(errors, np.float64)
+
+
+def _residuals(
+    src: FloatArray, dst: FloatArray, resolution: tuple[int, int], lens: tuple[float, ...]
+) -> FloatArray:
+    """Table-inch residuals of the best homography once ``lens`` is taken out of ``src``."""
+    straight = undistort(src, lens, resolution)
+    h = _homography(straight, dst)
+    mapped = cv2.perspectiveTransform(straight.reshape(-1, 1, 2), h).reshape(-1, 2)
+    return np.asarray((mapped - dst).ravel(), np.float64)
+
+
+def _fit_lens(
+    src: FloatArray, dst: FloatArray, resolution: tuple[int, int], terms: int
+) -> tuple[float, ...]:
+    """``terms`` radial terms minimising the table-inch error, the homography refitted at
+    each step (Gauss-Newton on the few terms, differences for the Jacobian)."""
+    lens = np.zeros(terms)
+    step = 1e-5
+    for _ in range(12):
+        now = _residuals(src, dst, resolution, tuple(lens))
+        jacobian = np.column_stack(
+            [
+                (_residuals(src, dst, resolution, tuple(lens + step * np.eye(terms)[i])) - now)
+                / step
+                for i in range(terms)
+            ]
+        )
+        delta = np.linalg.lstsq(jacobian, -now, rcond=None)[0]
+        lens = np.clip(lens + delta, -MAX_LENS_TERM, MAX_LENS_TERM)
+        if np.max(np.abs(delta)) < 1e-7:
+            break
+    return tuple(float(k) for k in lens)
 
 
 def _homography(src: FloatArray, dst: FloatArray) -> FloatArray:
@@ -168,14 +257,19 @@ def _homography(src: FloatArray, dst: FloatArray) -> FloatArray:
 
 
 def _covered(
-    homography: FloatArray, resolution: tuple[int, int], profile: CalibrationProfile
+    homography: FloatArray,
+    lens: tuple[float, ...],
+    resolution: tuple[int, int],
+    profile: CalibrationProfile,
 ) -> tuple[tuple[float, float], ...]:
-    """The picture's outline on the table, clipped to the table."""
+    """The picture's outline on the table, clipped to the table (the corners' hull: a
+    lens bows the edges by a fraction of an inch, which the outline need not follow)."""
     width, height = resolution
     edge = np.array(
         [[-0.5, -0.5], [width - 0.5, -0.5], [width - 0.5, height - 0.5], [-0.5, height - 0.5]]
     )
-    picture = cv2.perspectiveTransform(edge.reshape(-1, 1, 2), homography).reshape(-1, 2)
+    straight = undistort(edge, lens, resolution)
+    picture = cv2.perspectiveTransform(straight.reshape(-1, 1, 2), homography).reshape(-1, 2)
     w, d = profile.table.width, profile.table.depth
     table = np.array([[0, 0], [w, 0], [w, d], [0, d]], np.float32)
     quad = picture.astype(np.float32)

@@ -8,11 +8,19 @@ parser must read it without pulling in the detector::
                   "homography": [[..3..], [..3..], [..3..]],   # projector px -> table in
                   "held_out_p95_in": 0.02, "held_out_max_in": 0.04,
                   "points_used": 96,
-                  "covered": [[x, y], ...]}                     # table inches, clipped
+                  "covered": [[x, y], ...],                     # table inches, clipped
+                  "lens": [k1] or [k1, k2]}                     # optional; absent: none
+
+``lens`` is the projector's radial distortion about its picture centre, in
+units of the half-width (as :class:`referee.sim.projector.Projector` has it):
+a picture pixel ``p`` lands at ``homography(undistort(p))``, and a table point
+is drawn at ``distort(inverse homography(t))``, a closed form the projector
+page computes too. Profiles written before it read as a plain homography.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +36,46 @@ FloatArray = NDArray[np.float64]
 _FIX = "calibrate the projector again (the profile is not meant to be edited by hand)"
 MAX_PROJECTOR_SIDE = 32768
 MAX_TABLE_IN = 10_000.0
+MAX_LENS_TERM = 1.0
+"""Largest |k| read from a profile: beyond it the picture folds over itself."""
+
+
+def _lens_factor(offset: FloatArray, lens: tuple[float, ...]) -> FloatArray:
+    r2 = np.sum(offset * offset, axis=-1, keepdims=True)
+    factor = np.ones_like(r2)
+    power = np.ones_like(r2)
+    for k in lens:
+        power = power * r2
+        factor = factor + k * power
+    return factor
+
+
+def distort(
+    undistorted_px: FloatArray, lens: tuple[float, ...], resolution: tuple[int, int]
+) -> FloatArray:
+    """Undistorted projector pixels (..., 2) -> the picture pixels whose light lands there."""
+    if not any(lens):
+        return undistorted_px
+    width, height = resolution
+    centre = np.array([(width - 1) / 2, (height - 1) / 2])
+    offset = (undistorted_px - centre) / (width / 2)
+    return np.asarray(centre + offset * _lens_factor(offset, lens) * (width / 2), np.float64)
+
+
+def undistort(
+    picture_px: FloatArray, lens: tuple[float, ...], resolution: tuple[int, int]
+) -> FloatArray:
+    """The inverse of :func:`distort`, by fixed-point iteration (the terms are small:
+    each step shrinks the error by about the lens's own factor at the picture's edge)."""
+    if not any(lens):
+        return picture_px
+    width, height = resolution
+    centre = np.array([(width - 1) / 2, (height - 1) / 2])
+    seen = (np.asarray(picture_px, np.float64) - centre) / (width / 2)
+    offset = seen.copy()
+    for _ in range(30):
+        offset = seen / _lens_factor(offset, lens)
+    return np.asarray(centre + offset * (width / 2), np.float64)
 
 
 @dataclass(frozen=True)
@@ -46,6 +94,8 @@ class ProjectorFit:
     """Tag corners the final fit used."""
     covered: tuple[tuple[float, float], ...]
     """The picture's outline on the table, clipped to the table (inches; may be empty)."""
+    lens: tuple[float, ...] = ()
+    """Radial terms (k1,) or (k1, k2) about the picture centre, half-widths; (): none."""
 
     def __post_init__(self) -> None:
         matrix = np.array(self.homography, np.float64)
@@ -53,6 +103,8 @@ class ProjectorFit:
             raise ValueError(f"homography must be a finite 3x3 matrix, got {self.homography!r}")
         if abs(float(np.linalg.det(matrix))) < 1e-15:
             raise ValueError("homography must be invertible")
+        if len(self.lens) > 2 or not all(math.isfinite(k) for k in self.lens):
+            raise ValueError(f"lens must be up to 2 finite radial terms, got {self.lens!r}")
 
     @property
     def matrix(self) -> FloatArray:
@@ -60,14 +112,18 @@ class ProjectorFit:
 
     def to_table(self, picture_px: ArrayLike) -> FloatArray:
         """Projector pixels (n, 2) -> table inches (n, 2)."""
-        points = np.asarray(picture_px, np.float64).reshape(-1, 1, 2)
-        return np.asarray(cv2.perspectiveTransform(points, self.matrix).reshape(-1, 2))
+        points = undistort(
+            np.asarray(picture_px, np.float64).reshape(-1, 2), self.lens, self.resolution
+        )
+        mapped = cv2.perspectiveTransform(points.reshape(-1, 1, 2), self.matrix)
+        return np.asarray(mapped.reshape(-1, 2))
 
     def to_picture(self, table_xy: ArrayLike) -> FloatArray:
         """Table inches (n, 2) -> projector pixels (n, 2)."""
         points = np.asarray(table_xy, np.float64).reshape(-1, 1, 2)
         inverse = np.linalg.inv(self.matrix)
-        return np.asarray(cv2.perspectiveTransform(points, inverse).reshape(-1, 2))
+        straight = np.asarray(cv2.perspectiveTransform(points, inverse).reshape(-1, 2), np.float64)
+        return distort(straight, self.lens, self.resolution)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +133,7 @@ class ProjectorFit:
             "held_out_max_in": self.held_out_max_in,
             "points_used": self.points_used,
             "covered": [list(p) for p in self.covered],
+            "lens": list(self.lens),
         }
 
     @classmethod
@@ -100,14 +157,15 @@ class ProjectorFit:
             "points_used",
             "covered",
         )
+        optional = ("lens",)
         for key in raw:
-            if key not in known:
+            if key not in known + optional:
                 raise v.fail(
                     source,
                     f"{path}.{key}",
                     "unknown field",
                     ProfileError,
-                    f"expected {', '.join(known)}; {_FIX}",
+                    f"expected {', '.join(known + optional)}; {_FIX}",
                 )
         for key in known:
             if key not in raw:
@@ -195,6 +253,21 @@ class ProjectorFit:
                 hint=_FIX,
             )
             covered.append((x, y))
+        lens = (
+            v.numbers(
+                raw["lens"],
+                source,
+                f"{path}.lens",
+                error=ProfileError,
+                length=(0, 1, 2),
+                what="[k1] or [k1, k2], radial terms in half-widths",
+                minimum=-MAX_LENS_TERM,
+                maximum=MAX_LENS_TERM,
+                hint=_FIX,
+            )
+            if "lens" in raw
+            else ()
+        )
         return cls(
             resolution=(width, height),
             homography=matrix,  # type: ignore[arg-type]
@@ -210,4 +283,5 @@ class ProjectorFit:
                 hint=_FIX,
             ),
             covered=tuple(covered),
+            lens=tuple(lens),
         )

@@ -113,6 +113,23 @@ class Projector:
         r2 = np.sum(offset * offset, axis=-1, keepdims=True)
         return np.asarray(centre + offset * (1 + self.k1 * r2) * scale, np.float64)
 
+    def undistort(self, picture_px: FloatArray) -> FloatArray:
+        """The inverse of :meth:`distort` (fixed-point iteration; k1 is small)."""
+        if self.k1 == 0.0:
+            return picture_px
+        centre = np.array(self.centre)
+        scale = self.resolution[0] / 2
+        seen = (np.asarray(picture_px, np.float64) - centre) / scale
+        offset = seen.copy()
+        for _ in range(40):
+            offset = seen / (1 + self.k1 * np.sum(offset * offset, axis=-1, keepdims=True))
+        return np.asarray(centre + offset * scale, np.float64)
+
+    def landing(self, picture_px: ArrayLike) -> FloatArray:
+        """Picture pixels (n, 2) as shown -> where their light truly lands, table inches."""
+        points = np.asarray(picture_px, np.float64).reshape(-1, 2)
+        return self.picture_to_table(self.undistort(points))
+
     def table_to_picture(self, table_xy: FloatArray) -> FloatArray:
         """Table inches (..., 2) -> the picture pixels whose light lands there (NaN: none)."""
         inverse = np.linalg.inv(self.homography)

@@ -92,7 +92,7 @@ def placement_error(
     grid = np.stack(
         np.meshgrid(np.arange(0, width, step_px), np.arange(0, height, step_px)), -1
     ).reshape(-1, 2)
-    true = projector.picture_to_table(grid)
+    true = projector.landing(grid)
     if fit.covered:
         polygon = np.asarray(fit.covered, np.float32).reshape(-1, 1, 2)
         inside = np.array(

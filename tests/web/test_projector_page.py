@@ -165,8 +165,8 @@ def _kind(target: dict) -> str:
     return "seen"
 
 
-def picture(x: float, y: float) -> tuple[float, float]:
-    px = known_fit().to_picture([[x, y]])[0]
+def picture(x: float, y: float, lens: tuple[float, ...] = ()) -> tuple[float, float]:
+    px = dataclasses.replace(known_fit(), lens=lens).to_picture([[x, y]])[0]
     return float(px[0]), float(px[1])
 
 
@@ -219,7 +219,7 @@ def open_projector(page, running) -> None:
     page.wait_for_function("window.projector && window.projector.fit && window.projector.draws > 0")
 
 
-def check_threat_lines(image, running, piece: str) -> int:
+def check_threat_lines(image, running, piece: str, lens: tuple[float, ...] = ()) -> int:
     """Each solid threat line of ``piece`` is lit in its verdict's colour at its projected
     midpoint (unless a tag's disc is there); the number checked."""
     colours = _get(running, "api/info")["palette"]["verdict"]
@@ -239,7 +239,7 @@ def check_threat_lines(image, running, piece: str) -> int:
         colour = colours[
             "clear" if kind == "seen" else "doubtful" if kind == "doubt" else "blocked"
         ]
-        assert near(image, *picture(mx, my), bgr(colour)), (piece, target["to"], kind)
+        assert near(image, *picture(mx, my, lens), bgr(colour)), (piece, target["to"], kind)
         checked += 1
     return checked
 
@@ -284,6 +284,21 @@ def test_the_threat_view_is_drawn_where_the_fit_says_and_tags_stay_dark(page, ta
     tx, ty = picture(a["x"] + base, a["y"] - base)  # the text starts off its base's corner
     region = image[max(0, round(ty) - 40) : round(ty), round(tx) : round(tx) + 300]
     assert (region.min(axis=2) > 200).sum() > 50  # white letters
+
+
+@browser_only
+def test_a_projector_lens_is_drawn_through(page, table):
+    """With a lens in the fit the page bends its drawing as the fit's to_picture does: lines
+    land where the lens puts them, not where the homography alone would (k1 = 0.15, a
+    strong lens, so the bend near the picture's centre is many pixels, past a line's width)."""
+    open_projector(page, table)
+    select(page, table, "t34a")
+    page.evaluate("window.projector.fit.lens = [0.15]; draw()")
+    image = screenshot(page)
+    assert check_threat_lines(image, table, "t34a", lens=(0.15,)) >= 1
+    # ... and not where the homography alone puts them
+    with pytest.raises(AssertionError):
+        check_threat_lines(image, table, "t34a")
 
 
 @browser_only

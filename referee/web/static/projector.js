@@ -62,7 +62,20 @@ function px(x, y) {
   const m = P.toPx;
   const w = m[2][0] * x + m[2][1] * y + m[2][2];
   const k = scale();
-  return [k * (m[0][0] * x + m[0][1] * y + m[0][2]) / w, k * (m[1][0] * x + m[1][1] * y + m[1][2]) / w];
+  const [u, v] = lens((m[0][0] * x + m[0][1] * y + m[0][2]) / w, (m[1][0] * x + m[1][1] * y + m[1][2]) / w);
+  return [k * u, k * v];
+}
+
+// The projector's radial lens terms (calibration/projector_fit.py's distort): about the
+// picture centre, in half-widths; none in a profile from before them.
+function lens(u, v) {
+  const terms = P.fit.lens || [];
+  if (!terms.length) return [u, v];
+  const [width, height] = P.fit.resolution;
+  const cx = (width - 1) / 2, cy = (height - 1) / 2, s = width / 2;
+  const ox = (u - cx) / s, oy = (v - cy) / s, r2 = ox * ox + oy * oy;
+  const f = 1 + (terms[0] || 0) * r2 + (terms[1] || 0) * r2 * r2;
+  return [cx + ox * f * s, cy + oy * f * s];
 }
 
 // Canvas pixels per table inch at (x, y): lines and text keep their size on the cloth.
