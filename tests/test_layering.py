@@ -246,3 +246,14 @@ def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_cycle_finder_finds_a_cycle_and_no_false_one():
     assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_no_import_cycle_anywhere_in_the_package():
+    """Across areas too, no module reaches itself through its imports (issue 38: a cycle
+    between two areas is as hard to carry on as one inside an area). A lazy import inside a
+    function counts: it runs, and hiding an arrow in a function does not remove it.
+    ``TYPE_CHECKING`` imports do not: they never run, and they only name a type for the
+    checker, so two modules may name each other's types without depending on each other."""
+    graph = {module_name(path): runtime_imports_of(path) - {module_name(path)} for path in MODULES}
+    cycle = _find_cycle({m: {d for d in deps if d in graph} for m, deps in graph.items()})
+    assert cycle is None, " -> ".join(cycle or [])
