@@ -288,3 +288,14 @@ def test_nothing_outside_maps_imports_a_maps_submodule_or_internal_name():
     assert not any(name.startswith("_") for name in referee.maps.__all__)
     wrong = _maps_imports_outside_maps()
     assert not wrong, "import maps through its public names: " + "; ".join(wrong)
+
+
+def test_no_import_cycle_anywhere_in_the_package():
+    """Across areas too, no module reaches itself through its imports (issue 38: a cycle
+    between two areas is as hard to carry on as one inside an area). A lazy import inside a
+    function counts: it runs, and hiding an arrow in a function does not remove it.
+    ``TYPE_CHECKING`` imports do not: they never run, and they only name a type for the
+    checker, so two modules may name each other's types without depending on each other."""
+    graph = {module_name(path): runtime_imports_of(path) - {module_name(path)} for path in MODULES}
+    cycle = _find_cycle({m: {d for d in deps if d in graph} for m, deps in graph.items()})
+    assert cycle is None, " -> ".join(cycle or [])
