@@ -293,7 +293,7 @@ def test_a_projector_lens_is_drawn_through(page, table):
     strong lens, so the bend near the picture's centre is many pixels, past a line's width)."""
     open_projector(page, table)
     select(page, table, "t34a")
-    page.evaluate("window.projector.fit.lens = [0.15]; draw()")
+    page.evaluate("window.projector.fit.lens = [0.15]; window.projector.redraw()")
     image = screenshot(page)
     assert check_threat_lines(image, table, "t34a", lens=(0.15,)) >= 1
     # ... and not where the homography alone puts them

@@ -26,6 +26,7 @@ const P = {
   latencies: [],   // ms from a frame message arriving to its drawing done
   lastLatency: null,
   draws: 0,
+  redraw: () => draw(),  // a module's functions are not globals: tests and the console redraw here
 };
 window.projector = P;
 
