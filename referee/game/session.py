@@ -26,135 +26,43 @@ the frames already logged are skipped.
 
 from __future__ import annotations
 
-import json
-import math
 import threading
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import referee.game.corrections as corrections
+import referee.game.frames as frames
 from referee.calibration.camera import TablePose
 from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError, SceneError, at
 from referee.events import GameEvent
 from referee.game.edits import apply_edit, apply_roster_edit, edit_data
-from referee.game.evidence import camera_for, capture
+from referee.game.frames import table_pose_json
+from referee.game.publication import Publication
+from referee.game.record import (  # noqa: F401  (where callers have read them)
+    HEADING_NOISE,
+    MOVING_EVERY,
+    POSITION_NOISE,
+    PROGRESS_EVERY,
+    Recorder,
+)
+from referee.game.standing import StandingQuestions
+from referee.game.updates import Ruling, SessionUpdate, Subscriber, named_pieces
 from referee.geometry import Pose
 from referee.markers.roster import Roster
 from referee.rules import QueryError, Ruleset, Verdict, find_ruleset
-from referee.rules.flow import GameFlow, Judgement, SettledMove
-from referee.scene import PIECE_KEYS, Piece, Scene, Table
-from referee.store import Evidence, GameInfo, GameLog, Position
+from referee.rules.flow import GameFlow, SettledMove
+from referee.scene import Piece, Scene, Table
+from referee.store import GameInfo, GameLog, Position
 from referee.vision.pipeline import FrameResult, Pipeline
 from referee.vision.pose import PiecePose
 from referee.vision.sources import Frame
 from referee.vision.track import EnteredEvent, FlagEvent, MoveEvent, PlaceEvent, RemovedEvent
 
 DEFAULT_RULESET = "paper-tigers"
-POSITION_NOISE = 0.02
-"""Inches a logged pose must change by before it is logged again."""
-HEADING_NOISE = 0.5
-"""...or degrees."""
-MOVING_EVERY = 0.2
-"""Seconds between logged poses of a piece in a hand: enough to replay its path."""
-PROGRESS_EVERY = 30
-"""Frames between progress marks when nothing else is logged."""
-
-CAMERA_FLAGS = {"camera_moved": "moved", "camera_lost": "lost", "camera_reopened": "reopened"}
-
-
-@dataclass(frozen=True)
-class Ruling:
-    """A settled move and what the rules say about it (what ``run`` prints)."""
-
-    move: MoveEvent
-    judgement: Judgement
-    seq: int
-    """Sequence number of the move's event."""
-
-    @property
-    def verdicts(self) -> tuple[Verdict, ...]:
-        return self.judgement.verdicts
-
-    @property
-    def ok(self) -> bool | None:
-        return self.judgement.ok
-
-    def describe(self) -> str:
-        m = self.move
-        word = {True: "ok", False: "NOT OK", None: "too close to call"}[self.ok]
-        # Which measure: the rules may judge another (Pz8's base centre, on the next line).
-        lines = [
-            f"{m.end_t:7.2f}s  {m.piece} moved {m.front_distance:.2f}in "
-            f"(front of base, +/-{m.uncertainty:.3f}) to ({m.to_pose.x:.2f}, {m.to_pose.y:.2f}) "
-            f"facing {m.to_pose.heading:.0f}: {word}"
-        ]
-        for verdict in self.verdicts:
-            lines.extend(f"           {reason}" for reason in verdict.reasons)
-        lines.extend(f"           {note}" for note in self.judgement.notes)
-        return "\n".join(lines)
-
-    def to_json(self) -> dict[str, Any]:
-        """A line of ``run --events`` (the events file's ``ruling`` record)."""
-        return {
-            "event": "ruling",
-            "piece": self.move.piece,
-            "front_distance": round(self.move.front_distance, 4),
-            "end_t": round(self.move.end_t, 4),
-            "ok": self.ok,
-            "verdicts": [v.to_json() for v in self.verdicts],
-            "notes": list(self.judgement.notes),
-        }
-
-
-@dataclass(frozen=True)
-class SessionUpdate:
-    """What one step of the session produced, after it was logged."""
-
-    events: tuple[GameEvent, ...]
-    result: FrameResult | None = None
-    """The pipeline's frame result (None for a declaration, edit or question)."""
-    rulings: tuple[Ruling, ...] = ()
-    verdicts: tuple[Verdict, ...] = ()
-    """Verdicts of this update in event order (the rulings' and standing questions')."""
-
-
-Subscriber = Callable[[SessionUpdate], None]
-
-
-def _pose(pose: PiecePose) -> Pose:
-    return Pose(pose.x, pose.y, pose.heading)
-
-
-def _camera_profile(result: FrameResult, camera: int) -> CalibrationProfile:
-    """Camera ``camera``'s profile in force after this frame (the first camera's when the
-    result has no view of it)."""
-    for view in result.views:
-        if view.camera == camera:
-            return view.profile
-    return result.profile
-
-
-def _pose_json(pose: PiecePose | Pose) -> dict[str, float]:
-    return {"x": round(pose.x, 4), "y": round(pose.y, 4), "heading": round(pose.heading, 2)}
-
-
-def named_pieces(query: Mapping[str, Any]) -> frozenset[str]:
-    """The piece ids a question names (its ``from``, ``to``, ``piece``... and ``chain``).
-
-    >>> sorted(named_pieces({"ask": "range", "from": "a", "to": "b"}))
-    ['a', 'b']
-    """
-    names = {query[k] for k in PIECE_KEYS if isinstance(query.get(k), str)}
-    chain = query.get("chain")
-    if isinstance(chain, list):
-        names.update(c for c in chain if isinstance(c, str))
-    return frozenset(names)
 
 
 def bare_scene(profile: CalibrationProfile, ruleset: str) -> Scene:
@@ -166,10 +74,6 @@ def bare_scene(profile: CalibrationProfile, ruleset: str) -> Scene:
 def game_name(prefix: str = "game") -> str:
     """A new game's default name: ``game-2026-11-23-1504`` (local time, to the second)."""
     return f"{prefix}-{datetime.now().strftime('%Y-%m-%d-%H%M%S')}"
-
-
-def table_pose_json(pose: TablePose) -> dict[str, list[float]]:
-    return {"rvec": pose.rvec.tolist(), "tvec": pose.tvec.tolist()}
 
 
 class Session:
@@ -195,21 +99,16 @@ class Session:
         self.flow: GameFlow = ruleset.game_flow()
         self.log = log
         self.game = game
+        self._record = Recorder(log, game)
+        """What each change logs, and with which pictures."""
         self._lock = threading.RLock()
         """Guards the session's state. Lock order (DESIGN.md, "Threads"): this lock may be
         held while the session calls the components it owns (pipeline, ruleset and flow, the
         game log, whose lock is taken inside it and calls nothing back); it is never held
-        while a subscriber is called (:meth:`_deliver`), so a subscriber's own lock (the
+        while a subscriber is called (:meth:`Publication.deliver`), so a subscriber's own lock (the
         live table's) is never taken inside it, and a subscriber may call the session."""
-        self._subscribers: list[Subscriber] = []
-        self._outbox: deque[SessionUpdate] = deque()
-        """Updates logged but not yet handed to the subscribers, oldest first."""
-        self._fresh: list[tuple[int | None, Verdict]] = []
-        """Verdicts made by the change in progress (what they judge, the verdict): the
-        update carries these values, not their logged JSON read back."""
-        self._delivering = False
-        self._depth = 0
-        """How deep this thread is in :meth:`_changing` (the lock is re-entrant)."""
+        self._publication = Publication(self._lock)
+        """Subscribers and the updates queued for them (under this lock, no lock of its own)."""
         self._seq = 0
         self._frame = -1
         self._t = 0.0
@@ -219,14 +118,11 @@ class Session:
         """True when this session continues a game already in the log."""
         self.resume_after = -1
         """Frames of the source with this index or lower were logged before: skipped."""
-        self._last_progress = -1
         self._fixed = {p.id: p for p in scene if self.roster.by_id(p.id) is None}
         self._templates = {p.id: p for p in scene}
         self._placed: dict[str, Piece] = {}
-        self._logged: dict[str, Position] = {}
         self._terrain = scene.terrain
-        self._standing: list[Mapping[str, Any]] = []
-        self._answers: dict[int, dict[str, Any]] = {}
+        self._standing = StandingQuestions()
         self._told: dict[int, GameEvent] = {}
         """Every move, removal, entry and correction of the game by ``seq``: what a
         correction is checked against and where corrections put the pieces."""
@@ -236,8 +132,6 @@ class Session:
         """The last frame's result (for a live view)."""
         self._seeing: FrameResult | None = None
         """The frame the change in progress is about (its picture is the evidence)."""
-        self._evidence_used: int | None = None
-        """Bytes of evidence the game holds (read from the log at the first capture)."""
 
     # -- building ------------------------------------------------------------------------------
 
@@ -307,8 +201,7 @@ class Session:
         if not declared.taken and declared.verdict is None:
             if asked:
                 return [self._verdict(self.flow.answer(self.scene, query))]
-            self._standing.append(dict(query))
-            return self._answer_standing({len(self._standing) - 1})
+            return self._answer_standing({self._standing.add(query)})
         events = [self._event("declare", {"declare": dict(query), "notes": list(declared.notes)})]
         if declared.verdict is not None:
             events.append(self._verdict(declared.verdict, about=events[0].seq))
@@ -322,12 +215,12 @@ class Session:
         self._seq = history[-1].seq if history else 0
         self._frame = game.last_frame
         self._t = game.last_t
-        self._last_progress = game.last_frame
+        self._record.last_progress = game.last_frame
         probe = self.ruleset.game_flow()  # sorts the questions; the log replays declarations
         for query in self.initial_scene.queries:
             declared = probe.declare(self.scene, query)
             if not declared.taken and declared.verdict is None:
-                self._standing.append(dict(query))
+                self._standing.add(query)
         self._told = {e.seq: e for e in history if e.type in corrections.TOLD}
         told = list(self._told.values())
         voided = corrections.voided(told)
@@ -353,7 +246,7 @@ class Session:
             elif event.type == "edit":
                 self._terrain = apply_edit(self._terrain, event.data)
             elif event.type == "verdict" and isinstance(event.data.get("question"), int):
-                self._answers[event.data["question"]] = event.data["verdict"]
+                self._standing.answered(event.data["question"], event.data["verdict"])
             elif event.type == "camera" and isinstance(event.data.get("table_pose"), Mapping):
                 pose = event.data["table_pose"]
                 camera = event.data.get("camera", 1)
@@ -368,7 +261,7 @@ class Session:
                 x, y, heading = pose.x, pose.y, pose.heading
                 frame, t = game.last_frame, game.last_t
                 resting[pid] = Position(pid, "settled", x, y, heading, 0.0, False, frame, t)
-        self._logged = dict(self.log.positions_at(game))
+        self._record.logged = dict(self.log.positions_at(game))
         # Pieces and terrain templates start settled where they last rested.
         tags = {e.id: e.tag for e in self.roster}
         tags.update({t.id: t.tags[0].tag for t in self.roster.templates})
@@ -456,7 +349,7 @@ class Session:
 
     def _answerable(self) -> list[Mapping[str, Any]]:
         placed = {p.id for p in self.scene}
-        return [q for q in self._standing if named_pieces(q) <= placed]
+        return self._standing.answerable(placed)
 
     def _place(self, piece_id: str, pose: Pose, uncertainty: float) -> bool:
         template = self._templates.get(piece_id)
@@ -474,15 +367,7 @@ class Session:
 
     def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
         """Call ``subscriber`` with every update after it is logged; returns an unsubscribe."""
-        with self._lock:
-            self._subscribers.append(subscriber)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if subscriber in self._subscribers:
-                    self._subscribers.remove(subscriber)
-
-        return unsubscribe
+        return self._publication.subscribe(subscriber)
 
     @property
     def last_seq(self) -> int:
@@ -509,7 +394,7 @@ class Session:
         pieces = sorted(named_pieces(verdict.query))
         if pieces:
             data["pieces"] = pieces
-        self._fresh.append((about, verdict))
+        self._publication.made(about, verdict)
         return self._event("verdict", data)
 
     def _commit(
@@ -519,132 +404,28 @@ class Session:
         force_progress: bool = False,
     ) -> None:
         """Log events (one transaction) before anyone hears of them; on failure, unnumber them."""
-        if self.log is None or self.game is None:
-            return
-        progress = None
-        if (
-            events
-            or positions
-            or force_progress
-            or self._frame - self._last_progress >= (PROGRESS_EVERY)
-        ):
-            progress = (self._frame, self._t)
-        if not events and not positions and progress is None:
-            return
-        evidence = self._evidence(events)
+        seeing = self._seeing if self._seeing is not None else self.latest
         try:
-            self.log.append(self.game, events, positions, progress, evidence)
+            self._record.commit(
+                events, positions, self._frame, self._t, seeing, lambda: self.scene, force_progress
+            )
         except RefereeError:
             if events:
                 self._seq = events[0].seq - 1
             raise
-        if progress is not None:
-            self._last_progress = self._frame
-        if evidence and self._evidence_used is not None:
-            self._evidence_used += sum(len(e.data) for e in evidence)
-
-    def _evidence(self, events: Sequence[GameEvent]) -> list[Evidence]:
-        """Each verdict's and correction's pictures from the frame in hand, within the
-        game's cap (past it, verdicts are logged without them)."""
-        if self.log is None or self.game is None or self.log.evidence_cap <= 0:
-            return []
-        result = self._seeing if self._seeing is not None else self.latest
-        if result is None or result.image is None:
-            return []
-        out: list[Evidence] = []
-        where: dict[str, Piece] | None = None
-        for event in events:
-            if event.type == "verdict":
-                names = event.data.get("pieces") or []
-            elif event.type == "correction" and event.piece is not None:
-                names = [event.piece]
-            else:
-                continue
-            if where is None:
-                where = {p.id: p for p in self.scene}
-                if self._evidence_used is None:
-                    self._evidence_used = self.log.evidence_bytes(self.game)
-            points = [(where[n].x, where[n].y) for n in names if n in where]
-            image, profile = camera_for(result, names)
-            if image is None:
-                continue
-            pictures = capture(image, profile, points)
-            size = sum(len(b) for b in pictures.values())
-            used = self._evidence_used or 0
-            if not pictures or used + size > self.log.evidence_cap:
-                continue
-            self._evidence_used = used + size
-            out.extend(Evidence(event.seq, kind, data) for kind, data in pictures.items())
-        if out and self._evidence_used is not None:
-            # Counted once the transaction commits (_commit adds them back).
-            self._evidence_used -= sum(len(e.data) for e in out)
-        return out
 
     def _emit(self, events: Sequence[GameEvent]) -> SessionUpdate:
         """Log events that came from the players (not a frame), then publish them."""
         self._commit(events)
-        update = SessionUpdate(tuple(events), verdicts=self._verdicts_made(()))
-        self._publish(update)
+        update = SessionUpdate(tuple(events), verdicts=self._publication.verdicts_made(()))
+        self._publication.publish(update)
         return update
-
-    def _verdicts_made(self, rulings: Sequence[Ruling]) -> tuple[Verdict, ...]:
-        """This change's verdicts: the rulings' first, then the others in event order."""
-        judged = {r.seq for r in rulings}
-        others = [v for about, v in self._fresh if about is None or about not in judged]
-        self._fresh.clear()
-        return (*(v for r in rulings for v in r.verdicts), *others)
-
-    def _publish(self, update: SessionUpdate) -> None:
-        """Queue ``update`` for the subscribers (with the lock held; see :meth:`_deliver`)."""
-        self._outbox.append(update)
-
-    @contextmanager
-    def _changing(self) -> Iterator[None]:
-        """Hold the session lock for a change, then hand its updates to the subscribers with
-        the lock released (a subscriber may take its own lock or call back into the session)."""
-        with self._lock:
-            if self._depth == 0:
-                self._fresh.clear()
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
-            outermost = self._depth == 0
-        if outermost:
-            self._deliver()
-
-    def _deliver(self) -> None:
-        """Call the subscribers with every queued update, in sequence order, holding no lock.
-
-        One thread delivers at a time (whichever finds the queue unattended); another
-        thread's updates queued meanwhile are delivered by it, so order is kept without
-        holding the session lock across a subscriber.
-        """
-        with self._lock:
-            if self._delivering:
-                return
-            self._delivering = True
-        try:
-            while True:
-                with self._lock:
-                    if not self._outbox:
-                        self._delivering = False
-                        return
-                    update = self._outbox.popleft()
-                    subscribers = tuple(self._subscribers)
-                for subscriber in subscribers:
-                    subscriber(update)
-        except BaseException:
-            with self._lock:
-                self._delivering = False
-            raise
 
     # -- frames --------------------------------------------------------------------------------
 
     def process(self, frame: Frame) -> SessionUpdate:
         """Run one frame through the pipeline, judge what settled, log it, then publish it."""
-        with self._changing():
+        with self._publication.changing():
             frame = replace(
                 frame, index=frame.index + self._frame_offset, t=frame.t + self._t_offset
             )
@@ -673,22 +454,22 @@ class Session:
             for tracked in result.tracks.pieces:
                 pose = tracked.pose
                 first = tracked.state == "settled" and pose.id not in self._placed
-                if first and self._place(pose.id, _pose(pose), pose.uncertainty):
+                if first and self._place(pose.id, frames.pose_of(pose), pose.uncertainty):
                     moved.add(pose.id)
             if placed:  # the terrain changed: every question may answer otherwise
-                events.extend(self._answer_standing(range(len(self._standing))))
+                events.extend(self._answer_standing(self._standing.every()))
             elif moved:
-                events.extend(self._answer_standing(self._touched(moved)))
-            positions = self._changed_positions(result)
+                events.extend(self._answer_standing(self._standing.touched(moved)))
+            positions = self._record.changed_positions(result)
             self._commit(events, positions)
             self.latest = result
             update = SessionUpdate(
                 tuple(events),
                 result,
                 tuple(rulings),
-                self._verdicts_made(rulings),
+                self._publication.verdicts_made(rulings),
             )
-            self._publish(update)
+            self._publication.publish(update)
             return update
 
     def run(self, frames: Iterable[Frame]) -> Iterator[SessionUpdate]:
@@ -699,30 +480,15 @@ class Session:
             yield self.process(frame)
 
     def _judge(self, event: MoveEvent, events: list[GameEvent]) -> Ruling:
-        move = self._event(
-            "move",
-            {
-                "piece": event.piece,
-                "tag": event.tag,
-                "from": _pose_json(event.from_pose),
-                "to": _pose_json(event.to_pose),
-                "distance": round(event.front_distance, 4),
-                "uncertainty": round(event.uncertainty, 4),
-                "start_t": round(event.start_t, 4),
-                "end_t": round(event.end_t, 4),
-                # The tracked path (a few poses per inch): rules that judge the course
-                # (Coastal pivots) get it now and on a resumed game.
-                **({"via": [_pose_json(p) for p in event.path]} if event.path else {}),
-            },
-        )
+        move = self._event("move", frames.move_data(event))
         events.append(move)
         self._told[move.seq] = move
-        self._place(event.piece, _pose(event.from_pose), event.from_pose.uncertainty)
+        self._place(event.piece, frames.pose_of(event.from_pose), event.from_pose.uncertainty)
         settled = SettledMove(
             event.piece,
-            _pose(event.from_pose),
-            _pose(event.to_pose),
-            tuple(_pose(p) for p in event.path),
+            frames.pose_of(event.from_pose),
+            frames.pose_of(event.to_pose),
+            tuple(frames.pose_of(p) for p in event.path),
         )
         judgement = self.flow.judge(self.scene, settled)
         for verdict in judgement.verdicts:
@@ -730,64 +496,26 @@ class Session:
         if judgement.notes:
             noted = replace(move, data={**move.data, "notes": list(judgement.notes)})
             events[events.index(move)] = self._told[move.seq] = noted
-        self._place(event.piece, _pose(event.to_pose), event.to_pose.uncertainty)
+        self._place(event.piece, frames.pose_of(event.to_pose), event.to_pose.uncertainty)
         return Ruling(event, judgement, move.seq)
 
     def _removed(self, event: RemovedEvent, events: list[GameEvent]) -> None:
         """A casualty: logged, and off the table for the rules (range, line of sight,
         targets, Follow Me no longer count it) until it enters again or a correction
         puts it back."""
-        removed = self._event(
-            "removed",
-            {
-                "piece": event.piece,
-                "tag": event.tag,
-                "at": _pose_json(event.at),
-                "reason": event.reason,
-                "edge": event.edge,
-                "start_t": round(event.start_t, 4),
-                "last_seen_t": round(event.last_seen_t, 4),
-            },
-        )
+        removed = self._event("removed", frames.removed_data(event))
         events.append(removed)
         self._told[removed.seq] = removed
         self._placed.pop(event.piece, None)
 
     def _entered(self, event: EnteredEvent, events: list[GameEvent]) -> None:
         """A reinforcement came to rest: on the table from now on, its entry judged where
-        the system has an entry rule (:meth:`_entry_verdict`)."""
-        self._place(event.piece, _pose(event.at), event.at.uncertainty)
-        data: dict[str, Any] = {
-            "piece": event.piece,
-            "tag": event.tag,
-            "at": _pose_json(event.at),
-            "start_t": round(event.start_t, 4),
-            "end_t": round(event.end_t, 4),
-        }
-        verdict = self._entry_verdict(event.piece)
-        if verdict is not None:
-            data["verdict"] = verdict.to_json()
-        entered = self._event("entered", data)
+        the system has an entry rule (:func:`~referee.game.frames.entry_verdict`)."""
+        self._place(event.piece, frames.pose_of(event.at), event.at.uncertainty)
+        verdict = frames.entry_verdict(self.ruleset, self.scene, event.piece)
+        entered = self._event("entered", frames.entered_data(event, verdict))
         events.append(entered)
         self._told[entered.seq] = entered
-
-    def _entry_verdict(self, piece_id: str) -> Verdict | None:
-        """The rules on an entry: a system with set-up zones (a ``deployment`` question) and
-        a table edge for the piece's side wants a reinforcement in from its own edge, so the
-        entering piece alone is asked that question; elsewhere there is no entry rule."""
-        scene = self.scene
-        piece = scene.get(piece_id)
-        if (
-            piece is None
-            or "deployment" not in self.ruleset.questions()
-            or piece.side not in scene.deployment
-        ):
-            return None
-        alone = replace(scene, pieces=(piece,))
-        try:
-            return self.ruleset.answer(alone, {"ask": "deployment", "side": piece.side})
-        except QueryError:
-            return None
 
     def _place_template(self, event: PlaceEvent, events: list[GameEvent]) -> bool:
         """Log a terrain template's rest as the terrain edit it is: ``add`` the feature
@@ -796,17 +524,7 @@ class Session:
         template = self.roster.template(event.template)
         if template is None:
             return False
-        terrain: dict[str, Any] = {
-            "id": template.id,
-            "kind": template.terrain,
-            "polygon": [[round(x, 4), round(y, 4)] for x, y in event.polygon],
-        }
-        if template.name:
-            terrain["name"] = template.name
-        exists = any(t.id == template.id for t in self._terrain)
-        data = edit_data("terrain", "replace" if exists else "add", terrain)
-        # Where the template lay (its frame's pose, the tag that saw it): the log says why.
-        data["template"] = {"tag": event.pose.tag, **_pose_json(event.pose)}
+        data = frames.template_edit(template, event, self._terrain)
         self._terrain = apply_edit(self._terrain, data)
         events.append(self._event("edit", data))
         return True
@@ -824,26 +542,8 @@ class Session:
             )
 
     def _flag(self, event: FlagEvent, result: FrameResult) -> GameEvent:
-        data: dict[str, Any] = {"message": event.message}
-        camera = CAMERA_FLAGS.get(event.kind)
-        if camera is not None:
-            data["kind"] = camera
-            if event.camera is not None:
-                data["camera"] = event.camera + 1  # from 1, as the cameras are given
-            if camera == "moved":
-                # Re-registered: the camera's table pose is logged, so a resumed game restores
-                # it (a move it could not re-register from keeps the profile: nothing to log).
-                k = event.camera or 0
-                profile = _camera_profile(result, k)
-                if profile is not self._initial_profile(k):
-                    data["table_pose"] = table_pose_json(profile.table_pose)
-            return self._event("camera", data)
-        data["kind"] = event.kind
-        if event.tag is not None:
-            data["tag"] = event.tag
-        if event.piece is not None:
-            data["piece"] = event.piece
-        return self._event("flag", data)
+        kind, data = frames.flag_event(event, result, self._initial_profile(event.camera or 0))
+        return self._event(kind, data)
 
     def _initial_profile(self, camera: int) -> CalibrationProfile:
         cameras = getattr(self.pipeline, "cameras", None)
@@ -857,75 +557,20 @@ class Session:
         data: dict[str, Any] = {"kind": kind, "message": message}
         if camera is not None:
             data["camera"] = camera + 1
-        with self._changing():
+        with self._publication.changing():
             self._emit([self._event("camera", data)])
-
-    def _changed_positions(self, result: FrameResult) -> list[Position]:
-        rows = []
-        for tracked in result.tracks.pieces:
-            pose = tracked.pose
-            last = self._logged.get(pose.id)
-            if last is not None and last.state == tracked.state:
-                if tracked.state in ("moving", "new") and result.t - last.t < MOVING_EVERY:
-                    continue
-                if (
-                    math.hypot(pose.x - last.x, pose.y - last.y) <= POSITION_NOISE
-                    and abs((pose.heading - last.heading + 180) % 360 - 180) <= HEADING_NOISE
-                ):
-                    continue
-            row = Position(
-                pose.id,
-                tracked.state,
-                pose.x,
-                pose.y,
-                pose.heading,
-                pose.uncertainty,
-                pose.seen,
-                result.frame,
-                result.t,
-            )
-            self._logged[pose.id] = row
-            rows.append(row)
-        return rows
 
     # -- standing questions --------------------------------------------------------------------
 
-    def _touched(self, pieces: set[str]) -> set[int]:
-        """Standing questions that name one of ``pieces`` or none at all."""
-        return {
-            i
-            for i, q in enumerate(self._standing)
-            if not named_pieces(q) or named_pieces(q) & pieces
-        }
-
     def _answer_standing(self, which: Iterable[int]) -> list[GameEvent]:
         """Answer these standing questions on the live scene; log those whose answer changed."""
-        scene = self.scene
-        placed = {p.id for p in scene}
-        events = []
-        for i in sorted(which):
-            query = self._standing[i]
-            if not named_pieces(query) <= placed:
-                continue
-            verdict = self.flow.answer(scene, query)
-            answer = verdict.to_json()
-            if self._answers.get(i) == answer:
-                continue
-            self._answers[i] = answer
-            events.append(self._verdict(verdict, question=i))
-        return events
+        answers = self._standing.answer(self.flow, self.scene, which)
+        return [self._verdict(verdict, question=i) for i, verdict in answers]
 
     def unanswered(self) -> list[str]:
         """Why each standing question never got an answer (a piece never seen at rest)."""
         with self._lock:
-            placed = {p.id for p in self.scene}
-            out = []
-            for i, query in enumerate(self._standing):
-                if i in self._answers:
-                    continue
-                missing = ", ".join(sorted(named_pieces(query) - placed))
-                out.append(f"{query.get('ask')} {json.dumps(dict(query))}: {missing} never seen")
-            return out
+            return self._standing.unanswered({p.id for p in self.scene})
 
     # -- from the players ----------------------------------------------------------------------
 
@@ -935,7 +580,7 @@ class Session:
 
     def asked(self, query: Mapping[str, Any]) -> tuple[Verdict, int]:
         """:meth:`ask`, and the seq its verdict was logged as (where its evidence is kept)."""
-        with self._changing():
+        with self._publication.changing():
             verdict = self.ruleset.answer(self.scene, query)
             event = self._verdict(verdict)
             self._emit([event])
@@ -943,7 +588,7 @@ class Session:
 
     def declare(self, query: Mapping[str, Any]) -> SessionUpdate:
         """A declaration (cards, dice, a Follow Me, an allowance): kept for the next moves."""
-        with self._changing():
+        with self._publication.changing():
             self._check_declaration(query)
             return self._emit(self._declare(query, asked=True))
 
@@ -958,14 +603,14 @@ class Session:
 
     def edit_terrain(self, action: str, terrain: Mapping[str, Any] | str) -> SessionUpdate:
         """Add, replace or remove a terrain piece (validated as a scene file would be)."""
-        with self._changing():
+        with self._publication.changing():
             data = edit_data("terrain", action, terrain)
             terrain_now = apply_edit(self._terrain, data)
             candidate = replace(self.scene, terrain=terrain_now).to_json()
             Scene.from_json(candidate, "terrain edit")  # every scene-file check, one error line
             self._terrain = terrain_now
             events = [self._event("edit", data)]
-            events.extend(self._answer_standing(range(len(self._standing))))
+            events.extend(self._answer_standing(self._standing.every()))
             return self._emit(events)
 
     def edit_roster(self, action: str, entry: Mapping[str, Any] | str) -> SessionUpdate:
@@ -974,7 +619,7 @@ class Session:
         The camera follows the edited roster from the next frame; a removed
         piece leaves the table.
         """
-        with self._changing():
+        with self._publication.changing():
             data = edit_data("roster", action, entry)
             roster = apply_roster_edit(self.roster, data)
             self.pipeline.use_roster(roster)
@@ -1001,7 +646,7 @@ class Session:
         move are asked again on the corrected table and logged (each ``about`` the
         correction). A seq that is not a move, or is voided already, is refused; ``dashes``
         start the field names its messages give (``--why`` for a command, ``why`` for JSON)."""
-        with self._changing():
+        with self._publication.changing():
             name = f"game {self.game.name!r}" if self.game is not None else "this game"
             if not 1 <= seq <= self._seq:
                 raise RefereeError(f"{name} has no event #{seq} (its events are 1 to {self._seq})")
@@ -1022,11 +667,14 @@ class Session:
             )
             # Everything below is undone if the rules or the log fail: no seq skipped, the
             # table as it was (a refused correction changes nothing).
-            kept = (self._seq, dict(self._placed), dict(self._answers), list(self._fresh))
+            kept = (self._seq, dict(self._placed), self._standing.answers())
+            fresh = self._publication.made_so_far()
             try:
                 event = self._correction_events(fix, move, told)
             except BaseException:
-                self._seq, self._placed, self._answers, self._fresh = kept
+                self._seq, self._placed, answers = kept
+                self._standing.restore(answers)
+                self._publication.undo(fresh)
                 self._told = {k: v for k, v in self._told.items() if k <= kept[0]}
                 raise
             return event
@@ -1048,14 +696,8 @@ class Session:
             self._place(piece, rest, placed.uncertainty if placed is not None else 0.0)
             if move.type == "removed":
                 self._put_back(piece, rest, move)
-            scene = self.scene
-            present = {p.id for p in scene}
-            for i in sorted(self._touched({piece})):
-                query = self._standing[i]
-                if not named_pieces(query) <= present:
-                    continue
-                verdict = self.flow.answer(scene, query)
-                self._answers[i] = verdict.to_json()
+            touched = self._standing.touched({piece})
+            for i, verdict in self._standing.answer(self.flow, self.scene, touched, always=True):
                 events.append(self._verdict(verdict, about=event.seq, question=i))
         self._emit(events)
         return event
@@ -1087,7 +729,7 @@ class Session:
         serve that loops the footage starts a game a pass on one log: each lock held to
         the end would hold a file open a pass)."""
         with self._lock:
-            if self._frame > self._last_progress:
+            if self._frame > self._record.last_progress:
                 self._commit((), force_progress=True)
         if self.log is not None and self.game is not None:
             self.log.release(self.game)
@@ -1107,4 +749,12 @@ def _check_questions(rules: Ruleset, scene: Scene) -> None:
             raise SceneError(at(scene.source, where, error.problem)) from None
 
 
-__all__ = ["Ruling", "Session", "SessionUpdate", "bare_scene", "game_name", "named_pieces"]
+__all__ = [
+    "Ruling",
+    "Session",
+    "SessionUpdate",
+    "bare_scene",
+    "game_name",
+    "named_pieces",
+    "table_pose_json",
+]
