@@ -43,8 +43,9 @@ from referee.game.options import (
     RulesChoice,
     annotate_frame,
     camera_profile,
+    close_outputs,
     describe_answer,
-    describe_template,
+    describe_logged,
     distinct_outputs,
     inputs_options,
     log_options,
@@ -60,7 +61,6 @@ from referee.outputs import VIDEO_SUFFIXES, output_file
 from referee.sim.accuracy import accuracy_summary, load_terrain_truth, load_truth, terrain_accuracy
 from referee.store import default_db_path
 from referee.vision.pipeline import Pipeline
-from referee.vision.sources import FrameSource
 
 
 @click.command()
@@ -128,24 +128,18 @@ def track(
     try:
         count = drive(session, frames, progress=not quiet, limit=max_frames, on_update=write)
     except KeyboardInterrupt:
-        _close(writers, True, frames)  # the user stopped it: what was tracked is whole
+        close_outputs(writers, True, frames)  # the user stopped it: what was tracked is whole
         click.echo(f"referee: interrupted; the frames up to here are in {out}", err=True)
         raise SystemExit(130) from None
     except RefereeError as error:
-        _close(writers, False, frames)
+        close_outputs(writers, False, frames)
         if tracks.partial.exists():
             raise RefereeError(
                 f"{error} (the frames tracked so far are in {tracks.partial})"
             ) from None
         raise
-    _close(writers, True, frames)
+    close_outputs(writers, True, frames)
     click.echo(f"tracked {counted(count, 'frame')}, {counted(moves, 'move')} -> {out}", err=True)
-
-
-def _close(writers: list[JsonLinesWriter], complete: bool, source: FrameSource) -> None:
-    source.close()
-    for writer in writers:
-        writer.close(complete)
 
 
 @click.command()
@@ -285,12 +279,9 @@ def run(
             tally["doubtful"] += ruling.ok is None
             tqdm.write(ruling.describe())
         for logged in update.events:
-            if logged.type == "verdict" and "question" in logged.data:
-                tqdm.write(describe_answer(logged))
-            elif logged.type == "edit" and isinstance(logged.data.get("template"), dict):
-                tqdm.write(describe_template(logged))
-            elif logged.type in ("removed", "entered"):  # a casualty, a reinforcement
-                tqdm.write(f"{logged.t:7.2f}s  {logged.sentence()}")
+            line = describe_logged(logged)
+            if line is not None:
+                tqdm.write(line)
 
     for logged in session.opening:
         if logged.type == "verdict":
@@ -392,10 +383,9 @@ def demo(
         return
     db, game, no_log = log_choice.db, log_choice.game, log_choice.no_log
     from referee.game import Session, game_name
-    from referee.game.sources import check_same_resolution
+    from referee.game.sources import open_videos
     from referee.scene import load_scene
-    from referee.vision.pipeline import Pipeline, check_profile_fits
-    from referee.vision.sources import MultiSource, VideoFileSource
+    from referee.vision.pipeline import Pipeline
 
     # The outputs and the log's path are checked before anything is read or opened.
     if annotate is not None:
@@ -429,18 +419,12 @@ def demo(
         for _, clip, true_camera in cameras
     ]
     videos = [v for v, _, _ in cameras]
-    opened: list[FrameSource] = []
+    source = open_videos(videos, profiles)
     # The log is opened last, once the footage and profiles were read and checked.
     try:
-        opened.extend(VideoFileSource(one) for one in videos)
-        check_same_resolution(opened)
-        for each, profile in zip(opened, profiles, strict=True):
-            check_profile_fits(profile, each.frame_size or (0, 0), each.name)
-        source = opened[0] if len(opened) == 1 else MultiSource(opened)
         log = open_log(db, no_log, log_choice.evidence)
     except BaseException:
-        for each in opened:
-            each.close()
+        source.close()
         raise
     name = game or game_name("demo")
     session = Session.start(

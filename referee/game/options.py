@@ -78,6 +78,13 @@ class JsonLinesWriter:
                 ) from None
 
 
+def close_outputs(writers: Sequence[JsonLinesWriter], complete: bool, source: FrameSource) -> None:
+    """Close the source, then each output (put in place only when ``complete``)."""
+    source.close()
+    for writer in writers:
+        writer.close(complete)
+
+
 def distinct_outputs(
     paths: dict[str, str | None], inputs: dict[str, str | None] | None = None
 ) -> None:
@@ -265,6 +272,19 @@ def describe_answer(event: GameEvent) -> str:
     mark = {True: "[ok]", False: "[NO]", None: "[??]"}[verdict.get("ok")]
     summary = verdict.get("summary") or verdict.get("ask")
     return f"{event.t:7.2f}s  {mark} {summary}"
+
+
+def describe_logged(event: GameEvent) -> str | None:
+    """The line ``run`` prints for a logged event worth one of its own besides the rulings
+    (None for the others): a standing question answered, a terrain template placed, a
+    casualty or a reinforcement."""
+    if event.type == "verdict" and "question" in event.data:
+        return describe_answer(event)
+    if event.type == "edit" and isinstance(event.data.get("template"), dict):
+        return describe_template(event)
+    if event.type in ("removed", "entered"):
+        return f"{event.t:7.2f}s  {event.sentence()}"
+    return None
 
 
 def camera_profile(

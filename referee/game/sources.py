@@ -295,6 +295,22 @@ def open_cameras(
     return opened[0] if len(opened) == 1 else MultiSource(opened)
 
 
+def open_videos(videos: Sequence[Path], profiles: Sequence[CalibrationProfile]) -> FrameSource:
+    """A footage folder's videos opened as one source (several read together as frame sets),
+    each checked against its camera's profile; a refused one leaves none of them open."""
+    opened: list[FrameSource] = []
+    try:
+        opened.extend(VideoFileSource(one) for one in videos)
+        check_same_resolution(opened)
+        for each, profile in zip(opened, profiles, strict=True):
+            check_profile_fits(profile, each.frame_size or (0, 0), each.name)
+    except BaseException:
+        for each in opened:
+            each.close()
+        raise
+    return opened[0] if len(opened) == 1 else MultiSource(opened)
+
+
 def check_same_resolution(sources: Sequence[FrameSource]) -> None:
     """Every camera whose frame size is known gives frames of one size (the message names
     the first two that differ)."""
