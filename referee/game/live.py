@@ -34,6 +34,7 @@ from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError
 from referee.events import GameEvent
 from referee.game.loop import drive, warn
+from referee.game.pacing import Footage, Paced
 from referee.game.session import Session, SessionUpdate
 from referee.game.sources import (
     FootageFolder,
@@ -59,7 +60,7 @@ from referee.scene import Scene
 from referee.store import GameLog
 from referee.tags.anchors import AnchorTag
 from referee.vision.pipeline import FrameResult, Pipeline
-from referee.vision.sources import Frame, FrameSource, MultiSource, VideoFileSource
+from referee.vision.sources import FrameSource, MultiSource, VideoFileSource
 
 FPS_WINDOW = 2.0
 """Seconds of frames the frame rate is averaged over."""
@@ -69,49 +70,6 @@ CAMERA_RATE = 8.0
 """Most camera pictures encoded a second (the map gets every frame; the picture is context)."""
 TOP_DOWN_PPI = 20.0
 """Pixels per inch of the rectified top-down picture the terrain is drawn over."""
-
-
-@dataclass(frozen=True)
-class Footage:
-    """Where frames come from: a factory opening the source afresh for each pass."""
-
-    open: Callable[[], FrameSource]
-    name: str
-    loop: bool = False
-    """Play again from the start when the source ends (the bundled sample)."""
-    pace: float = 1.0
-    """Play recordings at this multiple of real time (0: as fast as the pipeline goes)."""
-    live: bool = False
-    """A camera or stream: never paced, never looped."""
-
-
-class Paced(FrameSource):
-    """A recording played at ``speed`` times real time, until ``stop`` is set."""
-
-    def __init__(self, source: FrameSource, speed: float, stop: threading.Event) -> None:
-        self.source = source
-        self.speed = speed
-        self.stop = stop
-        self.name = source.name
-        self.fps = source.fps
-        self.frame_count = source.frame_count
-
-    def __iter__(self) -> Iterator[Frame]:
-        start: float | None = None
-        first = 0.0
-        for frame in self.source:
-            if self.stop.is_set():
-                return
-            if self.speed > 0:
-                if start is None:
-                    start, first = time.monotonic(), frame.t
-                wait = start + (frame.t - first) / self.speed - time.monotonic()
-                if wait > 0 and self.stop.wait(wait):
-                    return
-            yield frame
-
-    def close(self) -> None:
-        self.source.close()
 
 
 @dataclass(frozen=True)
