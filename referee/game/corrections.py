@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -198,6 +198,26 @@ def rests(events: Sequence[GameEvent], upto_seq: int | None = None) -> dict[str,
     return out
 
 
+def casualties(events: Sequence[GameEvent], on_table: Collection[str]) -> list[GameEvent]:
+    """The removals still standing among a game's moves, removals, entries and corrections
+    (``events``), oldest first: each piece whose last removal, entry or move was a removal
+    no correction undid, and that is not back on the table (``on_table``)."""
+    told = sorted(events, key=lambda e: e.seq)
+    undone = {e.supersedes for e in told if e.type == "correction"}
+    last: dict[str, GameEvent] = {}
+    for event in told:
+        if event.type in ("move", "removed", "entered") and event.piece is not None:
+            last[event.piece] = event
+    return sorted(
+        (
+            e
+            for pid, e in last.items()
+            if e.type == "removed" and e.seq not in undone and pid not in on_table
+        ),
+        key=lambda e: e.seq,
+    )
+
+
 def _start(event: GameEvent) -> Any:
     """Where the piece rested just before ``event``: a move's ``from``, a removal's ``at``."""
     return event.data.get("at" if event.type == "removed" else "from")
@@ -255,6 +275,7 @@ __all__ = [
     "CORRECTED",
     "TOLD",
     "Correction",
+    "casualties",
     "dependents",
     "latest",
     "make",

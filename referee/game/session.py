@@ -332,20 +332,7 @@ class Session:
         """The removals still standing, oldest first: each piece whose last removal, entry or
         move was a removal no correction undid (the dashboard lists them by the map)."""
         with self._lock:
-            told = sorted(self._told.values(), key=lambda e: e.seq)
-            undone = {e.supersedes for e in told if e.type == "correction"}
-            last: dict[str, GameEvent] = {}
-            for event in told:
-                if event.type in ("move", "removed", "entered") and event.piece is not None:
-                    last[event.piece] = event
-            return sorted(
-                (
-                    e
-                    for pid, e in last.items()
-                    if e.type == "removed" and e.seq not in undone and pid not in self._placed
-                ),
-                key=lambda e: e.seq,
-            )
+            return corrections.casualties(list(self._told.values()), set(self._placed))
 
     def _answerable(self) -> list[Mapping[str, Any]]:
         placed = {p.id for p in self.scene}

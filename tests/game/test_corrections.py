@@ -362,3 +362,19 @@ def test_a_second_referee_resuming_a_held_game_is_refused(db):
         assert _log_bytes(db) == before
     finally:
         holder.communicate("")
+
+
+def test_a_removal_stands_until_a_correction_voids_it_or_the_piece_enters_again():
+    from referee.events import GameEvent
+    from referee.game.corrections import casualties
+
+    at = {"x": 5.0, "y": 5.0, "heading": 0.0}
+    moved = GameEvent(1, 1.0, "move", {"piece": "t34", "from": at, "to": at})
+    lifted = GameEvent(2, 2.0, "removed", {"piece": "t34", "tag": 1, "at": at})
+    lost = GameEvent(3, 3.0, "removed", {"piece": "sq1", "tag": 3, "at": at})
+    assert casualties([lost, moved, lifted], set()) == [lifted, lost]  # oldest first
+    assert casualties([moved, lifted, lost], {"t34"}) == [lost]  # back on the table
+    void = GameEvent(4, 4.0, "correction", {"supersedes": 2, "reason": "bumped", "void": True})
+    assert casualties([moved, lifted, lost, void], set()) == [lost]
+    back = GameEvent(5, 5.0, "entered", {"piece": "sq1", "tag": 3, "at": at})
+    assert casualties([moved, lifted, lost, void, back], set()) == []
