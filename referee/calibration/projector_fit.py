@@ -285,3 +285,35 @@ class ProjectorFit:
             covered=tuple(covered),
             lens=tuple(lens),
         )
+
+
+def covered_grid(fit: ProjectorFit, step_px: float = 20.0) -> FloatArray:
+    """Projector pixels every ``step_px`` whose light lands (by ``fit``) on the part of the
+    table it covers: where two fits are compared, and where placement is measured."""
+    width, height = fit.resolution
+    grid = np.stack(
+        np.meshgrid(np.arange(0, width, step_px), np.arange(0, height, step_px)), -1
+    ).reshape(-1, 2)
+    if not fit.covered:
+        return np.asarray(grid, np.float64)
+    polygon = np.asarray(fit.covered, np.float32).reshape(-1, 1, 2)
+    landed = fit.to_table(grid)
+    inside = np.array(
+        [cv2.pointPolygonTest(polygon, (float(x), float(y)), False) >= 0 for x, y in landed],
+        bool,
+    )
+    return np.asarray(grid[inside], np.float64)
+
+
+def landing_shift(before: ProjectorFit, after: ProjectorFit) -> tuple[float, float]:
+    """(p95, max) inches between where ``before`` and ``after`` land the same projector
+    pixels over ``before``'s covered area: how far the projector (or the table) moved."""
+    if before.resolution != after.resolution:
+        raise ValueError(
+            f"fits at {before.resolution} and {after.resolution} pixels cannot be compared"
+        )
+    grid = covered_grid(before)
+    if not len(grid):
+        return math.inf, math.inf
+    shift = np.hypot(*(after.to_table(grid) - before.to_table(grid)).T)
+    return float(np.percentile(shift, 95)), float(shift.max())

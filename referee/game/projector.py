@@ -9,13 +9,18 @@ so the page keeps a black disc over each one (a lit tag turns grey and is lost).
 from __future__ import annotations
 
 import math
+import os
 import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import cv2
 
+from referee.calibration.camera import TablePose
+from referee.calibration.profile import load_profile
 from referee.calibration.projector import fit_projector, projector_pattern
-from referee.calibration.projector_fit import ProjectorFit
+from referee.calibration.projector_fit import ProjectorFit, landing_shift
 from referee.errors import RefereeError
 from referee.game.live import LiveTable
 from referee.markers.sheets import DEFAULT_TAG_SIZE_IN
@@ -32,24 +37,116 @@ NO_FIT = (
 )
 
 
+CHECK_TOLERANCE_IN = 0.05
+"""A check that lands the pattern within this of the fit in force (p95, inches) keeps it:
+the placement goal (issue 39), so a check never swaps a good fit for an equal one."""
+
+
+@dataclass(frozen=True)
+class ProjectorCheck:
+    """A fit made again on the camera's newest frame, against the fit in force."""
+
+    shift_p95_in: float
+    """95th percentile of how far the same projector pixels land apart, inches."""
+    shift_max_in: float
+    holds: bool
+    """Whether the fit in force was kept (the projector, as the camera sees it, had not moved)."""
+    fit: ProjectorFit
+    """The fit in force after the check: the old one if it holds, else the new one."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "shift_p95_in": self.shift_p95_in,
+            "shift_max_in": self.shift_max_in,
+            "holds": self.holds,
+            "tolerance_in": CHECK_TOLERANCE_IN,
+        }
+
+
 class ProjectorFits:
     """The projector fit a live table's pages use: the profile's, until one is calibrated.
 
-    Its lock is a leaf: held only to read or swap the value, never while calling anything."""
+    A fit calibrated is written into ``profile_file`` (the first camera's profile, the
+    file ``serve -c`` read, atomically: only its ``projector`` field changes), so the next
+    ``serve`` starts with it; without a file it is kept in memory only.
 
-    def __init__(self, live: LiveTable) -> None:
+    Each fit remembers the first camera's table pose it was made under, so a bump that
+    re-registered the camera since says the fit is due a check (:meth:`check_due`).
+
+    Lock order: ``_save_lock`` before ``_lock``. ``_lock`` is a leaf, held only to read or
+    swap the value; ``_save_lock`` is held while the profile file is read and written (file
+    I/O only, never another component), so the file always ends with the newest fit."""
+
+    def __init__(self, live: LiveTable, profile_file: str | os.PathLike[str] | None = None) -> None:
         self._live = live
+        self.profile_file = Path(profile_file) if profile_file is not None else None
         self._lock = threading.Lock()
+        self._save_lock = threading.Lock()
         self._fit: ProjectorFit | None = None
+        self._pose: TablePose | None = None
+        """The first camera's table pose when the fit in force was made; None: the profile's
+        fit, read under the profile's own pose."""
 
     def get(self) -> ProjectorFit | None:
         with self._lock:
             fit = self._fit
         return fit if fit is not None else self._live.calibration.projector
 
-    def put(self, fit: ProjectorFit) -> None:
+    def put(self, fit: ProjectorFit, pose: TablePose | None = None) -> str:
+        """Make ``fit`` the one in force (made under camera pose ``pose``: the newest frame's
+        by default) and save it; says where, in words (a file that cannot be written leaves
+        the fit in force for this run, and says why)."""
+        made_under = pose if pose is not None else self._current_pose()
         with self._lock:
             self._fit = fit
+            self._pose = made_under
+        if self.profile_file is None:
+            return "in memory only (this table was started without a profile file)"
+        try:
+            with self._save_lock:
+                with self._lock:
+                    newest = self._fit
+                profile = load_profile(self.profile_file)
+                replace(profile, projector=newest).save(self.profile_file)
+        except (OSError, RefereeError) as error:
+            why = error.strerror if isinstance(error, OSError) else str(error)
+            return f"in memory only ({self.profile_file} could not be written: {why})"
+        return f"in {self.profile_file}"
+
+    def _current_pose(self) -> TablePose:
+        latest = self._live.session.latest
+        return (
+            latest.profile.table_pose if latest is not None else self._live.calibration.table_pose
+        )
+
+    def check_due(self) -> bool:
+        """Whether the first camera was re-registered (bumped) since the fit was made: what
+        the camera measured the fit through has moved, so the projector may have too."""
+        with self._lock:
+            pose = self._pose
+        if pose is None:
+            pose = self._live.calibration.table_pose
+        # By identity: re-registering makes a new pose value, and arrays have no plain ==.
+        return self.get() is not None and self._current_pose() is not pose
+
+    def check(self, width: int, height: int) -> ProjectorCheck:
+        """Fit again on the newest frame (showing the pattern) and keep the fit in force if
+        the two land within :data:`CHECK_TOLERANCE_IN`, else the new one (saved)."""
+        old = self.get()
+        if old is None:
+            raise RefereeError(NO_FIT)
+        if (width, height) != old.resolution:
+            raise RefereeError(
+                f"the pattern is {width} x {height} pixels but the projector was fitted at "
+                f"{old.resolution[0]} x {old.resolution[1]}: show the pattern full screen on "
+                "the same projector, or calibrate it again"
+            )
+        new = calibrate(self._live, width, height)
+        p95, worst = landing_shift(old, new)
+        holds = p95 <= CHECK_TOLERANCE_IN
+        kept = old if holds else new
+        self.put(kept)
+        return ProjectorCheck(p95, worst, holds, kept)
 
 
 def disc_radius(tag_size: float, dictionary: str, margin_in: float = DISC_MARGIN_IN) -> float:
@@ -126,8 +223,10 @@ def calibrate(live: LiveTable, width: int, height: int) -> ProjectorFit:
 
 
 __all__ = [
+    "CHECK_TOLERANCE_IN",
     "DISC_MARGIN_IN",
     "NO_FIT",
+    "ProjectorCheck",
     "ProjectorFits",
     "calibrate",
     "disc_radius",

@@ -16,7 +16,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -29,6 +28,7 @@ from referee.calibration.projector import (
     projector_pattern,
     tag_mask,
 )
+from referee.calibration.projector_fit import covered_grid
 from referee.sim.projector import Projector, add_light, light_maps, line_overlay, piece_tops
 from referee.sim.render import PiecePose, TableRenderer
 from referee.sim.scenario import FrameState, Scenario, load_scenario
@@ -88,17 +88,12 @@ def placement_error(
     fit: ProjectorFit, projector: Projector, step_px: float = 20.0
 ) -> tuple[float, float]:
     """(p95, max) inches between fitted and true landing points over the covered area."""
-    width, height = projector.resolution
-    grid = np.stack(
-        np.meshgrid(np.arange(0, width, step_px), np.arange(0, height, step_px)), -1
-    ).reshape(-1, 2)
-    true = projector.landing(grid)
-    if fit.covered:
-        polygon = np.asarray(fit.covered, np.float32).reshape(-1, 1, 2)
-        inside = np.array(
-            [cv2.pointPolygonTest(polygon, (float(x), float(y)), False) >= 0 for x, y in true]
+    if fit.resolution != projector.resolution:
+        raise ValueError(
+            f"a fit at {fit.resolution} px is not this {projector.resolution} projector"
         )
-        grid, true = grid[inside], true[inside]
+    grid = covered_grid(fit, step_px)
+    true = projector.landing(grid)
     errors = np.hypot(*(fit.to_table(grid) - true).T)
     return float(np.percentile(errors, 95)), float(errors.max())
 

@@ -14,7 +14,9 @@ bodies, bytes), ``SSE_KEEPALIVE`` (seconds between keep-alive comments on
 an idle event stream), ``SSE_FRAME_RATE`` (most frame messages a second to one
 browser: a pipeline faster than a screen needs costs no more than that),
 ``SSE_MAX_STREAMS`` (open streams at once; more get 503 with ``Retry-After``) and
-``SSE_MAX_AGE`` (seconds before a stream ends and the browser reconnects).
+``SSE_MAX_AGE`` (seconds before a stream ends and the browser reconnects) and
+``PROJECTOR_PROFILE`` (the profile file a calibrated projector's fit is saved in, so the
+next start has it; None: kept in memory).
 """
 
 from __future__ import annotations
@@ -49,12 +51,13 @@ def create_app(live: LiveTable, test_config: Mapping[str, Any] | None = None) ->
         SSE_FRAME_RATE=20.0,
         SSE_MAX_STREAMS=MAX_STREAMS,
         SSE_MAX_AGE=300.0,
+        PROJECTOR_PROFILE=None,
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
     app.extensions[EXTENSION] = live
     app.extensions[SELECTION] = Selection()
-    app.extensions[PROJECTOR] = ProjectorFits(live)
+    app.extensions[PROJECTOR] = ProjectorFits(live, app.config["PROJECTOR_PROFILE"])
 
     from referee.web import api, pages, security
 

@@ -517,13 +517,14 @@ def _projector() -> ProjectorFits:
 
 @bp.get("/projector")
 def projector() -> Response:
-    """The projector's fit (projector px -> table inches, its error, what it covers) and the
-    tags' black discs; 404 when no projector is calibrated."""
+    """The projector's fit (projector px -> table inches, its error, what it covers), the
+    tags' black discs, and ``check_due`` (the camera was bumped since the fit was made);
+    404 when no projector is calibrated."""
     live = get_live()
     fit = _projector().get()
     if fit is None:
         return _json({"error": NO_FIT}, 404)
-    return _json(projector_json(live, fit))
+    return _json({**projector_json(live, fit), "check_due": _projector().check_due()})
 
 
 def _size_args(default: tuple[int, int]) -> tuple[int, int]:
@@ -543,30 +544,47 @@ def projector_pattern_png() -> Response:
     return response
 
 
-@bp.post("/projector/calibrate")
-def projector_calibrate() -> Response:
-    """Fit the projector on the newest camera frame, which shows the pattern at
-    ``{"width": W, "height": H}`` (or the query's), and keep the fit for this table's pages
-    (in memory: the profile file is not rewritten)."""
+def _pattern_size() -> tuple[int, int]:
+    """The pattern's ``{"width": W, "height": H}`` from the body (or the query's, else the
+    fitted projector's, else 1280 x 800)."""
     data = _body() if request.content_length else {}
     unknown = [k for k in data if k not in ("width", "height")]
     if unknown:
         raise BadRequest(f"{unknown[0]}: unknown field (send width and height, pixels)")
-    size = dict(zip(("width", "height"), _size_args((1280, 800)), strict=True))
+    fit = _projector().get()
+    default = fit.resolution if fit is not None else (1280, 800)
+    size = dict(zip(("width", "height"), _size_args(default), strict=True))
     for name, given in data.items():
         if not isinstance(given, int) or isinstance(given, bool):
             raise BadRequest(f"{name}: must be a whole number of pixels")
         size[name] = given
-    width, height = size["width"], size["height"]
+    return size["width"], size["height"]
+
+
+@bp.post("/projector/calibrate")
+def projector_calibrate() -> Response:
+    """Fit the projector on the newest camera frame, which shows the pattern at
+    ``{"width": W, "height": H}``, and keep the fit for this table's pages, saved in the
+    camera's profile file when serve read one (``saved`` says where)."""
+    width, height = _pattern_size()
     live = get_live()
     fit = calibrate(live, width, height)
-    _projector().put(fit)
-    return _json(
-        {
-            **projector_json(live, fit),
-            "saved": "in memory (the profile file is unchanged)",
-        }
-    )
+    saved = _projector().put(fit)
+    return _json({**projector_json(live, fit), "check_due": False, "saved": saved})
+
+
+@bp.post("/projector/check")
+def projector_check() -> Response:
+    """Fit again on the newest frame (showing the pattern, as for calibrate) and compare:
+    the fit in force is kept when the two land within the tolerance, else replaced (and
+    saved). After a camera bump the projector page says a check is due."""
+    width, height = _pattern_size()
+    live = get_live()
+    fits = _projector()
+    if fits.get() is None:
+        return _json({"error": NO_FIT}, 404)
+    checked = fits.check(width, height)
+    return _json({**projector_json(live, checked.fit), "check_due": False, **checked.to_json()})
 
 
 # -- the log -----------------------------------------------------------------------------------

@@ -210,7 +210,9 @@ def serve(
                 name,
                 speed,
             )
-        _run(live, log, scratch, club, host, port, create_app)
+        # A projector calibrated on the dashboard is saved in the first camera's profile.
+        projector_file = calibration[0] if sources else None
+        _run(live, log, scratch, club, (host, port), create_app, projector_file)
     except KeyboardInterrupt:
         pass  # Ctrl-C or SIGTERM before the server ran: what was opened is closed below
     finally:
@@ -255,16 +257,17 @@ def _run(
     log: Any,
     scratch: str | None,
     club: ClubTarget | None,
-    host: str,
-    port: int,
+    address: tuple[str, int],
     create_app: Any,
+    projector_file: str | None,
 ) -> None:
     """Serve ``live`` until Ctrl-C or SIGTERM; the live table and the log are closed after."""
+    host, port = address
     token = None if host in ("127.0.0.1", "localhost", "::1") else secrets.token_urlsafe(18)
     # The maps' loops compile in a process of their own while the twins answer, so the
     # first tap after installing never waits on numba (a warm cache: done in seconds).
     warm = WarmUp([live.session.ruleset.name])
-    app = create_app(live, {"TOKEN": token, "WARM_UP": warm})
+    app = create_app(live, {"TOKEN": token, "WARM_UP": warm, "PROJECTOR_PROFILE": projector_file})
     try:
         server = make_server(app, host, port)
     except OSError as error:

@@ -83,6 +83,7 @@ PROJECTOR_FIT = {
     "held_out_max_in": 0.015,
     "points_used": 52,
     "covered": [[0.0, 0.0], [36.0, 0.0], [36.0, 24.0], [0.0, 24.0]],
+    "lens": [-0.02, 0.001],
 }
 
 
@@ -427,6 +428,11 @@ def test_profile_problems_name_the_json_path_and_the_fix(tmp_path, path, value, 
         (("projector", "held_out_p95_in"), float("nan"), "$.projector.held_out_p95_in: must be"),
         (("projector", "points_used"), 2.5, "$.projector.points_used: must be a whole number"),
         (("projector", "covered", 0), [1], "$.projector.covered[0]: must be [x, y] in inches"),
+        (("projector", "lens"), [0.1, 0.0, 0.0], "$.projector.lens: must be [k1] or [k1, k2]"),
+        (("projector", "lens"), "k1", "$.projector.lens: must be [k1] or [k1, k2]"),
+        (("projector", "lens", 0), 1e6, "$.projector.lens[0]: must be between"),
+        (("projector", "lens", 0), float("inf"), "$.projector.lens[0]: must be"),
+        (("projector", "lens", 1), None, "$.projector.lens[1]: must be"),
     ],
 )
 def test_projector_field_problems_name_the_json_path(tmp_path, path, value, where):

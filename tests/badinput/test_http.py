@@ -83,6 +83,7 @@ PATHS = st.sampled_from(
         "/api/projector",
         "/api/projector/pattern.png",
         "/api/projector/calibrate",
+        "/api/projector/check",
         "/projector",
         "/api/nowhere",
         "/",

@@ -1,6 +1,7 @@
 """Bad input to the projector's endpoints (issue 39): ``POST /api/selection`` (the piece
-shared across screens), ``GET /api/projector/pattern.png?width=&height=`` and
-``POST /api/projector/calibrate``. Whatever is sent: an answer, or one JSON error line with
+shared across screens), ``GET /api/projector/pattern.png?width=&height=``,
+``POST /api/projector/calibrate`` and ``POST /api/projector/check``. Whatever is sent: an
+answer, or one JSON error line with
 400 (bad input), 404 (a piece not in the roster) or 409, never a 500; and nothing logged."""
 
 from __future__ import annotations
@@ -70,6 +71,16 @@ def test_any_calibrate_body_is_refused_in_one_line(client, body):
     # the sample's frames show no pattern: every calibration is refused, each in one line
     test_client, _ = client
     _one_line(test_client.post("/api/projector/calibrate", json=body), (400,))
+
+
+@FUZZ
+@given(body=st.dictionaries(st.sampled_from(["width", "height", "size"]), VALUES, max_size=3))
+def test_any_check_body_is_refused_in_one_line(client, body):
+    # no projector fitted (404), or a body that is no pattern size (400): one line each
+    test_client, live = client
+    seq = live.session.last_seq
+    _one_line(test_client.post("/api/projector/check", json=body), (400, 404))
+    assert live.session.last_seq == seq
 
 
 @pytest.mark.parametrize(

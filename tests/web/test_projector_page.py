@@ -351,3 +351,37 @@ def test_a_tap_on_the_dashboard_is_what_the_projector_draws(browser, table):
     finally:
         context.close()
     assert not errors, errors
+
+
+@browser_only
+def test_after_a_bump_the_cloth_says_check_and_the_button_asks_the_server(page, table):
+    fits = table.app.extensions["referee.projector"]
+    pose = table.live.calibration.table_pose
+    knocked = type(pose)(pose.rvec, pose.tvec + 0.5)  # as a re-registered camera has it
+    fits.put(known_fit(), pose=knocked)
+    try:
+        open_projector(page, table)
+        notice = page.locator("#pj-notice")
+        assert notice.is_visible()
+        assert "the camera moved since the projector was fitted" in notice.inner_text()
+        # The pattern page's check: the sample's camera sees no pattern, and says so.
+        page.goto(table.url + "projector?pattern=1")
+        page.click("#pj-check")
+        page.wait_for_function(
+            "!['', 'checking…'].includes(document.getElementById('pj-result').textContent)"
+        )
+        said = page.inner_text("#pj-result")
+        refused = _post_status(table, "api/projector/check", {"width": WIDTH, "height": HEIGHT})
+        assert refused[0] == 400 and said == refused[1], (said, refused)
+    finally:
+        fits.put(known_fit())
+    open_projector(page, table)
+    assert page.locator("#pj-notice").is_hidden()
+
+
+def _post_status(running, path: str, body: dict) -> tuple[int, str]:
+    try:
+        _post(running, path, body)
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())["error"]
+    return 200, ""

@@ -139,16 +139,24 @@ async function load() {
   const scene = await api("state");
   P.live = Object.fromEntries((scene.pieces || []).map((p) => [p.id, p]));
   P.events = (await api("events")).events;
+  await loadFit();
+  resize();
+  askThreats();
+}
+
+const CHECK_DUE = "the camera moved since the projector was fitted: open /projector?pattern=1 " +
+  "on this screen and press check";
+
+async function loadFit() {
   try {
     P.fit = await api("projector");
     P.toPx = invert3(P.fit.homography);
-    $("pj-notice").hidden = true;
+    if (P.fit.check_due) notice(new Error(CHECK_DUE));
+    else $("pj-notice").hidden = true;
   } catch (error) {
     P.fit = null;
     notice(error);  // no projector calibrated: say what to do, light nothing else
   }
-  resize();
-  askThreats();
 }
 
 function onEvents(list) {
@@ -157,6 +165,8 @@ function onEvents(list) {
   if (!fresh.length) return;
   P.events.push(...fresh);
   P.events.sort((a, b) => a.seq - b.seq);
+  // A bumped camera was re-registered: the fit may be due a check (the server says).
+  if (fresh.some((e) => e.type === "camera" && e.data.kind === "moved")) loadFit().then(draw);
   draw();
   if (fresh.some((e) => e.type === "move" || e.type === "correction" || e.type === "edit")) askThreats();
 }
@@ -317,14 +327,26 @@ function showPattern() {
   img.src = `api/projector/pattern.png?width=${width}&height=${height}` + (TOKEN ? "&token=" + encodeURIComponent(TOKEN) : "");
   img.hidden = false;
   $("pj-canvas").hidden = true;
+  const said = (error) => { $("pj-result").textContent = String(error.message || error); };
   $("pj-calibrate").onclick = () => {
     $("pj-result").textContent = "calibrating…";
     api("projector/calibrate", { width, height })
       .then((fit) => {
         $("pj-result").textContent = `fitted: ${fit.held_out_p95_in.toFixed(3)} in (95%), ` +
-          `${fit.points_used} points; now open /projector`;
+          `${fit.points_used} points, saved ${fit.saved}; now open /projector`;
       })
-      .catch((error) => { $("pj-result").textContent = String(error.message || error); });
+      .catch(said);
+  };
+  $("pj-check").onclick = () => {
+    $("pj-result").textContent = "checking…";
+    api("projector/check", { width, height })
+      .then((c) => {
+        const shift = `${c.shift_p95_in.toFixed(3)} in (95%)`;
+        $("pj-result").textContent = c.holds
+          ? `the fit holds: the pattern lands within ${shift}; now open /projector`
+          : `re-fitted: the projector had moved ${shift}; now open /projector`;
+      })
+      .catch(said);
   };
 }
 
