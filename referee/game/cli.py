@@ -322,7 +322,7 @@ def run(
 
 def _projector_demo(folder: Path) -> None:
     """The projector measurement on the scenario a footage folder was simulated from."""
-    from referee.sim.projector_trial import projector_trial
+    from referee.sim.projector_trial import projector_trial, tracked_game
 
     scenario = folder.parent / f"{folder.name}.scenario.json"
     if not scenario.is_file():
@@ -336,9 +336,13 @@ def _projector_demo(folder: Path) -> None:
         click.echo(line)
     click.echo(
         f"({trial.frames} frames, {trial.wrong_on} wrong ids with the overlay on, "
-        f"{trial.wrong_off} off; projector fit held-out p95 {trial.fit.held_out_p95_in:.3f}in, "
-        f"in {time.monotonic() - started:.1f}s)"
+        f"{trial.wrong_off} off; projector fit held-out p95 {trial.fit.held_out_p95_in:.3f}in)"
     )
+    # Then the whole game through the real tracker, with the overlay drawn and without.
+    game = tracked_game(scenario, trial.fit, progress=True)
+    for line in game.lines():
+        click.echo(line)
+    click.echo(f"({game.frames} frames tracked twice; in {time.monotonic() - started:.1f}s)")
 
 
 @click.command()

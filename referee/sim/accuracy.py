@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +15,28 @@ from referee.geometry import front_point
 from referee.markers.roster import Roster
 
 
-def accuracy_summary(moves: list[Any], truth: dict[str, Any], roster: Roster) -> list[str]:
-    """Lines comparing measured moves with the footage's true moves, matched in order per piece."""
-    true_by_piece: dict[str, list[dict[str, Any]]] = {}
-    for move in truth.get("moves", []):
+@dataclass(frozen=True)
+class MoveMatch:
+    """Measured moves against the true ones, matched in order per piece."""
+
+    matched: int
+    missed: int
+    """True moves no measured move was matched to."""
+    extra: int
+    """Measured moves beyond the true ones (a phantom move, or one measured twice)."""
+    errors: tuple[float, ...]
+    """|measured - true| front-point distance of each matched move, inches."""
+
+
+def match_moves(
+    moves: Sequence[Any], true_moves: Sequence[Mapping[str, Any]], roster: Roster
+) -> MoveMatch:
+    """Match ``moves`` (each with ``piece`` and ``front_distance``) with ``true_moves``
+    (``truth-moves.json``'s ``moves``), in order per piece."""
+    true_by_piece: dict[str, list[Mapping[str, Any]]] = {}
+    for move in true_moves:
         true_by_piece.setdefault(move["piece"], []).append(move)
     errors = []
-    matched = 0
     for move in moves:
         queue = true_by_piece.get(move.piece)
         if not queue:
@@ -34,12 +50,17 @@ def accuracy_summary(moves: list[Any], truth: dict[str, Any], roster: Roster) ->
             front_point(end["x"], end["y"], end["heading"], depth),
         )
         errors.append(abs(move.front_distance - distance))
-        matched += 1
     missed = sum(len(q) for q in true_by_piece.values())
-    extra = len(moves) - matched
+    return MoveMatch(len(errors), missed, len(moves) - len(errors), tuple(errors))
+
+
+def accuracy_summary(moves: list[Any], truth: dict[str, Any], roster: Roster) -> list[str]:
+    """Lines comparing measured moves with the footage's true moves, matched in order per piece."""
+    match = match_moves(moves, truth.get("moves", []), roster)
+    errors = match.errors
     lines = [
-        f"accuracy vs truth-moves.json: {matched} of {matched + missed} true moves found, "
-        f"{extra} extra"
+        f"accuracy vs truth-moves.json: {match.matched} of {match.matched + match.missed} "
+        f"true moves found, {match.extra} extra"
     ]
     if errors:
         lines.append(

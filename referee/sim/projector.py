@@ -157,17 +157,60 @@ class RaisedTop:
 
 
 def _table_points(
-    ray_map: RayMap, pose: TablePose, heights: NDArray[np.float32] | float
+    normalized: NDArray[np.float32], pose: TablePose, heights: NDArray[np.float32] | float
 ) -> FloatArray:
-    """Where each camera pixel's ray meets the plane ``heights`` above the table, (h, w, 2)."""
-    normalized = ray_map.normalized.astype(np.float64)
+    """Where each camera ray (normalized image points, (..., 2)) meets the plane
+    ``heights`` above the table, (..., 2) inches."""
     rotation_t = pose.rotation.T
-    rays = normalized @ rotation_t[:, :2].T + rotation_t[:, 2]
+    rays = normalized.astype(np.float64) @ rotation_t[:, :2].T + rotation_t[:, 2]
     centre = pose.camera_center
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = (-np.asarray(heights, np.float64) - centre[2]) / rays[..., 2]
     scale = np.where(scale > 0, scale, np.nan)
     return np.asarray(centre[:2] + scale[..., None] * rays[..., :2], np.float64)
+
+
+def _to_maps(projector: Projector, table: FloatArray) -> tuple[FloatArray, FloatArray]:
+    picture = projector.table_to_picture(table)
+    picture = np.where(np.isfinite(picture), picture, -1e6)
+    return picture[..., 0], picture[..., 1]
+
+
+class LightMaps:
+    """:func:`light_maps` for one projector, camera and camera pose, frame after frame.
+
+    The bare table's maps are made once; each frame only the pixels that see a raised
+    top are made again (a few percent of the picture), so a game of frames costs a
+    frame's remap, not a full-picture ray cast each."""
+
+    def __init__(self, projector: Projector, intrinsics: Intrinsics, pose: TablePose) -> None:
+        self.projector, self.intrinsics, self.pose = projector, intrinsics, pose
+        self._normalized = RayMap.for_camera(intrinsics).normalized
+        flat_x, flat_y = _to_maps(projector, _table_points(self._normalized, pose, 0.0))
+        self._flat = (flat_x.astype(np.float32), flat_y.astype(np.float32))
+
+    def maps(
+        self, tops: Sequence[RaisedTop] = ()
+    ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """For every camera pixel, the projector picture pixel lighting what it sees.
+
+        Tops are filled into a height map in the order given (the caller gives them
+        lowest first, so a tag's roof wins over its base)."""
+        intrinsics, pose = self.intrinsics, self.pose
+        width, height = intrinsics.image_size
+        heights = np.zeros((height, width), np.float32)
+        for top in tops:
+            px = project(intrinsics, pose, table_xyz(np.asarray(top.outline, float), top.height))
+            if not np.all(np.isfinite(px)) or np.abs(px).max() > 1e5:
+                continue
+            pts = np.round(px * 16).astype(np.int32).reshape(-1, 1, 2)
+            cv2.fillPoly(heights, [pts], float(top.height), cv2.LINE_8, 4)
+        map_x, map_y = self._flat[0].copy(), self._flat[1].copy()
+        raised = np.nonzero(heights)
+        if raised[0].size:
+            table = _table_points(self._normalized[raised], pose, heights[raised])
+            map_x[raised], map_y[raised] = _to_maps(self.projector, table)
+        return map_x, map_y
 
 
 def light_maps(
@@ -179,20 +222,10 @@ def light_maps(
     """For every camera pixel, the projector picture pixel lighting what it sees (remap maps).
 
     Tops are filled into a height map in the order given (the caller gives
-    them lowest first, so a tag's roof wins over its base).
+    them lowest first, so a tag's roof wins over its base). Frame after frame under one
+    camera pose, :class:`LightMaps` makes the same maps for far less.
     """
-    width, height = intrinsics.image_size
-    heights = np.zeros((height, width), np.float32)
-    for top in tops:
-        px = project(intrinsics, pose, table_xyz(np.asarray(top.outline, float), top.height))
-        if not np.all(np.isfinite(px)) or np.abs(px).max() > 1e5:
-            continue
-        pts = np.round(px * 16).astype(np.int32).reshape(-1, 1, 2)
-        cv2.fillPoly(heights, [pts], float(top.height), cv2.LINE_8, 4)
-    table = _table_points(RayMap.for_camera(intrinsics), pose, heights)
-    picture = projector.table_to_picture(table)
-    picture = np.where(np.isfinite(picture), picture, -1e6)
-    return picture[..., 0].astype(np.float32), picture[..., 1].astype(np.float32)
+    return LightMaps(projector, intrinsics, pose).maps(tops)
 
 
 def add_light(

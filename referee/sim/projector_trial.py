@@ -29,7 +29,9 @@ from referee.calibration.projector import (
     tag_mask,
 )
 from referee.calibration.projector_fit import covered_grid
-from referee.sim.projector import Projector, add_light, light_maps, line_overlay, piece_tops
+from referee.runtime import progress as bar_of
+from referee.sim.accuracy import MoveMatch, match_moves
+from referee.sim.projector import LightMaps, Projector, add_light, line_overlay, piece_tops
 from referee.sim.render import PiecePose, TableRenderer
 from referee.sim.scenario import FrameState, Scenario, load_scenario
 from referee.sim.video import _imager, _Renderers, frame_time
@@ -162,6 +164,22 @@ def pattern_frame(
     return _imager(scenario).apply(shown)
 
 
+class _Lights:
+    """One projector's :class:`LightMaps` per camera renderer (a bump makes a new renderer):
+    frame after frame under one pose, only the raised tops are cast again."""
+
+    def __init__(self, projector: Projector) -> None:
+        self.projector = projector
+        self._made: dict[int, tuple[TableRenderer, LightMaps]] = {}
+
+    def of(self, renderer: TableRenderer) -> LightMaps:
+        kept = self._made.get(id(renderer))
+        if kept is None or kept[0] is not renderer:
+            kept = (renderer, LightMaps(self.projector, renderer.intrinsics, renderer.pose))
+            self._made[id(renderer)] = kept
+        return kept[1]
+
+
 def lit_frame(
     scenario: Scenario,
     renderers: _Renderers,
@@ -171,12 +189,13 @@ def lit_frame(
     masked: bool = True,
     margin_in: float = MARGIN_IN,
     ambient: float = AMBIENT,
+    lights: _Lights | None = None,
 ) -> tuple[FrameState, TableRenderer, Image, Image]:
     """Frame ``index`` of the scenario without and with the projector drawing a line between
     every two pieces (dark over every tag when ``masked``), as the camera's sensor gets them
     (before the webcam's imaging): the moment's state, its renderer, the two frames."""
     state = scenario.state_at(frame_time(index, scenario.fps))
-    before = scenario.state_at(frame_time(index - 1, scenario.fps))
+    before = scenario.state_at(frame_time(max(index - 1, 0), scenario.fps))
     renderer = renderers.get(renderers.bump(state))
     frame, _ = renderer.render(state.poses, state.hands, moving=state.moving)
     # The overlay is drawn from what was known a frame ago: lines between the pieces.
@@ -184,13 +203,22 @@ def lit_frame(
     overlay = line_overlay(fit.resolution, fit.to_picture(centres))
     if masked:
         overlay = overlay * tag_mask(fit, tag_spots(renderer, before.poses), margin_in)[..., None]
-    maps = light_maps(
-        projector, renderer.intrinsics, renderer.pose, piece_tops(renderer, state.poses)
-    )
+    light = (lights or _Lights(projector)).of(renderer)
+    maps = light.maps(piece_tops(renderer, state.poses))
     lit = add_light(
         frame, overlay, projector, renderer.intrinsics, renderer.pose, ambient=ambient, maps=maps
     )
     return state, renderer, frame, lit
+
+
+def calibrated_fit(
+    scenario: Scenario, projector: Projector, ambient: float = AMBIENT
+) -> ProjectorFit:
+    """The projector fitted, as ``/projector?pattern=1`` and its button do, from the
+    camera's picture of the pattern at the scenario's first moment (the true profile)."""
+    pattern = projector_pattern(projector.resolution, avoid=[e.tag for e in scenario.roster.pieces])
+    image = pattern_frame(scenario, projector, pattern, ambient)
+    return fit_projector(image, scenario.profile(0), pattern)
 
 
 def projector_trial(
@@ -210,10 +238,9 @@ def projector_trial(
     scenario = load_scenario(scenario_path)
     renderers = _Renderers(scenario)
     projector = projector or sample_projector(scenario)
-    profile = scenario.profile(0)
-    pattern = projector_pattern(projector.resolution, avoid=[e.tag for e in scenario.roster.pieces])
-    fit = fit_projector(pattern_frame(scenario, projector, pattern, ambient), profile, pattern)
+    fit = calibrated_fit(scenario, projector, ambient)
     p95, worst = placement_error(fit, projector)
+    lights = _Lights(projector)
 
     imager_on, imager_off = _imager(scenario), _imager(scenario)
     count = scenario.frame_count
@@ -221,7 +248,7 @@ def projector_trial(
     expected = found_on = found_off = wrong_on = wrong_off = 0
     for index in picks:
         state, renderer, frame, lit = lit_frame(
-            scenario, renderers, fit, projector, int(index), masked, margin_in, ambient
+            scenario, renderers, fit, projector, int(index), masked, margin_in, ambient, lights
         )
         t = state.t
         hand_mask = renderer.hand_mask(state.hands) if state.hands else None
@@ -237,3 +264,67 @@ def projector_trial(
     return ProjectorTrial(
         fit, p95, worst, len(picks), expected, found_on, found_off, wrong_on, wrong_off
     )
+
+
+@dataclass(frozen=True)
+class TrackedGame:
+    """The whole scenario referee'd twice by the real pipeline (detector, poses, tracker),
+    with the projector's overlay on and with it off: the moves each found."""
+
+    frames: int
+    on: MoveMatch
+    off: MoveMatch
+    unknown_on: tuple[int, ...]
+    """Tag ids read with the overlay on that are neither a piece's nor an anchor's."""
+    unknown_off: tuple[int, ...]
+
+    def lines(self) -> list[str]:
+        def said(match: MoveMatch) -> str:
+            return f"{match.matched} of {match.matched + match.missed}, {match.extra} extra"
+
+        return [
+            f"moves with the overlay on: {said(self.on)} (off: {said(self.off)}); "
+            f"wrong ids: {len(self.unknown_on)} on, {len(self.unknown_off)} off"
+        ]
+
+
+def tracked_game(
+    scenario_path: str | os.PathLike[str],
+    fit: ProjectorFit | None = None,
+    margin_in: float = MARGIN_IN,
+    ambient: float = AMBIENT,
+    projector: Projector | None = None,
+    progress: bool = False,
+    masked: bool = True,
+) -> TrackedGame:
+    """Every frame of the scenario, lit by the overlay (a line between every two pieces,
+    dark over every tag as known a frame ago) and not, through two pipelines on the true
+    profile; their moves matched with the true ones. ``fit``: the projector's (calibrated
+    from its pattern frame when None). ``masked=False`` lights the tags too."""
+    from referee.sim.video import true_moves
+    from referee.vision.pipeline import Pipeline
+    from referee.vision.sources import Frame
+    from referee.vision.track import MoveEvent
+
+    scenario = load_scenario(scenario_path)
+    projector = projector or sample_projector(scenario)
+    fit = fit or calibrated_fit(scenario, projector, ambient)
+    renderers, lights = _Renderers(scenario), _Lights(projector)
+    imagers = {"on": _imager(scenario), "off": _imager(scenario)}
+    pipelines = {k: Pipeline(scenario.profile(0), scenario.roster) for k in imagers}
+    moves: dict[str, list[MoveEvent]] = {k: [] for k in imagers}
+    unknown: dict[str, set[int]] = {k: set() for k in imagers}
+    count = scenario.frame_count
+    for index in bar_of(range(count), desc="tracking", unit="frame", enabled=progress):
+        state, renderer, frame, lit = lit_frame(
+            scenario, renderers, fit, projector, index, masked, margin_in, ambient, lights
+        )
+        hand_mask = renderer.hand_mask(state.hands) if state.hands else None
+        for key, picture in (("on", lit), ("off", frame)):
+            image = imagers[key].apply(picture, state.t, bool(state.hands), hand_mask)
+            result = pipelines[key].process(Frame(index, state.t, image))
+            moves[key].extend(e for e in result.events if isinstance(e, MoveEvent))
+            unknown[key].update(result.unknown_tags)
+    truth = true_moves(scenario)
+    on, off = (match_moves(moves[k], truth, scenario.roster) for k in ("on", "off"))
+    return TrackedGame(count, on, off, tuple(sorted(unknown["on"])), tuple(sorted(unknown["off"])))

@@ -28,7 +28,7 @@ from referee.calibration.projector import (
     tag_mask,
 )
 from referee.errors import ProfileError, RefereeError
-from referee.sim.projector import add_light, light_maps, line_overlay, piece_tops
+from referee.sim.projector import Projector, add_light, light_maps, line_overlay, piece_tops
 from referee.sim.projector_trial import placement_error, sample_projector, tag_spots
 from referee.sim.render import PiecePose
 from referee.sim.scenario import load_scenario
@@ -68,6 +68,31 @@ def test_the_fit_recovers_the_projector_within_a_twentieth_of_an_inch(table):
     # The picture spills past every edge, so what it covers is the whole table.
     area = cv2.contourArea(np.array(fit.covered, np.float32))
     assert area == pytest.approx(scenario.table.width * scenario.table.depth, rel=1e-3)
+
+
+def test_a_projector_over_part_of_the_table_says_which_part(table):
+    """A projector lighting only the table's left 20 x 16 in: the fit holds there, and its
+    ``covered`` outline is that part, not the table."""
+    scenario, renderer, poses, frame, *_ = table
+    part = Projector.overhead((1280, 800), (2.0, 4.0, 22.0, 20.0), rotation_deg=-2.0)
+    pattern = projector_pattern(part.resolution, avoid=[e.tag for e in renderer.pieces])
+    shown = add_light(
+        frame,
+        pattern.picture(),
+        part,
+        renderer.intrinsics,
+        renderer.pose,
+        maps=light_maps(part, renderer.intrinsics, renderer.pose, piece_tops(renderer, poses)),
+    )
+    fit = fit_projector(_imager(scenario).apply(shown), scenario.profile(0), pattern)
+    p95, worst = placement_error(fit, part)
+    assert p95 <= 0.05 and worst <= 0.1
+    covered = np.array(fit.covered, np.float32)
+    assert cv2.contourArea(covered) == pytest.approx(20.0 * 16.0, rel=0.03)
+    assert covered[:, 0].min() == pytest.approx(2.0, abs=0.5)
+    assert covered[:, 0].max() == pytest.approx(22.0, abs=0.5)
+    assert covered[:, 1].min() == pytest.approx(4.0, abs=0.5)
+    assert covered[:, 1].max() == pytest.approx(20.0, abs=0.5)
 
 
 def test_a_frame_without_the_pattern_is_one_clear_error(table):
@@ -199,6 +224,10 @@ def test_demo_projector_prints_the_two_measurements():
         line.startswith("projector placement error: p95 ") and line.endswith("in") for line in lines
     ), result.stdout
     assert any(line.startswith("tag recall with the overlay on: ") for line in lines), result.stdout
+    assert any(
+        line.startswith("moves with the overlay on: 7 of 7, 0 extra (off: 7 of 7, 0 extra)")
+        for line in lines
+    ), result.stdout
 
 
 def test_a_malformed_projector_field_is_one_profile_error(tmp_path):
@@ -208,3 +237,66 @@ def test_a_malformed_projector_field_is_one_profile_error(tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(ProfileError, match=r"\$\.projector\.homography: missing field"):
         load_profile(path)
+
+
+@pytest.fixture(scope="module")
+def short_game(tmp_path_factory):
+    """The skirmish's first move and its hover hand over a piece, 5 s at 12 fps."""
+    data = json.loads(SCENARIO.read_text(encoding="utf-8"))
+    data["duration"] = 5.0
+    data["timeline"] = [
+        data["timeline"][0],
+        {"t": 3.4, "hand": {"enter": "east", "over": [12.4, 15.2], "duration": 1.2, "height": 2.5}},
+    ]
+    path = tmp_path_factory.mktemp("short") / "short.scenario.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_the_overlay_makes_no_phantom_move_and_no_wrong_id(short_game):
+    from referee.sim.projector_trial import tracked_game
+
+    game = tracked_game(short_game)
+    assert game.frames == 60
+    assert (game.on.matched, game.on.missed, game.on.extra) == (1, 0, 0), game
+    assert game.on == game.off or max(game.on.errors) < 0.01, game
+    assert game.unknown_on == () and game.unknown_off == ()
+    assert game.lines()[0].startswith("moves with the overlay on: 1 of 1, 0 extra (off: 1 of 1")
+
+
+def test_light_maps_cast_again_only_where_tops_are_raised():
+    """LightMaps keeps the bare table's maps and casts only the raised pixels each frame;
+    each pixel's map is the projector pixel over where its ray meets the table or the top
+    it sees (checked against the camera model's own inverse, pixel by pixel)."""
+    from referee.calibration.camera import pixels_to_table
+    from referee.sim.projector import LightMaps
+
+    scenario = load_scenario(SCENARIO)
+    renderers = _Renderers(scenario)
+    projector = sample_projector(scenario)
+    state = scenario.state_at(2.0)
+    renderer = renderers.get(renderers.bump(state))
+    tops = piece_tops(renderer, state.poses)
+    kept = LightMaps(projector, renderer.intrinsics, renderer.pose)
+    bare_x, _ = kept.maps()
+    map_x, map_y = kept.maps(tops)
+    raised = map_x != bare_x
+    assert 0 < raised.mean() < 0.2  # the tops change the maps where they stand, only there
+    rows, cols = np.nonzero(raised)
+    pick = np.linspace(0, len(rows) - 1, 50).astype(int)
+    heights = {round(t.height, 6) for t in tops}
+    for y, x in zip(rows[pick], cols[pick], strict=True):
+        seen = np.array([map_x[y, x], map_y[y, x]], float)
+        # the picture pixel lighting this camera pixel, for some top's height
+        candidates = [
+            projector.table_to_picture(
+                pixels_to_table(renderer.intrinsics, renderer.pose, [[x, y]], h)
+            )[0]
+            for h in heights
+        ]
+        assert min(np.hypot(*(seen - c)) for c in candidates) < 0.01
+    for y, x in [(100, 100), (900, 1800)]:  # bare table
+        expected = projector.table_to_picture(
+            pixels_to_table(renderer.intrinsics, renderer.pose, [[x, y]], 0.0)
+        )[0]
+        assert np.hypot(map_x[y, x] - expected[0], map_y[y, x] - expected[1]) < 0.01

@@ -27,6 +27,8 @@ from referee.sim.scenario import load_scenario
 from referee.vision.pipeline import Pipeline
 from referee.web import create_app
 
+from .browser import chromium, chromium_missing, dashboard, open_page
+
 SCENARIO = repo_footage().parent / "skirmish.scenario.json"
 
 
@@ -216,3 +218,30 @@ def test_a_camera_bump_makes_the_fit_due_a_check_which_it_passes(bumped):
     checked = client.post("/api/projector/check").get_json()
     assert checked["holds"] is True, checked
     assert client.get("/api/projector").get_json()["check_due"] is False
+
+
+@pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
+def test_the_pattern_pages_button_fits_saves_and_says_what_it_covers(lit, tmp_path):
+    """In Chromium, as at the table: the pattern full screen at the projector's size, the
+    calibrate button pressed, and the page says the fit, what it covers and where it went."""
+    live, projector = lit
+    file = tmp_path / "camera.json"
+    read_footage(repo_footage()).profiles[0].save(file)
+    width, height = projector.resolution
+    with chromium() as browser, dashboard(live) as running:
+        # dashboard() builds its own app: point its projector at the file serve -c would
+        running.app.extensions["referee.projector"].profile_file = file
+        context, page, errors = open_page(browser, width, height)
+        try:
+            page.goto(running.url + "projector?pattern=1")
+            page.click("#pj-calibrate")
+            page.wait_for_function(
+                "document.getElementById('pj-result').textContent.startsWith('fitted')"
+            )
+            said = page.inner_text("#pj-result")
+        finally:
+            context.close()
+        assert not errors, errors
+    assert "covering x 0.0-36.0 in, y 0.0-24.0 in of the table" in said, said
+    assert f"saved in {file}" in said, said
+    assert load_profile(file).projector is not None

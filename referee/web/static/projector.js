@@ -316,6 +316,15 @@ function drawDiscs(ctx) {
 
 // -- the calibration pattern -----------------------------------------------------------------
 
+// Which part of the table the projector lights: a projector over part of it is fine, said so.
+function coverage(outline) {
+  if (!outline || !outline.length) return "covering none of the table";
+  const xs = outline.map((p) => p[0]);
+  const ys = outline.map((p) => p[1]);
+  const span = (v) => `${Math.min(...v).toFixed(1)}-${Math.max(...v).toFixed(1)}`;
+  return `covering x ${span(xs)} in, y ${span(ys)} in of the table`;
+}
+
 function showPattern() {
   const dpr = window.devicePixelRatio || 1;
   const width = Math.round(window.innerWidth * dpr);
@@ -333,7 +342,8 @@ function showPattern() {
     api("projector/calibrate", { width, height })
       .then((fit) => {
         $("pj-result").textContent = `fitted: ${fit.held_out_p95_in.toFixed(3)} in (95%), ` +
-          `${fit.points_used} points, saved ${fit.saved}; now open /projector`;
+          `${fit.points_used} points, ${coverage(fit.covered)}; saved ${fit.saved}; ` +
+          "now open /projector";
       })
       .catch(said);
   };
