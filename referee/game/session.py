@@ -22,6 +22,18 @@ session opened on an existing game resumes it: the tracker starts from the
 last resting poses, terrain edits and declarations are replayed into the
 scene and the ruleset's flow, the sequence continues, and on the same video
 the frames already logged are skipped.
+
+The session is a composition of parts, each in its own module and tested on
+its own: :mod:`~referee.game.opening` (the scene, ruleset and log entry a game
+opens on), :mod:`~referee.game.resume` (a logged game taken up again),
+:mod:`~referee.game.table` (the pieces at rest, terrain and roster now),
+:mod:`~referee.game.numbering` (the stream's seq, frame and time),
+:mod:`~referee.game.frames` (what each frame's tracker events become),
+:mod:`~referee.game.standing` (the standing questions),
+:mod:`~referee.game.corrections` (what a correction changes),
+:mod:`~referee.game.record` (what each change logs) and
+:mod:`~referee.game.publication` (the subscribers). None has a lock: the session
+calls them under its own.
 """
 
 from __future__ import annotations
@@ -32,13 +44,12 @@ from dataclasses import replace
 from typing import Any
 
 import referee.game.corrections as corrections
-import referee.game.frames as frames
-from referee.calibration.profile import CalibrationProfile
 from referee.errors import RefereeError
 from referee.events import GameEvent
 from referee.game.corrections import Corrector
 from referee.game.edits import apply_edit, apply_roster_edit, edit_data
-from referee.game.frames import table_pose_json
+from referee.game.frames import FrameEvents, table_pose_json
+from referee.game.numbering import Numbering
 from referee.game.opening import DEFAULT_RULESET, bare_scene, game_name, open_game
 from referee.game.publication import Publication
 from referee.game.record import (  # noqa: F401  (where callers have read them)
@@ -55,12 +66,11 @@ from referee.game.updates import Ruling, SessionUpdate, Subscriber, named_pieces
 from referee.geometry import Pose
 from referee.markers.roster import Roster
 from referee.rules import Ruleset, Verdict
-from referee.rules.flow import GameFlow, SettledMove
+from referee.rules.flow import GameFlow
 from referee.scene import Scene
 from referee.store import GameInfo, GameLog, Position
 from referee.vision.pipeline import FrameResult, Pipeline
 from referee.vision.sources import Frame
-from referee.vision.track import EnteredEvent, FlagEvent, MoveEvent, PlaceEvent, RemovedEvent
 
 
 class Session:
@@ -93,10 +103,11 @@ class Session:
         while a subscriber is called (:meth:`Publication.deliver`), so a subscriber's own lock (the
         live table's) is never taken inside it, and a subscriber may call the session."""
         self._publication = Publication(self._lock)
-        """Subscribers and the updates queued for them (under this lock, no lock of its own)."""
-        self._seq = 0
-        self._frame = -1
-        self._t = 0.0
+        """Subscribers and the updates queued for them (under this lock, no lock of its own).
+        The parts below have no lock either: they are called under this one, and call
+        only the components the session owns."""
+        self._numbers = Numbering(self._publication)
+        """The stream's last seq, frame and time, and the events numbered after them."""
         self._frame_offset = 0
         self._t_offset = 0.0
         self.resumed = False
@@ -107,6 +118,7 @@ class Session:
         """The pieces at rest, the terrain and the roster now (under this lock)."""
         self._standing = StandingQuestions()
         self._corrector = Corrector(ruleset, self.flow, self._table, self._standing, pipeline)
+        self._frames = FrameEvents(self._numbers, self._table, ruleset, self.flow, pipeline)
         self._told: dict[int, GameEvent] = {}
         """Every move, removal, entry and correction of the game by ``seq``: what a
         correction is checked against and where corrections put the pieces."""
@@ -158,11 +170,12 @@ class Session:
         declared = self.flow.declare(self.scene, query)
         if not declared.taken and declared.verdict is None:
             if asked:
-                return [self._verdict(self.flow.answer(self.scene, query))]
+                return [self._numbers.verdict(self.flow.answer(self.scene, query))]
             return self._answer_standing({self._standing.add(query)})
-        events = [self._event("declare", {"declare": dict(query), "notes": list(declared.notes)})]
+        data = {"declare": dict(query), "notes": list(declared.notes)}
+        events = [self._numbers.event("declare", data)]
         if declared.verdict is not None:
-            events.append(self._verdict(declared.verdict, about=events[0].seq))
+            events.append(self._numbers.verdict(declared.verdict, about=events[0].seq))
         return events
 
     def _resume(self, game: GameInfo, source: str | None) -> None:
@@ -179,7 +192,8 @@ class Session:
             standing=self._standing,
             pipeline=self.pipeline,
         )
-        self._seq, self._frame, self._t, self._told = done.seq, done.frame, done.t, done.told
+        self._numbers.seq, self._numbers.frame, self._numbers.t = done.seq, done.frame, done.t
+        self._told = done.told
         self._record.last_progress = done.frame
         self._record.logged = done.logged
         self.resume_after = done.resume_after
@@ -230,31 +244,12 @@ class Session:
 
     @property
     def last_seq(self) -> int:
-        return self._seq
+        return self._numbers.seq
 
     @property
     def t(self) -> float:
         """Game time of the last frame, seconds."""
-        return self._t
-
-    def _event(self, kind: str, data: Mapping[str, Any], t: float | None = None) -> GameEvent:
-        self._seq += 1
-        frame = self._frame if self._frame >= 0 else None
-        return GameEvent(self._seq, self._t if t is None else t, kind, data, frame)
-
-    def _verdict(
-        self, verdict: Verdict, about: int | None = None, question: int | None = None
-    ) -> GameEvent:
-        data: dict[str, Any] = {"verdict": verdict.to_json()}
-        if about is not None:
-            data["about"] = about
-        if question is not None:
-            data["question"] = question
-        pieces = sorted(named_pieces(verdict.query))
-        if pieces:
-            data["pieces"] = pieces
-        self._publication.made(about, verdict)
-        return self._event("verdict", data)
+        return self._numbers.t
 
     def _commit(
         self,
@@ -265,12 +260,12 @@ class Session:
         """Log events (one transaction) before anyone hears of them; on failure, unnumber them."""
         seeing = self._seeing if self._seeing is not None else self.latest
         try:
-            self._record.commit(
-                events, positions, self._frame, self._t, seeing, lambda: self.scene, force_progress
-            )
+            frame, t = self._numbers.frame, self._numbers.t
+            scene = lambda: self.scene  # noqa: E731  (asked only when a verdict keeps evidence)
+            self._record.commit(events, positions, frame, t, seeing, scene, force_progress)
         except RefereeError:
             if events:
-                self._seq = events[0].seq - 1
+                self._numbers.seq = events[0].seq - 1
             raise
 
     def _emit(self, events: Sequence[GameEvent]) -> SessionUpdate:
@@ -289,44 +284,22 @@ class Session:
                 frame, index=frame.index + self._frame_offset, t=frame.t + self._t_offset
             )
             result = self.pipeline.process(frame)
-            self._frame, self._t = result.frame, result.t
+            self._numbers.frame, self._numbers.t = result.frame, result.t
             self._seeing = result
-            events: list[GameEvent] = []
-            rulings: list[Ruling] = []
-            moved: set[str] = set()
-            placed = False
-            for event in result.events:
-                if isinstance(event, MoveEvent):
-                    ruling = self._judge(event, events)
-                    rulings.append(ruling)
-                    moved.add(event.piece)
-                elif isinstance(event, PlaceEvent):
-                    placed = self._place_template(event, events) or placed
-                elif isinstance(event, RemovedEvent):
-                    self._removed(event, events)
-                    moved.add(event.piece)
-                elif isinstance(event, EnteredEvent):
-                    self._entered(event, events)
-                    moved.add(event.piece)
-                else:
-                    events.append(self._flag(event, result))
-            for tracked in result.tracks.pieces:
-                pose = tracked.pose
-                first = tracked.state == "settled" and pose.id not in self._table.placed
-                if first and self._table.place(pose.id, frames.pose_of(pose), pose.uncertainty):
-                    moved.add(pose.id)
-            if placed:  # the terrain changed: every question may answer otherwise
+            seen = self._frames.take(result, self._told)
+            events = seen.events
+            if seen.terrain_changed:  # the terrain changed: every question may answer otherwise
                 events.extend(self._answer_standing(self._standing.every()))
-            elif moved:
-                events.extend(self._answer_standing(self._standing.touched(moved)))
+            elif seen.moved:
+                events.extend(self._answer_standing(self._standing.touched(seen.moved)))
             positions = self._record.changed_positions(result)
             self._commit(events, positions)
             self.latest = result
             update = SessionUpdate(
                 tuple(events),
                 result,
-                tuple(rulings),
-                self._publication.verdicts_made(rulings),
+                tuple(seen.rulings),
+                self._publication.verdicts_made(seen.rulings),
             )
             self._publication.publish(update)
             return update
@@ -338,71 +311,11 @@ class Session:
                 continue
             yield self.process(frame)
 
-    def _judge(self, event: MoveEvent, events: list[GameEvent]) -> Ruling:
-        move = self._event("move", frames.move_data(event))
-        events.append(move)
-        self._told[move.seq] = move
-        self._table.place(event.piece, frames.pose_of(event.from_pose), event.from_pose.uncertainty)
-        settled = SettledMove(
-            event.piece,
-            frames.pose_of(event.from_pose),
-            frames.pose_of(event.to_pose),
-            tuple(frames.pose_of(p) for p in event.path),
-        )
-        judgement = self.flow.judge(self.scene, settled)
-        for verdict in judgement.verdicts:
-            events.append(self._verdict(verdict, about=move.seq))
-        if judgement.notes:
-            noted = replace(move, data={**move.data, "notes": list(judgement.notes)})
-            events[events.index(move)] = self._told[move.seq] = noted
-        self._table.place(event.piece, frames.pose_of(event.to_pose), event.to_pose.uncertainty)
-        return Ruling(event, judgement, move.seq)
-
-    def _removed(self, event: RemovedEvent, events: list[GameEvent]) -> None:
-        """A casualty: logged, and off the table for the rules (range, line of sight,
-        targets, Follow Me no longer count it) until it enters again or a correction
-        puts it back."""
-        removed = self._event("removed", frames.removed_data(event))
-        events.append(removed)
-        self._told[removed.seq] = removed
-        self._table.lift(event.piece)
-
-    def _entered(self, event: EnteredEvent, events: list[GameEvent]) -> None:
-        """A reinforcement came to rest: on the table from now on, its entry judged where
-        the system has an entry rule (:func:`~referee.game.frames.entry_verdict`)."""
-        self._table.place(event.piece, frames.pose_of(event.at), event.at.uncertainty)
-        verdict = frames.entry_verdict(self.ruleset, self.scene, event.piece)
-        entered = self._event("entered", frames.entered_data(event, verdict))
-        events.append(entered)
-        self._told[entered.seq] = entered
-
-    def _place_template(self, event: PlaceEvent, events: list[GameEvent]) -> bool:
-        """Log a terrain template's rest as the terrain edit it is: ``add`` the feature
-        with the template's id the first time there is none, ``replace`` it after.
-        Terrain drawn by hand under other ids is left as it is."""
-        template = self.roster.template(event.template)
-        if template is None:
-            return False
-        data = frames.template_edit(template, event, self._table.terrain)
-        self._table.terrain = apply_edit(self._table.terrain, data)
-        events.append(self._event("edit", data))
-        return True
-
     @property
     def hidden_terrain(self) -> frozenset[str]:
         """Terrain templates whose tags are all hidden now: each stays where last seen."""
         with self._lock:
             return self._table.hidden_terrain(self.latest)
-
-    def _flag(self, event: FlagEvent, result: FrameResult) -> GameEvent:
-        kind, data = frames.flag_event(event, result, self._initial_profile(event.camera or 0))
-        return self._event(kind, data)
-
-    def _initial_profile(self, camera: int) -> CalibrationProfile:
-        cameras = getattr(self.pipeline, "cameras", None)
-        if cameras and camera < len(cameras):
-            return cameras[camera].initial_profile
-        return self.pipeline.initial_profile
 
     def camera_event(self, kind: str, message: str, camera: int | None = None) -> None:
         """A camera lost or reopened (from the frame source); logged and published at once.
@@ -411,14 +324,14 @@ class Session:
         if camera is not None:
             data["camera"] = camera + 1
         with self._publication.changing():
-            self._emit([self._event("camera", data)])
+            self._emit([self._numbers.event("camera", data)])
 
     # -- standing questions --------------------------------------------------------------------
 
     def _answer_standing(self, which: Iterable[int]) -> list[GameEvent]:
         """Answer these standing questions on the live scene; log those whose answer changed."""
         answers = self._standing.answer(self.flow, self.scene, which)
-        return [self._verdict(verdict, question=i) for i, verdict in answers]
+        return [self._numbers.verdict(verdict, question=i) for i, verdict in answers]
 
     def unanswered(self) -> list[str]:
         """Why each standing question never got an answer (a piece never seen at rest)."""
@@ -435,7 +348,7 @@ class Session:
         """:meth:`ask`, and the seq its verdict was logged as (where its evidence is kept)."""
         with self._publication.changing():
             verdict = self.ruleset.answer(self.scene, query)
-            event = self._verdict(verdict)
+            event = self._numbers.verdict(verdict)
             self._emit([event])
             return verdict, event.seq
 
@@ -462,7 +375,7 @@ class Session:
             candidate = replace(self.scene, terrain=terrain_now).to_json()
             Scene.from_json(candidate, "terrain edit")  # every scene-file check, one error line
             self._table.terrain = terrain_now
-            events = [self._event("edit", data)]
+            events = [self._numbers.event("edit", data)]
             events.extend(self._answer_standing(self._standing.every()))
             return self._emit(events)
 
@@ -477,7 +390,7 @@ class Session:
             roster = apply_roster_edit(self.roster, data)
             self.pipeline.use_roster(roster)
             self._table.use_roster(roster)
-            return self._emit([self._event("edit", data)])
+            return self._emit([self._numbers.event("edit", data)])
 
     def correct(
         self,
@@ -495,8 +408,9 @@ class Session:
         start the field names its messages give (``--why`` for a command, ``why`` for JSON)."""
         with self._publication.changing():
             name = f"game {self.game.name!r}" if self.game is not None else "this game"
-            if not 1 <= seq <= self._seq:
-                raise RefereeError(f"{name} has no event #{seq} (its events are 1 to {self._seq})")
+            last = self._numbers.seq
+            if not 1 <= seq <= last:
+                raise RefereeError(f"{name} has no event #{seq} (its events are 1 to {last})")
             if seq not in self._told or self._told[seq].type not in corrections.CORRECTED:
                 raise RefereeError(
                     f"event #{seq} of {name} is not a move or a removal; only those are corrected"
@@ -514,12 +428,12 @@ class Session:
             )
             # Everything below is undone if the rules or the log fail: no seq skipped, the
             # table as it was (a refused correction changes nothing).
-            kept = (self._seq, dict(self._table.placed), self._standing.answers())
+            kept = (self._numbers.seq, dict(self._table.placed), self._standing.answers())
             fresh = self._publication.made_so_far()
             try:
                 event = self._correction_events(fix, move, told)
             except BaseException:
-                self._seq, self._table.placed, answers = kept
+                self._numbers.seq, self._table.placed, answers = kept
                 self._standing.restore(answers)
                 self._publication.undo(fresh)
                 self._told = {k: v for k, v in self._told.items() if k <= kept[0]}
@@ -529,11 +443,11 @@ class Session:
     def _correction_events(
         self, fix: corrections.Correction, move: GameEvent, told: Sequence[GameEvent]
     ) -> GameEvent:
-        event = self._event("correction", fix.data())
+        event = self._numbers.event("correction", fix.data())
         retold = self._corrector.apply(fix, event, move, told)
-        events = [event, *(self._verdict(v, about=event.seq) for v in retold.rejudged)]
+        events = [event, *(self._numbers.verdict(v, about=event.seq) for v in retold.rejudged)]
         self._told[event.seq] = event
-        events += [self._verdict(v, about=event.seq, question=i) for i, v in retold.answers]
+        events += [self._numbers.verdict(v, about=event.seq, question=i) for i, v in retold.answers]
         self._emit(events)
         return event
 
@@ -542,7 +456,7 @@ class Session:
         serve that loops the footage starts a game a pass on one log: each lock held to
         the end would hold a file open a pass)."""
         with self._lock:
-            if self._frame > self._record.last_progress:
+            if self._numbers.frame > self._record.last_progress:
                 self._commit((), force_progress=True)
         if self.log is not None and self.game is not None:
             self.log.release(self.game)
