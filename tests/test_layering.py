@@ -299,3 +299,20 @@ def test_no_import_cycle_anywhere_in_the_package():
     graph = {module_name(path): runtime_imports_of(path) - {module_name(path)} for path in MODULES}
     cycle = _find_cycle({m: {d for d in deps if d in graph} for m, deps in graph.items()})
     assert cycle is None, " -> ".join(cycle or [])
+
+
+GAME_MODULE_LINES = 500
+"""Issue 38 item 3: no module of the game package is over this many lines."""
+
+
+def test_no_module_under_game_is_over_500_lines():
+    """The session is composed of parts (issue 38): each module of ``referee/game/`` stays
+    short enough to read in one sitting."""
+    long = {
+        f"referee/game/{path.name}": lines
+        for path in sorted((PACKAGE / "game").glob("*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > GAME_MODULE_LINES
+    }
+    assert not long, "; ".join(
+        f"{name} is {lines} lines (at most {GAME_MODULE_LINES})" for name, lines in long.items()
+    )

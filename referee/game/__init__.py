@@ -5,7 +5,9 @@ import this package; it drives vision, the rules and the game log, and
 imports nothing above it (no web, no command module).
 
 - :mod:`~referee.game.session`: :class:`Session`, one game's single stream of
-  events (pipeline + ruleset + log).
+  events (pipeline + ruleset + log), composed of parts: ``opening``, ``resume``,
+  ``table``, ``numbering``, ``frames``, ``standing``, ``corrections``, ``record``
+  and ``publication`` (its module docstring says what each holds).
 - :mod:`~referee.game.edits`: terrain and roster edits, applied live, on
   resume and in replay alike.
 - :mod:`~referee.game.loop`: :func:`drive`, the frame loop every command runs.

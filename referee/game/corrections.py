@@ -7,7 +7,8 @@ the piece is back where it was lifted from (the removal's ``at``); ``to``,
 it stands there. This module holds what the command
 line, the session and the replay share: the checks a correction must pass,
 where each piece really rests once the corrections are applied, and the
-verdicts that depended on a corrected move, re-asked.
+verdicts that depended on a corrected move, re-asked; and the session's
+:class:`Corrector`, what one correction changes on the live table.
 """
 
 from __future__ import annotations
@@ -15,15 +16,19 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from referee.errors import RefereeError
 from referee.events import GameEvent
+from referee.game.standing import StandingQuestions
+from referee.game.table import TableState
 from referee.geometry import Pose
 from referee.rules import Ruleset, Verdict
-from referee.rules.flow import SettledMove
+from referee.rules.flow import GameFlow, SettledMove
 from referee.scene import Scene, Table
+from referee.vision.pipeline import Pipeline
+from referee.vision.pose import PiecePose
 
 CORRECTED = ("move", "removed")
 """The events a correction may supersede: a move, or a removal (the piece was not taken
@@ -271,10 +276,86 @@ def verdict_data(
     return data
 
 
+@dataclass(frozen=True)
+class Retold:
+    """The verdicts one correction asked again (the session numbers and logs them)."""
+
+    rejudged: tuple[Verdict, ...]
+    """The rules' verdicts on the move as corrected, on the table as it stood before it."""
+    answers: tuple[tuple[int, Verdict], ...] = ()
+    """Each standing question naming the piece, answered again on the corrected table."""
+
+
+class Corrector:
+    """What a correction changes on a session's live table: where the piece stands, what
+    the tracker follows, which verdicts are asked again. It has no lock: the session calls
+    it under its own, and it calls only parts the session owns (DESIGN.md, "Threads")."""
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        flow: GameFlow,
+        table: TableState,
+        standing: StandingQuestions,
+        pipeline: Pipeline,
+    ) -> None:
+        self._ruleset = ruleset
+        self._flow = flow
+        self._table = table
+        self._standing = standing
+        self._pipeline = pipeline
+
+    def apply(
+        self, fix: Correction, correction: GameEvent, move: GameEvent, told: Sequence[GameEvent]
+    ) -> Retold:
+        """Correct ``move`` as ``fix`` says (``correction`` is its event, ``told`` the game's
+        moves, removals, entries and corrections before it). A move ending elsewhere is
+        judged again; when it was the piece's last, the piece stands where it rests now (a
+        removal undone: the camera follows it there again) and every standing question
+        naming it is answered again."""
+        piece = move.piece or ""
+        rejudged: tuple[Verdict, ...] = ()
+        if fix.to is not None and move.type == "move":
+            before = self._scene_with(piece, move.data.get("from"))
+            rejudged = rejudge(self._ruleset, before, move, fix.to)
+        rest = rests([*told, correction]).get(piece)
+        if rest is None:  # the piece moved again since: it stands where the camera saw it
+            return Retold(rejudged)
+        self._table.place(piece, rest, self._table.doubt(piece))
+        if move.type == "removed":
+            self._put_back(piece, rest, move)
+        touched = self._standing.touched({piece})
+        answers = self._standing.answer(self._flow, self._table.scene(), touched, always=True)
+        return Retold(rejudged, tuple(answers))
+
+    def _put_back(self, piece: str, rest: Pose, removal: GameEvent) -> None:
+        """A wrong removal undone: the camera follows the piece as settled at ``rest`` again
+        (seen there it is no entry; seen elsewhere it moved)."""
+        tracker = getattr(self._pipeline, "tracker", None)
+        restore = getattr(tracker, "restore", None)
+        tag = removal.data.get("tag")
+        if restore is None or not isinstance(tag, int):
+            return
+        doubt = self._table.doubt(piece)
+        restore({piece: PiecePose(piece, tag, rest.x, rest.y, rest.heading, doubt, False)})
+
+    def _scene_with(self, piece: str, pose: Any) -> Scene:
+        """The table now with ``piece`` at ``pose`` (a logged ``{x, y, heading}``)."""
+        scene = self._table.scene()
+        if not isinstance(pose, Mapping):
+            return scene
+        pieces = tuple(
+            p.moved(pose["x"], pose["y"], pose["heading"]) if p.id == piece else p for p in scene
+        )
+        return replace(scene, pieces=pieces)
+
+
 __all__ = [
     "CORRECTED",
     "TOLD",
     "Correction",
+    "Corrector",
+    "Retold",
     "casualties",
     "dependents",
     "latest",

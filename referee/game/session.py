@@ -22,6 +22,18 @@ session opened on an existing game resumes it: the tracker starts from the
 last resting poses, terrain edits and declarations are replayed into the
 scene and the ruleset's flow, the sequence continues, and on the same video
 the frames already logged are skipped.
+
+The session is a composition of parts, each in its own module and tested on
+its own: :mod:`~referee.game.opening` (the scene, ruleset and log entry a game
+opens on), :mod:`~referee.game.resume` (a logged game taken up again),
+:mod:`~referee.game.table` (the pieces at rest, terrain and roster now),
+:mod:`~referee.game.numbering` (the stream's seq, frame and time),
+:mod:`~referee.game.frames` (what each frame's tracker events become),
+:mod:`~referee.game.standing` (the standing questions),
+:mod:`~referee.game.corrections` (what a correction changes),
+:mod:`~referee.game.record` (what each change logs) and
+:mod:`~referee.game.publication` (the subscribers). None has a lock: the session
+calls them under its own.
 """
 
 from __future__ import annotations
@@ -29,18 +41,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import referee.game.corrections as corrections
-import referee.game.frames as frames
-from referee.calibration.camera import TablePose
-from referee.calibration.profile import CalibrationProfile
-from referee.errors import RefereeError, SceneError, at
+from referee.errors import RefereeError
 from referee.events import GameEvent
+from referee.game.corrections import Corrector
 from referee.game.edits import apply_edit, apply_roster_edit, edit_data
-from referee.game.frames import table_pose_json
+from referee.game.frames import FrameEvents, table_pose_json
+from referee.game.numbering import Numbering
+from referee.game.opening import DEFAULT_RULESET, bare_scene, game_name, open_game
 from referee.game.publication import Publication
 from referee.game.record import (  # noqa: F401  (where callers have read them)
     HEADING_NOISE,
@@ -49,31 +59,18 @@ from referee.game.record import (  # noqa: F401  (where callers have read them)
     PROGRESS_EVERY,
     Recorder,
 )
+from referee.game.resume import resume
 from referee.game.standing import StandingQuestions
+from referee.game.table import TableState
 from referee.game.updates import Ruling, SessionUpdate, Subscriber, named_pieces
 from referee.geometry import Pose
 from referee.markers.roster import Roster
-from referee.rules import QueryError, Ruleset, Verdict, find_ruleset
-from referee.rules.flow import GameFlow, SettledMove
-from referee.scene import Piece, Scene, Table
+from referee.rules import Ruleset, Verdict
+from referee.rules.flow import GameFlow
+from referee.scene import Scene
 from referee.store import GameInfo, GameLog, Position
 from referee.vision.pipeline import FrameResult, Pipeline
-from referee.vision.pose import PiecePose
 from referee.vision.sources import Frame
-from referee.vision.track import EnteredEvent, FlagEvent, MoveEvent, PlaceEvent, RemovedEvent
-
-DEFAULT_RULESET = "paper-tigers"
-
-
-def bare_scene(profile: CalibrationProfile, ruleset: str) -> Scene:
-    """Just the profile's table: no terrain, no pieces until the camera sees them settle."""
-    table = Table(profile.table.width, profile.table.depth, profile.table.inch_mm)
-    return Scene(ruleset, table, ())
-
-
-def game_name(prefix: str = "game") -> str:
-    """A new game's default name: ``game-2026-11-23-1504`` (local time, to the second)."""
-    return f"{prefix}-{datetime.now().strftime('%Y-%m-%d-%H%M%S')}"
 
 
 class Session:
@@ -93,8 +90,6 @@ class Session:
         game: GameInfo | None = None,
     ) -> None:
         self.pipeline = pipeline
-        self.roster: Roster = pipeline.roster
-        self.initial_scene = scene
         self.ruleset = ruleset
         self.flow: GameFlow = ruleset.game_flow()
         self.log = log
@@ -108,21 +103,22 @@ class Session:
         while a subscriber is called (:meth:`Publication.deliver`), so a subscriber's own lock (the
         live table's) is never taken inside it, and a subscriber may call the session."""
         self._publication = Publication(self._lock)
-        """Subscribers and the updates queued for them (under this lock, no lock of its own)."""
-        self._seq = 0
-        self._frame = -1
-        self._t = 0.0
+        """Subscribers and the updates queued for them (under this lock, no lock of its own).
+        The parts below have no lock either: they are called under this one, and call
+        only the components the session owns."""
+        self._numbers = Numbering(self._publication)
+        """The stream's last seq, frame and time, and the events numbered after them."""
         self._frame_offset = 0
         self._t_offset = 0.0
         self.resumed = False
         """True when this session continues a game already in the log."""
         self.resume_after = -1
         """Frames of the source with this index or lower were logged before: skipped."""
-        self._fixed = {p.id: p for p in scene if self.roster.by_id(p.id) is None}
-        self._templates = {p.id: p for p in scene}
-        self._placed: dict[str, Piece] = {}
-        self._terrain = scene.terrain
+        self._table = TableState(scene, pipeline.roster)
+        """The pieces at rest, the terrain and the roster now (under this lock)."""
         self._standing = StandingQuestions()
+        self._corrector = Corrector(ruleset, self.flow, self._table, self._standing, pipeline)
+        self._frames = FrameEvents(self._numbers, self._table, ruleset, self.flow, pipeline)
         self._told: dict[int, GameEvent] = {}
         """Every move, removal, entry and correction of the game by ``seq``: what a
         correction is checked against and where corrections put the pieces."""
@@ -152,35 +148,9 @@ class Session:
         without it); ``ruleset`` overrides the scene's. A resumed game keeps
         the scene and ruleset it was started with.
         """
-        profile = pipeline.initial_profile
-        existing = log.find(game) if log is not None and game is not None else None
-        if log is not None and existing is not None:
-            # Only one referee writes a game: another resuming it now is refused up front.
-            log.hold(existing, "stop it first, or give --game another name")
-        if existing is not None:
-            scene = Scene.from_json(existing.scene, f"{log.path if log else ''}:{existing.name}")
-            ruleset = existing.ruleset
-        elif scene is None:
-            scene = bare_scene(profile, ruleset or DEFAULT_RULESET)
-        name = ruleset or scene.ruleset or DEFAULT_RULESET
-        try:
-            rules = find_ruleset(name, scene.settings if name == scene.ruleset else None)
-        except ValueError as error:
-            raise RefereeError(f"--ruleset: {error}") from None
-        if rules.name != scene.ruleset:
-            scene = replace(scene, ruleset=rules.name, settings={})
-        type(rules).validate(scene)  # kinds and system fields, as 'referee check' checks them
-        if existing is None:
-            _check_questions(rules, scene)
-        if log is not None and existing is None:
-            existing = log.create_game(
-                game or game_name(),
-                rules.name,
-                scene.to_json(),
-                source=source,
-                roster=pipeline.roster.to_json(),
-                profile=profile.to_json(),
-            )
+        scene, rules, existing = open_game(
+            pipeline, scene, ruleset, log=log, game=game, source=source
+        )
         session = cls(pipeline, scene, rules, log, existing)
         if existing is not None and (existing.last_seq > 0 or existing.last_frame >= 0):
             session._resume(existing, source)
@@ -200,119 +170,34 @@ class Session:
         declared = self.flow.declare(self.scene, query)
         if not declared.taken and declared.verdict is None:
             if asked:
-                return [self._verdict(self.flow.answer(self.scene, query))]
+                return [self._numbers.verdict(self.flow.answer(self.scene, query))]
             return self._answer_standing({self._standing.add(query)})
-        events = [self._event("declare", {"declare": dict(query), "notes": list(declared.notes)})]
+        data = {"declare": dict(query), "notes": list(declared.notes)}
+        events = [self._numbers.event("declare", data)]
         if declared.verdict is not None:
-            events.append(self._verdict(declared.verdict, about=events[0].seq))
+            events.append(self._numbers.verdict(declared.verdict, about=events[0].seq))
         return events
 
     def _resume(self, game: GameInfo, source: str | None) -> None:
         """Rebuild scene, flow, tracker and sequence from the log; continue after its last frame."""
         assert self.log is not None
         self.resumed = True
-        history = self.log.events(game)
-        self._seq = history[-1].seq if history else 0
-        self._frame = game.last_frame
-        self._t = game.last_t
-        self._record.last_progress = game.last_frame
-        probe = self.ruleset.game_flow()  # sorts the questions; the log replays declarations
-        for query in self.initial_scene.queries:
-            declared = probe.declare(self.scene, query)
-            if not declared.taken and declared.verdict is None:
-                self._standing.add(query)
-        self._told = {e.seq: e for e in history if e.type in corrections.TOLD}
-        told = list(self._told.values())
-        voided = corrections.voided(told)
-        fixes = corrections.latest(told)
-        # Where each camera's last logged move put its table (a log from before several
-        # cameras names none: that was camera 1).
-        table_poses: dict[int, TablePose] = {}
-        for event in history:
-            if event.seq in voided:
-                continue
-            if event.type == "move":
-                self._replay_move(game, event, fixes.get(event.seq, {}).get("to"), told)
-            elif event.type == "removed" and event.piece is not None:
-                self._placed.pop(event.piece, None)  # off the table for what follows
-            elif event.type == "declare" and isinstance(event.data.get("declare"), Mapping):
-                # On the table as it stood then, like a move: a declaration may be judged.
-                self._place_resting(game, event.frame, told, event.seq)
-                self.flow.declare(self.scene, event.data["declare"])
-            elif event.type == "edit" and event.data.get("edit") == "roster":
-                self.roster = apply_roster_edit(self.roster, event.data)
-                self.pipeline.use_roster(self.roster)
-                self._forget_removed()
-            elif event.type == "edit":
-                self._terrain = apply_edit(self._terrain, event.data)
-            elif event.type == "verdict" and isinstance(event.data.get("question"), int):
-                self._standing.answered(event.data["question"], event.data["verdict"])
-            elif event.type == "camera" and isinstance(event.data.get("table_pose"), Mapping):
-                pose = event.data["table_pose"]
-                camera = event.data.get("camera", 1)
-                table_poses[camera - 1] = TablePose(pose["rvec"], pose["tvec"])
-        resting = self.log.positions_at(game, resting=True)
-        moved_to = corrections.rests(told)  # the players' word over the camera's
-        for pid, position in resting.items():
-            pose = moved_to.get(pid, Pose(position.x, position.y, position.heading))
-            self._place(pid, pose, position.uncertainty)
-        for pid, pose in moved_to.items():  # a removal undone: back on the table
-            if pid not in resting and self._place(pid, pose, 0.0):
-                x, y, heading = pose.x, pose.y, pose.heading
-                frame, t = game.last_frame, game.last_t
-                resting[pid] = Position(pid, "settled", x, y, heading, 0.0, False, frame, t)
-        self._record.logged = dict(self.log.positions_at(game))
-        # Pieces and terrain templates start settled where they last rested.
-        tags = {e.id: e.tag for e in self.roster}
-        tags.update({t.id: t.tags[0].tag for t in self.roster.templates})
-        self.pipeline.resume(
-            {
-                pid: PiecePose(pid, tags[pid], p.x, p.y, p.heading, p.uncertainty, False)
-                for pid, p in resting.items()
-                if pid in tags
-            },
-            table_poses,
+        done = resume(
+            self.log,
+            game,
+            source,
+            ruleset=self.ruleset,
+            flow=self.flow,
+            table=self._table,
+            standing=self._standing,
+            pipeline=self.pipeline,
         )
-        if source is not None and source == game.source and Path(source).exists():
-            self.resume_after = game.last_frame  # the same recording: skip what was logged
-        else:
-            self._frame_offset = game.last_frame + 1
-            self._t_offset = game.last_t + 1.0 / 30.0
-
-    def _place_resting(
-        self, game: GameInfo, frame: int | None, told: Sequence[GameEvent], upto: int
-    ) -> None:
-        """Place every piece where it rested at ``frame`` (from the log, as corrected by
-        then: ``told`` are the game's moves and corrections, ``upto`` the event)."""
-        if frame is None or self.log is None:
-            return
-        moved_to = corrections.rests(told, upto)
-        for pid, p in self.log.positions_at(game, frame, resting=True).items():
-            self._place(pid, moved_to.get(pid, Pose(p.x, p.y, p.heading)), p.uncertainty)
-
-    def _replay_move(
-        self, game: GameInfo, event: GameEvent, to: Any, told: Sequence[GameEvent]
-    ) -> None:
-        """Feed a logged move to the flow again, on the positions of the moment before it
-        (ending at ``to`` when a correction says so)."""
-        assert self.log is not None
-        piece = str(event.data.get("piece"))
-        if event.frame is not None:
-            self._place_resting(game, event.frame - 1, told, event.seq - 1)
-        start, end = event.data.get("from"), to if isinstance(to, Mapping) else event.data.get("to")
-        if not isinstance(start, Mapping) or not isinstance(end, Mapping):
-            return
-        begin = Pose(start["x"], start["y"], start["heading"])
-        finish = Pose(end["x"], end["y"], end["heading"])
-        raw = event.data.get("via")
-        via = tuple(
-            Pose(p["x"], p["y"], p["heading"])
-            for p in (raw if isinstance(raw, list) else [])
-            if isinstance(p, Mapping)
-        )
-        self._place(piece, begin, float(event.data.get("uncertainty", 0.0)))
-        self.flow.judge(self.scene, SettledMove(piece, begin, finish, via))
-        self._place(piece, finish, float(event.data.get("uncertainty", 0.0)))
+        self._numbers.seq, self._numbers.frame, self._numbers.t = done.seq, done.frame, done.t
+        self._told = done.told
+        self._record.last_progress = done.frame
+        self._record.logged = done.logged
+        self.resume_after = done.resume_after
+        self._frame_offset, self._t_offset = done.frame_offset, done.t_offset
 
     # -- the scene -----------------------------------------------------------------------------
 
@@ -320,8 +205,21 @@ class Session:
     def scene(self) -> Scene:
         """The table now: fixed scene pieces, every piece seen at rest, the current terrain."""
         with self._lock:
-            pieces = (*self._fixed.values(), *self._placed.values())
-            return replace(self.initial_scene, pieces=pieces, terrain=self._terrain, queries=())
+            return self._table.scene()
+
+    @property
+    def initial_scene(self) -> Scene:
+        """The scene the game opened on: table, sides, settings and questions."""
+        return self._table.initial
+
+    @initial_scene.setter
+    def initial_scene(self, scene: Scene) -> None:
+        self._table.initial = scene
+
+    @property
+    def roster(self) -> Roster:
+        """The roster the camera follows now (as edited mid-game)."""
+        return self._table.roster
 
     def state(self) -> Scene:
         """The table now as a scene file (with the standing questions) for ``referee check``."""
@@ -332,23 +230,11 @@ class Session:
         """The removals still standing, oldest first: each piece whose last removal, entry or
         move was a removal no correction undid (the dashboard lists them by the map)."""
         with self._lock:
-            return corrections.casualties(list(self._told.values()), set(self._placed))
+            return corrections.casualties(list(self._told.values()), set(self._table.placed))
 
     def _answerable(self) -> list[Mapping[str, Any]]:
         placed = {p.id for p in self.scene}
         return self._standing.answerable(placed)
-
-    def _place(self, piece_id: str, pose: Pose, uncertainty: float) -> bool:
-        template = self._templates.get(piece_id)
-        if template is None:
-            entry = self.roster.by_id(piece_id)
-            if entry is None:
-                return False
-            template = Piece(entry.id, entry.side, entry.kind, 0, 0, 0, entry.base, name=entry.name)
-            self._templates[piece_id] = template
-        moved = template.moved(pose.x, pose.y, pose.heading)
-        self._placed[piece_id] = replace(moved, uncertainty=uncertainty)
-        return True
 
     # -- events --------------------------------------------------------------------------------
 
@@ -358,31 +244,12 @@ class Session:
 
     @property
     def last_seq(self) -> int:
-        return self._seq
+        return self._numbers.seq
 
     @property
     def t(self) -> float:
         """Game time of the last frame, seconds."""
-        return self._t
-
-    def _event(self, kind: str, data: Mapping[str, Any], t: float | None = None) -> GameEvent:
-        self._seq += 1
-        frame = self._frame if self._frame >= 0 else None
-        return GameEvent(self._seq, self._t if t is None else t, kind, data, frame)
-
-    def _verdict(
-        self, verdict: Verdict, about: int | None = None, question: int | None = None
-    ) -> GameEvent:
-        data: dict[str, Any] = {"verdict": verdict.to_json()}
-        if about is not None:
-            data["about"] = about
-        if question is not None:
-            data["question"] = question
-        pieces = sorted(named_pieces(verdict.query))
-        if pieces:
-            data["pieces"] = pieces
-        self._publication.made(about, verdict)
-        return self._event("verdict", data)
+        return self._numbers.t
 
     def _commit(
         self,
@@ -393,12 +260,12 @@ class Session:
         """Log events (one transaction) before anyone hears of them; on failure, unnumber them."""
         seeing = self._seeing if self._seeing is not None else self.latest
         try:
-            self._record.commit(
-                events, positions, self._frame, self._t, seeing, lambda: self.scene, force_progress
-            )
+            frame, t = self._numbers.frame, self._numbers.t
+            scene = lambda: self.scene  # noqa: E731  (asked only when a verdict keeps evidence)
+            self._record.commit(events, positions, frame, t, seeing, scene, force_progress)
         except RefereeError:
             if events:
-                self._seq = events[0].seq - 1
+                self._numbers.seq = events[0].seq - 1
             raise
 
     def _emit(self, events: Sequence[GameEvent]) -> SessionUpdate:
@@ -417,44 +284,22 @@ class Session:
                 frame, index=frame.index + self._frame_offset, t=frame.t + self._t_offset
             )
             result = self.pipeline.process(frame)
-            self._frame, self._t = result.frame, result.t
+            self._numbers.frame, self._numbers.t = result.frame, result.t
             self._seeing = result
-            events: list[GameEvent] = []
-            rulings: list[Ruling] = []
-            moved: set[str] = set()
-            placed = False
-            for event in result.events:
-                if isinstance(event, MoveEvent):
-                    ruling = self._judge(event, events)
-                    rulings.append(ruling)
-                    moved.add(event.piece)
-                elif isinstance(event, PlaceEvent):
-                    placed = self._place_template(event, events) or placed
-                elif isinstance(event, RemovedEvent):
-                    self._removed(event, events)
-                    moved.add(event.piece)
-                elif isinstance(event, EnteredEvent):
-                    self._entered(event, events)
-                    moved.add(event.piece)
-                else:
-                    events.append(self._flag(event, result))
-            for tracked in result.tracks.pieces:
-                pose = tracked.pose
-                first = tracked.state == "settled" and pose.id not in self._placed
-                if first and self._place(pose.id, frames.pose_of(pose), pose.uncertainty):
-                    moved.add(pose.id)
-            if placed:  # the terrain changed: every question may answer otherwise
+            seen = self._frames.take(result, self._told)
+            events = seen.events
+            if seen.terrain_changed:  # the terrain changed: every question may answer otherwise
                 events.extend(self._answer_standing(self._standing.every()))
-            elif moved:
-                events.extend(self._answer_standing(self._standing.touched(moved)))
+            elif seen.moved:
+                events.extend(self._answer_standing(self._standing.touched(seen.moved)))
             positions = self._record.changed_positions(result)
             self._commit(events, positions)
             self.latest = result
             update = SessionUpdate(
                 tuple(events),
                 result,
-                tuple(rulings),
-                self._publication.verdicts_made(rulings),
+                tuple(seen.rulings),
+                self._publication.verdicts_made(seen.rulings),
             )
             self._publication.publish(update)
             return update
@@ -466,77 +311,11 @@ class Session:
                 continue
             yield self.process(frame)
 
-    def _judge(self, event: MoveEvent, events: list[GameEvent]) -> Ruling:
-        move = self._event("move", frames.move_data(event))
-        events.append(move)
-        self._told[move.seq] = move
-        self._place(event.piece, frames.pose_of(event.from_pose), event.from_pose.uncertainty)
-        settled = SettledMove(
-            event.piece,
-            frames.pose_of(event.from_pose),
-            frames.pose_of(event.to_pose),
-            tuple(frames.pose_of(p) for p in event.path),
-        )
-        judgement = self.flow.judge(self.scene, settled)
-        for verdict in judgement.verdicts:
-            events.append(self._verdict(verdict, about=move.seq))
-        if judgement.notes:
-            noted = replace(move, data={**move.data, "notes": list(judgement.notes)})
-            events[events.index(move)] = self._told[move.seq] = noted
-        self._place(event.piece, frames.pose_of(event.to_pose), event.to_pose.uncertainty)
-        return Ruling(event, judgement, move.seq)
-
-    def _removed(self, event: RemovedEvent, events: list[GameEvent]) -> None:
-        """A casualty: logged, and off the table for the rules (range, line of sight,
-        targets, Follow Me no longer count it) until it enters again or a correction
-        puts it back."""
-        removed = self._event("removed", frames.removed_data(event))
-        events.append(removed)
-        self._told[removed.seq] = removed
-        self._placed.pop(event.piece, None)
-
-    def _entered(self, event: EnteredEvent, events: list[GameEvent]) -> None:
-        """A reinforcement came to rest: on the table from now on, its entry judged where
-        the system has an entry rule (:func:`~referee.game.frames.entry_verdict`)."""
-        self._place(event.piece, frames.pose_of(event.at), event.at.uncertainty)
-        verdict = frames.entry_verdict(self.ruleset, self.scene, event.piece)
-        entered = self._event("entered", frames.entered_data(event, verdict))
-        events.append(entered)
-        self._told[entered.seq] = entered
-
-    def _place_template(self, event: PlaceEvent, events: list[GameEvent]) -> bool:
-        """Log a terrain template's rest as the terrain edit it is: ``add`` the feature
-        with the template's id the first time there is none, ``replace`` it after.
-        Terrain drawn by hand under other ids is left as it is."""
-        template = self.roster.template(event.template)
-        if template is None:
-            return False
-        data = frames.template_edit(template, event, self._terrain)
-        self._terrain = apply_edit(self._terrain, data)
-        events.append(self._event("edit", data))
-        return True
-
     @property
     def hidden_terrain(self) -> frozenset[str]:
         """Terrain templates whose tags are all hidden now: each stays where last seen."""
         with self._lock:
-            latest = self.latest
-            if latest is None:
-                return frozenset()
-            ids = {t.id for t in self.roster.templates}
-            return frozenset(
-                p.pose.id for p in latest.tracks.pieces if p.pose.id in ids and not p.pose.seen
-            )
-
-    def _flag(self, event: FlagEvent, result: FrameResult) -> GameEvent:
-        kind, data = frames.flag_event(event, result, self._initial_profile(event.camera or 0))
-        return self._event(kind, data)
-
-    def _initial_profile(self, camera: int) -> CalibrationProfile:
-        cameras = getattr(self.pipeline, "cameras", None)
-        if cameras and camera < len(cameras):
-            return cameras[camera].initial_profile
-        return self.pipeline.initial_profile
+            return self._table.hidden_terrain(self.latest)
 
     def camera_event(self, kind: str, message: str, camera: int | None = None) -> None:
         """A camera lost or reopened (from the frame source); logged and published at once.
@@ -545,14 +324,14 @@ class Session:
         if camera is not None:
             data["camera"] = camera + 1
         with self._publication.changing():
-            self._emit([self._event("camera", data)])
+            self._emit([self._numbers.event("camera", data)])
 
     # -- standing questions --------------------------------------------------------------------
 
     def _answer_standing(self, which: Iterable[int]) -> list[GameEvent]:
         """Answer these standing questions on the live scene; log those whose answer changed."""
         answers = self._standing.answer(self.flow, self.scene, which)
-        return [self._verdict(verdict, question=i) for i, verdict in answers]
+        return [self._numbers.verdict(verdict, question=i) for i, verdict in answers]
 
     def unanswered(self) -> list[str]:
         """Why each standing question never got an answer (a piece never seen at rest)."""
@@ -569,7 +348,7 @@ class Session:
         """:meth:`ask`, and the seq its verdict was logged as (where its evidence is kept)."""
         with self._publication.changing():
             verdict = self.ruleset.answer(self.scene, query)
-            event = self._verdict(verdict)
+            event = self._numbers.verdict(verdict)
             self._emit([event])
             return verdict, event.seq
 
@@ -585,18 +364,18 @@ class Session:
         if not isinstance(ask, str) or ask not in known:
             raise RefereeError(f"ask: unknown question {ask!r} (known: {', '.join(known)})")
         for pid in sorted(named_pieces(query)):
-            if pid not in self._templates and self.roster.by_id(pid) is None:
+            if not self._table.knows(pid):
                 raise RefereeError(f"no piece {pid!r} in the roster or the scene")
 
     def edit_terrain(self, action: str, terrain: Mapping[str, Any] | str) -> SessionUpdate:
         """Add, replace or remove a terrain piece (validated as a scene file would be)."""
         with self._publication.changing():
             data = edit_data("terrain", action, terrain)
-            terrain_now = apply_edit(self._terrain, data)
+            terrain_now = apply_edit(self._table.terrain, data)
             candidate = replace(self.scene, terrain=terrain_now).to_json()
             Scene.from_json(candidate, "terrain edit")  # every scene-file check, one error line
-            self._terrain = terrain_now
-            events = [self._event("edit", data)]
+            self._table.terrain = terrain_now
+            events = [self._numbers.event("edit", data)]
             events.extend(self._answer_standing(self._standing.every()))
             return self._emit(events)
 
@@ -610,14 +389,8 @@ class Session:
             data = edit_data("roster", action, entry)
             roster = apply_roster_edit(self.roster, data)
             self.pipeline.use_roster(roster)
-            self.roster = roster
-            self._forget_removed()
-            return self._emit([self._event("edit", data)])
-
-    def _forget_removed(self) -> None:
-        for pid in [p for p in self._placed if self.roster.by_id(p) is None]:
-            del self._placed[pid]
-            self._templates.pop(pid, None)
+            self._table.use_roster(roster)
+            return self._emit([self._numbers.event("edit", data)])
 
     def correct(
         self,
@@ -635,8 +408,9 @@ class Session:
         start the field names its messages give (``--why`` for a command, ``why`` for JSON)."""
         with self._publication.changing():
             name = f"game {self.game.name!r}" if self.game is not None else "this game"
-            if not 1 <= seq <= self._seq:
-                raise RefereeError(f"{name} has no event #{seq} (its events are 1 to {self._seq})")
+            last = self._numbers.seq
+            if not 1 <= seq <= last:
+                raise RefereeError(f"{name} has no event #{seq} (its events are 1 to {last})")
             if seq not in self._told or self._told[seq].type not in corrections.CORRECTED:
                 raise RefereeError(
                     f"event #{seq} of {name} is not a move or a removal; only those are corrected"
@@ -654,12 +428,12 @@ class Session:
             )
             # Everything below is undone if the rules or the log fail: no seq skipped, the
             # table as it was (a refused correction changes nothing).
-            kept = (self._seq, dict(self._placed), self._standing.answers())
+            kept = (self._numbers.seq, dict(self._table.placed), self._standing.answers())
             fresh = self._publication.made_so_far()
             try:
                 event = self._correction_events(fix, move, told)
             except BaseException:
-                self._seq, self._placed, answers = kept
+                self._numbers.seq, self._table.placed, answers = kept
                 self._standing.restore(answers)
                 self._publication.undo(fresh)
                 self._told = {k: v for k, v in self._told.items() if k <= kept[0]}
@@ -669,74 +443,27 @@ class Session:
     def _correction_events(
         self, fix: corrections.Correction, move: GameEvent, told: Sequence[GameEvent]
     ) -> GameEvent:
-        event = self._event("correction", fix.data())
-        events = [event]
-        piece = move.piece or ""
-        if fix.to is not None and move.type == "move":
-            before = self._scene_with(piece, move.data.get("from"))
-            for verdict in corrections.rejudge(self.ruleset, before, move, fix.to):
-                events.append(self._verdict(verdict, about=event.seq))
+        event = self._numbers.event("correction", fix.data())
+        retold = self._corrector.apply(fix, event, move, told)
+        events = [event, *(self._numbers.verdict(v, about=event.seq) for v in retold.rejudged)]
         self._told[event.seq] = event
-        rest = corrections.rests([*told, event]).get(piece)
-        if rest is not None:  # the move was the piece's last: it stands elsewhere now
-            placed = self._placed.get(piece)
-            self._place(piece, rest, placed.uncertainty if placed is not None else 0.0)
-            if move.type == "removed":
-                self._put_back(piece, rest, move)
-            touched = self._standing.touched({piece})
-            for i, verdict in self._standing.answer(self.flow, self.scene, touched, always=True):
-                events.append(self._verdict(verdict, about=event.seq, question=i))
+        events += [self._numbers.verdict(v, about=event.seq, question=i) for i, v in retold.answers]
         self._emit(events)
         return event
-
-    def _put_back(self, piece: str, rest: Pose, removal: GameEvent) -> None:
-        """A wrong removal undone: the camera follows the piece as settled at ``rest`` again
-        (seen there it is no entry; seen elsewhere it moved)."""
-        tracker = getattr(self.pipeline, "tracker", None)
-        restore = getattr(tracker, "restore", None)
-        tag = removal.data.get("tag")
-        if restore is None or not isinstance(tag, int):
-            return
-        placed = self._placed.get(piece)
-        doubt = placed.uncertainty if placed is not None else 0.0
-        restore({piece: PiecePose(piece, tag, rest.x, rest.y, rest.heading, doubt, False)})
-
-    def _scene_with(self, piece: str, pose: Any) -> Scene:
-        """The table now with ``piece`` at ``pose`` (a logged ``{x, y, heading}``)."""
-        scene = self.scene
-        if not isinstance(pose, Mapping):
-            return scene
-        pieces = tuple(
-            p.moved(pose["x"], pose["y"], pose["heading"]) if p.id == piece else p for p in scene
-        )
-        return replace(scene, pieces=pieces)
 
     def close(self) -> None:
         """Mark the last frame processed as logged, and give up the game's writer lock (a
         serve that loops the footage starts a game a pass on one log: each lock held to
         the end would hold a file open a pass)."""
         with self._lock:
-            if self._frame > self._record.last_progress:
+            if self._numbers.frame > self._record.last_progress:
                 self._commit((), force_progress=True)
         if self.log is not None and self.game is not None:
             self.log.release(self.game)
 
 
-def _check_questions(rules: Ruleset, scene: Scene) -> None:
-    """Refuse, as ``referee check`` would, a scene question that cannot be asked as written
-    (asked once on the file's own positions; declarations are the flow's to take)."""
-    flow = rules.game_flow()
-    for i, query in enumerate(scene.queries):
-        if flow.declare(scene, query).taken:
-            continue
-        try:
-            rules.answer(scene, query)
-        except QueryError as error:
-            where = f"$.queries[{i}]{error.path}"
-            raise SceneError(at(scene.source, where, error.problem)) from None
-
-
 __all__ = [
+    "DEFAULT_RULESET",
     "Ruling",
     "Session",
     "SessionUpdate",

@@ -9,13 +9,27 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from game.test_session import START, frames, game_script, move_event, start
+from game.test_session import (
+    ROSTER,
+    START,
+    ScriptedPipeline,
+    frames,
+    game_script,
+    move_event,
+    start,
+)
+from game.test_session import scene as roster_scene
 
 from referee.cli import cli
 from referee.errors import RefereeError
-from referee.game import repo_footage, scene_at
-from referee.game.corrections import rests
+from referee.events import GameEvent
+from referee.game import corrections, repo_footage, scene_at
+from referee.game.corrections import Corrector, rests
+from referee.game.frames import move_data
+from referee.game.standing import StandingQuestions
+from referee.game.table import TableState
 from referee.geometry import Pose
+from referee.rules import find_ruleset
 from referee.store import GameLog
 
 RANGE = {"ask": "range", "from": "t34", "to": "pz4"}
@@ -93,8 +107,6 @@ def test_rests_walk_back_over_voided_moves():
 
 
 def _event(seq, kind, data):
-    from referee.events import GameEvent
-
     return GameEvent(seq, float(seq), kind, data, seq)
 
 
@@ -378,3 +390,83 @@ def test_a_removal_stands_until_a_correction_voids_it_or_the_piece_enters_again(
     assert casualties([moved, lifted, lost, void], set()) == [lost]
     back = GameEvent(5, 5.0, "entered", {"piece": "sq1", "tag": 3, "at": at})
     assert casualties([moved, lifted, lost, void, back], set()) == []
+
+
+# -- the Corrector on its own: a live table, no session around it --------------------------
+
+
+class _Tracker:
+    def __init__(self):
+        self.restored = {}
+
+    def restore(self, poses):
+        self.restored.update(poses)
+
+
+def _corrector_on(*told_events):
+    rules = find_ruleset("paper-tigers")
+    table, standing = TableState(roster_scene(), ROSTER), StandingQuestions()
+    for pid, where in START.items():
+        table.place(pid, Pose(*where), 0.05)
+    standing.add(RANGE)
+    pipeline = ScriptedPipeline(game_script())
+    pipeline.tracker = _Tracker()
+    flow = rules.game_flow()
+    standing.answer(flow, table.scene(), standing.every())
+    return Corrector(rules, flow, table, standing, pipeline), table, pipeline.tracker
+
+
+def _moved_t34(seq=1, to=(16.0, 18.0, 0.0)):
+    return GameEvent(seq, 10 / 30, "move", move_data(move_event("t34", to, 10)), 10)
+
+
+def _correction(told, seq, **kwargs):
+    fix, move = corrections.make(told, seq, "knocked over", **kwargs)
+    return fix, GameEvent(told[-1].seq + 1, 1.0, "correction", fix.data()), move
+
+
+def test_the_corrector_puts_a_voided_move_back_and_re_asks_the_question_naming_it():
+    move = _moved_t34()
+    corrector, table, _tracker = _corrector_on()
+    table.place("t34", Pose(16.0, 18.0, 0.0), 0.05)  # where the camera said it went
+    told = [move]
+    fix, event, _ = _correction(told, 1, void=True)
+    retold = corrector.apply(fix, event, move, told)
+    assert retold.rejudged == ()  # a move that never was is not judged
+    [(question, verdict)] = retold.answers
+    assert question == 0 and verdict.to_json()["distance"] == pytest.approx(20.0)
+    t34 = table.scene().piece("t34")
+    assert (t34.x, t34.y, t34.uncertainty) == (10.0, 18.0, 0.05)  # back, as sure as before
+    assert told == [move]  # the move stays as told: the correction is a new event beside it
+
+
+def test_the_corrector_judges_a_move_again_where_it_really_ended():
+    move = _moved_t34()
+    corrector, table, _tracker = _corrector_on()
+    told = [move]
+    fix, event, _ = _correction(told, 1, to=Pose(13.0, 20.0, 90.0))
+    retold = corrector.apply(fix, event, move, told)
+    assert [v.ask for v in retold.rejudged] == ["move"]
+    assert (table.scene().piece("t34").x, table.scene().piece("t34").y) == (13.0, 20.0)
+
+
+def test_the_corrector_puts_a_wrong_casualty_back_where_the_camera_follows_it():
+    at = {"x": 30.0, "y": 18.0, "heading": 180.0}
+    removal = GameEvent(1, 20 / 30, "removed", {"piece": "pz4", "tag": 2, "at": at}, 20)
+    corrector, table, tracker = _corrector_on()
+    table.lift("pz4")
+    told = [removal]
+    fix, event, _ = _correction(told, 1, void=True)
+    corrector.apply(fix, event, removal, told)
+    assert table.scene().piece("pz4").x == 30.0
+    assert tracker.restored["pz4"].tag == 2 and tracker.restored["pz4"].x == 30.0
+
+
+def test_the_corrector_leaves_a_piece_the_camera_saw_move_again_where_it_is():
+    first, again = _moved_t34(1), _moved_t34(2, to=(20.0, 18.0, 0.0))
+    corrector, table, _tracker = _corrector_on()
+    table.place("t34", Pose(20.0, 18.0, 0.0), 0.05)
+    told = [first, again]
+    fix, event, _ = _correction(told, 1, void=True)
+    retold = corrector.apply(fix, event, first, told)
+    assert retold.answers == () and table.scene().piece("t34").x == 20.0
