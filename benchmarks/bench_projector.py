@@ -29,8 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from referee.game.overlay_trial import tracked_game
 from referee.sim.projector import Projector
-from referee.sim.projector_trial import projector_trial, sample_projector, tracked_game
+from referee.sim.projector_trial import projector_trial, sample_projector
 from referee.sim.random_game import random_scenario
 from referee.sim.scenario import load_scenario
 

@@ -322,7 +322,8 @@ def run(
 
 def _projector_demo(folder: Path) -> None:
     """The projector measurement on the scenario a footage folder was simulated from."""
-    from referee.sim.projector_trial import projector_trial, tracked_game
+    from referee.game.overlay_trial import tracked_game
+    from referee.sim.projector_trial import projector_trial
 
     scenario = folder.parent / f"{folder.name}.scenario.json"
     if not scenario.is_file():

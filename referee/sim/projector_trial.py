@@ -13,7 +13,7 @@ so the margin must cover a frame's motion).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +30,6 @@ from referee.calibration.projector import (
 )
 from referee.calibration.projector_fit import covered_grid
 from referee.runtime import progress as bar_of
-from referee.sim.accuracy import MoveMatch, match_moves
 from referee.sim.projector import LightMaps, Projector, add_light, line_overlay, piece_tops
 from referee.sim.render import PiecePose, TableRenderer
 from referee.sim.scenario import FrameState, Scenario, load_scenario
@@ -266,65 +265,26 @@ def projector_trial(
     )
 
 
-@dataclass(frozen=True)
-class TrackedGame:
-    """The whole scenario referee'd twice by the real pipeline (detector, poses, tracker),
-    with the projector's overlay on and with it off: the moves each found."""
-
-    frames: int
-    on: MoveMatch
-    off: MoveMatch
-    unknown_on: tuple[int, ...]
-    """Tag ids read with the overlay on that are neither a piece's nor an anchor's."""
-    unknown_off: tuple[int, ...]
-
-    def lines(self) -> list[str]:
-        def said(match: MoveMatch) -> str:
-            return f"{match.matched} of {match.matched + match.missed}, {match.extra} extra"
-
-        return [
-            f"moves with the overlay on: {said(self.on)} (off: {said(self.off)}); "
-            f"wrong ids: {len(self.unknown_on)} on, {len(self.unknown_off)} off"
-        ]
-
-
-def tracked_game(
-    scenario_path: str | os.PathLike[str],
-    fit: ProjectorFit | None = None,
+def lit_game(
+    scenario: Scenario,
+    fit: ProjectorFit,
+    projector: Projector,
+    masked: bool = True,
     margin_in: float = MARGIN_IN,
     ambient: float = AMBIENT,
-    projector: Projector | None = None,
     progress: bool = False,
-    masked: bool = True,
-) -> TrackedGame:
-    """Every frame of the scenario, lit by the overlay (a line between every two pieces,
-    dark over every tag as known a frame ago) and not, through two pipelines on the true
-    profile; their moves matched with the true ones. ``fit``: the projector's (calibrated
-    from its pattern frame when None). ``masked=False`` lights the tags too."""
-    from referee.sim.video import true_moves
-    from referee.vision.pipeline import Pipeline
-    from referee.vision.sources import Frame
-    from referee.vision.track import MoveEvent
-
-    scenario = load_scenario(scenario_path)
-    projector = projector or sample_projector(scenario)
-    fit = fit or calibrated_fit(scenario, projector, ambient)
+) -> Iterator[tuple[int, float, Image, Image]]:
+    """Every frame of the scenario as the webcam gives it, with the overlay on (a line
+    between every two pieces, dark over every tag as known a frame ago when ``masked``)
+    and off: ``(index, t, on, off)``, each through its own imager as a video would be."""
     renderers, lights = _Renderers(scenario), _Lights(projector)
-    imagers = {"on": _imager(scenario), "off": _imager(scenario)}
-    pipelines = {k: Pipeline(scenario.profile(0), scenario.roster) for k in imagers}
-    moves: dict[str, list[MoveEvent]] = {k: [] for k in imagers}
-    unknown: dict[str, set[int]] = {k: set() for k in imagers}
+    imager_on, imager_off = _imager(scenario), _imager(scenario)
     count = scenario.frame_count
     for index in bar_of(range(count), desc="tracking", unit="frame", enabled=progress):
         state, renderer, frame, lit = lit_frame(
             scenario, renderers, fit, projector, index, masked, margin_in, ambient, lights
         )
         hand_mask = renderer.hand_mask(state.hands) if state.hands else None
-        for key, picture in (("on", lit), ("off", frame)):
-            image = imagers[key].apply(picture, state.t, bool(state.hands), hand_mask)
-            result = pipelines[key].process(Frame(index, state.t, image))
-            moves[key].extend(e for e in result.events if isinstance(e, MoveEvent))
-            unknown[key].update(result.unknown_tags)
-    truth = true_moves(scenario)
-    on, off = (match_moves(moves[k], truth, scenario.roster) for k in ("on", "off"))
-    return TrackedGame(count, on, off, tuple(sorted(unknown["on"])), tuple(sorted(unknown["off"])))
+        on = imager_on.apply(lit, state.t, bool(state.hands), hand_mask)
+        off = imager_off.apply(frame, state.t, bool(state.hands), hand_mask)
+        yield index, state.t, on, off

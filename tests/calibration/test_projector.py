@@ -254,7 +254,7 @@ def short_game(tmp_path_factory):
 
 
 def test_the_overlay_makes_no_phantom_move_and_no_wrong_id(short_game):
-    from referee.sim.projector_trial import tracked_game
+    from referee.game.overlay_trial import tracked_game
 
     game = tracked_game(short_game)
     assert game.frames == 60
