@@ -32,9 +32,20 @@ from .browser import chromium, chromium_missing, dashboard, open_page
 SCENARIO = repo_footage().parent / "skirmish.scenario.json"
 
 
-@pytest.fixture(scope="module")
-def lit(tmp_path_factory):
-    """A live table whose camera sees the pattern, the true projector, and the pattern."""
+def _played(tmp_path_factory, name: str, pictures, folder, pipeline):
+    """A live table whose camera saw ``pictures`` (PNG: what the camera saw, without a
+    codec's blur on the tags), its first two frames processed."""
+    frames = Path(tmp_path_factory.mktemp(name))
+    for k, picture in enumerate(pictures):
+        assert cv2.imwrite(str(frames / f"frame-{k:03d}.png"), picture)
+    live = source_live(str(frames), pipeline, folder.scene, pace=0)
+    assert live.step(2) == 2
+    return live
+
+
+def _pattern_seen():
+    """The sample's folder and pipeline, its true projector, and the camera's picture of
+    the very pattern the page serves, shown by that projector."""
     folder = read_footage(repo_footage())
     pipeline = Pipeline(folder.profiles, folder.roster)
     scenario = load_scenario(SCENARIO)
@@ -43,12 +54,14 @@ def lit(tmp_path_factory):
     pattern = projector_pattern(
         projector.resolution, dictionary=folder.roster.dictionary, avoid=avoid
     )
-    frames = Path(tmp_path_factory.mktemp("pattern"))
-    image = pattern_frame(scenario, projector, pattern)
-    for k in range(2):  # PNG: what the camera saw, without a codec's blur on the tags
-        assert cv2.imwrite(str(frames / f"frame-{k:03d}.png"), image)
-    live = source_live(str(frames), pipeline, folder.scene, pace=0)
-    assert live.step(2) == 2
+    return folder, pipeline, projector, pattern_frame(scenario, projector, pattern)
+
+
+@pytest.fixture(scope="module")
+def lit(tmp_path_factory):
+    """A live table whose camera sees the pattern, and the true projector."""
+    folder, pipeline, projector, image = _pattern_seen()
+    live = _played(tmp_path_factory, "pattern", [image] * 2, folder, pipeline)
     yield live, projector
     live.stop()
 
@@ -179,25 +192,13 @@ def _knocked(image: np.ndarray) -> np.ndarray:
 def bumped(tmp_path_factory):
     """The pattern (2 frames), the game's table (2), the camera knocked during play (6: the
     anchors, dark under the overlay, show it), then the pattern again through it (2)."""
-    folder = read_footage(repo_footage())
-    pipeline = Pipeline(folder.profiles, folder.roster)
-    scenario = load_scenario(SCENARIO)
-    projector = sample_projector(scenario)
-    avoid = {e.tag for e in folder.roster.pieces} | {a.tag for a in pipeline.anchors}
-    pattern = projector_pattern(
-        projector.resolution, dictionary=folder.roster.dictionary, avoid=avoid
-    )
-    lit_image = pattern_frame(scenario, projector, pattern)
+    folder, pipeline, projector, lit_image = _pattern_seen()
     video = cv2.VideoCapture(str(folder.videos[0]))
     ok, table = video.read()
     video.release()
     assert ok
     pictures = [lit_image] * 2 + [table] * 2 + [_knocked(table)] * 6 + [_knocked(lit_image)] * 2
-    frames = Path(tmp_path_factory.mktemp("bumped"))
-    for k, picture in enumerate(pictures):
-        assert cv2.imwrite(str(frames / f"frame-{k:03d}.png"), picture)
-    live = source_live(str(frames), pipeline, folder.scene, pace=0)
-    assert live.step(2) == 2
+    live = _played(tmp_path_factory, "bumped", pictures, folder, pipeline)
     yield live, projector
     live.stop()
 
