@@ -65,7 +65,8 @@ def tracked_game(
     from its pattern frame when None). ``masked=False`` lights the tags too."""
     scenario = load_scenario(scenario_path)
     projector = projector or sample_projector(scenario)
-    fit = fit or calibrated_fit(scenario, projector, ambient)
+    if fit is None:
+        fit = calibrated_fit(scenario, projector, ambient)
     pipelines = {k: Pipeline(scenario.profile(0), scenario.roster) for k in ("on", "off")}
     moves: dict[str, list[MoveEvent]] = {k: [] for k in pipelines}
     unknown: dict[str, set[int]] = {k: set() for k in pipelines}

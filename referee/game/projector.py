@@ -53,6 +53,8 @@ class ProjectorCheck:
     """Whether the fit in force was kept (the projector, as the camera sees it, had not moved)."""
     fit: ProjectorFit
     """The fit in force after the check: the old one if it holds, else the new one."""
+    saved: str
+    """Where that fit is kept, in words (as :meth:`ProjectorFits.put` says)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +62,7 @@ class ProjectorCheck:
             "shift_max_in": self.shift_max_in,
             "holds": self.holds,
             "tolerance_in": CHECK_TOLERANCE_IN,
+            "saved": self.saved,
         }
 
 
@@ -145,8 +148,9 @@ class ProjectorFits:
         p95, worst = landing_shift(old, new)
         holds = p95 <= CHECK_TOLERANCE_IN
         kept = old if holds else new
-        self.put(kept)
-        return ProjectorCheck(p95, worst, holds, kept)
+        # Put again even when it holds: the fit is now known good under this camera pose.
+        saved = self.put(kept)
+        return ProjectorCheck(p95, worst, holds, kept, saved)
 
 
 def disc_radius(tag_size: float, dictionary: str, margin_in: float = DISC_MARGIN_IN) -> float:

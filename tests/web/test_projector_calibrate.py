@@ -167,6 +167,7 @@ def test_a_check_keeps_a_fit_that_holds_and_replaces_one_that_moved(lit):
     assert moved.status_code == 200, moved.get_json()
     answer = moved.get_json()
     assert answer["holds"] is False
+    assert answer["saved"].startswith("in memory only")  # this app was given no profile file
     assert answer["shift_p95_in"] == pytest.approx(0.5, abs=0.03)
     assert placement_error(_fit_of(answer), projector)[0] < 0.05
     # Checked again at once, the new fit holds and is kept as it is.

@@ -354,7 +354,7 @@ function showPattern() {
         const shift = `${c.shift_p95_in.toFixed(3)} in (95%)`;
         $("pj-result").textContent = c.holds
           ? `the fit holds: the pattern lands within ${shift}; now open /projector`
-          : `re-fitted: the projector had moved ${shift}; now open /projector`;
+          : `re-fitted: the projector had moved ${shift}; saved ${c.saved}; now open /projector`;
       })
       .catch(said);
   };
