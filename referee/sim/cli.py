@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
+from referee.commands import gathered
 from referee.errors import write_json_atomic
 from referee.outputs import output_folder
 from referee.sim.random_game import DEFAULT_DURATION_S, MIN_DURATION_S, SETUPS, random_scenario
@@ -15,6 +17,30 @@ from referee.sim.video import simulate as run_simulation
 
 #: The longest random game ``--duration`` asks for, seconds (rendering is ~1 s a frame set).
 MAX_RANDOM_DURATION_S = 600.0
+
+
+@dataclass(frozen=True)
+class RandomGame:
+    """``--random``, ``--setup``, ``--duration`` and ``--webcam``: a game drawn from a seed
+    (``seed`` None: the game is a SCENARIO file, and the other three must not be given)."""
+
+    seed: int | None
+    setup: str | None
+    duration: float | None
+    webcam: bool | None
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """``--no-video``, ``--no-calibration``, ``--frames``, ``--images``, ``--jpeg-quality``
+    and ``--quiet``: what is rendered, and how it is written."""
+
+    no_video: bool
+    no_calibration: bool
+    max_frames: int | None
+    images: bool
+    jpeg_quality: int
+    quiet: bool
 
 
 @click.command()
@@ -79,19 +105,18 @@ MAX_RANDOM_DURATION_S = 600.0
     help="JPEG quality for --images.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@gathered(
+    "rendering",
+    Rendering,
+    {n: n for n in ("no_video", "no_calibration", "max_frames", "images", "jpeg_quality", "quiet")},
+)
+@gathered(
+    "drawn_from",
+    RandomGame,
+    {"random_seed": "seed", "setup": "setup", "duration": "duration", "webcam": "webcam"},
+)
 def simulate(
-    scenario: Path | None,
-    random_seed: int | None,
-    setup: str | None,
-    duration: float | None,
-    webcam: bool | None,
-    out: Path,
-    no_video: bool,
-    no_calibration: bool,
-    max_frames: int | None,
-    images: bool,
-    jpeg_quality: int,
-    quiet: bool,
+    scenario: Path | None, drawn_from: RandomGame, out: Path, rendering: Rendering
 ) -> None:
     """Render SCENARIO (a *.scenario.json script) as a camera over the table would film it.
 
@@ -109,6 +134,7 @@ def simulate(
       referee simulate sample_footage/skirmish.scenario.json --out sample_footage/skirmish
       referee simulate --random 7 --setup oblique --out games/oblique-7
     """
+    random_seed, setup, duration = drawn_from.seed, drawn_from.setup, drawn_from.duration
     if (scenario is None) == (random_seed is None):
         raise click.UsageError(
             "give a SCENARIO file or --random SEED (exactly one of them)"
@@ -116,7 +142,8 @@ def simulate(
             else f"give SCENARIO ({scenario}) or --random SEED, not both"
         )
     if random_seed is None:
-        for name, value in (("--setup", setup), ("--duration", duration), ("--webcam", webcam)):
+        given = (("--setup", setup), ("--duration", duration), ("--webcam", drawn_from.webcam))
+        for name, value in given:
             if value is not None:
                 raise click.UsageError(f"{name} is for --random games; SCENARIO says its own")
     output_folder(out, "--out")
@@ -126,7 +153,7 @@ def simulate(
             random_seed,
             setup or "overhead",
             duration=DEFAULT_DURATION_S if duration is None else duration,
-            webcam=webcam,
+            webcam=drawn_from.webcam,
         )
         loaded = parse_scenario(drawn, f"--random {random_seed}")
     else:
@@ -135,11 +162,11 @@ def simulate(
     result = run_simulation(
         loaded,
         out,
-        video=not no_video,
-        calibration=not no_calibration,
-        max_frames=max_frames,
-        progress=not quiet,
-        jpeg_quality=jpeg_quality if images else None,
+        video=not rendering.no_video,
+        calibration=not rendering.no_calibration,
+        max_frames=rendering.max_frames,
+        progress=not rendering.quiet,
+        jpeg_quality=rendering.jpeg_quality if rendering.images else None,
         events=drawn is not None,
     )
     files = list(result.files)
