@@ -75,10 +75,40 @@ def test_region_redetection_finds_the_same_tags_and_picks_up_new_ones(scene):
         atol=0.05,
     )
     extra = render(intr, pose, [*tags, Tag(40, 10, 30, 0)], noise=2.0)
-    seen_new = [40 in detector.detect(extra).ids for _ in range(4)]
-    assert seen_new[-1] and not seen_new[0]  # found at the next full pass, not before
-    detector.reset()
-    assert 40 in detector.detect(extra).ids  # reset: full pass at once
+    # Where the picture changed is searched at once (the tag was put down there)...
+    assert 40 in detector.detect(extra).ids
+    # ...and without that search, the next full pass finds it, not before.
+    blind = TagDetector(settings=DetectorSettings(full_every=4, motion_search=False))
+    blind.detect(image)
+    seen_new = [40 in blind.detect(extra).ids for _ in range(4)]
+    assert seen_new[-1] and not seen_new[0]
+    blind.reset()
+    assert 40 in blind.detect(extra).ids  # reset: full pass at once
+
+
+def test_a_piece_carried_under_a_hand_is_read_the_frame_the_hand_leaves(scene):
+    """Between full passes, a tag put down away from where it was (carried under a hand)
+    is searched where the picture changed, so it is not lost until the next full pass."""
+    intr, pose, tags, image = scene
+    detector = TagDetector(settings=DetectorSettings(full_every=50))
+    assert sorted(detector.detect(image).ids.tolist()) == [t.id for t in tags]
+    carried = tags[4]
+    gone = [t for t in tags if t is not carried]
+    hand = render(intr, pose, gone, noise=2.0)
+    cv2.circle(hand, (960, 540), 120, (120, 150, 210), -1)  # a hand over the middle
+    for _ in range(3):
+        found = detector.detect(hand)
+        assert carried.id not in found.ids
+    put = Tag(carried.id, 24.0, 18.0, carried.heading + 40, carried.height)
+    down = render(intr, pose, [*gone, put], noise=2.0)
+    found = detector.detect(down)  # the hand left the middle, the piece is there
+    assert carried.id in found.ids
+    corners = found.corners_px[found.ids == carried.id][0]
+    assert np.linalg.norm(corners.mean(axis=0) - tag_corners_px(intr, pose, put).mean(axis=0)) < 0.1
+    # Once the table is still (two frames on), nothing but the known tags' regions is
+    # searched: a settled table costs what it did.
+    detector.detect(down)
+    assert detector._motion_boxes(down) == []
 
 
 def test_pose_undoes_height_offset_and_lens(scene):
