@@ -320,6 +320,15 @@ class FlatTag:
 
 
 @dataclass(frozen=True)
+class FlatBoard:
+    """The calibration board lying flat on the table, its place there unknown: its corners
+    in its own frame (inches, z = 0) and where they were seen."""
+
+    points_xy: FloatArray
+    corners_px: FloatArray
+
+
+@dataclass(frozen=True)
 class TableFix:
     """The table located in one view: pose, where the frame came from, fit quality."""
 
@@ -369,8 +378,11 @@ def locate_table(
     frame_source = "board"
     points_xyz, points_px = board_xyz, board_px
     if len(seen) >= 2:
-        # Anchors give the frame: place them on the board's plane, fit the board
-        # frame to the table frame through their centres, then solve everything jointly.
+        # Anchors give the frame. The board lying in the middle is a small target: alone it
+        # tilts the plane by a few tenths of a degree, which is 0.05 in half a table away.
+        # Its place on the table is then not known from the anchors but fitted with the
+        # plane (as a flat tag's is), so the anchors at the corners pin the tilt and the
+        # board adds its many corners without bending the plane toward its own error.
         by_tag = {a.tag: a for a in anchors}
         plane_centres, table_centres = [], []
         for tag, quad in zip(ids, corners, strict=True):
@@ -389,7 +401,11 @@ def locate_table(
         )
         points_px = np.vstack([board_px, match.pixels])
         pose = solve_pose(intrinsics, points_xyz, points_px, initial=pose).pose
-        frame_source = "anchors"
+        board = FlatBoard(np.asarray(board_xyz, float)[:, :2], np.asarray(board_px, float))
+        final, rms, used = refine_with_flat_tags(
+            intrinsics, pose, [], [], flat_tags, anchors, ids, corners, board=board
+        )
+        return TableFix(final, "anchors", rms, tuple(seen), used)
     else:
         # Too few anchors to set the frame: still flat tags of known size, they pin the plane.
         flat_tags = [*flat_tags, *anchors_as_flat_tags(ids, corners, anchors)]
@@ -447,6 +463,7 @@ def refine_with_flat_tags(
     ids: ArrayLike,
     corners: ArrayLike,
     iterations: int = 20,
+    board: FlatBoard | None = None,
 ) -> tuple[TablePose, float, int]:
     """Refine the table pose with flat tags of known size whose positions are unknown.
 
@@ -454,8 +471,9 @@ def refine_with_flat_tags(
     and facing on the table (3 each), minimising the pixel error of the fixed
     points (board corners or anchors) and all flat-tag corners. Flat tags
     spread across the table pin down the plane's tilt far from the board.
+    ``board``: the calibration board lying flat, its place fitted like a tag's.
     Returns (pose, rms px over all points, flat tags used); with no flat tags
-    the pose is returned unchanged.
+    and no board the pose is returned unchanged.
     """
     fixed = np.asarray(fixed_xyz, dtype=np.float64).reshape(-1, 3)
     fixed_obs = np.asarray(fixed_px, dtype=np.float64).reshape(-1, 2)
@@ -468,17 +486,23 @@ def refine_with_flat_tags(
         for t in flat_tags
         if np.all(np.isfinite(pixels_to_table(intrinsics, pose, t.corners_px, 0.0)))
     ]
-    if not tags:
+    if not tags and board is None:
         return pose, reprojection_rms(intrinsics, pose, fixed, fixed_obs), 0
-    # Start each tag where the current pose puts it.
+    # Start each tag (and the board) where the current pose puts it.
     params = [pose.rvec, pose.tvec]
     for tag in tags:
         quad = pixels_to_table(intrinsics, pose, tag.corners_px, 0.0)
         centre = quad.mean(axis=0)
         heading = math.radians(float(heading_from_corners(quad)[0]))
         params.append(np.array([centre[0], centre[1], heading]))
+    observed_parts = [fixed_obs] + [t.corners_px.reshape(4, 2) for t in tags]
+    if board is not None:
+        seen_at = pixels_to_table(intrinsics, pose, board.corners_px, 0.0)
+        turn, shift = rigid_fit_2d(board.points_xy, seen_at)
+        params.append(np.array([shift[0], shift[1], math.atan2(turn[1, 0], turn[0, 0])]))
+        observed_parts.append(board.corners_px)
     x = np.concatenate(params)
-    observed = np.vstack([fixed_obs] + [t.corners_px.reshape(4, 2) for t in tags]).ravel()
+    observed = np.vstack(observed_parts).ravel()
 
     def residuals(v: FloatArray) -> FloatArray:
         p = TablePose(v[:3], v[3:6])
@@ -487,6 +511,11 @@ def refine_with_flat_tags(
             cx, cy, h = v[6 + 3 * i : 9 + 3 * i]
             quad = TagLayout(tag.size).corners(cx, cy, math.degrees(h))
             pts.append(np.column_stack([quad, np.zeros(4)]))
+        if board is not None:
+            bx, by, bh = v[-3:]
+            c, s = math.cos(bh), math.sin(bh)
+            placed = board.points_xy @ np.array([[c, s], [-s, c]]) + [bx, by]
+            pts.append(np.column_stack([placed, np.zeros(len(placed))]))
         return np.asarray(project(intrinsics, p, np.vstack(pts)).ravel() - observed)
 
     damping = 1e-3
