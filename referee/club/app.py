@@ -17,7 +17,8 @@ from referee.club.store import ClubStore
 
 def create_app(store: ClubStore, test_config: Mapping[str, Any] | None = None) -> Flask:
     """The club's app over ``store`` (which the caller opens and closes)."""
-    app = Flask(__name__)
+    # No app-wide /static: the pages' blueprint serves its script and the dashboard's modules.
+    app = Flask(__name__, static_folder=None)
     app.config.from_mapping(MAX_CONTENT_LENGTH=MAX_BODY, JSON_SORT_KEYS=False)
     if test_config is not None:
         app.config.from_mapping(test_config)

@@ -1,6 +1,8 @@
 """The club page: every table with its game and a live mini-map, standings, and each game's
-timeline, disputes and replay. Server-rendered (Jinja, SVG maps), no build step; the front
-page refreshes its table cards in place every few seconds.
+timeline, disputes and replay. Server-rendered (Jinja, SVG maps), no build step; in the
+browser ``static/club.js`` draws each map again with the dashboard's own colour and drawing
+modules (``referee/web/static/js/``, served here read-only) from the values the server drew
+it from, and refreshes the front page's table cards in place every few seconds.
 
 Written for the people at the club, in the table's own words: the timeline is
 ``referee log show``'s (:func:`referee.events.timeline`), the maps use the
@@ -12,12 +14,19 @@ in its colour with a legend, "live" means the table is sending
 
 from __future__ import annotations
 
+import functools
+import json
+import math
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, Response, abort, render_template, request, send_file
+from jinja2.utils import htmlsafe_json_dumps
+from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
 from referee.club.db import get_store
@@ -150,7 +159,7 @@ def map_view(
     Labels are sized in inches to read at ``shown`` (map width, label height in pixels)."""
     size = max(0.4, shown[1] * board.width / shown[0])
     kinds = list(dict.fromkeys(str(t.get("kind", "")) for t in board.terrain if t.get("polygon")))
-    return {
+    view: dict[str, Any] = {
         "board": board,
         "cloth": PALETTE["cloth"],
         "text": PALETTE["text"],
@@ -160,6 +169,74 @@ def map_view(
         "size": size,
         "sides": [s for s in colours if any(p.side == s for p in board.pieces)],
     }
+    view["json"] = map_json(view)
+    return view
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _polygon(value: Any) -> list[list[float]] | None:
+    """A terrain polygon's vertices as ``[[x, y], ...]``, or None if any is not two finite
+    numbers."""
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        return None
+    vertices = []
+    for p in value:
+        if not isinstance(p, Sequence) or isinstance(p, str) or len(p) != 2:
+            return None
+        if not (_finite(p[0]) and _finite(p[1])):
+            return None
+        vertices.append([p[0], p[1]])
+    return vertices
+
+
+def map_json(view: Mapping[str, Any]) -> Markup | None:
+    """What ``static/club.js`` draws a map from, as JSON safe inside a ``<script>``: the values
+    the ``minimap`` template draws (terrain with a polygon, pieces, labels where
+    :func:`place_labels` put them, their colours and the palette). None when a number in
+    them is not finite or a polygon not a list of points (JSON cannot carry it, the module
+    could not draw it): the page then keeps the server's drawing."""
+    board: Board = view["board"]
+    terrain = []
+    for t in board.terrain:
+        if not t.get("polygon"):
+            continue
+        polygon = _polygon(t["polygon"])
+        if polygon is None:
+            return None
+        terrain.append(
+            {
+                "id": str(t["id"]) if "id" in t else "",
+                "kind": str(t.get("kind", "")),
+                "polygon": polygon,
+            }
+        )
+    data = {
+        "table": {"width": board.width, "depth": board.depth},
+        "palette": PALETTE,
+        "sides": view["side"],
+        "terrain": terrain,
+        "pieces": [
+            {
+                "id": p.id,
+                "side": p.side,
+                "kind": p.kind,
+                "x": p.x,
+                "y": p.y,
+                "heading": p.heading,
+                "base": list(p.base),
+            }
+            for p in board.pieces
+        ],
+        "labels": {pid: [label.x, label.y] for pid, label in view["labels"].items()},
+        "size": view["size"],
+    }
+    try:
+        return htmlsafe_json_dumps(data, dumps=functools.partial(json.dumps, allow_nan=False))
+    except ValueError:  # a NaN or an infinity somewhere in the board
+        return None
 
 
 def _board(store: ClubStore, game: ClubGame, at: int | None = None) -> Board:
@@ -271,6 +348,33 @@ def _cards(store: ClubStore, games: Sequence[ClubGame]) -> list[dict[str, Any]]:
             )
         cards.append(card)
     return cards
+
+
+CLUB_STATIC = Path(__file__).resolve().parent / "static"
+"""The club's own script (``club.js``)."""
+SHARED_JS = Path(__file__).resolve().parents[1] / "web" / "static" / "js"
+"""The dashboard's ES modules, which ``club.js`` imports: files read and served, never
+Python imported (the club does not import the dashboard)."""
+_SHARED_NAME = re.compile(r"js/([a-z][a-z0-9_-]*\.js)")
+
+
+@bp.get("/static/<path:name>")
+def static(name: str) -> Response:
+    """``club.js``, or one of the dashboard's modules as ``js/NAME.js``, as JavaScript (a
+    browser runs a module script of no other type). Any other name, a folder or a ``..``
+    among them, is a one-line 404: the name is looked up, never joined to a path."""
+    if name == "club.js":
+        path = CLUB_STATIC / name
+    elif (found := _SHARED_NAME.fullmatch(name)) and found[1] in {
+        p.name for p in SHARED_JS.glob("*.js")
+    }:
+        path = SHARED_JS / found[1]
+    else:
+        # answered here: the app's own 404 handler would put its general words over these
+        return Response(
+            f"no such script: {name[:80]!r} (club.js or js/NAME.js)\n", 404, mimetype="text/plain"
+        )
+    return send_file(path, mimetype="text/javascript", max_age=0)
 
 
 @bp.app_template_global()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -314,6 +315,37 @@ def test_names_too_long_for_the_system_are_one_line(args):
     result = invoke("club", *args)
     assert_clean(result)
     assert result.exit_code == 2 and "--" in result.stderr
+
+
+# -- the club's scripts (issue 38): club.js and the dashboard's modules, nothing else --------------
+
+SHARED_JS = Path(__file__).resolve().parents[2] / "referee" / "web" / "static" / "js"
+SCRIPTS = {"club.js"} | {f"js/{p.name}" for p in SHARED_JS.glob("*.js")}
+_SEGMENTS = st.sampled_from(
+    ["js", "..", ".", "", "club.js", "colours.js", "draw.js", "app.js", "pages.py", "%2e%2e",
+     "..%2f", "%00", "\\", "COLOURS.JS", "templates", "static", "~", "colours.js%00.py"]
+)  # fmt: skip
+_NAMES = st.one_of(
+    st.lists(_SEGMENTS, min_size=1, max_size=5).map("/".join),
+    st.text(max_size=40).map(lambda t: quote(t.encode("utf-8", "surrogatepass"), safe="/")),
+)
+
+
+@FUZZ
+@given(name=_NAMES)
+def test_a_static_path_is_a_script_or_a_one_line_404(club, name):
+    """Only club.js and js/NAME.js of the dashboard's modules are served; any other path
+    (``..`` among its parts, escaped or not, a NUL, a folder) is one line, never a file."""
+    client = club[0]
+    answer = client.get(f"/static/{name}")
+    if name in SCRIPTS:
+        assert answer.status_code == 200 and answer.mimetype == "text/javascript"
+        return
+    assert answer.status_code == 404, (name, answer.status_code)
+    body = answer.get_data(as_text=True)
+    assert body.count("\n") == 1 and "Traceback" not in body, body
+    assert body.startswith(("no such script: ", "no such page or endpoint: ")), body
+    assert "def " not in body and "import" not in body  # no file's text
 
 
 # -- text no database can hold, on both back-ends (issue 42) -------------------------------------

@@ -7,8 +7,10 @@ sends, results with the rule that scored them."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
+import urllib.request
 
 import pytest
 from click.testing import CliRunner
@@ -236,3 +238,66 @@ def test_standings_say_which_rule_scored_them(night, page):
     assert "soviet 5 VP, german 1 VP" in row and "victory for soviet" in row
     assert "the Paper Tigers victory rule, at event #12" in row
     assert "german controls hill1: 1 VP" in row
+
+
+# -- the maps drawn with the dashboard's modules (issue 38 item 4) ------------------------------
+
+_SERVER_PIECE = re.compile(
+    r'<g class="piece" data-id="([^"]*)" data-side="([^"]*)" data-x="([^"]*)" data-y="([^"]*)"'
+)
+_DRAWN = (
+    "els => els.map(e => [e.dataset.id, e.dataset.side, e.dataset.x, e.dataset.y,"
+    " e.querySelector('rect.base').getAttribute('fill')])"
+)
+
+
+def _server_pieces(url: str, after: str) -> list[list[str]]:
+    """Id, side, x and y of each piece of the server's own SVG (the page without JavaScript):
+    the first map after ``after`` in the page's HTML."""
+    with urllib.request.urlopen(url) as answer:
+        html = answer.read().decode()
+    svg = html[html.index("<svg", html.index(after)) :]
+    return [list(p) for p in _SERVER_PIECE.findall(svg[: svg.index("</svg>")])]
+
+
+def test_the_maps_are_drawn_by_the_dashboards_modules_in_its_colours(club, page):
+    info = club.store.game("alpha-game")
+    colours = game_colours(info)
+    assert set(colours.values()) <= set(PALETTE["sides"])
+    card = 'section[data-table="alpha"] '
+    page.goto(club.url)
+    page.wait_for_selector(card + 'svg.map[data-drawn="js"]')
+    drawn = page.eval_on_selector_all(card + ".piece", _DRAWN)
+    assert len(drawn) == len(SCENE["pieces"])
+    assert all(fill == colours[side] for _, side, _, _, fill in drawn)
+    assert [d[:4] for d in drawn] == _server_pieces(club.url, 'data-table="alpha"')
+    assert ["t34a", "soviet", "11.00", "12.00"] in [d[:4] for d in drawn]
+    terrain = page.eval_on_selector_all(
+        card + "polygon.terrain", "els => els.map(e => [e.dataset.kind, e.getAttribute('fill')])"
+    )
+    assert terrain and all(fill == PALETTE["terrain"][kind] for kind, fill in terrain)
+    assert page.get_attribute(card + "rect.cloth", "fill") == PALETTE["cloth"]
+    # Its numbers are written as the server's "%.2f" writes them, exact ties and -0 too.
+    values = [10.125, -0.125, -0.0, 2.675, 0.5, 1.5, 11.0, 1e-7, 33.3349999]
+    written = page.evaluate(
+        "async (values) => { const m = await import('./static/club.js');"
+        " return values.map((v) => [m.fixed(v, 2), m.fixed(v, 0)]); }",
+        values,
+    )
+    assert written == [[f"{v:.2f}", f"{v:.0f}"] for v in values]
+    # A table sends a move: the card comes again from the server and is drawn by the module.
+    club.store.ingest("alpha", "alpha-game", [move(3, "t34a", 15.0, 12.0)])
+    page.wait_for_function(
+        '() => { const p = document.querySelector(\'section[data-table="alpha"] '
+        ".piece[data-id=\"t34a\"]'); return p.dataset.x === '15.00' && p.querySelector('rect.base')"
+        " && p.closest('svg').dataset.drawn === 'js'; }",
+        timeout=TIMEOUT,
+    )
+    # A game's page: its big map too, piece for piece where the server put them.
+    page.goto(club.url + "games/alpha-game?at=1")
+    page.wait_for_selector('svg.bigmap[data-drawn="js"]')
+    drawn = page.eval_on_selector_all(".bigmap .piece", _DRAWN)
+    assert [d[:4] for d in drawn] == _server_pieces(
+        club.url + "games/alpha-game?at=1", 'class="bigmap-figure"'
+    )
+    assert all(fill == colours[side] for _, side, _, _, fill in drawn)

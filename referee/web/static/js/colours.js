@@ -8,6 +8,12 @@ export const UNKNOWN_PIECE = { base: [1, 1], colour: "#ccc" };
 // A terrain kind the palette does not know: plain grey rather than nothing.
 export const UNKNOWN_TERRAIN = "#808080";
 
+// A side's colour from the game's side colours (/api/info `sides`, or a club map's), grey
+// for a side they do not name.
+export function sideColour(sides, side) {
+  return Object.hasOwn(sides, side) ? sides[side] : UNKNOWN_TERRAIN;
+}
+
 export function verdictColour(palette, v) {
   const c = palette.verdict;
   if (v.los) return c[v.los];

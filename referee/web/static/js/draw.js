@@ -1,5 +1,5 @@
-// The map's drawing primitives, in table inches on an SVG: nodes, the cloth, terrain shapes
-// and a threat view's marks. Shared by the dashboard, the overlay and the club's mini-maps,
+// The map's drawing primitives, in table inches on an SVG: nodes, the cloth, terrain shapes,
+// a piece's base and a threat view's marks. Shared by the dashboard, the overlay and the club's mini-maps,
 // so a piece, a wood or a blocked line looks the same on every page.
 
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -22,6 +22,15 @@ export function drawCloth(rect, table, palette, edge) {
   const attrs = { x: 0, y: 0, width: table.width, height: table.depth, fill: palette.cloth,
     stroke: palette.edge, "stroke-width": edge };
   for (const [k, v] of Object.entries(attrs)) rect.setAttribute(k, v);
+}
+
+// A piece's base in its own frame (front along +x): its rectangle (`base` is [width, depth])
+// in `colour` and a line from its centre to its front. Returns the rectangle.
+export function drawBase(parent, base, colour) {
+  const [w, d] = base;
+  const rect = el("rect", { class: "base", x: -d / 2, y: -w / 2, width: d, height: w, fill: colour }, parent);
+  el("line", { class: "front", x1: 0, y1: 0, x2: d / 2, y2: 0 }, parent);
+  return rect;
 }
 
 // One target of a threat view: a line from the shooter `a` to the target `b` in its kind's

@@ -1,7 +1,7 @@
 // The live map: cloth, grid, terrain, pieces, range rings and the dispute's lines.
 import { UNKNOWN_PIECE, terrainColour, verdictColour } from "./colours.js";
 import { placeOverlay, tapPiece } from "./dispute.js";
-import { drawCloth, points } from "./draw.js";
+import { drawBase, drawCloth, points } from "./draw.js";
 import { $, el, html } from "./dom.js";
 import { placeLabels } from "./labels.js";
 import { corrections, drawMoveEnd, drawMoves } from "./moves.js";
@@ -203,8 +203,7 @@ function drawPieces() {
       body.replaceChildren();
       const [w, d] = info.base;
       el("circle", { r: Math.max(w, d) * 0.75, fill: "transparent" }, body);
-      el("rect", { class: "base", x: -d / 2, y: -w / 2, width: d, height: w, fill: info.colour }, body);
-      el("line", { class: "front", x1: 0, y1: 0, x2: d / 2, y2: 0 }, body);
+      drawBase(body, info.base, info.colour);
       node.lastChild.setAttribute("y", Math.max(w, d) / 2 + 0.15);
       node.dataset.look = look;
       node.dataset.side = info.side || "";
