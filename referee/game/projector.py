@@ -25,6 +25,7 @@ from referee.errors import RefereeError
 from referee.game.live import LiveTable
 from referee.markers.sheets import DEFAULT_TAG_SIZE_IN
 from referee.tags.layout import QUIET_ZONE_CELLS, marker_bits
+from referee.vision.plane import table_shift
 
 DISC_MARGIN_IN = 0.4
 """Inches of black beyond a tag's quiet zone: motion between frames, a raised tag's parallax."""
@@ -124,13 +125,18 @@ class ProjectorFits:
 
     def check_due(self) -> bool:
         """Whether the first camera was re-registered (bumped) since the fit was made: what
-        the camera measured the fit through has moved, so the projector may have too."""
+        the camera measured the fit through has moved, so the projector may have too. A
+        table plane refined by a few hundredths (:mod:`referee.vision.plane`) is no bump."""
         with self._lock:
             pose = self._pose
         if pose is None:
             pose = self._live.calibration.table_pose
-        # By identity: re-registering makes a new pose value, and arrays have no plain ==.
-        return self.get() is not None and self._current_pose() is not pose
+        current = self._current_pose()
+        # Re-registering makes a new pose value; the same value has not moved at all.
+        if self.get() is None or current is pose:
+            return False
+        profile = self._live.calibration.with_pose(pose)
+        return table_shift(profile, current) >= CHECK_TOLERANCE_IN / 2
 
     def check(self, width: int, height: int) -> ProjectorCheck:
         """Fit again on the newest frame (showing the pattern) and keep the fit in force if

@@ -487,10 +487,10 @@ class TagDetector:
         height, width = image.shape[:2]
         scale = max(1, int(self.settings.motion_scale))
         size = (max(1, width // scale), max(1, height // scale))
-        small = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
-        if small.ndim == 3:
-            small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-        small = small.astype(np.int16)
+        shrunk = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
+        if shrunk.ndim == 3:
+            shrunk = cv2.cvtColor(shrunk, cv2.COLOR_BGR2GRAY)
+        small: NDArray[np.int16] = np.asarray(shrunk, np.int16)
         history = [f for f in self._small if f.shape == small.shape]
         self._small = [*history[-1:], small]
         if not history:

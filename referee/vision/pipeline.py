@@ -11,10 +11,13 @@ Each camera (:class:`CameraStage`) has its own detector, pose estimator and
 bump watch: when its anchors sit more than a pixel or two away from where its
 profile puts them for a few checks in a row, the camera was bumped, its table
 pose is re-solved from the anchors (the lens stays) and a ``camera_moved``
-event says so. Piece poses are in table inches, so every camera's land in the
-same frame; with several cameras they are fused per id (:mod:`fusion`) before
-the ONE tracker, so a piece seen twice is one piece and a piece carried
-across the seam is one move. One camera is the same wiring with one stage.
+event says so. Once per registration the table plane is also refined from the
+flat tags it sees held still (anchors fixed, bases and templates free; :mod:`plane`), and
+a refinement of 0.02 in or more is said as a ``table_refined`` flag. Piece poses
+are in table inches, so every camera's land in the same frame; with several cameras
+they are fused per id (:mod:`fusion`) before the ONE tracker, so a piece seen twice
+is one piece and a piece carried across the seam is one move. One camera is the same
+wiring with one stage.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from referee.markers.roster import Roster
 from referee.tags.anchors import AnchorTag
 from referee.tags.detect import Detections, DetectorSettings, TagDetector
 from referee.vision.fusion import Dropped, FusionSettings, fuse
+from referee.vision.plane import PlaneRefiner
 from referee.vision.pose import FramePoses, PiecePose, PoseEstimator
 from referee.vision.sources import Frame
 from referee.vision.track import Event, FlagEvent, Tracker, TrackerSettings, TrackerState
@@ -121,12 +125,14 @@ class CameraStage:
         self.bump_checks = bump_checks
         self.source_name = source_name
         self.anchors: tuple[AnchorTag, ...] = roster.anchors or profile.anchors
+        self.plane = PlaneRefiner(roster, self.anchors, None)
         self.reset()
 
     def reset(self) -> None:
         self.profile = self.initial_profile
         self.poses = PoseEstimator(self.profile, self.roster)
         self.detector.reset()
+        self.plane.reset()
         self._off_count = 0
         self._size_checked = False
 
@@ -141,8 +147,9 @@ class CameraStage:
             check_profile_fits(self.profile, (width, height), self.source_name)
             self._size_checked = True
         detections = self.detector.detect(frame.image)
+        events = self._refine_plane(frame, detections, label)
         poses = self.poses.estimate(detections)
-        events = self._watch_anchors(frame, poses.anchors, label)
+        events += self._watch_anchors(frame, poses.anchors, label)
         view = CameraView(
             self.camera,
             self.source_name,
@@ -171,6 +178,28 @@ class CameraStage:
         )
         return bool(np.any(inside & np.all(np.isfinite(pixels), axis=1)))
 
+    def _refine_plane(self, frame: Frame, detections: Detections, label: str) -> list[Event]:
+        """The table plane refined from the flat tags held still (:mod:`plane`), once per
+        registration: this frame's poses are already placed on the refined plane."""
+        refined = self.plane.observe(self.profile, detections)
+        if refined is None:
+            return []
+        self.profile = self.profile.with_pose(refined.pose)
+        self.poses = self.poses.with_profile(self.profile)
+        if refined.shift_in < self.plane.settings.report_shift_in:
+            return []
+        return [
+            FlagEvent(
+                "table_refined",
+                f"{label}table plane refined from {refined.flat_tags} flat tags and "
+                f"{refined.anchors} anchors held still (points moved up to "
+                f"{refined.shift_in:.3f} in; fit {refined.rms_px:.2f} px RMS)",
+                frame.index,
+                frame.t,
+                camera=self.camera,
+            )
+        ]
+
     def _watch_anchors(self, frame: Frame, anchors: Detections, label: str) -> list[Event]:
         if not self.anchors or len(anchors) < 2:
             return []
@@ -198,6 +227,7 @@ class CameraStage:
         self.profile = self.profile.with_pose(pose)
         self.poses = self.poses.with_profile(self.profile)
         self.detector.request_full_pass()
+        self.plane.reset()  # the new pose is refined again from the tags held still
         return [
             FlagEvent(
                 "camera_moved",
