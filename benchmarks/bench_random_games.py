@@ -8,7 +8,9 @@ with the project's pipeline and session, and score:
 - true moves found / extra (``truth-moves.json``, matched in order per piece, as the demo);
 - removals and entries found (logged ``removed`` / ``entered`` events, the issue 41
   contract, against ``truth-events.json``), and false removals (a ``removed`` event for
-  a piece nobody carried off, e.g. under a hovering hand);
+  a piece nobody carried off, e.g. under a hovering hand); a removal in the game's last
+  ``SEEABLE_S`` (9 s) is counted apart as late, since the tracker may by design not have
+  called it yet;
 - pairwise distance error between the pieces at rest and in view at the end: over every
   pair, | measured distance - true distance |, p95 and max;
 - terrain template placement, max vertex error (the demo's ``terrain_accuracy``);
@@ -41,6 +43,11 @@ from referee.sim.random_game import DEFAULT_DURATION_S, SETUPS, random_scenario
 
 WORK = Path("/tmp/referee-random-games")
 
+#: A casualty whose tag the lifting hand hid at once is removed 8 s after it went out of
+#: sight (the tracker's ``vanished_after``, plus a second of the table seen): one carried
+#: off in a game's last 9 s may end the game still hidden, so the goal counts the others.
+SEEABLE_S = 9.0
+
 
 @dataclass
 class Score:
@@ -53,6 +60,9 @@ class Score:
     extra_moves: int = 0
     true_removals: int = 0
     found_removals: int = 0
+    late_removals: int = 0
+    """True removals the game leaves under ``SEEABLE_S`` to see (counted, not scored)."""
+    found_late: int = 0
     false_removals: int = 0
     true_entries: int = 0
     found_entries: int = 0
@@ -164,11 +174,16 @@ def referee_game(folder: Path, setup: str, seed: int, true_camera: bool = False)
         if len(line) > 1:
             score.missed.append(line[1].strip())
     events = json.loads((folder / "truth-events.json").read_text())
-    removed = {e["piece"] for e in events if e["type"] == "removed"}
+    duration = json.loads((folder / "random.scenario.json").read_text())["duration"]
+    removals = [e for e in events if e["type"] == "removed"]
+    removed = {e["piece"] for e in removals if e["t"] <= duration - SEEABLE_S}
+    late = {e["piece"] for e in removals} - removed
     entered = {e["piece"] for e in events if e["type"] == "entered"}
+    logged_removed = {p for kind, p in logged if kind == "removed"}
     score.true_removals, score.true_entries = len(removed), len(entered)
-    score.found_removals = len(removed & {p for kind, p in logged if kind == "removed"})
-    score.false_removals = len({p for kind, p in logged if kind == "removed"} - removed)
+    score.found_removals = len(removed & logged_removed)
+    score.late_removals, score.found_late = len(late), len(late & logged_removed)
+    score.false_removals = len(logged_removed - removed - late)
     score.found_entries = len(entered & {p for kind, p in logged if kind == "entered"})
     if last[0] is not None:
         score.pairwise = _pairwise(last[0], truths)
@@ -217,7 +232,8 @@ def _p95(values: list[float]) -> float:
 def table(scores: list[Score]) -> str:
     """The per-set-up summary the README records."""
     rows = [
-        "| set-up | games | moves found, extra | removals found, false | entries found | "
+        "| set-up | games | moves found, extra | removals found, false (late: in the last 9 s) | "
+        "entries found | "
         "pairwise p95 / max (in) | terrain max (in) | recall visible tags | render / referee s |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
@@ -233,7 +249,8 @@ def table(scores: list[Score]) -> str:
             f"| {setup} | {len(mine)} | {sum(s.found_moves for s in mine)} of "
             f"{sum(s.true_moves for s in mine)}, {sum(s.extra_moves for s in mine)} | "
             f"{sum(s.found_removals for s in mine)} of {sum(s.true_removals for s in mine)}, "
-            f"{sum(s.false_removals for s in mine)} | "
+            f"{sum(s.false_removals for s in mine)} (late: {sum(s.found_late for s in mine)} "
+            f"of {sum(s.late_removals for s in mine)}) | "
             f"{sum(s.found_entries for s in mine)} of {sum(s.true_entries for s in mine)} | "
             f"{_p95(pairs):.3f} / {max(pairs, default=float('nan')):.3f} | "
             f"{max(terrain, default=float('nan')):.3f} | "
@@ -266,7 +283,8 @@ def main() -> None:
             print(
                 f"{setup} seed {seed}: moves {score.found_moves}/{score.true_moves} "
                 f"+{score.extra_moves}, removals {score.found_removals}/{score.true_removals} "
-                f"(false {score.false_removals}), entries {score.found_entries}/"
+                f"(false {score.false_removals}, late {score.found_late}/{score.late_removals}), "
+                f"entries {score.found_entries}/"
                 f"{score.true_entries}, pairwise p95 {_p95(score.pairwise):.3f} max "
                 f"{max(score.pairwise, default=float('nan')):.3f}, terrain "
                 f"{score.terrain_max}, recall {100 * score.recall:.2f}%, "
