@@ -44,7 +44,7 @@ from referee.game.sources import (
     repo_footage,
     source_key,
 )
-from referee.game.views import top_down
+from referee.vision.topdown import top_down
 
 __all__ = [
     "DEFAULT_RULESET",

@@ -16,8 +16,8 @@ from numpy.typing import NDArray
 
 from referee.calibration.camera import project, table_xyz
 from referee.calibration.profile import CalibrationProfile
-from referee.game.views import jpeg
 from referee.vision.pipeline import FrameResult
+from referee.vision.topdown import jpeg
 
 Image = NDArray[np.uint8]
 

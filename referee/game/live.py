@@ -43,24 +43,14 @@ from referee.game.sources import (
     repo_footage,
     source_key,
 )
-from referee.game.views import (
-    CameraHealth,
-    CameraSeen,
-    TableMaps,
-    camera_health,
-    frame_json,
-    jpeg,
-    scaled,
-    table_maps,
-    top_down,
-    top_down_mosaic,
-)
+from referee.game.views import CameraHealth, CameraSeen, camera_health, frame_json
 from referee.markers.roster import Roster
 from referee.scene import Scene
 from referee.store import GameLog
 from referee.tags.anchors import AnchorTag
 from referee.vision.pipeline import FrameResult, Pipeline
 from referee.vision.sources import FrameSource, MultiSource, VideoFileSource
+from referee.vision.topdown import TableMaps, jpeg, scaled, table_maps, top_down, top_down_mosaic
 
 FPS_WINDOW = 2.0
 """Seconds of frames the frame rate is averaged over."""
