@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from web.modules import module_graph
 
 from referee.club import create_app
 from referee.club.pages import map_view
@@ -21,7 +22,6 @@ from .helpers import ROSTER, SCENE, move
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT / "referee" / "web" / "static" / "js"
 CLUB_JS = ROOT / "referee" / "club" / "static" / "club.js"
-JS_TYPES = {"text/javascript", "application/javascript"}
 
 
 @pytest.fixture
@@ -34,23 +34,7 @@ def client(tmp_path):
 
 
 def _module_graph(client, page: str) -> dict[str, str]:
-    """URL -> text of every script the page loads, and of every module they import."""
-    html = client.get(page).get_data(as_text=True)
-    todo = re.findall(r'<script type="module"[^>]*\ssrc="([^"]+)"', html)
-    assert todo, page
-    seen: dict[str, str] = {}
-    while todo:
-        url = todo.pop()
-        if url in seen:
-            continue
-        answer = client.get(url)
-        assert answer.status_code == 200, url
-        assert answer.mimetype in JS_TYPES, (url, answer.mimetype)
-        seen[url] = answer.get_data(as_text=True)
-        base = url.rsplit("/", 1)[0]
-        for name in re.findall(r'^(?:import|export)\b[^"\n]*from "\./([^"]+)"', seen[url], re.M):
-            todo.append(f"{base}/{name}")
-    return seen
+    return module_graph(client, page, r'<script type="module"[^>]*\ssrc="([^"]+)"')
 
 
 @pytest.mark.parametrize("page", ["/", "/games/g1"])

@@ -76,9 +76,9 @@ def test_pieces_at_rest_are_where_they_are(games, setup) -> None:
 def test_visible_tags_are_read_webcam_effects_and_all(games, setup) -> None:
     _, score = games[setup]
     assert score.visible_tags > 500
-    # The goal is 99.5 %; today's referee reads 96.5-99.8 % of them in these games (the
-    # 4K one lowest): a floor against regressions, not the goal (benchmarks/README.md).
-    assert score.recall >= 0.96
+    # The goal (issue 41): a tag carried under a hand is read the frame the hand leaves it
+    # (the detector searches where the picture moved); 96.5-99.8 % before that.
+    assert score.recall >= 0.995, score.recall
 
 
 @pytest.mark.parametrize("setup", SETUPS)
@@ -100,8 +100,10 @@ def test_the_casualty_is_logged_removed(games, setup) -> None:
     folder, score = games[setup]
     truth = json.loads((folder / "truth-events.json").read_text())
     seeable = [e for e in truth if e["type"] == "removed" and e["t"] <= DURATION_S - 9.0]
-    assert score.true_removals == 1
-    assert len(seeable) <= score.found_removals <= score.true_removals
+    # The bench scores the removals the game leaves 9 s to see, the others apart as late.
+    assert score.true_removals + score.late_removals == 1
+    assert score.true_removals == len(seeable)
+    assert score.found_removals == score.true_removals
     assert score.false_removals == 0
 
 

@@ -4,40 +4,19 @@ a module script otherwise), fetches nothing from the internet, and stays a reada
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+from web.modules import module_graph
 
 STATIC = Path(__file__).resolve().parents[2] / "referee" / "web" / "static"
 MOST_LINES = 500
 PAGES = ("/", "/overlay", "/projector")
-JS_TYPES = {"text/javascript", "application/javascript"}
-
-
-def _module_graph(client, page: str) -> dict[str, str]:
-    """URL -> text of every script the page loads, and of every module they import."""
-    html = client.get(page).get_data(as_text=True)
-    todo = re.findall(r'<script[^>]*\ssrc="([^"]+)"', html)
-    assert todo, page
-    seen: dict[str, str] = {}
-    while todo:
-        url = todo.pop()
-        if url in seen:
-            continue
-        answer = client.get(url)
-        assert answer.status_code == 200, url
-        assert answer.mimetype in JS_TYPES, (url, answer.mimetype)
-        seen[url] = answer.get_data(as_text=True)
-        base = url.rsplit("/", 1)[0]
-        for name in re.findall(r'^(?:import|export)\b[^"\n]*from "\./([^"]+)"', seen[url], re.M):
-            todo.append(f"{base}/{name}")
-    return seen
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_module_a_page_loads_is_served_as_javascript(client, page):
-    modules = _module_graph(client, page)
+    modules = module_graph(client, page)
     if page == "/":
         # the dashboard is an entry module and its parts, not one script
         assert len(modules) >= 10, sorted(modules)
@@ -50,7 +29,7 @@ def test_the_dashboard_loads_every_module_on_disk(client):
     """No module is left behind unused: the files under js/ are the ones the pages import."""
     loaded = set()
     for page in PAGES:
-        loaded |= {url.rsplit("/", 1)[1] for url in _module_graph(client, page)}
+        loaded |= {url.rsplit("/", 1)[1] for url in module_graph(client, page)}
     on_disk = {p.name for p in (STATIC / "js").glob("*.js")}
     assert on_disk <= loaded, on_disk - loaded
 
