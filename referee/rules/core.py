@@ -59,7 +59,13 @@ from referee.rules.queries import (
     piece_arg,
     pose_arg,
 )
-from referee.rules.targets import ContactBook, Targets, line_contact, line_ends_away
+from referee.rules.targets import (
+    ContactBook,
+    Targets,
+    line_contact,
+    line_ends_away,
+    map_distance,
+)
 from referee.rules.values import PieceRange, QueryError, Verdict, judge, name_key
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
@@ -532,10 +538,26 @@ class TableRuleset(Targets):
         """The system's extra checks of a ``los`` question, as :meth:`range_findings`."""
         return ()
 
+    line_rule: ClassVar[str] = "centre"
+    """How the core draws a line of sight: ``centre``, the centre-to-centre line through
+    the obstacles of :meth:`los_obstacles` with the doubt band (:meth:`line_of_sight`);
+    ``clear``, some edge-to-edge line crossing no other live unit (Papercraft), the
+    shortest one given for the tape."""
+
     def ask_los(
         self, scene: Scene, query: Mapping[str, Any], book: ContactBook | None = None
     ) -> Verdict:
+        """The line of :attr:`line_rule`, as :meth:`visibility` draws it for every pair."""
         q = LosQuery.parse(scene, query)
+        if self.line_rule == "clear":
+            verdict = self._clear_line_verdict(scene, q, book)
+        else:
+            verdict = self._centre_line_verdict(scene, q, book)
+        return verdict
+
+    def _centre_line_verdict(self, scene: Scene, q: LosQuery, book: ContactBook | None) -> Verdict:
+        """``line_rule = "centre"``: :meth:`line_of_sight`, worded, with the system's
+        :meth:`los_findings`."""
         firer, target = q.firer, q.target
         los, reasons, blockers = self.line_of_sight(scene, firer, target, book)
         ok = {"clear": True, "blocked": False, "doubtful": None}[los]
@@ -561,6 +583,55 @@ class TableRuleset(Targets):
             summary=summary,
         )
         return worsen(verdict, self.los_findings(scene, q, verdict))
+
+    def _base_corners(self, scene: Scene) -> dict[str, NDArray[np.float64]]:
+        """Every piece's base corners, kept for the pieces last read: each clear line reads
+        every base, and a table is asked about pair after pair."""
+        kept = self.__dict__.get("_base_corners_kept")
+        if kept is None or kept[0] is not scene.pieces:
+            kept = self.__dict__["_base_corners_kept"] = (
+                scene.pieces,
+                {p.id: p.corners() for p in scene.pieces},
+            )
+        corners: dict[str, NDArray[np.float64]] = kept[1]
+        return corners
+
+    def _clear_line_verdict(self, scene: Scene, q: LosQuery, book: ContactBook | None) -> Verdict:
+        """``line_rule = "clear"``: not blocked by other units, some edge-to-edge line
+        crosses no other live unit (:meth:`referee.maps.MapTable.clear_segment`). The
+        shortest such line is given (``line``: its two ends), for the tape."""
+        firer, target = q.firer, q.target
+        if map_distance(book, firer.id, target.id) == float("inf"):
+            # ``targets``: the map found every line walled off; no line to search for.
+            d, start, end = float("inf"), np.full(2, np.nan), np.full(2, np.nan)
+        else:
+            corners = self._base_corners(scene)
+            live = [
+                corners[p.id]
+                for p in scene.pieces
+                if p.id not in (firer.id, target.id) and p.state != "destroyed"
+            ]
+            bases = np.asarray(live, float).reshape(-1, 4, 2)
+            d, start, end = MapTable.clear_segment(corners[firer.id], corners[target.id], bases)
+        ok = d != float("inf")
+        where = f" (from ({start[0]:.2f}, {start[1]:.2f}) to ({end[0]:.2f}, {end[1]:.2f}))"
+        reasons = [
+            f"a line from edge to edge of {fmt(d)} crosses no other unit" + where
+            if ok
+            else "every edge-to-edge line crosses another unit"
+        ]
+        line = [start.tolist(), end.tolist()] if ok else None
+        los = "clear" if ok else "blocked"
+        return Verdict(
+            "los",
+            self.can_act(firer, ok, reasons),
+            tuple(reasons),
+            distance=d if ok else None,
+            uncertainty=q.doubt,
+            los=los,
+            details={"blocking": [], "line": line},
+            summary=f"los {firer.id} -> {target.id}: {los}",
+        )
 
     def doubt_rule(self) -> str:
         """What the players do with a doubtful line (Paper Tigers rolls a die)."""
@@ -722,8 +793,10 @@ class TableRuleset(Targets):
         return "clear", reasons, {"blocked": blocked, "doubtful": doubtful}
 
     def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
-        """All-pairs range and LOS for every piece on the table, by the engine
-        (:meth:`referee.maps.LineReuse.line_map`).
+        """All-pairs range and LOS for every piece on the table, by the engine: the lines of
+        :attr:`line_rule` (``centre``: :meth:`referee.maps.LineReuse.line_map`; ``clear``:
+        :meth:`referee.maps.MapTable.clear_edge_distances`, LOS clear exactly when such a
+        line exists).
 
         Same answers as ``ask_range``/``ask_los`` for each pair (the dashboard's
         who-sees-whom map); destroyed pieces are included as rows but a wreck never
@@ -731,7 +804,18 @@ class TableRuleset(Targets):
         the forest rule (:meth:`_forest_levels`), one line at a time. A system whose
         map differs (hidden units, a grid) overrides this hook.
         """
-        return self.visibility_of(scene, None, reuse=reuse)
+        if self.line_rule == "clear":
+            pieces = list(scene.pieces)
+            corners = base_corners_many(  # Piece.corners, all at once
+                [p.xy for p in pieces], [p.heading for p in pieces], [p.base for p in pieces]
+            )
+            live = np.array([p.state != "destroyed" for p in pieces], bool)
+            dist = MapTable.clear_edge_distances(corners, live)
+            los = np.where(np.isinf(dist), 2, 0).astype(np.int8)
+            vis = Visibility(tuple(p.id for p in pieces), dist, los)
+        else:
+            vis = self.visibility_of(scene, None, reuse=reuse)
+        return vis
 
     def map_table(self, scene: Scene, bearings: bool = False) -> MapTable:
         """The table as the all-pairs map reads it (:meth:`referee.maps.MapTable.of`):
