@@ -59,6 +59,7 @@ from referee.rules.queries import (
     piece_arg,
     pose_arg,
 )
+from referee.rules.sight import Hidden, LosFilter, SeesAll
 from referee.rules.targets import (
     ContactBook,
     Targets,
@@ -543,16 +544,29 @@ class TableRuleset(Targets):
     the obstacles of :meth:`los_obstacles` with the doubt band (:meth:`line_of_sight`);
     ``clear``, some edge-to-edge line crossing no other live unit (Papercraft), the
     shortest one given for the tape."""
+    los_filters: ClassVar[tuple[LosFilter, ...]] = ()
+    """The per-pair rules laid over the line (:mod:`referee.rules.sight`), as values: units
+    that see all settle a pair first, hidden units can only make the line worse."""
 
     def ask_los(
         self, scene: Scene, query: Mapping[str, Any], book: ContactBook | None = None
     ) -> Verdict:
-        """The line of :attr:`line_rule`, as :meth:`visibility` draws it for every pair."""
+        """The line of :attr:`line_rule`, with the :attr:`los_filters` on it: the same
+        rules, in the same order, as :meth:`visibility` applies to every pair."""
         q = LosQuery.parse(scene, query)
+        filters = self.los_filters
+        for flt in filters:
+            if isinstance(flt, SeesAll):
+                settled = self._sees_all_verdict(q, flt)
+                if settled is not None:
+                    return settled
         if self.line_rule == "clear":
             verdict = self._clear_line_verdict(scene, q, book)
         else:
             verdict = self._centre_line_verdict(scene, q, book)
+        for flt in filters:
+            if isinstance(flt, Hidden):
+                verdict = self._hidden_verdict(scene, q, flt, verdict)
         return verdict
 
     def _centre_line_verdict(self, scene: Scene, q: LosQuery, book: ContactBook | None) -> Verdict:
@@ -631,6 +645,88 @@ class TableRuleset(Targets):
             los=los,
             details={"blocking": [], "line": line},
             summary=f"los {firer.id} -> {target.id}: {los}",
+        )
+
+    def _sees_all_verdict(self, q: LosQuery, flt: SeesAll) -> Verdict | None:
+        """:class:`~referee.rules.sight.SeesAll` on one pair: the clear verdict it settles,
+        or None (the line decides)."""
+        firer, target = q.firer, q.target
+        sees = np.array([self.category(p) in flt.categories for p in (firer, target)])
+        reason = int(SeesAll.codes(sees, np.array([0]), np.array([1]))[0])
+        if reason == SeesAll.NO:
+            return None
+        who = firer if reason == SeesAll.FIRER else target
+        return Verdict(
+            "los",
+            self.can_act(firer, True, []),
+            (f"{who.id} ({self.category(who)}) can always see and be seen",),
+            distance=centre_distance(firer.xy, target.xy),
+            uncertainty=q.doubt,
+            los="clear",
+            details={"blocking": []},
+            summary=f"los {firer.id} -> {target.id}: clear ({who.id} sees and is seen)",
+        )
+
+    def _hidden_verdict(self, scene: Scene, q: LosQuery, flt: Hidden, verdict: Verdict) -> Verdict:
+        """:class:`~referee.rules.sight.Hidden` on one pair, over the line's ``verdict``."""
+        firer, target = q.firer, q.target
+        hides = self.category(target) in flt.categories
+        gave_away = hides and bool(self.field(target, flt.unless))
+        cover = None
+        if hides and not gave_away:
+            cover = next(
+                (
+                    t
+                    for t in scene.terrain
+                    if t.kind in flt.cover and point_in_polygon(target.xy, t.outline())
+                ),
+                None,
+            )
+        d = centre_distance(firer.xy, target.xy)
+        radius = float(getattr(self.settings, flt.radius_setting))
+        code, reason = Hidden.codes(
+            np.array([d]),
+            np.array([q.doubt]),
+            radius,
+            np.array([hides]),
+            np.array([gave_away]),
+            np.array([cover is not None]),
+            np.array([0]),
+        )
+        why = self._hidden_reason(int(reason[0]), target, cover, d, radius)
+        hidden = {0: False, 1: None, 2: True}[int(code[0])]
+        if hidden is False or verdict.los == "blocked":
+            return dataclasses.replace(verdict, reasons=verdict.reasons + why)
+        ok = worst([verdict.ok, None if hidden is None else False])
+        # The line and the hiding rule, whether or not the firer may act on it (a wreck).
+        los = "blocked" if hidden else "doubtful"
+        return Verdict(
+            "los",
+            ok,
+            verdict.reasons + why,
+            distance=verdict.distance,
+            uncertainty=verdict.uncertainty,
+            los=los,
+            details={**verdict.details, "hidden": hidden},
+            summary=f"los {firer.id} -> {target.id}: {los} (hidden unit)",
+        )
+
+    @staticmethod
+    def _hidden_reason(
+        reason: int, target: Piece, cover: Terrain | None, d: float, radius: float
+    ) -> tuple[str, ...]:
+        """The words of a :class:`~referee.rules.sight.Hidden` reason code."""
+        r = inches(radius)
+        if reason == Hidden.GAVE_AWAY:
+            return (f"{target.id} fired this turn: seen",)
+        if cover is None or reason in (Hidden.NO, Hidden.IN_OPEN):
+            return ()
+        if reason == Hidden.WITHIN:
+            return (f"{target.id} is in {cover.id} but within {r}: seen",)
+        word = "too close to call at" if reason == Hidden.CLOSE_CALL else "beyond"
+        return (
+            f"{target.id} is in {cover.kind} {cover.id} and has not fired: visible only "
+            f"within {r}; it is {fmt(d)} away, {word} {r}",
         )
 
     def doubt_rule(self) -> str:
@@ -796,13 +892,14 @@ class TableRuleset(Targets):
         """All-pairs range and LOS for every piece on the table, by the engine: the lines of
         :attr:`line_rule` (``centre``: :meth:`referee.maps.LineReuse.line_map`; ``clear``:
         :meth:`referee.maps.MapTable.clear_edge_distances`, LOS clear exactly when such a
-        line exists).
+        line exists), then the :attr:`los_filters` on every pair (row = firer, column =
+        target: not symmetric).
 
         Same answers as ``ask_range``/``ask_los`` for each pair (the dashboard's
         who-sees-whom map); destroyed pieces are included as rows but a wreck never
         blocks its own line. Lines that meet a forest of several woods are settled by
         the forest rule (:meth:`_forest_levels`), one line at a time. A system whose
-        map differs (hidden units, a grid) overrides this hook.
+        map differs (a grid) overrides this hook.
         """
         if self.line_rule == "clear":
             pieces = list(scene.pieces)
@@ -815,7 +912,57 @@ class TableRuleset(Targets):
             vis = Visibility(tuple(p.id for p in pieces), dist, los)
         else:
             vis = self.visibility_of(scene, None, reuse=reuse)
-        return vis
+        filters = self.los_filters
+        if not filters or len(scene.pieces) < 2:
+            return vis
+        return self._filtered(scene, vis, filters)
+
+    def _filtered(
+        self, scene: Scene, vis: Visibility, filters: tuple[LosFilter, ...]
+    ) -> Visibility:
+        """``vis`` with the :attr:`los_filters` applied to every pair, as :meth:`ask_los`
+        applies them to one: hidden units first (they only make a line worse), then the
+        units that see all (clear whatever the rest says)."""
+        pieces = scene.pieces
+        n = len(pieces)
+        los = vis.los.copy()
+        xy = np.array([p.xy for p in pieces], float)
+        unc = np.array([p.uncertainty for p in pieces], float)
+        rows = np.arange(n)[:, None]
+        for flt in filters:
+            if not isinstance(flt, Hidden):
+                continue
+            centre = (
+                vis.distance  # the same table, already made
+                if self.settings.range_measure == "centre" and self.line_rule == "centre"
+                else MapTable.centre_distances(xy)
+            )
+            outlines = [t.outline() for t in scene.terrain if t.kind in flt.cover]
+            # Only centres in an outline's box get the exact test.
+            covered = np.asarray(PreparedPolygons.of(outlines).near(xy, 1e-6)[0].any(axis=1), bool)
+            hides = np.array([self.category(p) in flt.categories for p in pieces], bool)
+            gave_away = np.array([bool(self.field(p, flt.unless)) for p in pieces], bool)
+            # Only the columns of targets that may be hidden can change.
+            cols = np.flatnonzero(covered & hides & ~gave_away)[None, :]
+            radius = float(getattr(self.settings, flt.radius_setting))
+            doubt = unc[:, None] + unc[cols]
+            code, _ = Hidden.codes(
+                centre[rows, cols],
+                doubt,
+                radius,
+                hides,
+                gave_away,
+                covered,
+                cols,
+            )
+            los[rows, cols] = np.maximum(los[rows, cols], code)
+        for flt in filters:
+            if not isinstance(flt, SeesAll):
+                continue
+            sees = np.array([self.category(p) in flt.categories for p in pieces], bool)
+            los[SeesAll.codes(sees, rows, np.arange(n)[None, :]) != SeesAll.NO] = 0
+        np.fill_diagonal(los, 0)
+        return Visibility(vis.ids, vis.distance, los)
 
     def map_table(self, scene: Scene, bearings: bool = False) -> MapTable:
         """The table as the all-pairs map reads it (:meth:`referee.maps.MapTable.of`):
