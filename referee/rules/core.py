@@ -682,19 +682,17 @@ class TableRuleset(Targets):
                 ),
                 None,
             )
-        d = centre_distance(firer.xy, target.xy)
-        radius = float(getattr(self.settings, flt.radius_setting))
-        code, reason = Hidden.codes(
-            np.array([d]),
-            np.array([q.doubt]),
-            radius,
-            np.array([hides]),
-            np.array([gave_away]),
-            np.array([cover is not None]),
-            np.array([0]),
-        )
-        why = self._hidden_reason(int(reason[0]), target, cover, d, radius)
-        hidden = {0: False, 1: None, 2: True}[int(code[0])]
+        # The target alone decides most pairs (Hidden.may_hide, one piece at a time).
+        code, reason = 0, Hidden.GAVE_AWAY if gave_away else Hidden.IN_OPEN
+        if not hides:
+            reason = Hidden.NO
+        d, radius = 0.0, float(getattr(self.settings, flt.radius_setting))
+        if cover is not None:
+            d = centre_distance(firer.xy, target.xy)
+            codes, reasons = Hidden.codes(np.array([d]), np.array([q.doubt]), radius)
+            code, reason = int(codes[0]), int(reasons[0])
+        why = self._hidden_reason(reason, target, cover, d, radius)
+        hidden = {0: False, 1: None, 2: True}[code]
         if hidden is False or verdict.los == "blocked":
             return dataclasses.replace(verdict, reasons=verdict.reasons + why)
         ok = worst([verdict.ok, None if hidden is None else False])
@@ -941,26 +939,20 @@ class TableRuleset(Targets):
             # Only centres in an outline's box get the exact test.
             covered = np.asarray(PreparedPolygons.of(outlines).near(xy, 1e-6)[0].any(axis=1), bool)
             hides = np.array([self.category(p) in flt.categories for p in pieces], bool)
-            gave_away = np.array([bool(self.field(p, flt.unless)) for p in pieces], bool)
+            gave_away = np.zeros(n, bool)  # read only where it can matter: a flag costs
+            for k in np.flatnonzero(hides & covered):
+                gave_away[k] = bool(self.field(pieces[k], flt.unless))
             # Only the columns of targets that may be hidden can change.
-            cols = np.flatnonzero(covered & hides & ~gave_away)[None, :]
+            cols = np.flatnonzero(Hidden.may_hide(hides, gave_away, covered))[None, :]
             radius = float(getattr(self.settings, flt.radius_setting))
-            doubt = unc[:, None] + unc[cols]
-            code, _ = Hidden.codes(
-                centre[rows, cols],
-                doubt,
-                radius,
-                hides,
-                gave_away,
-                covered,
-                cols,
-            )
+            code, _ = Hidden.codes(centre[rows, cols], unc[:, None] + unc[cols], radius)
             los[rows, cols] = np.maximum(los[rows, cols], code)
         for flt in filters:
             if not isinstance(flt, SeesAll):
                 continue
             sees = np.array([self.category(p) in flt.categories for p in pieces], bool)
-            los[SeesAll.codes(sees, rows, np.arange(n)[None, :]) != SeesAll.NO] = 0
+            if sees.any():  # most tables have none (no WW2 unit sees all)
+                los[SeesAll.codes(sees, rows, np.arange(n)[None, :]) != SeesAll.NO] = 0
         np.fill_diagonal(los, 0)
         return Visibility(vis.ids, vis.distance, los)
 

@@ -57,33 +57,31 @@ class Hidden:
     """The piece flag that gives a hidden unit away (it fired this turn)."""
 
     NO, GAVE_AWAY, IN_OPEN, WITHIN, CLOSE_CALL, HIDDEN = 0, 1, 2, 3, 4, 5
-    """Reason codes: the target may not hide; it gave itself away; it is not in cover; it
-    is in cover but within the radius; too close to call at the radius; hidden."""
+    """Reason codes: the target may not hide; it gave itself away; it is not in cover (the
+    three that concern the target alone, and leave the line as it is); it is in cover but
+    within the radius; too close to call at the radius; hidden."""
+
+    @staticmethod
+    def may_hide(
+        hides: NDArray[np.bool_], gave_away: NDArray[np.bool_], covered: NDArray[np.bool_]
+    ) -> NDArray[np.bool_]:
+        """Per piece: it may be hidden from someone (it may hide, has not given itself
+        away, and is in cover); only lines to such a target go to :meth:`codes`."""
+        return hides & ~gave_away & covered
 
     @staticmethod
     def codes(
-        distance: NDArray[np.float64],
-        doubt: NDArray[np.float64],
-        radius: float,
-        hides: NDArray[np.bool_],
-        gave_away: NDArray[np.bool_],
-        covered: NDArray[np.bool_],
-        j: Index,
+        distance: NDArray[np.float64], doubt: NDArray[np.float64], radius: float
     ) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
-        """(LOS code, reason code) of each pair: ``distance`` and ``doubt`` per pair (centre
-        to centre, the two doubts added); ``hides``, ``gave_away``, ``covered`` per piece,
-        read at the targets ``j``. The radius is judged as :func:`referee.rules.values.judge`
-        judges a limit."""
+        """(LOS code, reason code) of each pair whose target :meth:`may_hide`:
+        ``distance`` and ``doubt`` per pair (centre to centre, the two doubts added). The
+        radius is judged as :func:`referee.rules.values.judge` judges a limit: seen,
+        hidden, or too close to call."""
         r, u = radius, doubt
         seen = (distance <= r - u - 1e-9) | ((u == 0) & (distance <= r + 1e-9))
         far = distance > r + u + 1e-9
-        reason = np.select(
-            [~hides[j], gave_away[j], ~covered[j], seen, ~far],
-            [0, 1, 2, 3, 4],
-            5,
-        ).astype(np.int8)
-        code = np.where(reason == 5, 2, np.where(reason == 4, 1, 0)).astype(np.int8)
-        return code, reason
+        code = np.where(seen, 0, np.where(far, 2, 1)).astype(np.int8)
+        return code, (code + 3).astype(np.int8)  # WITHIN, CLOSE_CALL, HIDDEN
 
 
 LosFilter = SeesAll | Hidden

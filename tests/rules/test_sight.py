@@ -29,15 +29,19 @@ def test_the_systems_declare_their_rules_as_values() -> None:
 
 
 def test_hidden_codes_judge_the_radius_as_a_limit() -> None:
-    d = np.array([4.9, 5.0, 5.04, 5.2, 7.0, 7.0, 7.0, 7.0])
-    u = np.array([0.0, 0.0, 0.05, 0.05, 0.0, 0.0, 0.0, 0.0])
-    hides = np.array([True, True, True, True, True, False, True, True])
-    gave_away = np.array([False, False, False, False, False, False, True, False])
-    covered = np.array([True, True, True, True, True, True, True, False])
-    code, reason = Hidden.codes(d, u, 5.0, hides, gave_away, covered, np.arange(8))
-    assert code.tolist() == [0, 0, 1, 2, 2, 0, 0, 0]
+    d = np.array([4.9, 5.0, 5.04, 5.2, 7.0])
+    u = np.array([0.0, 0.0, 0.05, 0.05, 0.0])
+    code, reason = Hidden.codes(d, u, 5.0)
+    assert code.tolist() == [0, 0, 1, 2, 2]
     w, c, h = Hidden.WITHIN, Hidden.CLOSE_CALL, Hidden.HIDDEN
-    assert reason.tolist() == [w, w, c, h, h, Hidden.NO, Hidden.GAVE_AWAY, Hidden.IN_OPEN]
+    assert reason.tolist() == [w, w, c, h, h]
+
+
+def test_only_a_unit_in_cover_that_has_not_fired_may_be_hidden() -> None:
+    hides = np.array([True, False, True, True])
+    gave_away = np.array([False, False, True, False])
+    covered = np.array([True, True, True, False])
+    assert Hidden.may_hide(hides, gave_away, covered).tolist() == [True, False, False, False]
 
 
 @pytest.mark.parametrize("ruleset", ["pz8-1975", "pz8-scifi", "papercraft"])
