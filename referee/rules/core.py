@@ -8,7 +8,10 @@ through terrain with through/into blocking and the doubt band; forests of
 touching woods; terrain along a move with the swept base footprint,
 stop-on-entry and halving/doubling per stretch; what the all-pairs map of
 :mod:`referee.maps` is handed: the measure, the obstacles, the forest rule) and
-answers the shared questions ``range``, ``los`` and ``move``. A
+answers the shared questions ``range``, ``los`` and ``move``. Line of sight is
+written once for the single question and the all-pairs map alike: a system
+names its line (:attr:`TableRuleset.line_rule`) and the filters laid over it
+(:attr:`TableRuleset.los_filters`, :mod:`referee.rules.sight`) as values. A
 system is then a module of data tables (piece kinds, weapon ranges, move
 allowances) and the few hooks that differ (:meth:`TableRuleset.fire_range`,
 :meth:`TableRuleset.move_allowance`, :meth:`TableRuleset.may_enter`...).
