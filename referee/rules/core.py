@@ -8,7 +8,10 @@ through terrain with through/into blocking and the doubt band; forests of
 touching woods; terrain along a move with the swept base footprint,
 stop-on-entry and halving/doubling per stretch; what the all-pairs map of
 :mod:`referee.maps` is handed: the measure, the obstacles, the forest rule) and
-answers the shared questions ``range``, ``los`` and ``move``. A
+answers the shared questions ``range``, ``los`` and ``move``. Line of sight is
+written once for the single question and the all-pairs map alike: a system
+names its line (:attr:`TableRuleset.line_rule`) and the filters laid over it
+(:attr:`TableRuleset.los_filters`, :mod:`referee.rules.sight`) as values. A
 system is then a module of data tables (piece kinds, weapon ranges, move
 allowances) and the few hooks that differ (:meth:`TableRuleset.fire_range`,
 :meth:`TableRuleset.move_allowance`, :meth:`TableRuleset.may_enter`...).
@@ -59,7 +62,14 @@ from referee.rules.queries import (
     piece_arg,
     pose_arg,
 )
-from referee.rules.targets import ContactBook, Targets, line_contact, line_ends_away
+from referee.rules.sight import Hidden, LosFilter, SeesAll
+from referee.rules.targets import (
+    ContactBook,
+    Targets,
+    line_contact,
+    line_ends_away,
+    map_distance,
+)
 from referee.rules.values import PieceRange, QueryError, Verdict, judge, name_key
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
@@ -532,10 +542,39 @@ class TableRuleset(Targets):
         """The system's extra checks of a ``los`` question, as :meth:`range_findings`."""
         return ()
 
+    line_rule: ClassVar[str] = "centre"
+    """How the core draws a line of sight: ``centre``, the centre-to-centre line through
+    the obstacles of :meth:`los_obstacles` with the doubt band (:meth:`line_of_sight`);
+    ``clear``, some edge-to-edge line crossing no other live unit (Papercraft), the
+    shortest one given for the tape."""
+    los_filters: ClassVar[tuple[LosFilter, ...]] = ()
+    """The per-pair rules laid over the line (:mod:`referee.rules.sight`), as values: units
+    that see all settle a pair first, hidden units can only make the line worse."""
+
     def ask_los(
         self, scene: Scene, query: Mapping[str, Any], book: ContactBook | None = None
     ) -> Verdict:
+        """The line of :attr:`line_rule`, with the :attr:`los_filters` on it: the same
+        rules, in the same order, as :meth:`visibility` applies to every pair."""
         q = LosQuery.parse(scene, query)
+        filters = self.los_filters
+        for flt in filters:
+            if isinstance(flt, SeesAll):
+                settled = self._sees_all_verdict(q, flt)
+                if settled is not None:
+                    return settled
+        if self.line_rule == "clear":
+            verdict = self._clear_line_verdict(scene, q, book)
+        else:
+            verdict = self._centre_line_verdict(scene, q, book)
+        for flt in filters:
+            if isinstance(flt, Hidden):
+                verdict = self._hidden_verdict(scene, q, flt, verdict)
+        return verdict
+
+    def _centre_line_verdict(self, scene: Scene, q: LosQuery, book: ContactBook | None) -> Verdict:
+        """``line_rule = "centre"``: :meth:`line_of_sight`, worded, with the system's
+        :meth:`los_findings`."""
         firer, target = q.firer, q.target
         los, reasons, blockers = self.line_of_sight(scene, firer, target, book)
         ok = {"clear": True, "blocked": False, "doubtful": None}[los]
@@ -561,6 +600,135 @@ class TableRuleset(Targets):
             summary=summary,
         )
         return worsen(verdict, self.los_findings(scene, q, verdict))
+
+    def _base_corners(self, scene: Scene) -> dict[str, NDArray[np.float64]]:
+        """Every piece's base corners, kept for the pieces last read: each clear line reads
+        every base, and a table is asked about pair after pair."""
+        kept = self.__dict__.get("_base_corners_kept")
+        if kept is None or kept[0] is not scene.pieces:
+            kept = self.__dict__["_base_corners_kept"] = (
+                scene.pieces,
+                {p.id: p.corners() for p in scene.pieces},
+            )
+        corners: dict[str, NDArray[np.float64]] = kept[1]
+        return corners
+
+    def _clear_line_verdict(self, scene: Scene, q: LosQuery, book: ContactBook | None) -> Verdict:
+        """``line_rule = "clear"``: not blocked by other units, some edge-to-edge line
+        crosses no other live unit (:meth:`referee.maps.MapTable.clear_segment`). The
+        shortest such line is given (``line``: its two ends), for the tape."""
+        firer, target = q.firer, q.target
+        if map_distance(book, firer.id, target.id) == float("inf"):
+            # ``targets``: the map found every line walled off; no line to search for.
+            d, start, end = float("inf"), np.full(2, np.nan), np.full(2, np.nan)
+        else:
+            corners = self._base_corners(scene)
+            live = [
+                corners[p.id]
+                for p in scene.pieces
+                if p.id not in (firer.id, target.id) and p.state != "destroyed"
+            ]
+            bases = np.asarray(live, float).reshape(-1, 4, 2)
+            d, start, end = MapTable.clear_segment(corners[firer.id], corners[target.id], bases)
+        ok = d != float("inf")
+        where = f" (from ({start[0]:.2f}, {start[1]:.2f}) to ({end[0]:.2f}, {end[1]:.2f}))"
+        reasons = [
+            f"a line from edge to edge of {fmt(d)} crosses no other unit" + where
+            if ok
+            else "every edge-to-edge line crosses another unit"
+        ]
+        line = [start.tolist(), end.tolist()] if ok else None
+        los = "clear" if ok else "blocked"
+        return Verdict(
+            "los",
+            self.can_act(firer, ok, reasons),
+            tuple(reasons),
+            distance=d if ok else None,
+            uncertainty=q.doubt,
+            los=los,
+            details={"blocking": [], "line": line},
+            summary=f"los {firer.id} -> {target.id}: {los}",
+        )
+
+    def _sees_all_verdict(self, q: LosQuery, flt: SeesAll) -> Verdict | None:
+        """:class:`~referee.rules.sight.SeesAll` on one pair: the clear verdict it settles,
+        or None (the line decides)."""
+        firer, target = q.firer, q.target
+        sees = np.array([self.category(p) in flt.categories for p in (firer, target)])
+        reason = int(SeesAll.codes(sees, np.array([0]), np.array([1]))[0])
+        if reason == SeesAll.NO:
+            return None
+        who = firer if reason == SeesAll.FIRER else target
+        return Verdict(
+            "los",
+            self.can_act(firer, True, []),
+            (f"{who.id} ({self.category(who)}) can always see and be seen",),
+            distance=centre_distance(firer.xy, target.xy),
+            uncertainty=q.doubt,
+            los="clear",
+            details={"blocking": []},
+            summary=f"los {firer.id} -> {target.id}: clear ({who.id} sees and is seen)",
+        )
+
+    def _hidden_verdict(self, scene: Scene, q: LosQuery, flt: Hidden, verdict: Verdict) -> Verdict:
+        """:class:`~referee.rules.sight.Hidden` on one pair, over the line's ``verdict``."""
+        firer, target = q.firer, q.target
+        hides = self.category(target) in flt.categories
+        gave_away = hides and bool(self.field(target, flt.unless))
+        cover = None
+        if hides and not gave_away:
+            cover = next(
+                (
+                    t
+                    for t in scene.terrain
+                    if t.kind in flt.cover and point_in_polygon(target.xy, t.outline())
+                ),
+                None,
+            )
+        # The target alone decides most pairs (Hidden.may_hide, one piece at a time).
+        code, reason = 0, Hidden.GAVE_AWAY if gave_away else Hidden.IN_OPEN
+        if not hides:
+            reason = Hidden.NO
+        d, radius = 0.0, float(getattr(self.settings, flt.radius_setting))
+        if cover is not None:
+            d = centre_distance(firer.xy, target.xy)
+            codes, reasons = Hidden.codes(np.array([d]), np.array([q.doubt]), radius)
+            code, reason = int(codes[0]), int(reasons[0])
+        why = self._hidden_reason(reason, target, cover, d, radius)
+        hidden = {0: False, 1: None, 2: True}[code]
+        if hidden is False or verdict.los == "blocked":
+            return dataclasses.replace(verdict, reasons=verdict.reasons + why)
+        ok = worst([verdict.ok, None if hidden is None else False])
+        # The line and the hiding rule, whether or not the firer may act on it (a wreck).
+        los = "blocked" if hidden else "doubtful"
+        return Verdict(
+            "los",
+            ok,
+            verdict.reasons + why,
+            distance=verdict.distance,
+            uncertainty=verdict.uncertainty,
+            los=los,
+            details={**verdict.details, "hidden": hidden},
+            summary=f"los {firer.id} -> {target.id}: {los} (hidden unit)",
+        )
+
+    @staticmethod
+    def _hidden_reason(
+        reason: int, target: Piece, cover: Terrain | None, d: float, radius: float
+    ) -> tuple[str, ...]:
+        """The words of a :class:`~referee.rules.sight.Hidden` reason code."""
+        r = inches(radius)
+        if reason == Hidden.GAVE_AWAY:
+            return (f"{target.id} fired this turn: seen",)
+        if cover is None or reason in (Hidden.NO, Hidden.IN_OPEN):
+            return ()
+        if reason == Hidden.WITHIN:
+            return (f"{target.id} is in {cover.id} but within {r}: seen",)
+        word = "too close to call at" if reason == Hidden.CLOSE_CALL else "beyond"
+        return (
+            f"{target.id} is in {cover.kind} {cover.id} and has not fired: visible only "
+            f"within {r}; it is {fmt(d)} away, {word} {r}",
+        )
 
     def doubt_rule(self) -> str:
         """What the players do with a doubtful line (Paper Tigers rolls a die)."""
@@ -722,16 +890,74 @@ class TableRuleset(Targets):
         return "clear", reasons, {"blocked": blocked, "doubtful": doubtful}
 
     def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
-        """All-pairs range and LOS for every piece on the table, by the engine
-        (:meth:`referee.maps.LineReuse.line_map`).
+        """All-pairs range and LOS for every piece on the table, by the engine: the lines of
+        :attr:`line_rule` (``centre``: :meth:`referee.maps.LineReuse.line_map`; ``clear``:
+        :meth:`referee.maps.MapTable.clear_edge_distances`, LOS clear exactly when such a
+        line exists), then the :attr:`los_filters` on every pair (row = firer, column =
+        target: not symmetric).
 
         Same answers as ``ask_range``/``ask_los`` for each pair (the dashboard's
         who-sees-whom map); destroyed pieces are included as rows but a wreck never
         blocks its own line. Lines that meet a forest of several woods are settled by
         the forest rule (:meth:`_forest_levels`), one line at a time. A system whose
-        map differs (hidden units, a grid) overrides this hook.
+        map differs (a grid) overrides this hook.
         """
-        return self.visibility_of(scene, None, reuse=reuse)
+        if self.line_rule == "clear":
+            pieces = list(scene.pieces)
+            corners = base_corners_many(  # Piece.corners, all at once
+                [p.xy for p in pieces], [p.heading for p in pieces], [p.base for p in pieces]
+            )
+            live = np.array([p.state != "destroyed" for p in pieces], bool)
+            dist = MapTable.clear_edge_distances(corners, live)
+            los = np.where(np.isinf(dist), 2, 0).astype(np.int8)
+            vis = Visibility(tuple(p.id for p in pieces), dist, los)
+        else:
+            vis = self.visibility_of(scene, None, reuse=reuse)
+        filters = self.los_filters
+        if not filters or len(scene.pieces) < 2:
+            return vis
+        return self._filtered(scene, vis, filters)
+
+    def _filtered(
+        self, scene: Scene, vis: Visibility, filters: tuple[LosFilter, ...]
+    ) -> Visibility:
+        """``vis`` with the :attr:`los_filters` applied to every pair, as :meth:`ask_los`
+        applies them to one: hidden units first (they only make a line worse), then the
+        units that see all (clear whatever the rest says)."""
+        pieces = scene.pieces
+        n = len(pieces)
+        los = vis.los.copy()
+        xy = np.array([p.xy for p in pieces], float)
+        unc = np.array([p.uncertainty for p in pieces], float)
+        rows = np.arange(n)[:, None]
+        for flt in filters:
+            if not isinstance(flt, Hidden):
+                continue
+            centre = (
+                vis.distance  # the same table, already made
+                if self.settings.range_measure == "centre" and self.line_rule == "centre"
+                else MapTable.centre_distances(xy)
+            )
+            outlines = [t.outline() for t in scene.terrain if t.kind in flt.cover]
+            # Only centres in an outline's box get the exact test.
+            covered = np.asarray(PreparedPolygons.of(outlines).near(xy, 1e-6)[0].any(axis=1), bool)
+            hides = np.array([self.category(p) in flt.categories for p in pieces], bool)
+            gave_away = np.zeros(n, bool)  # read only where it can matter: a flag costs
+            for k in np.flatnonzero(hides & covered):
+                gave_away[k] = bool(self.field(pieces[k], flt.unless))
+            # Only the columns of targets that may be hidden can change.
+            cols = np.flatnonzero(Hidden.may_hide(hides, gave_away, covered))[None, :]
+            radius = float(getattr(self.settings, flt.radius_setting))
+            code, _ = Hidden.codes(centre[rows, cols], unc[:, None] + unc[cols], radius)
+            los[rows, cols] = np.maximum(los[rows, cols], code)
+        for flt in filters:
+            if not isinstance(flt, SeesAll):
+                continue
+            sees = np.array([self.category(p) in flt.categories for p in pieces], bool)
+            if sees.any():  # most tables have none (no WW2 unit sees all)
+                los[SeesAll.codes(sees, rows, np.arange(n)[None, :]) != SeesAll.NO] = 0
+        np.fill_diagonal(los, 0)
+        return Visibility(vis.ids, vis.distance, los)
 
     def map_table(self, scene: Scene, bearings: bool = False) -> MapTable:
         """The table as the all-pairs map reads it (:meth:`referee.maps.MapTable.of`):

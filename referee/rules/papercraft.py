@@ -25,10 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
-from referee.geometry import base_corners, base_corners_many
-from referee.maps import LineReuse, MapTable, Visibility
+from referee.geometry import base_corners
 from referee.rules.core import (
     Deployment,
     Finding,
@@ -36,11 +34,9 @@ from referee.rules.core import (
     TableRuleset,
     fmt,
     inches,
-    piece_arg,
     sweep_entry,
 )
 from referee.rules.queries import MoveQuery, RangeQuery
-from referee.rules.targets import ContactBook, map_distance
 from referee.rules.values import PieceField, QueryError, Verdict, name_key
 from referee.scene import Piece, Scene
 
@@ -61,6 +57,7 @@ class Papercraft(Deployment):
     title = "Papercraft"
     source = "002_55e0c335368a37b3.txt"
     kinds = KINDS
+    line_rule = "clear"  # range runs edge to edge without crossing another unit
     targets_trim_pieces = False  # its line of sight goes round other units' bases
     piece_fields = (
         PieceField("move", "number", None, "the unit's movement stat, inches"),
@@ -125,57 +122,6 @@ class Papercraft(Deployment):
             return [Finding(False, (why,), "; moved this turn")]
         return []
 
-    def _corners(self, scene: Scene) -> dict[str, NDArray[np.float64]]:
-        """Every piece's base corners, kept for the pieces last read: each line of sight
-        reads every base, and a table is asked about pair after pair."""
-        kept = self.__dict__.get("_base_corners")
-        if kept is None or kept[0] is not scene.pieces:
-            kept = self.__dict__["_base_corners"] = (
-                scene.pieces,
-                {p.id: p.corners() for p in scene.pieces},
-            )
-        corners: dict[str, NDArray[np.float64]] = kept[1]
-        return corners
-
-    def ask_los(
-        self, scene: Scene, query: Mapping[str, Any], book: ContactBook | None = None
-    ) -> Verdict:
-        """Not blocked by other units: some edge-to-edge line crosses no other live unit.
-        The shortest such line is given (``line``: its two ends), for the tape."""
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
-        if map_distance(book, firer.id, target.id) == float("inf"):
-            # ``targets``: the map found every line walled off; no line to search for.
-            d, start, end = float("inf"), np.full(2, np.nan), np.full(2, np.nan)
-        else:
-            corners = self._corners(scene)
-            live = [
-                corners[p.id]
-                for p in scene.pieces
-                if p.id not in (firer.id, target.id) and p.state != "destroyed"
-            ]
-            bases = np.asarray(live, float).reshape(-1, 4, 2)
-            d, start, end = MapTable.clear_segment(corners[firer.id], corners[target.id], bases)
-        ok = d != float("inf")
-        where = f" (from ({start[0]:.2f}, {start[1]:.2f}) to ({end[0]:.2f}, {end[1]:.2f}))"
-        reasons = [
-            f"a line from edge to edge of {fmt(d)} crosses no other unit" + where
-            if ok
-            else "every edge-to-edge line crosses another unit"
-        ]
-        line = [start.tolist(), end.tolist()] if ok else None
-        los = "clear" if ok else "blocked"
-        return Verdict(
-            "los",
-            self.can_act(firer, ok, reasons),
-            tuple(reasons),
-            distance=d if ok else None,
-            uncertainty=firer.uncertainty + target.uncertainty,
-            los=los,
-            details={"blocking": [], "line": line},
-            summary=f"los {firer.id} -> {target.id}: {los}",
-        )
-
     def move_findings(self, scene: Scene, move: MoveQuery, verdict: Verdict) -> list[Finding]:
         """Large-unit corpses cannot be moved over: the base swept from start to end."""
         piece, start = move.piece, move.start
@@ -207,18 +153,6 @@ class Papercraft(Deployment):
             summary = f"move {piece.id}: too close to call (large-unit corpse)"
             return [Finding(None, (why,), summary=summary)]
         return []
-
-    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
-        """All pairs: the edge-to-edge distance crossing no other unit, and LOS clear exactly
-        when such a line exists (as ``range`` and ``los`` answer them)."""
-        pieces = list(scene.pieces)
-        corners = base_corners_many(  # Piece.corners, all at once
-            [p.xy for p in pieces], [p.heading for p in pieces], [p.base for p in pieces]
-        )
-        live = np.array([p.state != "destroyed" for p in pieces], bool)
-        dist = MapTable.clear_edge_distances(corners, live)
-        los = np.where(np.isinf(dist), 2, 0).astype(np.int8)
-        return Visibility(tuple(p.id for p in pieces), dist, los)
 
     deploy_edge_problem = 'no start edge for side {side!r}: add "deployment" to the scene'
 

@@ -51,7 +51,6 @@ from referee.geometry import (
     polygon_distance,
     signed_boundary_distance,
 )
-from referee.maps import LineReuse, MapTable, PreparedPolygons, Visibility
 from referee.rules.core import (
     Finding,
     Measured,
@@ -67,12 +66,14 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.queries import MoveQuery, RangeQuery
-from referee.rules.targets import ContactBook
+from referee.rules.sight import Hidden, LosFilter, SeesAll
 from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
 from referee.scene import Piece, Scene, Terrain
 
 ROUGH = ("woods", "hill", "building", "rough", "difficult")
 """Rough ground: halves movement, hides non-vehicle units."""
+VEHICLES_AND_AIR = ("vehicle", "armour", "air")
+"""The roles a hidden-unit rule never hides (tank hunters apart)."""
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,12 @@ class Pz8(TableRuleset):
             object.__setattr__(self, "contact_terrain", tuple(v.lower() for v in value))
 
     settings: Pz8.Settings
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Each era's line-of-sight filters, from its own movement table (the radius is
+        # the ``hidden_radius`` setting, read when asked).
+        cls.los_filters = _sight(cls.units)
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -410,110 +417,6 @@ class Pz8(TableRuleset):
             f"{target.id} ({self.category(target)}) can be targeted only by {names}: "
             f"{firer.id} fires {weapon}"
         )
-
-    def ask_los(
-        self, scene: Scene, query: Mapping[str, Any], book: ContactBook | None = None
-    ) -> Verdict:
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
-        if self.unit(firer).sees_all or self.unit(target).sees_all:
-            who = firer if self.unit(firer).sees_all else target
-            return Verdict(
-                "los",
-                self.can_act(firer, True, []),
-                (f"{who.id} ({self.category(who)}) can always see and be seen",),
-                distance=centre_distance(firer.xy, target.xy),
-                uncertainty=firer.uncertainty + target.uncertainty,
-                los="clear",
-                details={"blocking": []},
-                summary=f"los {firer.id} -> {target.id}: clear ({who.id} sees and is seen)",
-            )
-        verdict = super().ask_los(scene, query, book)
-        hidden, why = self.hidden(scene, firer, target)
-        if hidden is False or verdict.los == "blocked":
-            return dataclasses.replace(verdict, reasons=verdict.reasons + tuple(why))
-        reasons = [*verdict.reasons, *why]
-        ok = worst([verdict.ok, None if hidden is None else False])
-        # The line and the hiding rule, whether or not the firer may act on it (a wreck).
-        los = "blocked" if hidden else "doubtful"
-        return Verdict(
-            "los",
-            ok,
-            tuple(reasons),
-            distance=verdict.distance,
-            uncertainty=verdict.uncertainty,
-            los=los,
-            details={**verdict.details, "hidden": hidden},
-            summary=f"los {firer.id} -> {target.id}: {los} (hidden unit)"
-            if los != "clear"
-            else verdict.summary,
-        )
-
-    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
-        """The shared all-pairs map, then the Pz8 rules per pair: units that always see
-        and are seen, and hidden targets (row = firer, column = target: not symmetric)."""
-        vis = super().visibility(scene, reuse)
-        pieces = list(scene.pieces)
-        if len(pieces) < 2:
-            return vis
-        los = vis.los.copy()
-        xy = np.array([p.xy for p in pieces], float)
-        unc = np.array([p.uncertainty for p in pieces], float)
-        centre = (
-            vis.distance
-            if self.settings.range_measure == "centre"  # the same table, already made
-            else MapTable.centre_distances(xy)
-        )
-        rough = [t.outline() for t in scene.terrain if t.kind in ROUGH]
-        # Only centres in an outline's box get the exact test.
-        in_rough = PreparedPolygons.of(rough).near(xy, 1e-6)[0].any(axis=1)
-        hide = np.flatnonzero(in_rough)
-        hide = hide[[self._may_hide(pieces[k]) for k in hide]]
-        # judge(centre, radius, doubt) for every pair with a hidden target (the columns
-        # ``hide``): 0 seen, 2 hidden, 1 too close to call.
-        r, u = self.settings.hidden_radius, unc[:, None] + unc[hide]
-        near = centre[:, hide]
-        seen = (near <= r - u - 1e-9) | ((u == 0) & (near <= r + 1e-9))
-        level = np.where(seen, 0, np.where(near > r + u + 1e-9, 2, 1))
-        los[:, hide] = np.maximum(los[:, hide], level)
-        sees = np.flatnonzero([self.unit(p).sees_all for p in pieces])
-        los[sees] = 0
-        los[:, sees] = 0
-        np.fill_diagonal(los, 0)
-        return Visibility(vis.ids, vis.distance, los)
-
-    def _may_hide(self, target: Piece) -> bool:
-        """A non-vehicle unit (or tank hunter) that has not fired this turn."""
-        unit = self.unit(target)
-        if unit.role in ("vehicle", "armour", "air") and not unit.hunter:
-            return False
-        return not self.field(target, "fired")
-
-    def hidden(self, scene: Scene, firer: Piece, target: Piece) -> tuple[bool | None, list[str]]:
-        """Whether ``target`` is hidden from ``firer``: a non-vehicle unit (or tank hunter)
-        whose centre is in rough ground, woods or buildings, farther than 5in (centre to
-        centre), that has not fired this turn. None when too close to call."""
-        unit = self.unit(target)
-        if unit.role in ("vehicle", "armour", "air") and not unit.hunter:
-            return False, []
-        if self.field(target, "fired"):
-            return False, [f"{target.id} fired this turn: seen"]
-        cover = [
-            t for t in scene.terrain if t.kind in ROUGH and point_in_polygon(target.xy, t.outline())
-        ]
-        if not cover:
-            return False, []
-        d = centre_distance(firer.xy, target.xy)
-        doubt = firer.uncertainty + target.uncertainty
-        near = judge(d, self.settings.hidden_radius, doubt)
-        r = inches(self.settings.hidden_radius)
-        if near is True:
-            return False, [f"{target.id} is in {cover[0].id} but within {r}: seen"]
-        word = "too close to call at" if near is None else "beyond"
-        return (None if near is None else True), [
-            f"{target.id} is in {cover[0].kind} {cover[0].id} and has not fired: visible only "
-            f"within {r}; it is {fmt(d)} away, {word} {r}"
-        ]
 
     def ask_facing(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         firer = piece_arg(scene, query, "from")
@@ -857,6 +760,17 @@ class Pz8(TableRuleset):
             details={"kind": t.kind, "length": width, "width": depth},
             summary=f"section {t.id}: {fmt(width)} x {fmt(depth)}{pm(doubt)}, {word}",
         )
+
+
+def _sight(units: Mapping[str, UnitType]) -> tuple[LosFilter, ...]:
+    """An era's :attr:`~referee.rules.core.TableRuleset.los_filters` from its movement
+    table: units that always see and are seen, and who may hide (5)."""
+    # Vehicles and helicopters are seen, save tank hunters.
+    hiders = (k for k, u in units.items() if u.role not in VEHICLES_AND_AIR or u.hunter)
+    return (
+        SeesAll(frozenset(k for k, u in units.items() if u.sees_all)),
+        Hidden("hidden_radius", ROUGH, frozenset(hiders)),
+    )
 
 
 def _kinds(units: Mapping[str, UnitType], aliases: Mapping[str, str]) -> dict[str, str]:

@@ -1,0 +1,80 @@
+"""The line-of-sight filters of :mod:`referee.rules.sight` (issue 37 item 1): declared by a
+system as values, applied by the core to the all-pairs map and to the single ``los``
+question alike, so the two give one code per pair."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from referee.maps import Visibility
+from referee.rules import ruleset_for
+from referee.rules.papercraft import Papercraft
+from referee.rules.pz8 import Pz8SciFi, Pz8WW2, Pz8Y1975
+from referee.rules.sight import Hidden, SeesAll
+from referee.scene import Piece, Scene, Table, Terrain
+
+WOODS = Terrain("w", "woods", ((10, 10), (16, 10), (16, 16), (10, 16)))
+
+
+def test_the_systems_declare_their_rules_as_values() -> None:
+    assert Papercraft.line_rule == "clear" and Papercraft.los_filters == ()
+    sees, hidden = Pz8Y1975.los_filters
+    assert isinstance(sees, SeesAll) and "helicopter" in sees.categories
+    assert isinstance(hidden, Hidden) and hidden.radius_setting == "hidden_radius"
+    assert "infantry" in hidden.categories and "tank hunter" in hidden.categories
+    assert "mbt" not in hidden.categories
+    assert Pz8WW2.los_filters[0].categories == frozenset()  # no WW2 unit sees all
+    assert {"gev", "light walker"} <= Pz8SciFi.los_filters[0].categories
+
+
+def test_hidden_codes_judge_the_radius_as_a_limit() -> None:
+    d = np.array([4.9, 5.0, 5.04, 5.2, 7.0])
+    u = np.array([0.0, 0.0, 0.05, 0.05, 0.0])
+    code, reason = Hidden.codes(d, u, 5.0)
+    assert code.tolist() == [0, 0, 1, 2, 2]
+    w, c, h = Hidden.WITHIN, Hidden.CLOSE_CALL, Hidden.HIDDEN
+    assert reason.tolist() == [w, w, c, h, h]
+
+
+def test_only_a_unit_in_cover_that_has_not_fired_may_be_hidden() -> None:
+    hides = np.array([True, False, True, True])
+    gave_away = np.array([False, False, True, False])
+    covered = np.array([True, True, True, False])
+    assert Hidden.may_hide(hides, gave_away, covered).tolist() == [True, False, False, False]
+
+
+@pytest.mark.parametrize("ruleset", ["pz8-1975", "pz8-scifi", "papercraft"])
+def test_the_map_and_the_single_question_agree_on_every_pair(ruleset: str) -> None:
+    kinds = {
+        "pz8-1975": ["infantry", "helicopter", "mbt", "tank hunter", "hmg"],
+        "pz8-scifi": ["infantry", "gev", "light walker", "marines", "medium mbt"],
+        "papercraft": ["infantry", "character", "titan"],
+    }[ruleset]
+    rnd = np.random.default_rng(7)
+    pieces = []
+    for k in range(16):
+        near_woods = k % 2 == 0
+        x, y = rnd.uniform(9, 17, 2) if near_woods else rnd.uniform(2, 30, 2)
+        fields = {"move": 6, "range": 12} if ruleset == "papercraft" else {"fired": k % 5 == 0}
+        pieces.append(
+            Piece(
+                f"p{k}",
+                "ab"[k % 2],
+                kinds[k % len(kinds)],
+                float(x),
+                float(y),
+                uncertainty=float(rnd.choice([0.0, 0.05, 0.5])),
+                state="destroyed" if k == 7 else "ok",
+                fields=fields,
+            )
+        )
+    scene = Scene(ruleset, Table(36, 36), tuple(pieces), (WOODS,))
+    rules = ruleset_for(scene)
+    vis = rules.visibility(scene)
+    for a, pa in enumerate(pieces):
+        for b, pb in enumerate(pieces):
+            if a == b:
+                continue
+            single = rules.answer(scene, {"ask": "los", "from": pa.id, "to": pb.id})
+            assert Visibility.CODES[single.los] == vis.los[a, b], (pa, pb, single.reasons)
