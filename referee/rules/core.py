@@ -62,7 +62,7 @@ from referee.rules.queries import (
     piece_arg,
     pose_arg,
 )
-from referee.rules.sight import Hidden, LosFilter, SeesAll
+from referee.rules.sight import Hidden, LosFilter, SeesAll, SightLimit, WhollyInside
 from referee.rules.targets import (
     ContactBook,
     Targets,
@@ -549,7 +549,9 @@ class TableRuleset(Targets):
     shortest one given for the tape."""
     los_filters: ClassVar[tuple[LosFilter, ...]] = ()
     """The per-pair rules laid over the line (:mod:`referee.rules.sight`), as values: units
-    that see all settle a pair first, hidden units can only make the line worse."""
+    that see all settle a pair first; a sight limit or a base wholly inside a feature may
+    settle it blocked, or make the line doubtful (:meth:`_filtered_line`); hidden units
+    can only make the line worse."""
 
     def ask_los(
         self, scene: Scene, query: Mapping[str, Any], book: ContactBook | None = None
@@ -576,7 +578,7 @@ class TableRuleset(Targets):
         """``line_rule = "centre"``: :meth:`line_of_sight`, worded, with the system's
         :meth:`los_findings`."""
         firer, target = q.firer, q.target
-        los, reasons, blockers = self.line_of_sight(scene, firer, target, book)
+        los, reasons, blockers = self._filtered_line(scene, firer, target, book)
         ok = {"clear": True, "blocked": False, "doubtful": None}[los]
         doubt = q.doubt
         distance = centre_distance(firer.xy, target.xy)
@@ -600,6 +602,89 @@ class TableRuleset(Targets):
             summary=summary,
         )
         return worsen(verdict, self.los_findings(scene, q, verdict))
+
+    def _filtered_line(
+        self, scene: Scene, firer: Piece, target: Piece, book: ContactBook | None
+    ) -> tuple[str, list[str], dict[str, list[str]]]:
+        """:meth:`line_of_sight` inside the :class:`~referee.rules.sight.SightLimit` and
+        :class:`~referee.rules.sight.WhollyInside` filters, each one asked about this pair
+        as :meth:`_filtered` asks it about every pair, in the order declared: a filter
+        that blocks settles the pair (the first one's words); a doubtful one makes a line
+        not blocked doubtful, its words after the line's (the last declared first)."""
+        doubts: list[tuple[str, str]] = []
+        for flt in self.los_filters:
+            if isinstance(flt, SightLimit):
+                found = self._sight_limit_line(scene, flt, firer, target)
+            elif isinstance(flt, WhollyInside):
+                found = self._wholly_inside_line(scene, flt, firer, target)
+            else:
+                continue
+            if found is None:
+                continue
+            code, why, blocker = found
+            if code == 2:
+                return "blocked", [why], {"blocked": [blocker], "doubtful": []}
+            doubts.append((why, blocker))
+        los, reasons, parts = self.line_of_sight(scene, firer, target, book)
+        for why, blocker in reversed(doubts):
+            if los != "blocked":
+                reasons.append(why)
+                parts = {**parts, "doubtful": [*parts.get("doubtful", []), blocker]}
+                los = "doubtful"
+        return los, reasons, parts
+
+    def _sight_limit_line(
+        self, scene: Scene, flt: SightLimit, firer: Piece, target: Piece
+    ) -> tuple[int, str, str] | None:
+        """:class:`~referee.rules.sight.SightLimit` on one pair: (code, words, blocker), or
+        None where it leaves the line as it is."""
+        limit = getattr(self.settings, flt.limit_setting)
+        if limit is None:
+            return None
+        measure = self.settings.range_measure
+        d = self.piece_distance(firer, target, measure, scene)
+        doubt = firer.uncertainty + target.uncertainty
+        code = int(SightLimit.codes(np.array([d]), np.array([doubt]), float(limit))[0])
+        if code == 0:
+            return None
+        word = {2: "beyond", 1: "too close to call at"}[code]
+        return (
+            code,
+            (
+                f"{flt.cause}: nobody sees farther than {inches(limit)}; {fmt(d)} "
+                f"{MEASURE_WORDS[measure]} is {word} it"
+            ),
+            flt.blocker,
+        )
+
+    def _wholly_inside_line(
+        self, scene: Scene, flt: WhollyInside, firer: Piece, target: Piece
+    ) -> tuple[int, str, str] | None:
+        """:class:`~referee.rules.sight.WhollyInside` on one pair: (code, words, the
+        feature's id), or None where it leaves the line as it is."""
+        kinds = getattr(self.settings, flt.kinds_setting)
+        terrain = [t for t in scene.terrain if t.kind in kinds]
+        if not terrain:
+            return None
+        pair = (firer, target)
+        xy = np.array([p.xy for p in pair], float)
+        unc = np.array([p.uncertainty for p in pair], float)
+        corners = np.array([p.corners() for p in pair], float).reshape(2, 4, 2)
+        depths = WhollyInside.depths(xy, corners, unc, [t.outline() for t in terrain])
+        codes, reasons, features = WhollyInside.codes(depths, unc, np.array([0]), np.array([1]))
+        code, reason = int(codes[0]), int(reasons[0])
+        if code == 0:
+            return None
+        t = terrain[int(features[0])]
+        who = firer if reason in (WhollyInside.FIRER_INSIDE, WhollyInside.FIRER_MAYBE) else target
+        if code == 2:
+            why = f"{who.id} is wholly inside {t.kind} {t.id}: only figures at its edge are seen"
+        else:
+            why = (
+                f"{who.id} may be wholly inside {t.kind} {t.id} (within the measurement "
+                f"doubt), where only figures at its edge are seen: {self.doubt_rule()}"
+            )
+        return code, why, t.id
 
     def _base_corners(self, scene: Scene) -> dict[str, NDArray[np.float64]]:
         """Every piece's base corners, kept for the pieces last read: each clear line reads
@@ -922,8 +1007,9 @@ class TableRuleset(Targets):
         self, scene: Scene, vis: Visibility, filters: tuple[LosFilter, ...]
     ) -> Visibility:
         """``vis`` with the :attr:`los_filters` applied to every pair, as :meth:`ask_los`
-        applies them to one: hidden units first (they only make a line worse), then the
-        units that see all (clear whatever the rest says)."""
+        applies them to one: hidden units, sight limits and bases wholly inside a feature
+        first (they only make a line worse), then the units that see all (clear whatever
+        the rest says)."""
         pieces = scene.pieces
         n = len(pieces)
         los = vis.los.copy()
@@ -950,6 +1036,28 @@ class TableRuleset(Targets):
             radius = float(getattr(self.settings, flt.radius_setting))
             code, _ = Hidden.codes(centre[rows, cols], unc[:, None] + unc[cols], radius)
             los[rows, cols] = np.maximum(los[rows, cols], code)
+        for flt in filters:
+            if isinstance(flt, SightLimit):
+                limit = getattr(self.settings, flt.limit_setting)
+                if limit is not None:  # ``distance`` is measured as range is
+                    code = SightLimit.codes(vis.distance, unc[:, None] + unc, float(limit))
+                    los = np.maximum(los, code)
+            elif isinstance(flt, WhollyInside):
+                kinds = getattr(self.settings, flt.kinds_setting)
+                features = [t.outline() for t in scene.terrain if t.kind in kinds]
+                corners = base_corners_many(
+                    xy, [p.heading for p in pieces], [p.base for p in pieces]
+                )
+                depths = WhollyInside.depths(xy, corners, unc, features)
+                near = np.zeros(n, bool)
+                for fd in depths:
+                    near |= fd.candidate
+                # Only the lines from or to a base that may be wholly inside can change.
+                cand = np.flatnonzero(near)
+                if len(cand):
+                    code, _, _ = WhollyInside.codes(depths, unc, cand[:, None], rows.T)
+                    los[cand] = np.maximum(los[cand], code)
+                    los[:, cand] = np.maximum(los[:, cand], code.T)
         for flt in filters:
             if not isinstance(flt, SeesAll):
                 continue
