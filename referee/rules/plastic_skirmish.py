@@ -44,21 +44,17 @@ from referee.errors import counted
 from referee.geometry import (
     Pose,
     base_corners,
-    base_corners_many,
     centre_distance,
     min_rectangle,
     point_in_polygon,
     points_in_polygon,
-    polygon_depths,
     polygon_distance,
     polygons_overlap,
     segment_polygon,
     segment_spans,
     signed_boundary_distance,
 )
-from referee.maps import LineReuse, Visibility
 from referee.rules.core import (
-    MEASURE_WORDS,
     Deployment,
     Measured,
     MoveLimit,
@@ -75,7 +71,7 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.queries import MoveQuery
-from referee.rules.targets import ContactBook
+from referee.rules.sight import SightLimit, WhollyInside
 from referee.rules.values import PieceField, QueryError, Verdict, as_ids, judge, name_key
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
@@ -287,160 +283,15 @@ class PlasticSkirmish(Deployment):
         limit, rule = self.weapon_range(firer, target)
         return float(limit), rule
 
-    def line_of_sight(
-        self, scene: Scene, firer: Piece, target: Piece, book: ContactBook | None = None
-    ) -> tuple[str, list[str], dict[str, list[str]]]:
-        """The shared rule, except that a figure wholly inside woods or a building is seen
-        only from inside the same feature: figures are seen at the edges (base partly in
-        and partly out). Doubtful where the measurement doubt could put the base wholly
-        inside or the other centre inside the same feature. In dust clouds
-        (``sight_limit``) nobody sees farther than the limit, whatever lies between."""
-        within, sight = self.within_sight(firer, target, scene)
-        if within is False:
-            return "blocked", [sight], {"blocked": ["dust"], "doubtful": []}
-        hidden = self._buried(scene, firer, target)
-        if hidden and hidden[2]:
-            who, t, _ = hidden
-            return (
-                "blocked",
-                [f"{who} is wholly inside {t.kind} {t.id}: only figures at its edge are seen"],
-                {"blocked": [t.id], "doubtful": []},
-            )
-        why, reasons, parts = super().line_of_sight(scene, firer, target, book)
-        if hidden and why != "blocked":
-            who, t, _ = hidden
-            reasons.append(
-                f"{who} may be wholly inside {t.kind} {t.id} (within the measurement doubt), "
-                f"where only figures at its edge are seen: {self.doubt_rule()}"
-            )
-            parts = {**parts, "doubtful": [*parts.get("doubtful", []), t.id]}
-            why = "doubtful"
-        if within is None and why != "blocked":
-            reasons.append(sight)
-            parts = {**parts, "doubtful": [*parts.get("doubtful", []), "dust"]}
-            why = "doubtful"
-        return why, reasons, parts
-
-    def within_sight(self, a: Piece, b: Piece, scene: Scene) -> tuple[bool | None, str]:
-        """Whether ``b`` is within the dust clouds' sight limit of ``a`` (measured as
-        range is; True when there is no dust), and the sentence saying so."""
-        limit = self.settings.sight_limit
-        if limit is None:
-            return True, ""
-        measure = self.settings.range_measure
-        d = self.piece_distance(a, b, measure, scene)
-        ok = judge(d, limit, a.uncertainty + b.uncertainty)
-        word = {True: "within", False: "beyond", None: "too close to call at"}[ok]
-        return ok, (
-            f"dust clouds: nobody sees farther than {inches(limit)}; {fmt(d)} "
-            f"{MEASURE_WORDS[measure]} is {word} it"
-        )
-
-    def _buried(self, scene: Scene, a: Piece, b: Piece) -> tuple[str, Terrain, bool] | None:
-        """A piece whose base is wholly inside a woods or building (deeper than the pair's
-        doubt) that does not hold the other's centre (farther than the doubt outside it):
-        ``(piece, feature, True)``; ``False`` in place of True where the doubt allows it
-        but does not make it certain; None where neither may be hidden."""
-        doubt = a.uncertainty + b.uncertainty
-        maybe = None
-        bases = {p.id: p.corners() for p in (a, b)}
-        for t in scene.terrain:
-            if t.kind not in self.settings.blocking:
-                continue
-            poly = t.outline()
-            lo, hi = poly.min(axis=0) - doubt - 1e-6, poly.max(axis=0) + doubt + 1e-6
-            for p, q in ((a, b), (b, a)):
-                corners = bases[p.id]
-                if (corners < lo).any() or (corners > hi).any():
-                    continue  # a corner farther than the doubt outside: neither buried nor maybe
-                depth = float(signed_boundary_distance(corners, poly).min())
-                centre = float(signed_boundary_distance([q.xy], poly)[0])
-                q_out = not point_in_polygon(q.xy, poly)
-                if (
-                    points_in_polygon(corners, poly, strict=True).all()
-                    and depth > doubt
-                    and q_out
-                    and (doubt == 0 or centre < -doubt)
-                ):
-                    return p.id, t, True
-                if doubt > 0 and depth >= -doubt and centre <= doubt and maybe is None:
-                    maybe = (p.id, t, False)
-        return maybe
-
-    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
-        """The shared map, then the edge rule: a pair is blocked where one piece's base is
-        wholly inside a woods or building (deeper than the pair's doubt) that does not hold
-        the other's centre (farther than the doubt outside it), doubtful where the doubt
-        allows it."""
-        vis = super().visibility(scene, reuse)
-        if self.settings.sight_limit is not None:
-            vis = self.dust_visibility(scene, vis)
-        pieces = list(scene.pieces)
-        n = len(pieces)
-        features = [t.outline() for t in scene.terrain if t.kind in self.settings.blocking]
-        if n < 2 or not features:
-            return vis
-        xy = np.array([p.xy for p in pieces], float)
-        starts = np.cumsum([0] + [len(f) for f in features[:-1]])
-        unc = np.array([p.uncertainty for p in pieces], float)
-        reach = 2 * float(unc.max()) + 1e-9  # the most doubt of any pair
-        f_lo = np.minimum.reduceat(np.concatenate(features), starts) - reach  # (features, 2)
-        f_hi = np.maximum.reduceat(np.concatenate(features), starts) + reach
-        # A base wholly inside a feature (or within a pair's doubt of it) has its centre
-        # (held) and its corner box in the feature's box (so widened): box tests over all
-        # (piece, feature) pairs leave the few worth the exact tests.
-        held = np.all((xy[:, None] >= f_lo[None]) & (xy[:, None] <= f_hi[None]), axis=2)
-        rows = np.flatnonzero(held.any(axis=1))
-        if not len(rows):
-            return vis
-        corners = base_corners_many(
-            xy[rows], [pieces[k].heading for k in rows], [pieces[k].base for k in rows]
-        )
-        box_lo, box_hi = corners.min(axis=1), corners.max(axis=1)
-        boxed = held[rows] & np.all(
-            (box_lo[:, None] >= f_lo[None]) & (box_hi[:, None] <= f_hi[None]), axis=2
-        )  # (rows, features)
-        if not boxed.any():
-            return vis
-        los = vis.los.copy()
-        for f in np.flatnonzero(boxed.any(axis=0)):
-            poly = features[f]
-            cand = np.flatnonzero(boxed[:, f])
-            # Each base's least depth in the feature (its corners', positive inside).
-            depth, _, strict = polygon_depths(corners[cand].reshape(-1, 2), poly)
-            depth = depth.reshape(-1, 4)
-            whole = np.all(strict.reshape(-1, 4), axis=1)
-            least = depth.min(axis=1)
-            may = least >= -reach  # wholly inside, or within some pair's doubt of it
-            if not may.any():
-                continue
-            centre, held_c, _ = polygon_depths(xy, poly)  # of every piece's centre
-            out = ~held_c
-            for c in np.flatnonzero(may):
-                k = rows[cand[c]]
-                doubt = unc[k] + unc
-                # Wholly inside, deeper than the doubt, against centres farther outside.
-                sure = whole[c] & (least[c] > doubt) & out & ((doubt == 0) | (centre < -doubt))
-                maybe = (doubt > 0) & (least[c] >= -doubt) & (centre <= doubt) & ~sure
-                los[k, sure] = los[sure, k] = 2
-                np.maximum(los[k], maybe.astype(np.int8), out=los[k])
-                los[maybe, k] = np.maximum(los[maybe, k], 1)
-        np.fill_diagonal(los, 0)
-        return Visibility(vis.ids, vis.distance, los)
-
-    def dust_visibility(self, scene: Scene, vis: Visibility) -> Visibility:
-        """``vis`` with every pair farther apart than the dust clouds' sight limit blocked
-        and those within their doubt of it doubtful (:meth:`within_sight` for each pair:
-        ``vis.distance`` is measured as range is)."""
-        limit = float(self.settings.sight_limit or 0.0)
-        unc = np.array([p.uncertainty for p in scene.pieces], float)
-        u = unc[:, None] + unc[None, :]
-        d = vis.distance
-        seen = (d <= limit - u - 1e-9) | ((u == 0) & (d <= limit + 1e-9))
-        level = np.where(seen, 0, np.where(d > limit + u + 1e-9, 2, 1)).astype(np.int8)
-        los = np.maximum(vis.los, level)
-        np.fill_diagonal(los, 0)
-        return Visibility(vis.ids, vis.distance, los)
+    los_filters = (
+        SightLimit("sight_limit", "dust clouds", "dust"),
+        WhollyInside("blocking"),
+    )
+    """The shared line, except that in dust clouds (``sight_limit``) nobody sees farther
+    than the limit, whatever lies between, and a figure wholly inside woods or a building
+    is seen only from inside the same feature: figures are seen at the edges (base partly
+    in and partly out); doubtful where the measurement doubt could put the base wholly
+    inside or the other centre inside the same feature."""
 
     move_needs_end = False  # a move without "to" stays put
 

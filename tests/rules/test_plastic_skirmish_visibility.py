@@ -82,7 +82,7 @@ def test_edge_rule_matches_per_feature_loop(seed: int, u: float) -> None:
     rules = find_ruleset("plastic-skirmish")
     assert isinstance(rules, TableRuleset)
     scene = scene_with_big_features(seed, 40, u)
-    shared = TableRuleset.visibility(rules, scene)
+    shared = rules.visibility_of(scene, None)
     want = edge_rule_oracle(rules, scene, shared)
     got = rules.visibility(scene)
     assert np.array_equal(got.los, want)
@@ -96,9 +96,7 @@ def test_edge_rule_fires_in_these_scenes() -> None:
     changed = 0
     for seed in range(4):
         scene = scene_with_big_features(seed, 40, 0.0)
-        changed += int(
-            (rules.visibility(scene).los != TableRuleset.visibility(rules, scene).los).sum()
-        )
+        changed += int((rules.visibility(scene).los != rules.visibility_of(scene, None).los).sum())
     assert changed > 0
 
 
@@ -108,7 +106,7 @@ def test_a_base_within_the_doubt_of_wholly_inside_is_doubtful() -> None:
     rules = find_ruleset("plastic-skirmish")
     assert isinstance(rules, TableRuleset)
     scene = scene_with_big_features(3, 40, 0.4)
-    shared = TableRuleset.visibility(rules, scene).los
+    shared = rules.visibility_of(scene, None).los
     got = rules.visibility(scene)
     raised = np.argwhere((got.los == 1) & (shared == 0))
     assert len(raised) > 10

@@ -10,8 +10,9 @@ import pytest
 from referee.maps import Visibility
 from referee.rules import ruleset_for
 from referee.rules.papercraft import Papercraft
+from referee.rules.plastic_skirmish import PlasticSkirmish
 from referee.rules.pz8 import Pz8SciFi, Pz8WW2, Pz8Y1975
-from referee.rules.sight import Hidden, SeesAll
+from referee.rules.sight import Hidden, SeesAll, SightLimit, WhollyInside
 from referee.scene import Piece, Scene, Table, Terrain
 
 WOODS = Terrain("w", "woods", ((10, 10), (16, 10), (16, 16), (10, 16)))
@@ -78,3 +79,77 @@ def test_the_map_and_the_single_question_agree_on_every_pair(ruleset: str) -> No
                 continue
             single = rules.answer(scene, {"ask": "los", "from": pa.id, "to": pb.id})
             assert Visibility.CODES[single.los] == vis.los[a, b], (pa, pb, single.reasons)
+
+
+def test_plastic_skirmish_declares_its_edge_rule_and_dust_as_values() -> None:
+    limit, inside = PlasticSkirmish.los_filters
+    assert isinstance(limit, SightLimit) and limit.limit_setting == "sight_limit"
+    assert isinstance(inside, WhollyInside) and inside.kinds_setting == "blocking"
+    assert not hasattr(PlasticSkirmish, "_buried")
+    for name in ("line_of_sight", "visibility"):
+        assert name not in vars(PlasticSkirmish)
+
+
+def test_wholly_inside_names_the_first_feature_and_the_firer_first() -> None:
+    square = np.array([(0, 0), (10, 0), (10, 10), (0, 10)], float)
+    xy = np.array([(5.0, 5.0), (20.0, 5.0), (5.5, 5.0)])
+    offsets = np.array([(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)])
+    corners = xy[:, None] + offsets[None]
+    unc = np.zeros(3)
+    depths = WhollyInside.depths(xy, corners, unc, [square, square + 100])
+    code, reason, feature = WhollyInside.codes(
+        depths, unc, np.array([0, 1, 0]), np.array([1, 0, 2])
+    )
+    assert code.tolist() == [2, 2, 0]  # seen from inside the same feature
+    assert reason.tolist() == [WhollyInside.FIRER_INSIDE, WhollyInside.TARGET_INSIDE, 0]
+    assert feature.tolist() == [0, 0, -1]
+
+
+PSK_FEATURES = (
+    Terrain("w1", "woods", ((10, 10), (16, 10), (16, 16), (10, 16))),
+    Terrain("w2", "woods", ((16, 12), (20, 12), (20, 18), (16, 18))),  # touches w1
+    Terrain("b1", "building", ((24, 4), (29, 4), (29, 8), (24, 8))),
+    Terrain("h1", "hill", ((2, 20), (8, 20), (8, 26), (2, 26))),
+)
+
+
+@pytest.mark.parametrize("sight_limit", [None, 9.0])
+def test_plastic_skirmish_map_and_single_question_agree(sight_limit: float | None) -> None:
+    """Figures inside, at the edges of and near woods and buildings, with and without
+    doubt, with and without dust clouds: one code per pair from the map and the single
+    question."""
+    kinds = ["rifle guy", "mg guy", "sniper guy", "tank", "jeep"]
+    rnd = np.random.default_rng(11)
+    spots = [(13, 13), (18, 15), (26.5, 6), (5, 23)]
+    pieces = []
+    for k in range(24):
+        if k % 3 == 2:
+            x, y = rnd.uniform(2, 34, 2)
+        else:
+            cx, cy = spots[k % len(spots)]
+            x, y = cx + rnd.uniform(-4, 4), cy + rnd.uniform(-3.5, 3.5)
+        pieces.append(
+            Piece(
+                f"p{k}",
+                "ab"[k % 2],
+                kinds[k % len(kinds)],
+                float(x),
+                float(y),
+                heading=float(rnd.uniform(0, 360)),
+                uncertainty=float(rnd.choice([0.0, 0.05, 0.5])),
+                state="destroyed" if k == 7 else "ok",
+            )
+        )
+    settings = {} if sight_limit is None else {"sight_limit": sight_limit}
+    scene = Scene("plastic-skirmish", Table(36, 30), tuple(pieces), PSK_FEATURES, settings=settings)
+    rules = ruleset_for(scene)
+    vis = rules.visibility(scene)
+    seen = set()
+    for a, pa in enumerate(pieces):
+        for b, pb in enumerate(pieces):
+            if a == b:
+                continue
+            single = rules.answer(scene, {"ask": "los", "from": pa.id, "to": pb.id})
+            assert Visibility.CODES[single.los] == vis.los[a, b], (pa, pb, single.reasons)
+            seen.add(single.los)
+    assert seen == {"clear", "doubtful", "blocked"}
