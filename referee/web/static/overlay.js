@@ -23,6 +23,7 @@ const O = {
   rulingKey: null, // its seq and the newest ruling's (a correction's verdicts come after it)
   about: null,     // the piece it is about
   threats: null,   // {from, verdict} of `about` (the targets question, not logged)
+  arrived: null,   // while the table loads: the events the stream brought meanwhile
 };
 window.overlay = O;
 
@@ -54,6 +55,9 @@ function connect() {
 }
 
 async function load() {
+  // Events the stream brings while the table loads: the events fetched below may predate
+  // them, and setting O.events would drop them (a ruling asked meanwhile never shown).
+  O.arrived = [];
   const info = await api("info");
   O.info = info;
   O.pieces = Object.fromEntries(info.pieces.map((p) => [p.id, p]));
@@ -69,9 +73,13 @@ async function load() {
   fixPieces(scene);
   setupMap();
   newRuling();
+  const arrived = O.arrived;
+  O.arrived = null;
+  if (arrived.length) onEvents(arrived);
 }
 
 function onEvents(list) {
+  if (O.arrived) O.arrived.push(...list);
   const have = new Set(O.events.map((e) => e.seq));
   const fresh = list.filter((e) => !have.has(e.seq));
   if (!fresh.length) return;
