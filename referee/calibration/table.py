@@ -375,8 +375,6 @@ def locate_table(
     assert board_xyz is not None and board_px is not None
     board_fit = solve_pose(intrinsics, board_xyz, board_px)
     pose = board_fit.pose
-    frame_source = "board"
-    points_xyz, points_px = board_xyz, board_px
     if len(seen) >= 2:
         # Anchors give the frame. The board lying in the middle is a small target: alone it
         # tilts the plane by a few tenths of a degree, which is 0.05 in half a table away.
@@ -400,21 +398,19 @@ def locate_table(
             ]
         )
         points_px = np.vstack([board_px, match.pixels])
+        # The board held where the anchors put it: a start close to the answer, not it.
         pose = solve_pose(intrinsics, points_xyz, points_px, initial=pose).pose
         board = FlatBoard(np.asarray(board_xyz, float)[:, :2], np.asarray(board_px, float))
         final, rms, used = refine_with_flat_tags(
             intrinsics, pose, [], [], flat_tags, anchors, ids, corners, board=board
         )
         return TableFix(final, "anchors", rms, tuple(seen), used)
-    else:
-        # Too few anchors to set the frame: still flat tags of known size, they pin the plane.
-        flat_tags = [*flat_tags, *anchors_as_flat_tags(ids, corners, anchors)]
+    # Too few anchors to set the frame: still flat tags of known size, they pin the plane.
+    flat_tags = [*flat_tags, *anchors_as_flat_tags(ids, corners, anchors)]
     final, rms, used = refine_with_flat_tags(
-        intrinsics, pose, points_xyz, points_px, flat_tags, (), ids, corners
+        intrinsics, pose, board_xyz, board_px, flat_tags, (), ids, corners
     )
-    return TableFix(
-        final, frame_source, rms, tuple(seen) if frame_source == "anchors" else (), used
-    )
+    return TableFix(final, "board", rms, (), used)
 
 
 def anchor_misfits(
