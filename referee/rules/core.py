@@ -71,6 +71,7 @@ from referee.rules.targets import (
     map_distance,
 )
 from referee.rules.values import PieceRange, QueryError, Verdict, judge, name_key
+from referee.rules.wording import HALF_RANGE, IN_RANGE, LEGAL, Words
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 __all__ = [  # the query readers, where the systems have always imported them from
@@ -416,7 +417,7 @@ class TableRuleset(Targets):
         if touch is not None:  # fire only in base contact: the bases' gap against 0
             distance = polygon_distance(firer.corners(), target.corners())
             ok = judge(distance, 0.0, doubt)
-            word = {True: "touching", False: "not touching", None: "too close to call"}[ok]
+            word = Words("touching", "not touching")(ok)
             fire = Fire(
                 ok,
                 0.0,
@@ -489,12 +490,12 @@ class TableRuleset(Targets):
         else:
             ok = judge(distance, limit, doubt) if math.isfinite(distance) else False
             oks.append(ok)
-            word = {True: "in range", False: "out of range", None: "too close to call"}[ok]
+            word = IN_RANGE(ok)
             reasons.append(rule)
             summary = f"{summary_d}, {word} (limit {inches(limit)})"
             if ok is not False and self.half_range:
                 half = judge(distance, limit / 2, doubt)
-                details["half_range"] = {True: "within", False: "over", None: "doubtful"}[half]
+                details["half_range"] = HALF_RANGE(half)
                 if half is not True:
                     reasons.append(
                         f"over half range ({inches(limit / 2)})"
@@ -522,9 +523,9 @@ class TableRuleset(Targets):
             in_arc = judge(off, half_arc, spread)
             oks.append(in_arc)
             details["arc"] = {"width": arc, "off_facing": round(off, 3)}
-            side = {True: "inside", False: "outside", None: "too close to call at the edge of"}
+            side = Words("inside", "outside", "too close to call at the edge of")
             reasons.append(
-                f"{target.id} is {off:.1f} deg off {firer.id}'s facing: {side[in_arc]} its "
+                f"{target.id} is {off:.1f} deg off {firer.id}'s facing: {side(in_arc)} its "
                 f"{arc:g} deg forward arc"
             )
             if in_arc is False:
@@ -1172,7 +1173,7 @@ class TableRuleset(Targets):
             details["moved_with"] = mover.id
         if stopped:
             details["stopped_in"] = stopped
-        word = {True: "legal", False: "illegal", None: "too close to call"}[ok]
+        word = LEGAL(ok)
         if ok is None and judged.doubtful_word:
             word = judged.doubtful_word
         limit = judged.limit
@@ -1241,7 +1242,7 @@ class TableRuleset(Targets):
                 source = f"{mover.id} ({self.category(mover)}) moves {inches(own)}"
             else:
                 source = f"allowance {inches(float(limit))}"
-            word = {True: "within", False: "exceeds", None: "too close to call against"}[ok]
+            word = Words("within", "exceeds", "too close to call against")(ok)
             reasons.append(f"{fmt(cost)} {word} the limit: {source}")
         if allowance is not None:
             details["allowance"] = float(allowance)
@@ -1501,7 +1502,7 @@ class Spotting(TableRuleset):
         more, word = self.spot_after_line(query, reach, los, seen, reasons, details)
         ok = self.can_act(spotter, worst([reach.within, seen, *more]), reasons)
         if word is None:
-            word = {True: "spotted", False: "not spotted", None: self.spot_doubtful_word}[ok]
+            word = Words("spotted", "not spotted", self.spot_doubtful_word)(ok)
         return Verdict(
             "spot",
             ok,

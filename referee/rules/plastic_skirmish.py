@@ -73,6 +73,7 @@ from referee.rules.core import (
 from referee.rules.queries import MoveQuery
 from referee.rules.sight import SightLimit, WhollyInside
 from referee.rules.values import PieceField, QueryError, Verdict, as_ids, judge, name_key
+from referee.rules.wording import HOLDS, INSIDE, LEGAL, WITHIN, YES, Words
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 TOUCH = "touch"
@@ -389,7 +390,7 @@ class PlasticSkirmish(Deployment):
         limit = self.settings.opfire_move
         within = judge(d, limit, doubt)
         ok = {True: False, False: True, None: None}[within]
-        word = {True: "may be op-fired", False: "no op-fire", None: "too close to call"}[ok]
+        word = Words("may be op-fired", "no op-fire")(ok)
         return Verdict(
             "opfire",
             ok,
@@ -426,7 +427,7 @@ class PlasticSkirmish(Deployment):
             reasons.append(f"{new.id} was already fired at: a repeat shot needs a new target")
         reasons += [
             f"{new.id} is {fmt(d)} from the {which} target {anchor.id}: "
-            + {True: "within", False: "beyond", None: "too close to call at"}[near]
+            + WITHIN(near)
             + f" {inches(self.settings.repeat_radius)}",
             *rng.reasons,
             *los.reasons,
@@ -439,8 +440,7 @@ class PlasticSkirmish(Deployment):
             distance=d,
             uncertainty=doubt,
             limit=self.settings.repeat_radius,
-            summary=f"repeat_fire {firer.id} -> {new.id}: "
-            + {True: "allowed", False: "not allowed", None: "too close to call"}[ok],
+            summary=f"repeat_fire {firer.id} -> {new.id}: " + Words("allowed", "not allowed")(ok),
         )
 
     def groups(self, scene: Scene) -> tuple[list[list[str]], list[tuple[str, str]]]:
@@ -511,7 +511,7 @@ class PlasticSkirmish(Deployment):
         reasons = [
             f"{target.id} {group_word}",
             f"range {fmt(d)}: "
-            + {True: "within", False: "over", None: "too close to call at"}[close]
+            + Words("within", "over", "too close to call at")(close)
             + f" {inches(self.settings.exact_range)}",
         ]
         if sniper:
@@ -610,8 +610,7 @@ class PlasticSkirmish(Deployment):
             ok,
             tuple(reasons),
             details={"in": inside, "behind": walls},
-            summary=f"cover {firer.id} -> {target.id}: "
-            + {True: "in cover", False: "no cover", None: "too close to call"}[ok],
+            summary=f"cover {firer.id} -> {target.id}: " + Words("in cover", "no cover")(ok),
         )
 
     def ask_hull_down(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
@@ -634,8 +633,7 @@ class PlasticSkirmish(Deployment):
             "hull_down",
             ok,
             tuple(reasons) or (f"{target.id} is not behind a fortification, wall or crest",),
-            summary=f"hull_down {target.id}: "
-            + {True: "yes", False: "no", None: "too close to call"}[ok],
+            summary=f"hull_down {target.id}: " + YES(ok),
         )
 
     def ask_rear_armor(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
@@ -678,7 +676,7 @@ class PlasticSkirmish(Deployment):
             distance=behind,
             uncertainty=doubt,
             summary=f"rear_armor {firer.id} -> {target.id}: "
-            + {True: "rear hit", False: "no rear hit", None: "too close to call"}[ok],
+            + Words("rear hit", "no rear hit")(ok),
         )
 
     def _within(self, scene: Scene, query: Mapping[str, Any], ask: str, verb: str) -> Verdict:
@@ -696,11 +694,7 @@ class PlasticSkirmish(Deployment):
             d = polygon_distance(p.corners(), vehicle.corners())
             ok = judge(d, r, p.uncertainty + vehicle.uncertainty)
             oks.append(ok)
-            reasons.append(
-                f"{pid} is {fmt(d)} from {vehicle.id}: "
-                + {True: "within", False: "beyond", None: "too close to call at"}[ok]
-                + f" {inches(r)}"
-            )
+            reasons.append(f"{pid} is {fmt(d)} from {vehicle.id}: " + WITHIN(ok) + f" {inches(r)}")
             if ask == "unload":
                 touching = [
                     e.id
@@ -720,8 +714,7 @@ class PlasticSkirmish(Deployment):
             ok_all,
             tuple(reasons),
             limit=r,
-            summary=f"{ask} {vehicle.id}: "
-            + {True: f"all {verb}", False: "not allowed", None: "too close to call"}[ok_all],
+            summary=f"{ask} {vehicle.id}: " + Words(f"all {verb}", "not allowed")(ok_all),
         )
 
     def _capacity(self, vehicle: Piece, loading: Sequence[Piece], reasons: list[str]) -> list[bool]:
@@ -786,7 +779,7 @@ class PlasticSkirmish(Deployment):
             "snipers",
             ok,
             tuple(reasons) or ("no sniper touches a friendly figure",),
-            summary="snipers: " + {True: "alone", False: "touching friends", None: "doubtful"}[ok],
+            summary="snipers: " + Words("alone", "touching friends", "doubtful")(ok),
         )
 
     deploy_edge_problem = 'no edge for side {side!r}: add "deployment"'
@@ -838,9 +831,9 @@ class PlasticSkirmish(Deployment):
             worst([judge_at_least(x, lo, 2 * doubt), judge(x, hi, 2 * doubt)])
             for x in (long, short)
         ]
-        word = {True: "within", False: "outside", None: "too close to call against"}
+        word = Words("within", "outside", "too close to call against")
         reasons = [
-            f"{t.id} is {fmt(long)} by {fmt(short)}: {word[worst(oks)]} "
+            f"{t.id} is {fmt(long)} by {fmt(short)}: {word(worst(oks))} "
             f"{inches(lo)}-{inches(hi)} a side"
         ]
         gaps = {}
@@ -851,11 +844,11 @@ class PlasticSkirmish(Deployment):
             oks.append(apart)
             reasons.append(
                 f"{fmt(gap)} from {q.id}, placed before by the same player: "
-                + {True: "at least", False: "within", None: "too close to call at"}[apart]
+                + Words("at least", "within", "too close to call at")(apart)
                 + f" {inches(s.terrain_spacing)}"
             )
         ok = worst(oks)
-        verdict = {True: "legal", False: "illegal", None: "too close to call"}[ok]
+        verdict = LEGAL(ok)
         return Verdict(
             "placement",
             ok,
@@ -950,11 +943,11 @@ class PlasticSkirmish(Deployment):
             ok = False if within else None if doubtful else True
         reasons = [
             f"{pid} is {fmt(gap)} from {name} (nearest point of its base): "
-            + {True: "within", False: "beyond", None: "too close to call at"}[marks[pid]]
+            + WITHIN(marks[pid])
             + f" {inches(limit)}"
             for pid, gap in gaps.items()
         ] or [f"no piece to measure: {want} holds" if ok else "no piece to measure"]
-        verdict = {True: "holds", False: "fails", None: "too close to call"}[ok]
+        verdict = HOLDS(ok)
         return Verdict(
             "within",
             ok,
@@ -992,7 +985,7 @@ class PlasticSkirmish(Deployment):
         reasons = [
             f"{piece.id}'s base reaches {fmt(max(reach, 0))} from the {edge} edge",
             f"its centre is {fmt(off)} from the middle of that edge: "
-            + {True: "inside", False: "outside", None: "too close to call at"}[centred]
+            + INSIDE(centred)
             + f" the centre {inches(self.settings.exit_width)}",
         ]
         # Only units exiting the enemy's edge count (as losses for the enemy).
@@ -1010,5 +1003,5 @@ class PlasticSkirmish(Deployment):
             uncertainty=piece.uncertainty,
             limit=half,
             summary=f"exit {piece.id}: "
-            + {True: "exits through the centre", False: "does not count", None: "too close"}[ok],
+            + Words("exits through the centre", "does not count", "too close")(ok),
         )

@@ -68,6 +68,7 @@ from referee.rules.core import (
 from referee.rules.queries import MoveQuery, RangeQuery
 from referee.rules.sight import Hidden, LosFilter, SeesAll
 from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
+from referee.rules.wording import WITHIN, Words
 from referee.scene import Piece, Scene, Terrain
 
 ROUGH = ("woods", "hill", "building", "rough", "difficult")
@@ -495,7 +496,7 @@ class Pz8(TableRuleset):
         d = centre_distance(best.xy, piece.xy)
         doubt = best.uncertainty + piece.uncertainty
         ok = judge(d, self.hq_radius, doubt)
-        word = {True: "within", False: "beyond", None: "too close to call at"}[ok]
+        word = WITHIN(ok)
         return Verdict(
             "rally",
             ok,
@@ -744,7 +745,7 @@ class Pz8(TableRuleset):
             for x in sides
         ]
         ok = worst(oks)
-        word = {True: "the right size", False: "the wrong size", None: "too close to call"}[ok]
+        word = Words("the right size", "the wrong size")(ok)
         shape = (
             f"wire sections are {inches(size)} wide"
             if t.kind == "wire"

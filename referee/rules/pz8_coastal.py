@@ -69,6 +69,7 @@ from referee.rules.core import (
 from referee.rules.flow import Declared, GameFlow, Judgement, SettledMove
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
 from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
+from referee.rules.wording import HALF_RANGE, WITHIN, Words
 from referee.scene import Piece, Scene
 
 LAND = ("hill", "woods", "building", "rough", "difficult", "wall", "fortification", "road")
@@ -546,7 +547,7 @@ class Pz8Coastal(Spotting):
             details["to_hit"] = best["to_hit"]
 
         def summary(ok: bool | None) -> str:
-            word = {True: "can fire", False: "cannot fire", None: "too close to call"}[ok]
+            word = Words("can fire", "cannot fire")(ok)
             return f"{fmt(distance)}{pm(doubt)}, {word}" + (
                 f" ({best['weapon']}, limit {inches(best['range'])})" if ok is not False else ""
             )
@@ -587,19 +588,19 @@ class Pz8Coastal(Spotting):
         oks.append(in_arc)
         ok = worst(oks)
         half = judge(distance, limit / 2, doubt)
-        to_hit = {True: "4-6", False: "5-6", None: "4-6 or 5-6"}[half]
+        to_hit = Words("4-6", "5-6", "4-6 or 5-6")(half)
         row: dict[str, Any] = {
             "weapon": m.weapon,
             "arcs": m.arcs or "all round",
             "range": limit,
             "in_range": in_range,
             "in_arc": in_arc,
-            "half_range": {True: "within", False: "over", None: "doubtful"}[half],
+            "half_range": HALF_RANGE(half),
             "to_hit": to_hit,
             "ok": ok,
             "kind": w.kind,
         }
-        word = {True: "within", False: "beyond", None: "too close to call at"}[in_range]
+        word = WITHIN(in_range)
         text = f"{m.label}: {word} {inches(limit)}"
         if m.arcs:
             arc_word = {
@@ -765,8 +766,8 @@ class Pz8Coastal(Spotting):
                 f"the run {word} {target.id}'s base {fmt(distance or 0.0)} from the {where}"
             )
             half = judge(distance or 0.0, far / 2, doubt)
-            details["half_range"] = {True: "within", False: "over", None: "doubtful"}[half]
-            details["to_hit"] = {True: "4-6", False: "5-6", None: "4-6 or 5-6"}[half]
+            details["half_range"] = HALF_RANGE(half)
+            details["to_hit"] = Words("4-6", "5-6", "4-6 or 5-6")(half)
             reasons.append(f"hits on {details['to_hit']}")
             # Vessels and land crossed before the target take the run first.
             stop = o + (near + (entry or 0.0) * (far - near)) * u
@@ -798,7 +799,7 @@ class Pz8Coastal(Spotting):
                 else f"a hit sinks {target.id}"
             )
         ok = self.can_act(firer, worst(oks), reasons)
-        word = {True: "hits its base", False: "misses", None: "too close to call"}[ok]
+        word = Words("hits its base", "misses")(ok)
         if in_arc is False:
             word = f"cannot fire: the course is outside the {arc_name} arc"
         return Verdict(
@@ -874,7 +875,7 @@ class Pz8Coastal(Spotting):
         limit = max(base + mods, 0.0) * self.k
         distance = centre_distance(spotter.xy, target.xy)
         within = judge(distance, limit, query.doubt)
-        word = {True: "within", False: "beyond", None: "too close to call at"}[within]
+        word = WITHIN(within)
         reasons.append(f"{fmt(distance)} centre to centre: {word} {inches(limit)}")
         return Reach(within, distance, limit, reasons, {"visibility": limit})
 
@@ -893,7 +894,7 @@ class Pz8Coastal(Spotting):
         if not self.vessel(query.target).submarine or reach.within is False:
             return [], None
         half = judge(reach.distance, reach.limit / 2, query.doubt)
-        need = {True: "4-6", False: "5-6", None: "4-6 or 5-6"}[half]
+        need = Words("4-6", "5-6", "4-6 or 5-6")(half)
         details["roll_needed"] = need
         reasons.append(f"a submarine is spotted on a die roll of {need}")
         sure = reach.within is True and seen is True
@@ -962,7 +963,7 @@ class Pz8Coastal(Spotting):
             limit = top * k
             ok_len = judge(length, limit, doubt)
             oks.append(ok_len)
-            word = {True: "within", False: "exceeds", None: "too close to call against"}[ok_len]
+            word = Words("within", "exceeds", "too close to call against")(ok_len)
             reasons.append(
                 f"{word} {piece.id}'s top speed {inches(limit)}; no speed declared, so the "
                 'whole-move rule is not checked (give "speed")'
@@ -1014,7 +1015,7 @@ class Pz8Coastal(Spotting):
             allowed = s.pivot * t.run / per
             ok = judge(abs(t.turn), allowed, spread + s.pivot * doubt / per)
             oks.append(ok)
-            word = {True: "within", False: "over", None: "too close to call at"}[ok]
+            word = Words("within", "over", "too close to call at")(ok)
             reasons.append(
                 f"turned {abs(t.turn):.1f} deg after {fmt(t.run)}: {word} the "
                 f"{allowed:.1f} deg allowed ({s.pivot:g} deg per {inches(per)})"

@@ -87,9 +87,8 @@ from referee.rules.core import (
 )
 from referee.rules.queries import MoveQuery, RangeQuery
 from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
+from referee.rules.wording import HALF_RANGE, IN_CONTACT, IN_RANGE, LEGAL, WITHIN, Words
 from referee.scene import Piece, Scene
-
-WORD = {True: "within", False: "beyond", None: "too close to call at"}
 
 
 @dataclass(frozen=True)
@@ -515,7 +514,7 @@ class Pz8Colonial(TableRuleset):
         if allowance is not None:
             limit: float = float(allowance)
             ok = judge(distance, limit, doubt)
-            reasons.append(f"{fmt(distance)} {_word(ok)} the allowance of {inches(limit)}")
+            reasons.append(f"{fmt(distance)} {WITHIN(ok)} the allowance of {inches(limit)}")
             details["allowance"] = limit
         else:
             if flags["extra"]:
@@ -549,12 +548,12 @@ class Pz8Colonial(TableRuleset):
                         reasons.append(
                             f"too close to call whether the path meets "
                             f"{', '.join(maybe)} (within {fmt(doubt / 2)}): on good ground "
-                            f"{_word(ok_good)} {inches(good)}"
+                            f"{WITHIN(ok_good)} {inches(good)}"
                         )
             else:
                 limit = good
                 ok = judge(distance, good, doubt)
-                reasons.append(f"{fmt(distance)} {_word(ok)} the limit: {good_rule}")
+                reasons.append(f"{fmt(distance)} {WITHIN(ok)} the limit: {good_rule}")
             details["allowance"] = limit
         needs = details.get("needs_roll")
         word = None
@@ -597,7 +596,7 @@ class Pz8Colonial(TableRuleset):
         terrain_ok, terrain_reasons, _ = self.move_terrain(scene, piece, start, end, doubt / 2)
         reasons += terrain_reasons
         ok_all = self.can_act(piece, worst([ok, toward, terrain_ok]), reasons)
-        word = {True: "legal", False: "illegal", None: "too close to call"}[ok_all]
+        word = LEGAL(ok_all)
         return Verdict(
             "rout",
             ok_all,
@@ -625,7 +624,7 @@ class Pz8Colonial(TableRuleset):
         ok = judge_at_least(gain, 0.0, doubt)
         reasons.append(
             f"ends {fmt(abs(gain))} {'nearer' if gain >= 0 else 'farther from'} its {edge} edge"
-            + {True: "", False: ": a rout runs towards it", None: ": too close to call"}[ok]
+            + Words("", ": a rout runs towards it", ": too close to call")(ok)
         )
         return ok
 
@@ -678,8 +677,8 @@ class Pz8Colonial(TableRuleset):
                 reasons.append(f"{firer.id} fires {weapon} at most {inches(limit)}")
             if ok is not False and weapon not in ("sniper", *NO_HALF_RANGE):
                 half = judge(d, limit / 2, doubt)
-                details["half_range"] = {True: "within", False: "over", None: "doubtful"}[half]
-                details["to_hit"] = {True: "5-6", False: "6", None: "5-6 or 6"}[half]
+                details["half_range"] = HALF_RANGE(half)
+                details["to_hit"] = Words("5-6", "6", "5-6 or 6")(half)
                 if half is False:
                     reasons.append(f"over half range ({inches(limit / 2)}): only a 6 hits")
                 elif half is None:
@@ -697,7 +696,7 @@ class Pz8Colonial(TableRuleset):
                 elif self.field(firer, "native") and weapon in FIREARMS:
                     details["modifier"] = -1
                     reasons.append(f"{firer.id} is Native cavalry firing mounted: -1 to hit")
-            word = {True: "in range", False: "out of range", None: "too close to call"}[ok]
+            word = IN_RANGE(ok)
             summary = f"{fmt(d)}{pm(doubt)}, {word} (limit {inches(limit)})"
             if details.get("half_range") == "over":
                 summary += ", over half range: 6 to hit"
@@ -746,9 +745,7 @@ class Pz8Colonial(TableRuleset):
             oks.append(touch)
             reasons.append(
                 f"ends {fmt(gap)} from {target.id}: "
-                + {True: "in contact", False: "not in contact", None: "contact too close to call"}[
-                    touch
-                ]
+                + Words("in contact", "not in contact", "contact too close to call")(touch)
                 + " (a charge must end in contact)"
             )
             terrain_ok, terrain_reasons, _ = self.move_terrain(scene, piece, start, end, doubt / 2)
@@ -782,11 +779,9 @@ class Pz8Colonial(TableRuleset):
                     "where mounted troops cannot charge"
                 )
         ok_all = self.can_act(piece, worst(oks), reasons)
-        word = {True: "may charge", False: "cannot charge", None: "too close to call"}[ok_all]
+        word = Words("may charge", "cannot charge")(ok_all)
         if "to" in query:
-            word = {True: "legal charge", False: "illegal charge", None: "too close to call"}[
-                ok_all
-            ]
+            word = Words("legal charge", "illegal charge")(ok_all)
         return Verdict(
             "charge",
             ok_all,
@@ -838,7 +833,7 @@ class Pz8Colonial(TableRuleset):
             if maybe:
                 reasons.append(f"the path may meet {', '.join(maybe)}: the same either way")
         reasons.append(
-            f"{fmt(distance)} {_word(ok)} the charge reach of {inches(limit)} "
+            f"{fmt(distance)} {WITHIN(ok)} the charge reach of {inches(limit)} "
             f"({self.category(piece)})"
         )
         return ok, limit
@@ -905,7 +900,7 @@ class Pz8Colonial(TableRuleset):
             groups = [[ids[k] for k in g] for g in sure_groups]
             reasons.append(
                 f"the longest gap linking unit {unit} is {fmt(worst_d)} "
-                f"({ids[i]} to {ids[j]}, {MEASURE_WORDS[measure]}): {_word(ok)} {inches(limit)}"
+                f"({ids[i]} to {ids[j]}, {MEASURE_WORDS[measure]}): {WITHIN(ok)} {inches(limit)}"
             )
             if len(groups) > 1:
                 reasons.append(
@@ -924,14 +919,14 @@ class Pz8Colonial(TableRuleset):
                 if fig_ok is not True:
                     reasons.append(
                         f"{ids[i]}'s nearest figure {ids[k]} is {fmt(dist[i, k])} away: "
-                        f"{_word(fig_ok)} {inches(limit)}"
+                        f"{WITHIN(fig_ok)} {inches(limit)}"
                     )
             ok = worst(oks)
             worst_d, worst_u, _, _ = max(nearest)
             groups = [ids]
             if ok is True:
                 reasons.append(f"every figure of unit {unit} is within {inches(limit)} of another")
-        word = {True: "in cohesion", False: "out of cohesion", None: "too close to call"}[ok]
+        word = Words("in cohesion", "out of cohesion")(ok)
         return Verdict(
             "cohesion",
             ok,
@@ -977,7 +972,7 @@ class Pz8Colonial(TableRuleset):
             if ok is not False:
                 distances[p.id] = d
                 (hit if ok else doubtful).append(p.id)
-                reasons.append(f"{p.id} is {fmt(d)}{pm(u)} from the impact: {_word(ok)} the blast")
+                reasons.append(f"{p.id} is {fmt(d)}{pm(u)} from the impact: {WITHIN(ok)} the blast")
         details: dict[str, Any] = {"hit": hit, "doubtful": doubtful, "distances": distances}
         if "piece" in query:
             one = self.figure_arg(scene, query, "piece")
@@ -988,7 +983,7 @@ class Pz8Colonial(TableRuleset):
             )
             u = one.uncertainty + marker_doubt
             ok1 = judge(d, radius, u) if one.state != "destroyed" else False
-            word = {True: "hit", False: "not hit", None: "too close to call"}[ok1]
+            word = Words("hit", "not hit")(ok1)
             return Verdict(
                 "blast",
                 ok1,
@@ -1053,7 +1048,7 @@ class Pz8Colonial(TableRuleset):
         if g is not None:
             reasons.append(f"{g} gun: {12 if g == 'medium' else 8} D6, hits on 5-6")
         ok = self.can_act(gun, ok, reasons)
-        word = {True: "in range", False: "out of range", None: "too close to call"}[ok]
+        word = IN_RANGE(ok)
         return Verdict(
             "canister",
             ok,
@@ -1100,10 +1095,10 @@ class Pz8Colonial(TableRuleset):
             oks.append(away)
             reasons.append(
                 f"ends {fmt(abs(gain))} {'farther from' if gain >= 0 else 'nearer'} {enemy.id}"
-                + {True: "", False: ": a recoil moves away", None: ": too close to call"}[away]
+                + Words("", ": a recoil moves away", ": too close to call")(away)
             )
         ok_all = self.can_act(piece, worst(oks), reasons)
-        word = {True: "legal", False: "illegal", None: "too close to call"}[ok_all]
+        word = LEGAL(ok_all)
         return Verdict(
             "recoil",
             ok_all,
@@ -1123,7 +1118,7 @@ class Pz8Colonial(TableRuleset):
         rng = self.ask_range(scene, query)
         los = self.ask_los(scene, query)
         ok = worst([rng.ok, los.ok])
-        word = {True: "may snipe", False: "cannot snipe", None: "too close to call"}[ok]
+        word = Words("may snipe", "cannot snipe")(ok)
         return Verdict(
             "snipe",
             ok,
@@ -1163,9 +1158,9 @@ class Pz8Colonial(TableRuleset):
         limit = REPLACE * self.k
         near = judge(d, limit, doubt)
         oks.append(near)
-        reasons.append(f"{by.id} is {fmt(d)} from {fallen.id}: {_word(near)} {inches(limit)}")
+        reasons.append(f"{by.id} is {fmt(d)} from {fallen.id}: {WITHIN(near)} {inches(limit)}")
         ok = worst(oks)
-        word = {True: "may take its place", False: "may not", None: "too close to call"}[ok]
+        word = Words("may take its place", "may not")(ok)
         return Verdict(
             "replace",
             ok,
@@ -1183,7 +1178,7 @@ class Pz8Colonial(TableRuleset):
         d = polygon_distance(a.corners(), b.corners())
         doubt = a.uncertainty + b.uncertainty
         ok = judge(d, 0.0, doubt)
-        word = {True: "in contact", False: "not in contact", None: "too close to call"}[ok]
+        word = IN_CONTACT(ok)
         return Verdict(
             "contact",
             ok,
@@ -1204,10 +1199,6 @@ def _stretched(distance: float, inside: float, good: float, pip: float, roll: fl
     4.0
     """
     return distance * good / ((distance - inside) + inside * good / (pip * roll))
-
-
-def _word(ok: bool | None) -> str:
-    return WORD[ok]
 
 
 def _components(n: int, edges: Sequence[tuple[int, int]]) -> list[list[int]]:
