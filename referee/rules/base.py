@@ -7,11 +7,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from referee.errors import SceneError, at
 from referee.rules.flow import GameFlow
-from referee.rules.queries import MoveQuery, RangeQuery
+from referee.rules.queries import MoveQuery, RangeQuery, piece_arg
 from referee.rules.settings import SETTING_LIMIT, _declared_types, _typed_setting, docs
 from referee.rules.values import PieceField, PieceRange, QueryError, Verdict, name_key
 from referee.validate import is_number, shown
@@ -20,12 +20,26 @@ if TYPE_CHECKING:
     from referee.scene import Piece, Scene, Table
 
 
+class Check(Protocol):
+    """A question declared as data (:mod:`referee.rules.checks`): its name, what it asks,
+    and how the template answers it for a ruleset."""
+
+    @property
+    def ask(self) -> str: ...
+
+    @property
+    def doc(self) -> str: ...
+
+    def answer(self, rules: Any, scene: Scene, query: Mapping[str, Any]) -> Verdict: ...
+
+
 class Ruleset:
     """Base class: a game system as data tables plus hooks.
 
     Subclasses set :attr:`name`, :attr:`aliases`, :attr:`Settings` (a frozen
-    dataclass of conventions) and define ``ask_<question>(scene, query)``
-    methods returning :class:`Verdict`.
+    dataclass of conventions), declare template questions in :attr:`checks`, and
+    define ``ask_<question>(scene, query)`` methods returning :class:`Verdict` for
+    the questions no template fits.
     """
 
     name: ClassVar[str] = "base"
@@ -38,6 +52,8 @@ class Ruleset:
     uncertainty, name), with their defaults."""
     source: ClassVar[str] = ""
     """Where the rules come from (the rule text in ``../shared/rule-sources/``)."""
+    checks: ClassVar[tuple[Check, ...]] = ()
+    """Questions answered by a template (:mod:`referee.rules.checks`), by name."""
 
     @dataclass(frozen=True)
     class Settings:
@@ -127,7 +143,12 @@ class Ruleset:
     @classmethod
     def questions(cls) -> tuple[str, ...]:
         """The ``ask`` names this ruleset answers."""
-        return tuple(sorted(n[4:] for n in dir(cls) if n.startswith("ask_")))
+        methods = {n[4:] for n in dir(cls) if n.startswith("ask_")}
+        return tuple(sorted(methods | {c.ask for c in cls.checks}))
+
+    def question_piece(self, scene: Scene, query: Mapping[str, Any], key: str) -> Piece:
+        """The piece a question's field ``key`` names (a system may refuse some kinds)."""
+        return piece_arg(scene, query, key)
 
     def piece_ranges(self, piece: Piece) -> tuple[PieceRange, ...]:
         """The distances this ruleset uses for ``piece``, longest rule first; none here.
@@ -194,7 +215,11 @@ class Ruleset:
         ask = query.get("ask")
         if not isinstance(ask, str):
             raise QueryError(".ask", f"must be a question name, got {ask!r}")
-        method = getattr(self, "ask_" + ask.strip().lower().replace("-", "_"), None)
+        name = ask.strip().lower().replace("-", "_")
+        method = getattr(self, "ask_" + name, None)
+        check = next((c for c in self.checks if c.ask == name), None)
+        if check is not None:
+            return self._judged(ask, query, lambda: check.answer(self, scene, query)).asked(query)
         if method is None:
             raise QueryError(
                 ".ask",

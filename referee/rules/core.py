@@ -275,9 +275,20 @@ class TableRuleset(Targets):
     def is_wreck(self, piece: Piece) -> bool:
         return piece.state == "destroyed" and self.is_vehicle(piece)
 
+    move_stat: ClassVar[str | None] = None
+    """The piece field holding each piece's own move allowance (a stat card's), if any."""
+    range_stat: ClassVar[str | None] = None
+    """The piece field holding each piece's own fire range, if any (then it must be set)."""
+
     def fire_range(self, piece: Piece) -> float | None:
         """Longest range the piece may fire at, inches (None: any distance)."""
-        return None
+        if self.range_stat is None:
+            return None
+        value = self.field(piece, self.range_stat)
+        if value is None:
+            stat = self.range_stat
+            raise QueryError(".from", f'{piece.id} has no "{stat}" (its attack stat, inches)')
+        return float(value)
 
     def min_range(self, piece: Piece) -> float | None:
         """Shortest range the piece may fire at, inches (None: none)."""
@@ -293,7 +304,8 @@ class TableRuleset(Targets):
 
     def move_allowance(self, piece: Piece) -> float | None:
         """The piece's own move allowance by type, inches (None: given by the query)."""
-        return None
+        value = None if self.move_stat is None else self.field(piece, self.move_stat)
+        return None if value is None else float(value)
 
     def move_cap(self, piece: Piece) -> float | None:
         """A cap on one move whatever the allowance (None: no cap)."""
@@ -1190,7 +1202,11 @@ class TableRuleset(Targets):
             details=details,
             summary=f"move {piece.id}: {fmt(measured.distance)}{pm(doubt)}, {word}{limit_text}",
         )
-        return worsen(verdict, self.move_findings(scene, move, verdict))
+        findings = [
+            *self.moved_over(scene, move, verdict),
+            *self.move_findings(scene, move, verdict),
+        ]
+        return worsen(verdict, findings)
 
     def placed_freely(self, piece: Piece) -> tuple[str, str] | None:
         """(reason, what) when the piece is placed anywhere, not moved (an impact marker):
@@ -1288,6 +1304,48 @@ class TableRuleset(Targets):
             said += new
             first = first or stopped
         return worst(oks), said, first
+
+    uncrossable: ClassVar[str | None] = None
+    """What the pieces a move may not cross are called (:meth:`cannot_cross`), e.g.
+    ``"large-unit corpse"``; None when a move may cross any piece."""
+
+    def cannot_cross(self, piece: Piece) -> bool:
+        """Whether a move may not pass over ``piece`` (with :attr:`uncrossable` set)."""
+        return False
+
+    def moved_over(self, scene: Scene, move: MoveQuery, verdict: Verdict) -> list[Finding]:
+        """A move whose base, swept from start to end, crosses a piece it may not cross is
+        illegal; too close to call when only the doubt makes it cross."""
+        if self.uncrossable is None:
+            return []
+        piece, start = move.piece, move.start
+        step = np.array([move.end.x - start.x, move.end.y - start.y], float)
+        w, d = piece.base
+        crossed: list[str] = []
+        maybe: list[str] = []
+        for p in scene.pieces:
+            if p.id == piece.id or not self.cannot_cross(p):
+                continue
+            # The mover's base shrunk by the doubt surely crosses; grown by it, may cross.
+            g = (verdict.uncertainty or 0.0) / 2 + p.uncertainty
+            inner = base_corners(
+                start.x, start.y, start.heading, (max(w - 2 * g, 1e-6), max(d - 2 * g, 1e-6))
+            )
+            outer = base_corners(start.x, start.y, start.heading, (w + 2 * g, d + 2 * g))
+            if sweep_entry(inner, step, p.corners()) is not None:
+                crossed.append(p.id)
+            elif g > 0 and sweep_entry(outer, step, p.corners()) is not None:
+                maybe.append(p.id)
+        what = self.uncrossable
+        if crossed:
+            why = f"moves over the {what} {', '.join(crossed)}"
+            summary = f"move {piece.id}: illegal: {what}s cannot be moved over"
+            return [Finding(False, (why,), summary=summary)]
+        if maybe and verdict.ok is not False:
+            why = f"too close to call whether it moves over the {what} " + ", ".join(maybe)
+            summary = f"move {piece.id}: too close to call ({what})"
+            return [Finding(None, (why,), summary=summary)]
+        return []
 
     def move_findings(self, scene: Scene, move: MoveQuery, verdict: Verdict) -> Sequence[Finding]:
         """The system's extra checks of a move (a corpse moved over, an enemy touched on
@@ -1565,9 +1623,21 @@ class Deployment(TableRuleset):
                 )
         return edges
 
+    deploy_zone_setting: ClassVar[str | None] = None
+    """The setting that is every piece's zone depth, when one is (then the verdict's limit)."""
+    deploy_outside: ClassVar[str] = "{piece} reaches {depth} from the {edge} edge: {word} its zone"
+    """The sentence for a piece not surely inside its zone, over ``piece``, ``depth``,
+    ``edge``, ``zone`` (as the rules write it), ``zone_in`` (to the hundredth) and ``word``
+    (:attr:`deploy_words`)."""
+    deploy_words: ClassVar[Words] = Words("inside", "outside", "too close to call against")
+    deploy_all_inside: ClassVar[str | None] = None
+    """Said when every piece is inside, over ``n`` and ``zone`` (:attr:`deploy_zone_setting`)."""
+
     def deploy_zone(self, scene: Scene, piece: Piece, edge: str, query: Mapping[str, Any]) -> float:
         """How deep the piece's set-up zone reaches from its edge, inches."""
-        raise NotImplementedError
+        if self.deploy_zone_setting is None:
+            raise NotImplementedError
+        return float(getattr(self.settings, self.deploy_zone_setting))
 
     def deploy_depth(self, scene: Scene, piece: Piece, edge: str) -> float:
         """How far in from the edge the piece reaches: its base's farthest corner."""
@@ -1581,17 +1651,29 @@ class Deployment(TableRuleset):
 
     def outside_reason(self, row: Placed) -> str:
         """The sentence for a piece not surely inside its zone."""
-        word = "too close to call against" if row.ok is None else "outside"
-        return f"{row.piece.id} reaches {fmt(row.depth)} from the {row.edge} edge: {word} its zone"
+        return self.deploy_outside.format(
+            piece=row.piece.id,
+            depth=fmt(row.depth),
+            edge=row.edge,
+            zone=inches(row.zone),
+            zone_in=fmt(row.zone),
+            word=self.deploy_words(row.ok),
+        )
 
     def deployment_verdict(
         self, scene: Scene, rows: list[Placed], reasons: list[str], ok: bool | None
     ) -> Verdict:
+        zone = None
+        if self.deploy_zone_setting is not None:
+            zone = float(getattr(self.settings, self.deploy_zone_setting))
+        if ok and self.deploy_all_inside is not None:
+            reasons.append(self.deploy_all_inside.format(n=len(rows), zone=inches(zone or 0.0)))
         outside = [r.piece.id for r in rows if r.ok is not True]
         return Verdict(
             "deployment",
             ok,
             tuple(reasons) or ("every unit is inside its set-up zone",),
+            limit=zone,
             details={"outside": outside},
             summary="deployment: " + ("all inside" if ok else f"outside: {', '.join(outside)}"),
         )

@@ -67,6 +67,7 @@ from referee.geometry import (
     segment_polygon,
     segment_spans,
 )
+from referee.rules.checks import Gap
 from referee.rules.core import (
     MEASURE_WORDS,
     Fire,
@@ -210,6 +211,26 @@ class Pz8Colonial(TableRuleset):
     kinds = KINDS
     half_range = True
     figures: ClassVar[Mapping[str, Figure]] = FIGURES
+    checks = (
+        Gap(
+            "contact",
+            "Whether two figures' bases touch (melee: each figure in contact rolls).",
+            0.0,
+            IN_CONTACT,
+        ),
+        Gap(
+            "replace",
+            "A Native with a firearm is eliminated (``piece``): may the Native figure "
+            "``by``, armed with sword or spear, take its place? It must be within 2in (base "
+            "edge to base edge) of the fallen figure (2).",
+            lambda rules: REPLACE * rules.k,
+            Words("may take its place", "may not"),
+            pieces=("piece", "by"),
+            reason="{b} is {d} from {a}: {near} {limit}",
+            summary="{ask} {a} by {b}: {d}{pm}, {word}",
+            needs="replacement",
+        ),
+    )
     piece_fields = (
         PieceField("unit", "text", None, "the unit the figure belongs to (cohesion)"),
         PieceField("weapon", "text", None, "row of the range table (e.g. rifle, musket, spear)"),
@@ -1132,62 +1153,22 @@ class Pz8Colonial(TableRuleset):
             f"{pm(rng.uncertainty or 0)}, LOS {los.los}, {word}",
         )
 
-    def ask_replace(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """A Native with a firearm is eliminated (``piece``): may the Native figure ``by``,
-        armed with sword or spear, take its place? It must be within 2in (base edge to
-        base edge) of the fallen figure (2)."""
-        fallen = self.figure_arg(scene, query, "piece")
-        by = self.figure_arg(scene, query, "by")
-        reasons: list[str] = []
-        oks: list[bool | None] = []
-        gun = self.weapon(fallen)
-        if not self.field(fallen, "native") or gun not in FIREARMS:
-            oks.append(False)
-            reasons.append(f"{fallen.id} is not a Native armed with a firearm")
+    def replacement(self, scene: Scene, fallen: Piece, by: Piece) -> list[tuple[bool, str]]:
+        """Who may take a fallen Native's place (2): the rule's conditions that are not
+        the 2in."""
+        why: list[str] = []
+        if not self.field(fallen, "native") or self.weapon(fallen) not in FIREARMS:
+            why.append(f"{fallen.id} is not a Native armed with a firearm")
         if not self.field(by, "native") or by.side != fallen.side:
-            oks.append(False)
-            reasons.append(f"{by.id} is not a Native figure of {fallen.id}'s side")
+            why.append(f"{by.id} is not a Native figure of {fallen.id}'s side")
         if self.weapon(by) not in (None, "spear"):
-            oks.append(False)
-            reasons.append(f"{by.id} is armed with {self.weapon(by)}, not sword or spear")
+            why.append(f"{by.id} is armed with {self.weapon(by)}, not sword or spear")
         if by.state == "destroyed":
-            oks.append(False)
-            reasons.append(f"{by.id} is eliminated")
-        d = polygon_distance(fallen.corners(), by.corners())
-        doubt = fallen.uncertainty + by.uncertainty
-        limit = REPLACE * self.k
-        near = judge(d, limit, doubt)
-        oks.append(near)
-        reasons.append(f"{by.id} is {fmt(d)} from {fallen.id}: {WITHIN(near)} {inches(limit)}")
-        ok = worst(oks)
-        word = Words("may take its place", "may not")(ok)
-        return Verdict(
-            "replace",
-            ok,
-            tuple(reasons),
-            distance=d,
-            uncertainty=doubt,
-            limit=limit,
-            summary=f"replace {fallen.id} by {by.id}: {fmt(d)}{pm(doubt)}, {word}",
-        )
+            why.append(f"{by.id} is eliminated")
+        return [(False, w) for w in why]
 
-    def ask_contact(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
-        """Whether two figures' bases touch (melee: each figure in contact rolls)."""
-        a = self.figure_arg(scene, query, "from")
-        b = self.figure_arg(scene, query, "to")
-        d = polygon_distance(a.corners(), b.corners())
-        doubt = a.uncertainty + b.uncertainty
-        ok = judge(d, 0.0, doubt)
-        word = IN_CONTACT(ok)
-        return Verdict(
-            "contact",
-            ok,
-            (f"bases {fmt(d)} apart: {word}",),
-            distance=d,
-            uncertainty=doubt,
-            limit=0.0,
-            summary=f"contact {a.id} -> {b.id}: {fmt(d)}{pm(doubt)}, {word}",
-        )
+    def question_piece(self, scene: Scene, query: Mapping[str, Any], key: str) -> Piece:
+        return self.figure_arg(scene, query, key)
 
 
 def _stretched(distance: float, inside: float, good: float, pip: float, roll: float) -> float:
