@@ -29,8 +29,8 @@ import itertools
 import json
 import math
 import os
+import secrets
 import shutil
-import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -534,12 +534,15 @@ def simulate(
     the files of an earlier run exactly as they were.
     """
     out = Path(out_dir)
+    # The name is chosen before the folder exists, so a Ctrl-C landing just after it is
+    # made (inside mkdtemp, before its name came back) still finds it to remove.
+    stage = out / f".simulate-{secrets.token_hex(6)}"
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=".simulate-", dir=out))
-    except OSError as error:
-        raise OutputError(f"{out}: cannot create output directory ({error.strerror})") from None
-    try:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            stage.mkdir()
+        except OSError as error:
+            raise OutputError(f"{out}: cannot create output directory ({error.strerror})") from None
         staged = _simulate_into(
             scenario,
             stage,
