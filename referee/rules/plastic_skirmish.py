@@ -58,7 +58,6 @@ from referee.rules.core import (
     Deployment,
     Measured,
     MoveLimit,
-    Placed,
     TableRuleset,
     fmt,
     from_edge,
@@ -783,6 +782,7 @@ class PlasticSkirmish(Deployment):
         )
 
     deploy_edge_problem = 'no edge for side {side!r}: add "deployment"'
+    deploy_outside = "{piece} reaches {depth} from the {edge} edge: {word} its {zone} zone"
     deploy_edge_path = ".first"
 
     def deploy_pieces(self, scene: Scene, query: Mapping[str, Any]) -> list[Piece]:
@@ -801,13 +801,6 @@ class PlasticSkirmish(Deployment):
         if piece.side == query["first"]:
             return s.pillbox_zone if "pillbox" in self.category(piece) else s.first_zone
         return s.second_zone
-
-    def outside_reason(self, row: Placed) -> str:
-        word = "too close to call against" if row.ok is None else "outside"
-        return (
-            f"{row.piece.id} reaches {fmt(row.depth)} from the {row.edge} edge: {word} "
-            f"its {inches(row.zone)} zone"
-        )
 
     def ask_placement(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
         """A terrain piece placed before the game: 6in to 2ft on a side (the sides of the
