@@ -1003,7 +1003,8 @@ class TableRuleset(Targets):
         blocks its own line. Lines that meet a forest of several woods are settled by
         the forest rule (:meth:`_forest_levels`), one line at a time. Where only enemies
         block (:attr:`units_block`) each side's rows are its own map
-        (:meth:`_enemies_map`). A system whose map differs (a grid) overrides this hook.
+        (:meth:`_enemies_map`); where range counts cells (:meth:`cell_distances`) the
+        distances are those cells.
         """
         if self.line_rule == "clear":
             pieces = list(scene.pieces)
@@ -1023,7 +1024,14 @@ class TableRuleset(Targets):
         filters = self.los_filters
         if filters:
             vis = self._filtered(scene, vis, filters)
-        return vis
+        cells = self.cell_distances(scene)
+        return vis if cells is None else Visibility(vis.ids, cells, vis.los)
+
+    def cell_distances(self, scene: Scene) -> NDArray[np.float64] | None:
+        """The all-pairs distances as ``range`` counts them where it counts cells, not
+        inches (WW1's squares, :func:`referee.rules.grid.square_gaps`): the map then
+        gives them in place of the table's; None (the default): inches, as measured."""
+        return None
 
     def _enemies_map(self, scene: Scene, reuse: LineReuse | None) -> Visibility:
         """The centre-line map where only the firer's enemies' bases block

@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from referee.errors import SceneError, at, counted
 from referee.geometry import (
@@ -68,7 +69,6 @@ from referee.geometry import (
     point_in_polygon,
     polygon_distance,
 )
-from referee.maps import LineReuse, Visibility
 from referee.rules.core import (
     Deployment,
     Finding,
@@ -86,6 +86,7 @@ from referee.rules.core import (
     sweep_entry,
     worst,
 )
+from referee.rules.grid import square_gaps
 from referee.rules.pz8 import ROUGH
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
 from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
@@ -1237,22 +1238,13 @@ class Pz8WW1(DivisionalBase, Deployment):
             summary=f"range {firer.id} -> {target.id}: {where}, {word}",
         )
 
-    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
-        """All pairs: nothing blocks, and the distance is counted in squares (forward,
-        back, left, right), as ``range`` counts it."""
-        vis = super().visibility(scene, reuse)
-        if len(scene.pieces) < 2:
-            return vis
+    def cell_distances(self, scene: Scene) -> NDArray[np.float64]:
+        """The map counts squares as ``range`` does (forward, back, left, right); nothing
+        blocks (the rules have no line of sight)."""
         grid = self.grid(scene)
         xy = np.array([p.xy for p in scene.pieces], float)
-        u = np.array([p.uncertainty for p in scene.pieces], float)[:, None]
-        top = np.array([grid.cols - 1, grid.rows - 1])
-        # The squares each centre may be in (Grid.candidates), per axis: the nearest two
-        # such sets are the per-axis gaps between them, added.
-        lo = np.clip(np.floor((xy - u - 1e-9) / grid.size), 0, top)
-        hi = np.clip(np.floor((xy + u + 1e-9) / grid.size), 0, top)
-        gap = np.maximum(0, np.maximum(lo[None] - hi[:, None], lo[:, None] - hi[None]))
-        return Visibility(vis.ids, gap.sum(axis=2), vis.los)
+        u = np.array([p.uncertainty for p in scene.pieces], float)
+        return square_gaps(xy, u, grid.size, (grid.cols, grid.rows))
 
     def judge_move(self, scene: Scene, move: MoveQuery) -> Verdict:
         """The squares' move (the grid's geometry in place of the table core's): one square

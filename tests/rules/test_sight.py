@@ -208,3 +208,34 @@ def test_pz8_divisional_map_and_single_question_agree(settings: dict[str, object
         else:
             assert seen == {"clear", "doubtful", "blocked"}
             assert (vis.los != vis.los.T).any()
+
+
+def test_pz8_ww1_map_counts_squares_as_range_does() -> None:
+    """WW1's map gives the squares between each pair (``cell_distances``), as the
+    single ``range`` question counts them; nothing blocks."""
+    from referee.rules.pz8_divisional import Pz8WW1
+
+    for name in ("line_of_sight", "visibility", "visibility_of"):
+        assert name not in vars(Pz8WW1)
+    rnd = np.random.default_rng(3)
+    pieces = tuple(
+        Piece(
+            f"p{k}",
+            "ab"[k % 2],
+            ["infantry", "mg", "tank"][k % 3],
+            float(rnd.uniform(0, 36)),
+            float(rnd.uniform(0, 30)),
+            base=(1.0, 1.0),
+            uncertainty=float(rnd.choice([0.0, 0.05, 0.5])),
+        )
+        for k in range(20)
+    )
+    scene = Scene("pz8-ww1", Table(36, 30), pieces, (WOODS,))
+    rules = ruleset_for(scene)
+    vis = rules.visibility(scene)
+    assert (vis.los == 0).all()
+    for a, pa in enumerate(pieces):
+        for b, pb in enumerate(pieces):
+            if a != b:
+                single = rules.answer(scene, {"ask": "range", "from": pa.id, "to": pb.id})
+                assert single.distance == vis.distance[a, b], (pa, pb, single.reasons)
