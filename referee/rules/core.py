@@ -10,7 +10,8 @@ stop-on-entry and halving/doubling per stretch; what the all-pairs map of
 :mod:`referee.maps` is handed: the measure, the obstacles, the forest rule) and
 answers the shared questions ``range``, ``los`` and ``move``. Line of sight is
 written once for the single question and the all-pairs map alike: a system
-names its line (:attr:`TableRuleset.line_rule`) and the filters laid over it
+names its line (:attr:`TableRuleset.line_rule`), whose bases block it
+(:attr:`TableRuleset.units_block`) and the filters laid over it
 (:attr:`TableRuleset.los_filters`, :mod:`referee.rules.sight`) as values. A
 system is then a module of data tables (piece kinds, weapon ranges, move
 allowances) and the few hooks that differ (:meth:`TableRuleset.fire_range`,
