@@ -10,7 +10,8 @@ stop-on-entry and halving/doubling per stretch; what the all-pairs map of
 :mod:`referee.maps` is handed: the measure, the obstacles, the forest rule) and
 answers the shared questions ``range``, ``los`` and ``move``. Line of sight is
 written once for the single question and the all-pairs map alike: a system
-names its line (:attr:`TableRuleset.line_rule`) and the filters laid over it
+names its line (:attr:`TableRuleset.line_rule`), whose bases block it
+(:attr:`TableRuleset.units_block`) and the filters laid over it
 (:attr:`TableRuleset.los_filters`, :mod:`referee.rules.sight`) as values. A
 system is then a module of data tables (piece kinds, weapon ranges, move
 allowances) and the few hooks that differ (:meth:`TableRuleset.fire_range`,
@@ -25,6 +26,7 @@ than the doubt, or passes within the doubt of it is ``doubtful``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -72,6 +74,7 @@ from referee.rules.targets import (
 )
 from referee.rules.values import PieceRange, QueryError, Verdict, judge, name_key
 from referee.rules.wording import HALF_RANGE, IN_RANGE, LEGAL, Words
+from referee.runtime import CORES, in_shares
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 __all__ = [  # the query readers, where the systems have always imported them from
@@ -88,6 +91,10 @@ DIE_ROLL = "if in doubt roll one die: 1-3 blocked, 4-6 clear"
 MEASURES = ("centre", "edge", "clear", "front")
 """How a distance between two pieces is measured: base centre to base centre, nearest
 base edges, nearest base edges by a line crossing no other unit, front point to centre."""
+SIDE_BY_SIDE = 60
+"""Pieces from which a map seen from each side (``units_block = "enemies"``) has its sides
+seen side by side on the cores (a share handed to another thread and back costs about a
+tenth of a millisecond)."""
 MEASURE_WORDS = {
     "centre": "centre to centre",
     "edge": "between nearest base edges",
@@ -565,6 +572,14 @@ class TableRuleset(Targets):
     that see all settle a pair first; a sight limit or a base wholly inside a feature may
     settle it blocked, or make the line doubtful (:meth:`_filtered_line`); hidden units
     can only make the line worse."""
+    units_block: ClassVar[str] = "all"
+    """Whose bases (of the units :meth:`unit_blocks` says block) may stand in a line:
+    ``all``, or ``enemies``, only the firer's enemies' (Pz8 Divisional: friendly units
+    never block), so the map is not symmetric and is drawn side by side
+    (:meth:`_enemies_map`)."""
+    clear_words: ClassVar[str] = "nothing blocks the line from centre to centre"
+    """The last reason of a clear centre line (:meth:`line_of_sight`): a system whose text
+    says why its lines are clear words it here."""
 
     def ask_los(
         self, scene: Scene, query: Mapping[str, Any], book: ContactBook | None = None
@@ -897,6 +912,9 @@ class TableRuleset(Targets):
         blocked: list[str] = []
         doubtful: list[str] = []
         obstacles = [o for o in self.los_obstacles(scene) if o.piece not in (firer.id, target.id)]
+        if self.units_block == "enemies":  # the firer's friends never block (as each side's map)
+            friends = {p.id for p in scene.pieces if p.side == firer.side}
+            obstacles = [o for o in obstacles if o.kind != "unit" or o.piece not in friends]
         lo = np.minimum(a, b) - doubt - 1e-6
         hi = np.maximum(a, b) + doubt + 1e-6
         done_forests: set[int] = set()
@@ -984,7 +1002,7 @@ class TableRuleset(Targets):
         if doubtful:
             reasons.append(f"LOS is doubtful: {self.doubt_rule()}")
             return "doubtful", reasons, {"blocked": blocked, "doubtful": doubtful}
-        reasons.append("nothing blocks the line from centre to centre")
+        reasons.append(self.clear_words)
         return "clear", reasons, {"blocked": blocked, "doubtful": doubtful}
 
     def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
@@ -997,8 +1015,10 @@ class TableRuleset(Targets):
         Same answers as ``ask_range``/``ask_los`` for each pair (the dashboard's
         who-sees-whom map); destroyed pieces are included as rows but a wreck never
         blocks its own line. Lines that meet a forest of several woods are settled by
-        the forest rule (:meth:`_forest_levels`), one line at a time. A system whose
-        map differs (a grid) overrides this hook.
+        the forest rule (:meth:`_forest_levels`), one line at a time. Where only enemies
+        block (:attr:`units_block`) each side's rows are its own map
+        (:meth:`_enemies_map`); where range counts cells (:meth:`cell_distances`) the
+        distances are those cells.
         """
         if self.line_rule == "clear":
             pieces = list(scene.pieces)
@@ -1009,12 +1029,69 @@ class TableRuleset(Targets):
             dist = MapTable.clear_edge_distances(corners, live)
             los = np.where(np.isinf(dist), 2, 0).astype(np.int8)
             vis = Visibility(tuple(p.id for p in pieces), dist, los)
+        elif self.units_block == "enemies":
+            vis = self._enemies_map(scene, reuse)
         else:
             vis = self.visibility_of(scene, None, reuse=reuse)
-        filters = self.los_filters
-        if not filters or len(scene.pieces) < 2:
+        if len(scene.pieces) < 2:
             return vis
-        return self._filtered(scene, vis, filters)
+        filters = self.los_filters
+        if filters:
+            vis = self._filtered(scene, vis, filters)
+        cells = self.cell_distances(scene)
+        return vis if cells is None else Visibility(vis.ids, cells, vis.los)
+
+    def cell_distances(self, scene: Scene) -> NDArray[np.float64] | None:
+        """The all-pairs distances as ``range`` counts them where it counts cells, not
+        inches (WW1's squares, :func:`referee.rules.grid.square_gaps`): the map then
+        gives them in place of the table's; None (the default): inches, as measured."""
+        return None
+
+    def _enemies_map(self, scene: Scene, reuse: LineReuse | None) -> Visibility:
+        """The centre-line map where only the firer's enemies' bases block
+        (:attr:`units_block`): each side's rows are the map drawn without its own units,
+        so the map is not symmetric. Distances, bearings and every obstacle are laid out
+        once, and each side's pass takes all but its own units."""
+        pieces = list(scene.pieces)
+        sides = sorted({p.side for p in pieces})
+        if len(sides) < 2:
+            # As the map has always been drawn for one side alone: every unit blocks
+            # (kept so the answers stay the same; the single question, with no enemy on
+            # the table, finds those lines clear).
+            return self.visibility_of(scene, None, reuse=reuse)
+        table = self.map_table(scene, bearings=True)
+        shared = self.los_obstacles(scene, table)
+        if not any(o.kind == "unit" for o in shared):  # no unit in the way: one map
+            return self.visibility_of(scene, None, table, (shared, None), reuse)
+        single = [o for o in shared if o.forest < 0]
+        prep = PreparedPolygons.of([o.polygon for o in single])  # terrain first, as each pass
+        table.bearings  # noqa: B018 (cached here, before the threads read it)
+        passes = []
+        for side in sides:
+            own = {p.id for p in pieces if p.side == side}
+            sees = [o.kind != "unit" or o.piece not in own for o in shared]
+            kept = [o for o, ok in zip(shared, sees, strict=True) if ok]
+            keep = np.flatnonzero([ok for o, ok in zip(shared, sees, strict=True) if o.forest < 0])
+            rows = np.array([p.side == side for p in pieces])
+            passes.append((rows, (kept, prep.subset(keep))))
+
+        def one_side(
+            rows: NDArray[np.bool_], seen: tuple[list[Obstacle], PreparedPolygons]
+        ) -> NDArray[np.int8]:
+            """This side's rows of the map: only the lines it fires along."""
+            return self.visibility_of(scene, rows, table, seen, reuse).los[rows]
+
+        # The sides' passes are independent and their compiled stages release the GIL:
+        # side by side on the cores once a map is big enough to repay the handing over.
+        shares = [functools.partial(one_side, *side_pass) for side_pass in passes]
+        if len(CORES) > 1 and len(pieces) >= SIDE_BY_SIDE:
+            parts = in_shares(shares)
+        else:
+            parts = [share() for share in shares]
+        los = np.zeros((len(pieces), len(pieces)), np.int8)
+        for (rows, _), part in zip(passes, parts, strict=True):
+            los[rows] = part
+        return Visibility(tuple(p.id for p in pieces), table.distance, los)
 
     def _filtered(
         self, scene: Scene, vis: Visibility, filters: tuple[LosFilter, ...]
@@ -1091,16 +1168,17 @@ class TableRuleset(Targets):
         scene: Scene,
         rows: NDArray[np.bool_] | None,
         table: MapTable | None = None,
-        seen: tuple[Sequence[Obstacle], PreparedPolygons] | None = None,
+        seen: tuple[Sequence[Obstacle], PreparedPolygons | None] | None = None,
         reuse: LineReuse | None = None,
     ) -> Visibility:
         """:meth:`visibility` with LOS worked out only for the lines of the pieces
         ``rows`` marks (all if None); the other lines are left clear. ``table``: the
         scene's :meth:`map_table`, when several views of one table share it; ``seen``:
         this view's :meth:`los_obstacles` and their outlines outside forests prepared
-        (:meth:`referee.maps.PreparedPolygons.of`, terrain first), when taken from a shared
-        set. The map itself is :meth:`referee.maps.LineReuse.line_map`'s: this ruleset says what
-        blocks and how a line meets a forest (:meth:`_forest_levels`)."""
+        (:meth:`referee.maps.PreparedPolygons.of`, terrain first; None: prepared here),
+        when taken from a shared set. The map itself is
+        :meth:`referee.maps.LineReuse.line_map`'s: this ruleset says what blocks and how a
+        line meets a forest (:meth:`_forest_levels`)."""
         table = self.map_table(scene) if table is None else table
         obstacles, prep = (self.los_obstacles(scene, table), None) if seen is None else seen
         return LineReuse.line_map(table, obstacles, self._forest_levels, rows, prep, reuse)

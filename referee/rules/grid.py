@@ -695,3 +695,25 @@ def outlines(grid: Grid, width: float, depth: float) -> list[dict[str, object]]:
 def spread(values: Sequence[int], likely: int) -> int:
     """How far the candidates' values reach from the likely one (a distance's doubt)."""
     return max((abs(v - likely) for v in values), default=0)
+
+
+def square_gaps(
+    xy: NDArray[np.float64], doubt: NDArray[np.float64], size: float, shape: tuple[int, int]
+) -> NDArray[np.float64]:
+    """``(n, n)``: the fewest squares forward, back, left or right between any square
+    each pair of points may be in, on squares of ``size`` laid from the table's corner,
+    ``shape`` (columns, rows); a point within its ``doubt`` (per point) of a line may be
+    in the squares either side, one off the squares is in the edge square.
+
+    >>> square_gaps(np.array([[0.5, 0.5], [2.5, 1.5]]), np.zeros(2), 1.0, (3, 2)).tolist()
+    [[0.0, 3.0], [3.0, 0.0]]
+    """
+    u = doubt[:, None]
+    top = np.array([shape[0] - 1, shape[1] - 1])
+    # The squares each centre may be in, per axis: the nearest two such sets are the
+    # per-axis gaps between them, added.
+    lo = np.clip(np.floor((xy - u - EPS) / size), 0, top)
+    hi = np.clip(np.floor((xy + u + EPS) / size), 0, top)
+    gap = np.maximum(0, np.maximum(lo[None] - hi[:, None], lo[:, None] - hi[None]))
+    result: NDArray[np.float64] = gap.sum(axis=2)
+    return result

@@ -50,7 +50,6 @@ the attacker). Grid answers count squares: ``distance``, ``uncertainty`` and
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -70,13 +69,6 @@ from referee.geometry import (
     point_in_polygon,
     polygon_distance,
 )
-from referee.maps import (
-    LineReuse,
-    MapTable,
-    Obstacle,
-    PreparedPolygons,
-    Visibility,
-)
 from referee.rules.core import (
     Deployment,
     Finding,
@@ -94,17 +86,13 @@ from referee.rules.core import (
     sweep_entry,
     worst,
 )
+from referee.rules.grid import square_gaps
 from referee.rules.pz8 import ROUGH
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
-from referee.rules.targets import ContactBook
 from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
-from referee.runtime import CORES, in_shares
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 QUALITIES = ("elite", "average", "green")
-_SIDE_BY_SIDE = 60
-"""Pieces from which the all-pairs map's sides are seen side by side on the cores (a
-share handed to another thread and back costs about a tenth of a millisecond)."""
 WORD = {True: "within", False: "beyond", None: "too close to call at"}
 
 
@@ -216,6 +204,8 @@ class Pz8Divisional(DivisionalBase, Spotting):
     """Pz8 WW2 Divisional: battalions and divisional HQs, artillery fire on spotted targets."""
 
     name = "pz8-divisional"
+    units_block = "enemies"  # friendly units and ground features never block (5)
+    clear_words = "friendly units and ground features do not block (5): the line is clear"
     aliases = ("pz8 divisional", "pz8 ww2 divisional", "pz8-div", "pz8 div")
     title = "Pz8 WW2 Divisional"
     kinds: ClassVar[Mapping[str, str]] = {
@@ -379,62 +369,6 @@ class Pz8Divisional(DivisionalBase, Spotting):
 
     def enemies(self, scene: Scene, piece: Piece) -> list[Piece]:
         return [p for p in scene.pieces if p.side != piece.side and p.state != "destroyed"]
-
-    # -- line of sight: friendly units and ground features never block -------------------
-
-    def line_of_sight(
-        self, scene: Scene, firer: Piece, target: Piece, book: ContactBook | None = None
-    ) -> tuple[str, list[str], dict[str, list[str]]]:
-        """Only the firer's enemies' bases (not the target's) may block (5)."""
-        seen = dataclasses.replace(
-            scene,
-            pieces=tuple(p for p in scene.pieces if p.side != firer.side or p.id == firer.id),
-        )
-        los, reasons, who = super().line_of_sight(seen, firer, target, book)
-        if los == "clear":
-            reasons[-1] = "friendly units and ground features do not block (5): the line is clear"
-        return los, reasons, who
-
-    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
-        """The shared all-pairs map seen from each side in turn: a row (the firer) is
-        blocked only by its enemies' bases, so the map is not symmetric."""
-        pieces = list(scene.pieces)
-        sides = sorted({p.side for p in pieces})
-        if not self.settings.enemy_units_block or len(sides) < 2:
-            return super().visibility(scene, reuse)
-        # Distances, bearings and every obstacle (all sides' bases) laid out once; each
-        # side's pass sees all but its own units.
-        table = self.map_table(scene, bearings=True)
-        shared = _SideView(self.settings, None).los_obstacles(scene, table)
-        single = [o for o in shared if o.forest < 0]
-        prep = PreparedPolygons.of([o.polygon for o in single])  # terrain first, as each pass
-        table.bearings  # noqa: B018 (cached here, before both threads read it)
-        passes = []
-        for side in sides:
-            own = {p.id for p in pieces if p.side == side}
-            sees = [o.kind != "unit" or o.piece not in own for o in shared]
-            kept = [o for o, ok in zip(shared, sees, strict=True) if ok]
-            keep = np.flatnonzero([ok for o, ok in zip(shared, sees, strict=True) if o.forest < 0])
-            rows = np.array([p.side == side for p in pieces])
-            passes.append((_SideView(self.settings, side), rows, (kept, prep.subset(keep))))
-
-        def one_side(
-            view: _SideView, rows: NDArray[np.bool_], seen: tuple[list[Obstacle], PreparedPolygons]
-        ) -> NDArray[np.int8]:
-            """This side's rows of the map: only the lines it fires along."""
-            return view.visibility_of(scene, rows, table, seen, reuse).los[rows]
-
-        # The sides' passes are independent and their compiled stages release the GIL:
-        # side by side on the cores once a map is big enough to repay the handing over.
-        shares = [functools.partial(one_side, *side_pass) for side_pass in passes]
-        if len(CORES) > 1 and len(pieces) >= _SIDE_BY_SIDE:
-            parts = in_shares(shares)
-        else:
-            parts = [share() for share in shares]
-        los = np.zeros((len(pieces), len(pieces)), np.int8)
-        for side_pass, part in zip(passes, parts, strict=True):
-            los[side_pass[1]] = part
-        return Visibility(tuple(p.id for p in pieces), table.distance, los)
 
     # -- contact and engagement -----------------------------------------------------------
 
@@ -990,31 +924,6 @@ class Pz8Divisional(DivisionalBase, Spotting):
         )
 
 
-class _SideView(Pz8Divisional):
-    """The map as one side sees it: only the other sides' bases block (every side's, for
-    side None)."""
-
-    def __init__(self, settings: Any, side: str | None) -> None:
-        super().__init__(settings)
-        self.side = side
-
-    def unit_blocks(self, piece: Piece) -> bool:
-        return piece.side != self.side
-
-    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
-        return TableRuleset.visibility(self, scene, reuse)
-
-    def visibility_of(
-        self,
-        scene: Scene,
-        rows: NDArray[np.bool_] | None,
-        table: MapTable | None = None,
-        seen: tuple[Sequence[Obstacle], PreparedPolygons] | None = None,
-        reuse: LineReuse | None = None,
-    ) -> Visibility:
-        return TableRuleset.visibility_of(self, scene, rows, table, seen, reuse)
-
-
 # -- WW1 Divisional: a game on squares -----------------------------------------------------
 
 
@@ -1329,22 +1238,13 @@ class Pz8WW1(DivisionalBase, Deployment):
             summary=f"range {firer.id} -> {target.id}: {where}, {word}",
         )
 
-    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
-        """All pairs: nothing blocks, and the distance is counted in squares (forward,
-        back, left, right), as ``range`` counts it."""
-        vis = super().visibility(scene, reuse)
-        if len(scene.pieces) < 2:
-            return vis
+    def cell_distances(self, scene: Scene) -> NDArray[np.float64]:
+        """The map counts squares as ``range`` does (forward, back, left, right); nothing
+        blocks (the rules have no line of sight)."""
         grid = self.grid(scene)
         xy = np.array([p.xy for p in scene.pieces], float)
-        u = np.array([p.uncertainty for p in scene.pieces], float)[:, None]
-        top = np.array([grid.cols - 1, grid.rows - 1])
-        # The squares each centre may be in (Grid.candidates), per axis: the nearest two
-        # such sets are the per-axis gaps between them, added.
-        lo = np.clip(np.floor((xy - u - 1e-9) / grid.size), 0, top)
-        hi = np.clip(np.floor((xy + u + 1e-9) / grid.size), 0, top)
-        gap = np.maximum(0, np.maximum(lo[None] - hi[:, None], lo[:, None] - hi[None]))
-        return Visibility(vis.ids, gap.sum(axis=2), vis.los)
+        u = np.array([p.uncertainty for p in scene.pieces], float)
+        return square_gaps(xy, u, grid.size, (grid.cols, grid.rows))
 
     def judge_move(self, scene: Scene, move: MoveQuery) -> Verdict:
         """The squares' move (the grid's geometry in place of the table core's): one square

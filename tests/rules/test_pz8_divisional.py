@@ -201,7 +201,7 @@ def test_a_big_map_seen_side_by_side_on_two_cores_is_the_one_core_map(
     once."""
     import concurrent.futures
 
-    from referee.rules import pz8_divisional
+    from referee.rules import core
     from referee.sim.tables import random_table
 
     rules = find_ruleset("pz8-divisional")
@@ -210,17 +210,17 @@ def test_a_big_map_seen_side_by_side_on_two_cores_is_the_one_core_map(
         two,
         pieces=tuple(dataclasses.replace(p, side="xyz"[k % 3]) for k, p in enumerate(two.pieces)),
     )
-    monkeypatch.setattr(pz8_divisional, "CORES", range(1))
+    monkeypatch.setattr(core, "CORES", range(1))
     alone = [rules.visibility(s) for s in (two, three)]
     handed: list[int] = []
-    real = pz8_divisional.in_shares
+    real = core.in_shares
 
     def counted(shares: list[Any]) -> list[Any]:
         handed.append(len(shares))
         return real(shares)
 
-    monkeypatch.setattr(pz8_divisional, "CORES", range(2))
-    monkeypatch.setattr(pz8_divisional, "in_shares", counted)
+    monkeypatch.setattr(core, "CORES", range(2))
+    monkeypatch.setattr(core, "in_shares", counted)
     for scene, want in zip((two, three), alone, strict=True):
         got = rules.visibility(scene)
         assert (got.los == want.los).all() and (got.distance == want.distance).all()

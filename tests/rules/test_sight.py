@@ -153,3 +153,89 @@ def test_plastic_skirmish_map_and_single_question_agree(sight_limit: float | Non
             assert Visibility.CODES[single.los] == vis.los[a, b], (pa, pb, single.reasons)
             seen.add(single.los)
     assert seen == {"clear", "doubtful", "blocked"}
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{}, {"blocking": ["woods", "building"], "forests": True}, {"enemy_units_block": False}],
+)
+def test_pz8_divisional_map_and_single_question_agree(settings: dict[str, object]) -> None:
+    """Only the firer's enemies' bases block (``units_block = "enemies"``): three sides'
+    units crowded round woods and a building, with and without doubt, terrain blocking
+    or not: one code per pair from the map (each side's rows its own pass, side by side
+    from 60 pieces) and the single question, and the map is not symmetric."""
+    from referee.rules.pz8_divisional import Pz8Divisional
+
+    assert Pz8Divisional.units_block == "enemies"
+    for name in ("line_of_sight", "visibility", "visibility_of"):
+        assert name not in vars(Pz8Divisional)
+    kinds = ["tanks", "leg infantry", "recon", "artillery"]
+    features = PSK_FEATURES[:3]
+    rnd = np.random.default_rng(5)
+    for n in (24, 62):
+        pieces = []
+        for k in range(n):
+            cx, cy = ((13, 13), (18, 15), (26.5, 6), (20, 20))[k % 4]
+            x, y = cx + rnd.uniform(-6, 6), cy + rnd.uniform(-5, 5)
+            pieces.append(
+                Piece(
+                    f"p{k}",
+                    "abc"[k % 3],
+                    kinds[k % len(kinds)],
+                    float(x),
+                    float(y),
+                    heading=float(rnd.uniform(0, 360)),
+                    base=(1.0, 1.0),
+                    uncertainty=float(rnd.choice([0.0, 0.05, 0.3])),
+                    state="destroyed" if k % 9 == 4 else "ok",
+                )
+            )
+        scene = Scene("pz8-divisional", Table(36, 30), tuple(pieces), features)
+        rules = ruleset_for(scene, **settings)
+        vis = rules.visibility(scene)
+        seen = set()
+        step = 1 if n < 30 else 5  # the big table: every fifth firer's row
+        for a, pa in enumerate(pieces[::step]):
+            for b, pb in enumerate(pieces):
+                if pa is pb:
+                    continue
+                single = rules.answer(scene, {"ask": "los", "from": pa.id, "to": pb.id})
+                code = vis.los[a * step, b]
+                assert Visibility.CODES[single.los] == code, (pa, pb, single.reasons)
+                seen.add(single.los)
+        if settings.get("enemy_units_block") is False and not settings.get("blocking"):
+            assert seen == {"clear"}
+        else:
+            assert seen == {"clear", "doubtful", "blocked"}
+            assert (vis.los != vis.los.T).any()
+
+
+def test_pz8_ww1_map_counts_squares_as_range_does() -> None:
+    """WW1's map gives the squares between each pair (``cell_distances``), as the
+    single ``range`` question counts them; nothing blocks."""
+    from referee.rules.pz8_divisional import Pz8WW1
+
+    for name in ("line_of_sight", "visibility", "visibility_of"):
+        assert name not in vars(Pz8WW1)
+    rnd = np.random.default_rng(3)
+    pieces = tuple(
+        Piece(
+            f"p{k}",
+            "ab"[k % 2],
+            ["infantry", "mg", "tank"][k % 3],
+            float(rnd.uniform(0, 36)),
+            float(rnd.uniform(0, 30)),
+            base=(1.0, 1.0),
+            uncertainty=float(rnd.choice([0.0, 0.05, 0.5])),
+        )
+        for k in range(20)
+    )
+    scene = Scene("pz8-ww1", Table(36, 30), pieces, (WOODS,))
+    rules = ruleset_for(scene)
+    vis = rules.visibility(scene)
+    assert (vis.los == 0).all()
+    for a, pa in enumerate(pieces):
+        for b, pb in enumerate(pieces):
+            if a != b:
+                single = rules.answer(scene, {"ask": "range", "from": pa.id, "to": pb.id})
+                assert single.distance == vis.distance[a, b], (pa, pb, single.reasons)
