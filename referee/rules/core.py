@@ -1054,13 +1054,11 @@ class TableRuleset(Targets):
         once, and each side's pass takes all but its own units."""
         pieces = list(scene.pieces)
         sides = sorted({p.side for p in pieces})
-        if len(sides) < 2:
-            # As the map has always been drawn for one side alone: every unit blocks
-            # (kept so the answers stay the same; the single question, with no enemy on
-            # the table, finds those lines clear).
-            return self.visibility_of(scene, None, reuse=reuse)
         table = self.map_table(scene, bearings=True)
         shared = self.los_obstacles(scene, table)
+        if len(sides) < 2:  # one side alone: no enemy, so no unit's base is in the way
+            terrain = [o for o in shared if o.kind != "unit"]
+            return self.visibility_of(scene, None, table, (terrain, None), reuse)
         if not any(o.kind == "unit" for o in shared):  # no unit in the way: one map
             return self.visibility_of(scene, None, table, (shared, None), reuse)
         single = [o for o in shared if o.forest < 0]

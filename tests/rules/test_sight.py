@@ -172,7 +172,7 @@ def test_pz8_divisional_map_and_single_question_agree(settings: dict[str, object
     kinds = ["tanks", "leg infantry", "recon", "artillery"]
     features = PSK_FEATURES[:3]
     rnd = np.random.default_rng(5)
-    for n in (24, 62):
+    for n, sides in ((24, "abc"), (62, "abc"), (16, "a")):  # one side: no unit blocks
         pieces = []
         for k in range(n):
             cx, cy = ((13, 13), (18, 15), (26.5, 6), (20, 20))[k % 4]
@@ -180,7 +180,7 @@ def test_pz8_divisional_map_and_single_question_agree(settings: dict[str, object
             pieces.append(
                 Piece(
                     f"p{k}",
-                    "abc"[k % 3],
+                    sides[k % len(sides)],
                     kinds[k % len(kinds)],
                     float(x),
                     float(y),
@@ -203,7 +203,9 @@ def test_pz8_divisional_map_and_single_question_agree(settings: dict[str, object
                 code = vis.los[a * step, b]
                 assert Visibility.CODES[single.los] == code, (pa, pb, single.reasons)
                 seen.add(single.los)
-        if settings.get("enemy_units_block") is False and not settings.get("blocking"):
+        if len(sides) == 1:
+            assert "blocked" not in seen or settings.get("blocking")
+        elif settings.get("enemy_units_block") is False and not settings.get("blocking"):
             assert seen == {"clear"}
         else:
             assert seen == {"clear", "doubtful", "blocked"}
