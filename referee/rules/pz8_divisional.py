@@ -90,10 +90,10 @@ from referee.rules.grid import square_gaps
 from referee.rules.pz8 import ROUGH
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
 from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
+from referee.rules.wording import LEGAL, MAY_FIRE, WITHIN, Words
 from referee.scene import Piece, Scene, Terrain, normalise_edge
 
 QUALITIES = ("elite", "average", "green")
-WORD = {True: "within", False: "beyond", None: "too close to call at"}
 
 
 def unit_base_width(pieces: Iterable[Piece]) -> float | None:
@@ -445,7 +445,7 @@ class Pz8Divisional(DivisionalBase, Spotting):
                 f"{piece.id} touches no enemy unit: unengaged"
                 + (f" (nearest {fmt(nearest[0])} away)" if nearest else "")
             ]
-        word = {True: "engaged", False: "unengaged", None: "too close to call"}[state]
+        word = Words("engaged", "unengaged")(state)
         return Verdict(
             "engaged",
             state,
@@ -506,7 +506,7 @@ class Pz8Divisional(DivisionalBase, Spotting):
         verdicts = {judge(distance, lim, query.doubt) for lim in limits}
         in_reach = verdicts.pop() if len(verdicts) == 1 else None
         limit = base + (s.hill_bonus if hill else 0.0) - (s.cover_malus if cover else 0.0)
-        reasons.append(f"{fmt(distance)} from the base centre: {WORD[in_reach]} {inches(limit)}")
+        reasons.append(f"{fmt(distance)} from the base centre: {WITHIN(in_reach)} {inches(limit)}")
         details = {"on_hill": hill, "in_cover": cover}
         return Reach(in_reach, distance, limit, reasons, details)
 
@@ -542,7 +542,7 @@ class Pz8Divisional(DivisionalBase, Spotting):
             sighted = False
             reasons.append(f"no unengaged unit of {gun.id}'s division spots {target.id}")
         ok = worst([rng.ok, sighted])
-        word = {True: "may fire", False: "may not fire", None: "too close to call"}[ok]
+        word = MAY_FIRE(ok)
         return Verdict(
             "fire",
             ok,
@@ -586,11 +586,10 @@ class Pz8Divisional(DivisionalBase, Spotting):
                 ok = None if length - at_inch > doubt + enemy.uncertainty + 1e-9 else True
             why = (
                 f"{piece.id} touches {enemy.id} after {fmt(at_inch)} and must stop there to "
-                "fight (6): "
-                + {True: "it does", False: "it went on", None: "too close to call"}[ok]
+                "fight (6): " + Words("it does", "it went on")(ok)
             )
         final = worst([verdict.ok, ok])
-        word = {True: "legal", False: "illegal", None: "too close to call"}[final]
+        word = LEGAL(final)
         summary = (
             f"move {piece.id}: {fmt(verdict.distance or 0)}{pm(doubt)}, {word} "
             f"(contact with {enemy.id})"
@@ -712,9 +711,7 @@ class Pz8Divisional(DivisionalBase, Spotting):
         return (
             ok,
             off,
-            f"{off:.1f} deg off straight {word} {enemy.id}: "
-            + {True: "within", False: "beyond", None: "too close to call at"}[ok]
-            + f" {arc:g} deg",
+            f"{off:.1f} deg off straight {word} {enemy.id}: " + WITHIN(ok) + f" {arc:g} deg",
         )
 
     def ask_withdraw(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
@@ -763,7 +760,7 @@ class Pz8Divisional(DivisionalBase, Spotting):
             reasons += [r for r in terrain_why if "impassable" in r or "may not" in r]
         ok = worst([far, near, direction, terrain_ok if terrain_ok is not True else True])
         ok = self.can_act(piece, ok, reasons)
-        word = {True: "legal", False: "illegal", None: "too close to call"}[ok]
+        word = LEGAL(ok)
         return Verdict(
             "withdraw",
             ok,
@@ -789,7 +786,7 @@ class Pz8Divisional(DivisionalBase, Spotting):
         far = judge(distance, limit, doubt)
         reasons = [
             f"{how}: the winner may advance {inches(limit)} (6)",
-            f"advanced {fmt(distance)}{pm(doubt)}: {WORD[far]} {inches(limit)}",
+            f"advanced {fmt(distance)}{pm(doubt)}: {WITHIN(far)} {inches(limit)}",
         ]
         direction, off, why = self._direction(piece, start, end, enemy, False, doubt)
         reasons.append(why)
@@ -798,7 +795,7 @@ class Pz8Divisional(DivisionalBase, Spotting):
             reasons += [r for r in terrain_why if "impassable" in r or "may not" in r]
         ok = worst([far, direction, terrain_ok if terrain_ok is not True else True])
         ok = self.can_act(piece, ok, reasons)
-        word = {True: "legal", False: "illegal", None: "too close to call"}[ok]
+        word = LEGAL(ok)
         return Verdict(
             "advance",
             ok,
@@ -846,14 +843,14 @@ class Pz8Divisional(DivisionalBase, Spotting):
             self.can_act(piece, ok, []),
             (
                 f"{piece.id} is {fmt(d)} from divisional HQ {best.id} (centre to centre): "
-                f"{WORD[ok]} {rule}",
+                f"{WITHIN(ok)} {rule}",
                 f"rally roll {modifier:+d} for a {self.quality(piece)} unit (7)",
             ),
             distance=d,
             uncertainty=doubt,
             limit=radius,
             details={"hq": best.id, "modifier": modifier},
-            summary=f"rally {piece.id}: {fmt(d)}{pm(doubt)} from {best.id}, {WORD[ok]} {rule}",
+            summary=f"rally {piece.id}: {fmt(d)}{pm(doubt)} from {best.id}, {WITHIN(ok)} {rule}",
         )
 
     def ask_section(self, scene: Scene, query: Mapping[str, Any]) -> Verdict:
@@ -885,7 +882,7 @@ class Pz8Divisional(DivisionalBase, Spotting):
             raise QueryError(".uncertainty", f"must be >= 0 inches, got {doubt!r}")
         tol = s.section_tolerance
         ok = worst([judge_at_least(width, need - tol, doubt), judge(width, need + tol, doubt)])
-        word = {True: "the right width", False: "the wrong width", None: "too close to call"}[ok]
+        word = Words("the right width", "the wrong width")(ok)
         reasons = [
             f"{t.kind} {t.id} is {fmt(width)} wide and {fmt(depth)} deep",
             f"{t.kind} sections are {bases:g} base{'s' if bases != 1 else ''} wide "
@@ -1223,7 +1220,7 @@ class Pz8WW1(DivisionalBase, Deployment):
         if n == 2 and a[0] != b[0] and a[1] != b[1]:
             where = "corner to corner"
         doubt = (firer.uncertainty + target.uncertainty) / grid.size
-        word = {True: "in reach", False: "out of reach", None: "too close to call"}[ok]
+        word = Words("in reach", "out of reach")(ok)
         return Verdict(
             "range",
             ok,
@@ -1298,7 +1295,7 @@ class Pz8WW1(DivisionalBase, Deployment):
         if len(froms) > 1 or len(tos) > 1:
             reasons.append("a centre lies within its doubt of a square's edge")
         ok = self.can_act(piece, ok, reasons)
-        word = {True: "legal", False: "illegal", None: "too close to call"}[ok]
+        word = LEGAL(ok)
         moved = centre_distance(start.xy, end.xy)
         return Verdict(
             "move",
@@ -1392,7 +1389,7 @@ class Pz8WW1(DivisionalBase, Deployment):
         ok = worst(oks)
         for p in attackers:
             ok = self.can_act(p, ok, reasons)
-        word = {True: "may assault", False: "may not assault", None: "too close to call"}[ok]
+        word = Words("may assault", "may not assault")(ok)
         return Verdict(
             "assault",
             ok,
@@ -1453,7 +1450,7 @@ class Pz8WW1(DivisionalBase, Deployment):
                 f"{lo} {what}" + (f" (+{extra} maybe)" if extra else "") + f": at most {most}"
             )
         ok = worst(oks)
-        word = {True: "within the limits", False: "over a limit", None: "too close to call"}[ok]
+        word = Words("within the limits", "over a limit")(ok)
         return Verdict(
             "stack",
             ok,
