@@ -1510,12 +1510,8 @@ class Pz8WW1(DivisionalBase, Deployment):
     def deploy_depth(self, scene: Scene, piece: Piece, edge: str) -> float:
         return self._depth(scene, piece, edge)[0]  # the base centre
 
-    def outside_reason(self, row: Placed) -> str:
-        word = "too close to call against" if row.ok is None else "beyond"
-        return (
-            f"{row.piece.id} is {fmt(row.depth)} in from the {row.edge} edge: {word} the "
-            f"half line at {inches(row.zone)}"
-        )
+    deploy_outside = "{piece} is {depth} in from the {edge} edge: {word} the half line at {zone}"
+    deploy_words = Words("inside", "beyond", "too close to call against")
 
     def deployment_verdict(
         self, scene: Scene, rows: list[Placed], reasons: list[str], ok: bool | None
