@@ -62,39 +62,74 @@ class CellBlockers:
     """Reason of a clear line when there are blockers on the table."""
 
 
+@dataclass(frozen=True)
+class BlockingCells:
+    """The hexes blockers may be in, one row each, a blocker's rows adjacent (made once
+    per table: every line of it reads them)."""
+
+    pieces: NDArray[np.intp]
+    """The blockers (piece indexes), in the order of the per-blocker answers."""
+    rows: NDArray[np.int64]
+    """``(M, 2)``: every hex a blocker may be in."""
+    owner: NDArray[np.int64]
+    """``(M,)``: the piece index of each row's blocker."""
+    certain: NDArray[np.bool_]
+    """``(M,)``: the blocker is certainly in its hex (else only a doubtful meeting)."""
+    first: NDArray[np.intp]
+    """``(blockers,)``: each blocker's first row."""
+
+    @staticmethod
+    def of(places: Sequence[Placement], blockers: Sequence[int]) -> BlockingCells:
+        """The cells of the pieces ``blockers`` (indexes into ``places``)."""
+        count = [len(places[k].cells) for k in blockers]
+        sure = [places[k].certain for k in blockers]
+        return BlockingCells(
+            np.array(blockers, np.intp),
+            np.array([c for k in blockers for c in places[k].cells], np.int64).reshape(-1, 2),
+            np.repeat(np.array(blockers, np.int64), count),
+            np.repeat(np.array(sure, bool), count),
+            np.cumsum([0, *count[:-1]]).astype(np.intp),
+        )
+
+
 def sight_codes(
     grid: HexGrid,
     places: Sequence[Placement],
-    blockers: Sequence[int],
+    blocking: BlockingCells,
     i: Index,
     j: Index,
     *,
     who: bool = False,
 ) -> tuple[NDArray[np.int8], NDArray[np.int8] | None]:
     """(LOS code per pair, and with ``who`` the worst meeting per (pair, blocker)) of the
-    pairs ``i[p]``, ``j[p]`` (``(P,)`` each) of pieces with ``places``, the pieces
-    ``blockers`` (indexes into ``places``) blocking where they stand.
+    pairs ``i[p]``, ``j[p]`` (``(P,)`` each) of pieces with ``places`` (only the pairs'
+    are read), the ``blocking`` cells blocking.
 
     Without ``who`` (the all-pairs map) each line is judged by the compiled broad phase
     (:meth:`HexGrid.line_codes`); with ``who`` (a few pairs: the single question, which
     names what blocks) against every blocking hex, by the exact depths the broad phase
     falls back on: the same codes."""
-    rows = np.array([c for k in blockers for c in places[k].cells], np.int64).reshape(-1, 2)
-    owner = np.array([k for k in blockers for _ in places[k].cells], np.int64)
-    certain = np.array([places[k].certain for k in blockers for _ in places[k].cells], bool)
-    sure = np.array([place.certain for place in places], bool)
+    rows, owner, certain = blocking.rows, blocking.owner, blocking.certain
+    # Only the pairs' pieces, renumbered in order (the map: all of them, as they are).
+    held = np.zeros(len(places), bool)
+    held[i] = held[j] = True
+    used = np.flatnonzero(held)
+    rank = np.cumsum(held) - 1
+    i, j = rank[i], rank[j]
+    ours = [places[k] for k in used.tolist()]
+    sure = np.array([place.certain for place in ours], bool)
     both = sure[i] & sure[j]
     # The ways each pair's hexes may lie: the likely ones, then the doubtful pairs' others.
     # Each piece's cells in a padded table (its likely one first): every combination
     # of two pieces' cells at once, the padding masked out.
-    width = max(len(place.cells) for place in places)
-    table = np.zeros((len(places), width, 2), np.int64)
-    table[:, 0] = [place.cell for place in places]
-    filled = np.zeros((len(places), width), bool)
+    width = max(len(place.cells) for place in ours)
+    table = np.zeros((len(ours), width, 2), np.int64)
+    table[:, 0] = [place.cell for place in ours]
+    filled = np.zeros((len(ours), width), bool)
     filled[:, 0] = True
     for k in np.flatnonzero(~sure).tolist():
-        table[k, : len(places[k].cells)] = places[k].cells
-        filled[k, : len(places[k].cells)] = True
+        table[k, : len(ours[k].cells)] = ours[k].cells
+        filled[k, : len(ours[k].cells)] = True
     dp = np.flatnonzero(~both)
     combo = filled[i[dp]][:, :, None] & filled[j[dp]][:, None, :]
     pair = np.broadcast_to(dp[:, None, None], combo.shape)[combo]
@@ -108,7 +143,7 @@ def sight_codes(
     end = np.concatenate([j[sure_pairs] * width, j[pair] * width + slot_b])
     centres = grid.local_centres(table).reshape(-1, 2)
     A, B, C = centres[start], centres[end], grid.local_centres(rows)
-    ends = (start // width, end // width)
+    ends = (used[start // width], used[end // width])
     worst: NDArray[np.int8] | None = None
     if who:
         # Every line against every blocking hex; a blocker is no obstacle to its own lines.
@@ -116,10 +151,9 @@ def sight_codes(
         meet = meeting_codes(depth, certain[None, :])
         meet[(owner[None, :] == ends[0][:, None]) | (owner[None, :] == ends[1][:, None])] = 0
         # Each blocker's hexes are adjacent rows: its worst meeting with each line.
-        first = np.cumsum([0] + [len(places[k].cells) for k in blockers[:-1]])
-        per = np.maximum.reduceat(meet, first, axis=1).astype(np.int8)
+        per = np.maximum.reduceat(meet, blocking.first, axis=1).astype(np.int8)
         best = per.max(axis=1).astype(np.int8)
-        worst = np.zeros((len(i), len(blockers)), np.int8)
+        worst = np.zeros((len(i), len(blocking.pieces)), np.int8)
         np.maximum.at(worst, at, per)
     else:
         # The worst blocking hex on each line, looking only at the hexes near the line.
@@ -198,17 +232,21 @@ class GridSight(Targets):
             if p.state != "destroyed" and self.category(p) in rule.categories
         ]
 
-    def _sight_layout(self, scene: Scene) -> list[tuple[str, Placement]]:
-        """The blockers of the pieces last read and the cells each may be in: every line
-        of sight of a table (``targets`` asks one per enemy) reads them."""
+    def _sight_layout(
+        self, scene: Scene
+    ) -> tuple[list[Placement], dict[str, int], BlockingCells | None]:
+        """(every piece's placement, index by id, the blockers' cells or None) of the
+        pieces last read: every line of sight of a table (``targets`` asks one per
+        enemy) reads them."""
         kept = self.__dict__.get("_sight")
         key = (scene.pieces, scene.table, self.settings)
         if kept is None or any(a is not b for a, b in zip(kept[0], key, strict=True)):
-            every = [
-                (scene.pieces[k].id, self.place(scene, scene.pieces[k]))
-                for k in self.blockers(scene.pieces)
-            ]
-            kept = self.__dict__["_sight"] = (key, every)
+            pieces = scene.pieces
+            blockers = self.blockers(pieces)
+            places = [self.place(scene, p) for p in pieces] if blockers else []
+            index = {p.id: k for k, p in enumerate(pieces)}
+            cells = BlockingCells.of(places, blockers) if blockers else None
+            kept = self.__dict__["_sight"] = (key, (places, index, cells))
         return kept[1]
 
     def ask_los(
@@ -216,32 +254,30 @@ class GridSight(Targets):
     ) -> Verdict:
         """Line of sight: nothing but the :attr:`sight_blockers` blocks (the texts: ships
         and aircraft do not block), between the cells' centres: :func:`sight_codes`
-        asked about one pair (the two ends, then the blockers)."""
+        asked about one pair."""
         firer = piece_arg(scene, query, "from")
         target = piece_arg(scene, query, "to")
         pa, pb = self.place(scene, firer), self.place(scene, target)
         d, doubt, _ = self.cell_distance(scene, pa, pb)
         reasons: list[str] = []
         code, blocking = 0, []
+        places, index, cells = self._sight_layout(scene)
         rule = self.sight_blockers
-        rocks = [
-            (rid, pl) for rid, pl in self._sight_layout(scene) if rid not in (firer.id, target.id)
-        ]
-        if rule is None or not rocks:
+        a, b = index[firer.id], index[target.id]
+        if rule is None or cells is None or not set(cells.pieces.tolist()) - {a, b}:
             reasons.append(self.open_sight)
         else:
             g = self.grid(scene.table)
             assert isinstance(g, HexGrid)  # blockers stand on hexes
-            places = [pa, pb, *(pl for _, pl in rocks)]
-            one = np.zeros(1, np.intp)
-            codes, worst = sight_codes(g, places, range(2, len(places)), one, one + 1, who=True)
+            codes, worst = sight_codes(g, places, cells, np.array([a]), np.array([b]), who=True)
             assert worst is not None
             code = int(codes[0])
+            ids = [scene.pieces[k].id for k in cells.pieces.tolist()]
             if code == 2:
-                blocking = sorted(rocks[n][0] for n in np.flatnonzero(worst[0] == 2).tolist())
+                blocking = sorted(ids[n] for n in np.flatnonzero(worst[0] == 2).tolist())
                 reasons.append(rule.blocked.format(", ".join(blocking)))
             elif code == 1:
-                met = sorted(rocks[n][0] for n in np.flatnonzero(worst[0] >= 1).tolist())
+                met = sorted(ids[n] for n in np.flatnonzero(worst[0] >= 1).tolist())
                 reasons.append(rule.doubtful.format(", ".join(met)))
             else:
                 reasons.append(rule.clear)
@@ -275,7 +311,7 @@ class GridSight(Targets):
             assert isinstance(g, HexGrid)  # blockers stand on hexes
             places = g.place_many(xy, np.array([p.uncertainty for p in pieces], float))
             i, j = np.triu_indices(len(pieces), k=1)
-            final, _ = sight_codes(g, places, blockers, i, j)
+            final, _ = sight_codes(g, places, BlockingCells.of(places, blockers), i, j)
             los[i, j] = final
             los[j, i] = final
         return Visibility(tuple(p.id for p in pieces), dist, los)

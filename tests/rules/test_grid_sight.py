@@ -11,7 +11,7 @@ import pytest
 
 from referee.rules import ruleset_for
 from referee.rules.grid import HexGrid
-from referee.rules.grid_sight import CellBlockers, GridSight, sight_codes
+from referee.rules.grid_sight import BlockingCells, CellBlockers, GridSight, sight_codes
 from referee.rules.pz8_grid_games import Pz8Aerial, Pz8Naval, Pz8Space
 from referee.scene import Piece, Scene, Table
 from referee.sim.tables import random_table
@@ -32,9 +32,10 @@ def test_a_blocker_is_no_obstacle_to_its_own_lines() -> None:
     g = HexGrid(1.5)
     places = [g.place(*g.centre(c)) for c in ((0, 0), (1, 0), (3, 0))]
     i, j = np.array([0, 0]), np.array([1, 2])
-    code, worst = sight_codes(g, places, [1], i, j, who=True)
+    cells = BlockingCells.of(places, [1])
+    code, worst = sight_codes(g, places, cells, i, j, who=True)
     assert code.tolist() == [0, 2] and worst is not None and worst.tolist() == [[0], [2]]
-    assert sight_codes(g, places, [1], i, j)[0].tolist() == [0, 2]
+    assert sight_codes(g, places, cells, i, j)[0].tolist() == [0, 2]
 
 
 def _lattice(seed: int, rotation: float) -> Scene:
