@@ -261,9 +261,11 @@ class GridSight(Targets):
         d, doubt, _ = self.cell_distance(scene, pa, pb)
         reasons: list[str] = []
         code, blocking = 0, []
-        places, index, cells = self._sight_layout(scene)
         rule = self.sight_blockers
-        a, b = index[firer.id], index[target.id]
+        cells = None
+        if rule is not None:  # else nothing may block (Naval, Aerial): no table to lay out
+            places, index, cells = self._sight_layout(scene)
+            a, b = index[firer.id], index[target.id]
         if rule is None or cells is None or not set(cells.pieces.tolist()) - {a, b}:
             reasons.append(self.open_sight)
         else:
