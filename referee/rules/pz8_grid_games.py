@@ -26,15 +26,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from referee.maps import LineReuse, Visibility
 from referee.rules.core import (
     fmt,
     piece_arg,
     worst,
 )
-from referee.rules.grid import Cell, Grid, HexGrid, Placement, ZoneGrid, outlines, spread
+from referee.rules.grid import Cell, HexGrid, Placement, ZoneGrid, outlines, spread
+from referee.rules.grid_sight import CellBlockers, GridSight
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
-from referee.rules.targets import ContactBook, Targets
 from referee.rules.values import PieceField, QueryError, Verdict, name_key
 from referee.scene import Piece, Scene, Table, normalise_edge
 
@@ -55,14 +54,12 @@ def over(values: Iterable[bool | None]) -> bool | None:
 WORD = {True: "yes", False: "no", None: "too close to call"}
 
 
-class GridGame(Targets):
-    """The shared engine: a grid from the table, pieces on cells, answers in cells."""
+class GridGame(GridSight):
+    """The shared engine: a grid from the table, pieces on cells, answers in cells (line
+    of sight: :class:`GridSight`'s, from the declared :attr:`sight_blockers`)."""
 
-    unit_word: ClassVar[str] = "hexes"
     source = SOURCE
     targets_trim = False  # a line of cells costs less than trimming the scene for it
-    blocks_los: ClassVar[tuple[str, ...]] = ()
-    """Piece kinds (categories) that block lines of sight and movement."""
     edge_questions: ClassVar[tuple[str, ...]] = ()
     """Questions whose answer depends on the table edges (where each side deploys)."""
 
@@ -81,9 +78,6 @@ class GridGame(Targets):
 
     # -- the grid ---------------------------------------------------------------------------
 
-    def grid(self, table: Table) -> Grid:
-        raise NotImplementedError
-
     def grid_json(self, table: Table) -> dict[str, Any]:
         """The grid for the dashboard map: kind, cell size and every cell's outline."""
         g = self.grid(table)
@@ -94,39 +88,11 @@ class GridGame(Targets):
             "cells": outlines(g, table.width, table.depth),
         }
 
-    def place(self, scene: Scene, piece: Piece) -> Placement:
-        # Kept per table (a question places each of its pieces several times, and
-        # ``targets`` every enemy); bounded, so a live table's memory stays flat.
-        kept = self.__dict__.get("_places")
-        if (
-            kept is None
-            or kept[0] is not self.settings
-            or kept[1] != scene.table
-            or len(kept[2]) > 4096
-        ):
-            kept = self.__dict__["_places"] = (self.settings, scene.table, {})
-        memo: dict[tuple[float, float, float], Placement] = kept[2]
-        key = (piece.x, piece.y, piece.uncertainty)
-        out = memo.get(key)
-        if out is None:
-            out = memo[key] = self.grid(scene.table).place(*key)
-        return out
-
     def label(self, scene: Scene, cell: Cell) -> str:
         return self.grid(scene.table).label(cell)
 
-    @classmethod
-    def category(cls, piece: Piece) -> str:
-        return cls.kinds.get(name_key(piece.kind), name_key(piece.kind))
-
     def live(self, scene: Scene, *skip: str) -> list[Piece]:
         return [p for p in scene.pieces if p.state != "destroyed" and p.id not in skip]
-
-    def can_act(self, piece: Piece, reasons: list[str]) -> bool:
-        if piece.state == "destroyed":
-            reasons.append(f"{piece.id} is destroyed and may take no actions")
-            return False
-        return True
 
     def where(self, scene: Scene, piece: Piece, place: Placement) -> str:
         """``'in hex 3,-1'`` or ``'in hex 3,-1 or 4,-1 (too close to call)'``."""
@@ -171,73 +137,6 @@ class GridGame(Targets):
             summary=f"cell {piece.id}: {', '.join(details['cells'])}"
             + ("" if ok else " (too close to call)"),
         )
-
-    def cell_distance(
-        self, scene: Scene, a: Placement, b: Placement
-    ) -> tuple[int, int, list[tuple[Cell, Cell, int]]]:
-        """(distance of the likely cells, its doubt in cells, every candidate pair)."""
-        g = self.grid(scene.table)
-        pairs = [(ca, cb, g.distance(ca, cb)) for ca in a.cells for cb in b.cells]
-        likely = g.distance(a.cell, b.cell)
-        return likely, spread([d for _, _, d in pairs], likely), pairs
-
-    def ask_los(
-        self, scene: Scene, query: Mapping[str, Any], book: ContactBook | None = None
-    ) -> Verdict:
-        """Line of sight: nothing but the kinds in :attr:`blocks_los` blocks (the texts:
-        ships and aircraft do not block), between the cells' centres."""
-        firer = piece_arg(scene, query, "from")
-        target = piece_arg(scene, query, "to")
-        pa, pb = self.place(scene, firer), self.place(scene, target)
-        d, doubt, _ = self.cell_distance(scene, pa, pb)
-        reasons: list[str] = []
-        code, blockers = self.los_code(scene, firer, target, pa.cells, pb.cells, reasons)
-        los = ("clear", "doubtful", "blocked")[code]
-        ok = {"clear": True, "doubtful": None, "blocked": False}[los]
-        if not self.can_act(firer, reasons):
-            ok = False
-        return Verdict(
-            "los",
-            ok,
-            tuple(reasons),
-            distance=float(d),
-            uncertainty=float(doubt),
-            los=los,
-            details={"blocking": blockers, "units": self.unit_word},
-            summary=f"los {firer.id} -> {target.id}: {los}"
-            + (f" by {', '.join(blockers)}" if blockers else ""),
-        )
-
-    def los_code(
-        self,
-        scene: Scene,
-        firer: Piece,
-        target: Piece,
-        cells_a: Sequence[Cell],
-        cells_b: Sequence[Cell],
-        reasons: list[str],
-    ) -> tuple[int, list[str]]:
-        """0 clear, 1 doubtful, 2 blocked, and what blocks."""
-        reasons.append(self.open_sight)
-        return 0, []
-
-    open_sight: ClassVar[str] = "nothing on the table blocks line of sight"
-
-    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
-        """All-pairs distance in cells (the likely cells) and LOS, as the single questions."""
-        pieces = list(scene.pieces)
-        g = self.grid(scene.table)
-        xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
-        cells = g.cells_at(xy)
-        dist = g.distances(cells[:, None, :], cells[None, :, :]).astype(float)
-        los = np.zeros((len(pieces), len(pieces)), np.int8)
-        if self.blocks_los:
-            self._los_all(scene, pieces, los)
-        return Visibility(tuple(p.id for p in pieces), dist, los)
-
-    def _los_all(self, scene: Scene, pieces: list[Piece], los: np.ndarray) -> None:
-        """Fill ``los`` (codes of :meth:`los_code`) for a system where something blocks."""
-        raise NotImplementedError
 
     def occupied(
         self, scene: Scene, piece: Piece, cell: Cell, kinds: Callable[[Piece], bool] | None = None
@@ -328,16 +227,6 @@ SPACE_TO_HIT = ((3, "4-6"), (6, "5-6"), (9, "6"))
 
 OVER = 3
 """MPs past a piece's most that a move's cost is still worked out for (to report it)."""
-TOUCH = 1e-9
-"""Inches within which a line meets a hex's edge or corner rather than crossing or missing."""
-
-
-def _rock_codes(depth: np.ndarray, certain: np.ndarray) -> np.ndarray:
-    """0 clear, 1 doubtful, 2 blocked per (line, asteroid hex) from the crossing depth: a
-    line along an edge, or into a hex an asteroid only may be in, is doubtful."""
-    crosses = depth > TOUCH
-    out = np.where(crosses & certain, 2, np.where(depth >= -TOUCH, 1, 0))
-    return np.asarray(out)
 
 
 class HexGame(GridGame):
@@ -520,7 +409,16 @@ class Pz8Space(HexGame):
     aliases = ("pz8 space", "pz8 spaceship", "pz8-sf-space")
     title = "Pz8 Space"
     kinds = SPACE_KINDS
-    blocks_los = ("asteroid",)
+    sight_blockers = CellBlockers(
+        frozenset({"asteroid"}),
+        blocked="the line crosses asteroid {}'s hex: blocked (8)",
+        doubtful="the line runs along the edge of asteroid {}'s hex "
+        "(or a hex is too close to call): doubtful",
+        clear="no asteroid on the line; spaceships do not block (4)",
+    )
+    """Asteroids block LOS (8): the line between the two hex centres crosses an
+    asteroid's hex (blocked), runs along its edge or through its corner, or may cross it
+    where a hex is too close to call (doubtful)."""
     first_forward = True
     open_sight = "spaceships do not block line of sight (4)"
 
@@ -557,124 +455,6 @@ class Pz8Space(HexGame):
 
     def occupies(self, piece: Piece) -> bool:
         return self.category(piece) == "spaceship"
-
-    def rocks(self, scene: Scene, *skip: str) -> list[tuple[str, Placement]]:
-        """The asteroids on the table (not ``skip``) and the hexes each may be in."""
-        # Kept for the pieces last read: every line of sight of a table asks again.
-        kept = self.__dict__.get("_rocks")
-        key = (scene.pieces, scene.table, self.settings)
-        if kept is None or any(a is not b for a, b in zip(kept[0], key, strict=True)):
-            every = [
-                (p.id, self.place(scene, p))
-                for p in self.live(scene)
-                if self.category(p) == "asteroid"
-            ]
-            kept = self.__dict__["_rocks"] = (key, every)
-        return [(rid, place) for rid, place in kept[1] if rid not in skip]
-
-    def los_code(
-        self,
-        scene: Scene,
-        firer: Piece,
-        target: Piece,
-        cells_a: Sequence[Cell],
-        cells_b: Sequence[Cell],
-        reasons: list[str],
-    ) -> tuple[int, list[str]]:
-        """Asteroids block LOS (8): the straight line between the two hex centres crosses
-        an asteroid's hex (blocked), runs along its edge or through its corner, or may
-        cross it where a hex is too close to call (doubtful)."""
-        g = self.grid(scene.table)
-        rocks = self.rocks(scene, firer.id, target.id)
-        if not rocks:
-            reasons.append(self.open_sight)
-            return 0, []
-        rows = np.array([c for _, place in rocks for c in place.cells])
-        owner = np.array([k for k, (_, place) in enumerate(rocks) for _ in place.cells])
-        certain = np.array([place.certain for _, place in rocks])[owner]
-        worst_of: dict[str, int] = {}
-        codes = []
-        for ca in cells_a:
-            for cb in cells_b:
-                depth = g.crossing_depth(np.array([ca]), np.array([cb]), rows)[0]
-                row_code = _rock_codes(depth, certain)
-                code = 0
-                for k, (rid, _) in enumerate(rocks):
-                    c = int(row_code[owner == k].max())
-                    if c:
-                        worst_of[rid] = max(worst_of.get(rid, 0), c)
-                    code = max(code, c)
-                codes.append(code)
-        code = 2 if min(codes) == 2 else (1 if max(codes) >= 1 else 0)
-        blockers = sorted(r for r, c in worst_of.items() if c == 2) if code == 2 else []
-        if code == 2:
-            reasons.append(f"the line crosses asteroid {', '.join(blockers)}'s hex: blocked (8)")
-        elif code == 1:
-            reasons.append(
-                f"the line runs along the edge of asteroid {', '.join(sorted(worst_of))}'s hex "
-                "(or a hex is too close to call): doubtful"
-            )
-        else:
-            reasons.append("no asteroid on the line; spaceships do not block (4)")
-        return code, blockers
-
-    def _los_all(self, scene: Scene, pieces: list[Piece], los: np.ndarray) -> None:
-        """Every pair at once, as :meth:`los_code` judges one: each way the pair's hexes
-        may lie (one for most pairs) against every hex an asteroid may be in."""
-        g = self.grid(scene.table)
-        xy = np.array([p.xy for p in pieces], float).reshape(-1, 2)
-        places = g.place_many(xy, np.array([p.uncertainty for p in pieces], float))
-        rocks = [
-            k
-            for k, p in enumerate(pieces)
-            if p.state != "destroyed" and self.category(p) == "asteroid"
-        ]
-        if not rocks:
-            return
-        rows = np.array([c for k in rocks for c in places[k].cells])
-        owner = np.array([k for k in rocks for _ in places[k].cells])
-        certain = np.array([places[k].certain for k in rocks for _ in places[k].cells])
-        i, j = np.triu_indices(len(pieces), k=1)
-        sure = np.array([place.certain for place in places])
-        both = sure[i] & sure[j]
-        # The ways each pair's hexes may lie: the likely ones, then the doubtful pairs' others.
-        # Each piece's cells in a padded table (its likely one first): every combination
-        # of two pieces' cells at once, the padding masked out.
-        width = max(len(place.cells) for place in places)
-        table = np.zeros((len(places), width, 2), np.int64)
-        table[:, 0] = [place.cell for place in places]
-        filled = np.zeros((len(places), width), bool)
-        filled[:, 0] = True
-        for k in np.flatnonzero(~sure).tolist():
-            table[k, : len(places[k].cells)] = places[k].cells
-            filled[k, : len(places[k].cells)] = True
-        dp = np.flatnonzero(~both)
-        combo = filled[i[dp]][:, :, None] & filled[j[dp]][:, None, :]
-        pair = np.broadcast_to(dp[:, None, None], combo.shape)[combo]
-        slot_a = np.broadcast_to(np.arange(width)[None, :, None], combo.shape)[combo]
-        slot_b = np.broadcast_to(np.arange(width)[None, None, :], combo.shape)[combo]
-        sure_pairs = np.flatnonzero(both)
-        at = np.concatenate([sure_pairs, pair])
-        # Each line by its two ends in the padded table: lines from the same hex of the
-        # same piece share their start.
-        start = np.concatenate([i[sure_pairs] * width, i[pair] * width + slot_a])
-        end = np.concatenate([j[sure_pairs] * width, j[pair] * width + slot_b])
-        centres = g.local_centres(table).reshape(-1, 2)
-        A, B, C = centres[start], centres[end], g.local_centres(rows)
-        # The worst asteroid hex on each line, as _rock_codes judges it, looking only at
-        # the hexes near the line. An asteroid never blocks a line it is an end of.
-        ends = (start // width, end // width)
-        best = g.line_codes(A, B, start, C, certain, TOUCH, ends, owner)
-        # Over the ways each pair's hexes may lie: blocked only when every way is,
-        # doubtful when any way is not clear.
-        lo_code = np.full(len(i), 2, np.int8)
-        lo_code[at[best <= 1]] = 1
-        lo_code[at[best == 0]] = 0
-        hi_code = np.zeros(len(i), np.int8)
-        hi_code[at[best >= 1]] = 1
-        final = np.where(lo_code == 2, 2, np.where(hi_code >= 1, 1, 0)).astype(np.int8)
-        los[i, j] = final
-        los[j, i] = final
 
     def judge_range(self, scene: Scene, query: RangeQuery) -> Verdict:
         """Fire from ``from`` at ``to`` in hexes: straight forward (the row of hexes ahead

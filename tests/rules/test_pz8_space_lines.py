@@ -11,7 +11,9 @@ import pytest
 
 from referee.rules import find_ruleset, ruleset_for
 from referee.rules.grid import HexGrid
-from referee.rules.pz8_grid_games import TOUCH, Pz8Space, _rock_codes
+from referee.rules.grid_sight import TOUCH
+from referee.rules.grid_sight import meeting_codes as _rock_codes
+from referee.rules.pz8_grid_games import Pz8Space
 from referee.scene import Piece, Scene, Table
 from referee.sim.tables import random_table
 
