@@ -35,6 +35,7 @@ from referee.rules.grid import Cell, HexGrid, Placement, ZoneGrid, outlines, spr
 from referee.rules.grid_sight import CellBlockers, GridSight
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
 from referee.rules.values import PieceField, QueryError, Verdict, name_key
+from referee.rules.wording import LEGAL, MAY_FIRE, WITHIN, YES, Words
 from referee.scene import Piece, Scene, Table, normalise_edge
 
 SOURCE = "004_6d86763d460ce231.txt"
@@ -49,9 +50,6 @@ def over(values: Iterable[bool | None]) -> bool | None:
     if seen == {False}:
         return False
     return None
-
-
-WORD = {True: "yes", False: "no", None: "too close to call"}
 
 
 class GridGame(GridSight):
@@ -358,7 +356,7 @@ class HexGame(GridGame):
             occ_ok = True
         acting = self.can_act(piece, reasons)
         ok = False if not acting else worst([ok_mp, occ_ok])
-        word = {True: "legal", False: "illegal", None: "too close to call"}[ok]
+        word = LEGAL(ok)
         spread_mp = max((abs(c - likely) for c in known), default=0) if likely is not None else 0
         return Verdict(
             "move",
@@ -475,14 +473,12 @@ class Pz8Space(HexGame):
         facing = "/".join(f"{s} ({g.side_heading(s):g} deg)" for s in sides)
         reasons.append(
             f"{d} hexes{' (+/-' + str(doubt) + ')' if doubt else ''}: "
-            + {True: "within", False: "beyond", None: "too close to call at"}[in_range]
+            + WITHIN(in_range)
             + f" {limit} hexes"
         )
         reasons.append(
             f"{firer.id} faces side {facing}: {target.id} is "
-            + {True: "straight ahead", False: "not straight ahead", None: "maybe straight ahead"}[
-                ahead
-            ]
+            + Words("straight ahead", "not straight ahead", "maybe straight ahead")(ahead)
             + " (spaceships fire straight forward, 4)"
         )
         details: dict[str, Any] = {
@@ -504,7 +500,7 @@ class Pz8Space(HexGame):
         ok = worst([in_range, ahead])
         if not self.can_act(firer, reasons):
             ok = False
-        word = {True: "may fire", False: "may not fire", None: "too close to call"}[ok]
+        word = MAY_FIRE(ok)
         return Verdict(
             "range",
             ok,
@@ -774,10 +770,8 @@ class AerialGame(HexGame):
         if modifiers:
             details["modifiers"] = modifiers
         ok = worst([verdict.ok, *oks])
-        word = {True: "may fire", False: "may not fire", None: "too close to call"}[ok]
-        summary = verdict.summary.replace(
-            {True: "may fire", False: "may not fire", None: "too close to call"}[verdict.ok], word
-        )
+        word = MAY_FIRE(ok)
+        summary = verdict.summary.replace(MAY_FIRE(verdict.ok), word)
         return dataclasses.replace(
             verdict, ok=ok, reasons=tuple(reasons), details=details, summary=summary
         )
@@ -847,7 +841,7 @@ class AerialGame(HexGame):
             tuple(reasons),
             details={"tailed_by": who},
             summary=f"tailing {piece.id}: "
-            + ({True: f"tailed by {', '.join(who)}", False: "not tailed", None: "doubtful"}[ok]),
+            + (Words(f"tailed by {', '.join(who)}", "not tailed", "doubtful")(ok)),
         )
 
     def arc_test(self, scene: Scene, firer: Piece, target: Piece, rear: bool) -> bool | None:
@@ -893,11 +887,11 @@ class AerialGame(HexGame):
         reasons[:0] = [self.where(scene, firer, pa), self.where(scene, target, pb)]
         reasons.append(
             f"{d} hexes{' (+/-' + str(doubt) + ')' if doubt else ''}: "
-            + {True: "within", False: "outside", None: "too close to call at"}[in_range]
+            + Words("within", "outside", "too close to call at")(in_range)
             + f" {weapon} range {low}-{high} hexes"
         )
-        word_arc = {True: "inside", False: "outside", None: "too close to call at the edge of"}
-        reasons.append(f"{target.id} is {word_arc[arc]} {firer.id}'s {weapon} arc")
+        word_arc = Words("inside", "outside", "too close to call at the edge of")
+        reasons.append(f"{target.id} is {word_arc(arc)} {firer.id}'s {weapon} arc")
         details.update({"units": "hexes", "weapon": weapon, "arc": arc, "min_range": low})
         details["from_cell"], details["to_cell"] = g.label(pa.cell), g.label(pb.cell)
         if in_range is not False and d in to_hit:
@@ -906,7 +900,7 @@ class AerialGame(HexGame):
         ok = worst([in_range, arc, alt_ok])
         if not self.can_act(firer, reasons):
             ok = False
-        word = {True: "may fire", False: "may not fire", None: "too close to call"}[ok]
+        word = MAY_FIRE(ok)
         return Verdict(
             "range",
             ok,
@@ -955,9 +949,7 @@ class Pz8Aerial(AerialGame):
         d, doubt, pairs = self.cell_distance(scene, pa, pb)
         ok = over(dd == 1 for _, _, dd in pairs)
         reasons = [self.where(scene, plane, pa), self.where(scene, target, pb)]
-        reasons.append(
-            f"{d} hexes apart: " + {True: "adjacent", False: "not adjacent", None: "doubtful"}[ok]
-        )
+        reasons.append(f"{d} hexes apart: " + Words("adjacent", "not adjacent", "doubtful")(ok))
         if not self.can_act(plane, reasons):
             ok = False
         return Verdict(
@@ -968,7 +960,7 @@ class Pz8Aerial(AerialGame):
             uncertainty=float(doubt),
             limit=1.0,
             details={"units": "hexes"},
-            summary=f"ground_attack {plane.id} -> {target.id}: {d} hexes, {WORD[ok]}",
+            summary=f"ground_attack {plane.id} -> {target.id}: {d} hexes, {YES(ok)}",
         )
 
 
@@ -1030,7 +1022,7 @@ class Pz8Aerial1965(AerialGame):
         if weapon == "hs":
             same = over(a == b for a in self.sides(scene, firer) for b in self.sides(scene, target))
             reasons.append(
-                f"{target.id} flying the same direction: {WORD[same]} (heat-seeking missiles)"
+                f"{target.id} flying the same direction: {YES(same)} (heat-seeking missiles)"
             )
             oks.append(same)
         return oks
@@ -1299,7 +1291,7 @@ class Pz8Naval(GridGame):
             ok = False
         if not self.can_act(piece, reasons):
             ok = False
-        word = {True: "legal", False: "illegal", None: "too close to call"}[ok]
+        word = LEGAL(ok)
         return Verdict(
             "move",
             ok,
@@ -1342,7 +1334,7 @@ class Pz8Naval(GridGame):
         ok = over(1 <= dd <= limit for _, _, dd in pairs)
         reasons.append(
             f"{d} zones{' (+/-' + str(doubt) + ')' if doubt else ''}: "
-            + {True: "within", False: "beyond", None: "too close to call at"}[ok]
+            + WITHIN(ok)
             + f" the {weapon} battery's {limit} zones"
         )
         details: dict[str, Any] = {"units": "zones", "weapon": weapon}
@@ -1368,7 +1360,7 @@ class Pz8Naval(GridGame):
             reasons.append(f"{firer.id} is protected by a smoke screen: it can't fire (4)")
             ok = False
         ok = self._fit(firer, ok, reasons)
-        word = {True: "in range", False: "may not fire", None: "too close to call"}[ok]
+        word = Words("in range", "may not fire")(ok)
         return Verdict(
             "range",
             ok,
@@ -1394,11 +1386,7 @@ class Pz8Naval(GridGame):
         left = self.ship(firer).torpedoes if left is None else left
         d, doubt, pairs = self.cell_distance(scene, pa, pb)
         ok = over(dd <= 1 for _, _, dd in pairs)
-        reasons.append(
-            f"{d} zones: "
-            + {True: "within", False: "beyond", None: "too close to call at"}[ok]
-            + " torpedo range of 1 zone; hit on 1-3 (11)"
-        )
+        reasons.append(f"{d} zones: " + WITHIN(ok) + " torpedo range of 1 zone; hit on 1-3 (11)")
         if not left:
             reasons.append(f"{firer.id} has no torpedo salvos")
             ok = False
@@ -1411,5 +1399,5 @@ class Pz8Naval(GridGame):
             uncertainty=float(doubt),
             limit=1.0,
             details={"units": "zones", "salvos": left},
-            summary=f"torpedo {firer.id} -> {target.id}: {d} zones, {WORD[ok]}",
+            summary=f"torpedo {firer.id} -> {target.id}: {d} zones, {YES(ok)}",
         )
