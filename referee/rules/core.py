@@ -64,6 +64,7 @@ from referee.rules.queries import (
     piece_arg,
     pose_arg,
 )
+from referee.rules.settings import setting
 from referee.rules.sight import Hidden, LosFilter, SeesAll, SightLimit, WhollyInside
 from referee.rules.targets import (
     ContactBook,
@@ -230,27 +231,51 @@ class TableRuleset(Targets):
         Distances are inches.
         """
 
-        range_measure: str = "centre"
-        """How range is measured: ``centre`` (base centre to base centre), ``edge``
-        (nearest base edges) or ``clear`` (edge to edge by a line crossing no other unit)."""
-        move_measure: str = "front"
-        """``front``: displacement of the front-centre point of the base; ``centre``."""
-        move_path: str = "swept"
-        """``swept``: the move's path is the base swept along the straight line between the
-        start and end centres; ``centre``: only that centre line."""
-        blocking: tuple[str, ...] = ("woods", "building", "hill")
-        """Terrain kinds that block LOS through (not into or out of) them."""
-        difficult: tuple[str, ...] = ("woods", "building", "hill", "difficult", "rough")
-        """Terrain kinds that end a move when entered (systems that halve instead say so)."""
-        impassable: tuple[str, ...] = ("river", "water")
-        """Terrain kinds no unit may cross, except where a crossing lies over them."""
-        crossings: tuple[str, ...] = ("bridge",)
-        """Terrain kinds that carry units over impassable terrain (the base centre on it)."""
-        wrecks_block: bool = True
-        """Destroyed vehicles left on the table are burning wrecks that block LOS."""
-        forests: bool = True
-        """Woods pieces that touch or overlap form one forest: a line along the seam between
-        two runs through the forest, and a unit in one sees out of the whole forest."""
+        range_measure: str = setting(
+            "centre",
+            (
+                "How range is measured: ``centre`` (base centre to base centre), ``edge`` "
+                "(nearest base edges) or ``clear`` (edge to edge by a line crossing no other "
+                "unit)."
+            ),
+        )
+        move_measure: str = setting(
+            "front", "``front``: displacement of the front-centre point of the base; ``centre``."
+        )
+        move_path: str = setting(
+            "swept",
+            (
+                "``swept``: the move's path is the base swept along the straight line between "
+                "the start and end centres; ``centre``: only that centre line."
+            ),
+        )
+        blocking: tuple[str, ...] = setting(
+            ("woods", "building", "hill"),
+            "Terrain kinds that block LOS through (not into or out of) them.",
+        )
+        difficult: tuple[str, ...] = setting(
+            ("woods", "building", "hill", "difficult", "rough"),
+            ("Terrain kinds that end a move when entered (systems that halve instead say so)."),
+        )
+        impassable: tuple[str, ...] = setting(
+            ("river", "water"),
+            "Terrain kinds no unit may cross, except where a crossing lies over them.",
+        )
+        crossings: tuple[str, ...] = setting(
+            ("bridge",),
+            ("Terrain kinds that carry units over impassable terrain (the base centre on it)."),
+        )
+        wrecks_block: bool = setting(
+            True, "Destroyed vehicles left on the table are burning wrecks that block LOS."
+        )
+        forests: bool = setting(
+            True,
+            (
+                "Woods pieces that touch or overlap form one forest: a line along the seam "
+                "between two runs through the forest, and a unit in one sees out of the whole "
+                "forest."
+            ),
+        )
 
         def __post_init__(self) -> None:
             for key in ("blocking", "difficult", "impassable", "crossings"):

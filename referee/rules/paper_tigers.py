@@ -62,6 +62,7 @@ from referee.rules.core import (
 )
 from referee.rules.flow import Declared, GameFlow, Judgement, SettledMove
 from referee.rules.queries import LosQuery, PairQuery, RangeQuery
+from referee.rules.settings import setting
 from referee.rules.targets import ContactBook
 from referee.rules.values import (
     PieceField,
@@ -121,46 +122,68 @@ class PaperTigers(Deployment):
         base centre) or ``"edge"`` (nearest points of the two bases).
         """
 
-        range_measure: str = "centre"
-        """How the 12" infantry range is measured (the rules use centres for LOS)."""
-        forests: bool = True
-        """Woods pieces that touch or overlap form one forest: a line along the seam between
-        two runs through the forest and is blocked. A unit sees out of only the woods area
-        its centre is in, as far as the next one, which blocks LOS through it (D.2
-        designer's note); ``false``: every woods piece blocks on its own."""
-        infantry_range: float = 12.0
-        """Infantry may fire only at targets within this (D.2); others at any distance."""
-        follow_distance: str = "edge"
-        """How "within 3 inches" is measured for Follow Me."""
-        follow_radius: float = 3.0
-        """Follow Me reach: each follower within this of the unit it follows (E)."""
-        chain_length: int = 3
-        """Most models acting on one card by Follow Me, leader included."""
-        max_actions: int = 2
-        """Most actions per model per turn, own cards and following together."""
-        max_cards: int = 2
-        """Most cards assigned to one model."""
-        move_cap: float = 6.0
-        """Most inches infantry and unlimbered guns move on one card."""
-        objective_radius: float = 3.0
-        """No enemy within this of an objective for a side to control it."""
-        objective_measure: str = "edge"
-        """Enemy distance to an objective: from the nearest point of its base (``"edge"``)
-        or its centre (``"centre"``) to the feature's outline (0 inside)."""
-        deployment_fraction: float = 1 / 3
-        """Set-up depth as a fraction of the table from the own edge."""
-        deployment_measure: str = "base"
-        """``"base"``: the whole base must be inside the zone; ``"centre"``: its centre."""
-        halftrack_points: int = 3
-        """Victory points for a halftrack: the book names squads and unarmoured vehicles (1),
-        guns and armoured cars (3) and tanks (5); a halftrack gets an armour roll like an
-        armoured car, so it counts as one by default."""
-        marginal_margin: float = 3.0
-        """A win by fewer victory points than this is only marginal."""
-        towing: tuple[str, ...] = ("truck", "halftrack", "weapons carrier", "jeep")
-        """Vehicle categories that may tow a gun (not tanks or armoured cars, F.6)."""
-        carriers: tuple[str, ...] = ("truck", "halftrack", "tank")
-        """Vehicle categories a squad may ride (F.1)."""
+        range_measure: str = setting(
+            "centre", 'How the 12" infantry range is measured (the rules use centres for LOS).'
+        )
+        forests: bool = setting(
+            True,
+            (
+                "Woods pieces that touch or overlap form one forest: a line along the seam "
+                "between two runs through the forest and is blocked. A unit sees out of only "
+                "the woods area its centre is in, as far as the next one, which blocks LOS "
+                "through it (D.2 designer's note); ``false``: every woods piece blocks on its "
+                "own."
+            ),
+        )
+        infantry_range: float = setting(
+            12.0, "Infantry may fire only at targets within this (D.2); others at any distance."
+        )
+        follow_distance: str = setting("edge", 'How "within 3 inches" is measured for Follow Me.')
+        follow_radius: float = setting(
+            3.0, "Follow Me reach: each follower within this of the unit it follows (E)."
+        )
+        chain_length: int = setting(
+            3, "Most models acting on one card by Follow Me, leader included."
+        )
+        max_actions: int = setting(
+            2, "Most actions per model per turn, own cards and following together."
+        )
+        max_cards: int = setting(2, "Most cards assigned to one model.")
+        move_cap: float = setting(6.0, "Most inches infantry and unlimbered guns move on one card.")
+        objective_radius: float = setting(
+            3.0, "No enemy within this of an objective for a side to control it."
+        )
+        objective_measure: str = setting(
+            "edge",
+            (
+                "Enemy distance to an objective: from the nearest point of its base "
+                '(``"edge"``) or its centre (``"centre"``) to the feature\'s outline (0 inside).'
+            ),
+        )
+        deployment_fraction: float = setting(
+            1 / 3, "Set-up depth as a fraction of the table from the own edge."
+        )
+        deployment_measure: str = setting(
+            "base", '``"base"``: the whole base must be inside the zone; ``"centre"``: its centre.'
+        )
+        halftrack_points: int = setting(
+            3,
+            (
+                "Victory points for a halftrack: the book names squads and unarmoured vehicles "
+                "(1), guns and armoured cars (3) and tanks (5); a halftrack gets an armour roll "
+                "like an armoured car, so it counts as one by default."
+            ),
+        )
+        marginal_margin: float = setting(
+            3.0, "A win by fewer victory points than this is only marginal."
+        )
+        towing: tuple[str, ...] = setting(
+            ("truck", "halftrack", "weapons carrier", "jeep"),
+            "Vehicle categories that may tow a gun (not tanks or armoured cars, F.6).",
+        )
+        carriers: tuple[str, ...] = setting(
+            ("truck", "halftrack", "tank"), "Vehicle categories a squad may ride (F.1)."
+        )
 
         def check(self) -> None:
             super().check()

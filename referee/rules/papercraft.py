@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from referee.rules.checks import BaseSizes
 from referee.rules.core import Deployment, Finding, TableRuleset, inches
 from referee.rules.queries import RangeQuery
+from referee.rules.settings import setting
 from referee.rules.values import PieceField, Verdict, name_key
 from referee.scene import Piece, Scene
 
@@ -53,20 +54,23 @@ class Papercraft(Deployment):
     class Settings(TableRuleset.Settings):
         """Conventions where Papercraft is silent. Distances are inches."""
 
-        range_measure: str = "clear"
-        """Edge to edge, crossing no other unit (``edge`` ignores units; ``centre``)."""
-        blocking: tuple[str, ...] = ()
-        """The rules have no terrain yet: no terrain blocks by default."""
-        difficult: tuple[str, ...] = ()
-        """No terrain stops a move by default."""
-        wrecks_block: bool = False
-        """Flipped corpses are moved over, and do not block range lines."""
-        start_zone: float = 10.0
-        """Each player's start zone: this far from its own edge."""
-        template_tolerance: float = 0.1
-        """How far a base may differ from its template size (hand-cut paper)."""
-        melee_reach: float = 0.0
-        """How far a melee attack (``melee``, no ``range``) reaches: 0 is base contact."""
+        range_measure: str = setting(
+            "clear", "Edge to edge, crossing no other unit (``edge`` ignores units; ``centre``)."
+        )
+        blocking: tuple[str, ...] = setting(
+            (), "The rules have no terrain yet: no terrain blocks by default."
+        )
+        difficult: tuple[str, ...] = setting((), "No terrain stops a move by default.")
+        wrecks_block: bool = setting(
+            False, "Flipped corpses are moved over, and do not block range lines."
+        )
+        start_zone: float = setting(10.0, "Each player's start zone: this far from its own edge.")
+        template_tolerance: float = setting(
+            0.1, "How far a base may differ from its template size (hand-cut paper)."
+        )
+        melee_reach: float = setting(
+            0.0, "How far a melee attack (``melee``, no ``range``) reaches: 0 is base contact."
+        )
 
     settings: Papercraft.Settings
 

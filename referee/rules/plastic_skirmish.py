@@ -70,6 +70,7 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.queries import MoveQuery
+from referee.rules.settings import setting
 from referee.rules.sight import SightLimit, WhollyInside
 from referee.rules.values import PieceField, QueryError, Verdict, as_ids, judge, name_key
 from referee.rules.wording import HOLDS, INSIDE, LEGAL, WITHIN, YES, Words
@@ -169,60 +170,94 @@ class PlasticSkirmish(Deployment):
     class Settings(TableRuleset.Settings):
         """Conventions where the text is silent. Distances are inches."""
 
-        range_measure: str = "edge"
-        """Range between the nearest points of the two bases (the text names none)."""
-        move_measure: str = "centre"
-        """Figures have no front: moves are measured at the base centre."""
-        blocking: tuple[str, ...] = ("woods", "building")
-        """No seeing through woods or buildings; figures at their edges are visible."""
-        difficult: tuple[str, ...] = ()
-        """Nothing stops a move on entry: only figures may enter woods at all."""
-        impassable: tuple[str, ...] = ("water", "river")
-        """Nothing crosses these, except that boats (``boats``) move on ``water`` kinds."""
-        water: tuple[str, ...] = ("water", "river")
-        """Water: assault rafts, landing craft and amphibs move on it (6in a turn)."""
-        boats: tuple[str, ...] = ("assault raft", "landing craft", "amphib")
-        """Kinds that may move on water."""
-        amphib_water_move: float = 6.0
-        """An amphib moves 6in on water, 12in on land: 6in when any of the move's centre line
-        is in water (or it starts or ends there)."""
-        walls: tuple[str, ...] = ("wall", "fortification")
-        """Terrain that gives cover (figures) and hull-down (vehicles) behind it."""
-        opfire_move: float = 2.0
-        """Moving more than this may trigger opportunity fire."""
-        repeat_radius: float = 6.0
-        """A repeat shot needs a new target within this of the original (MG: last) one."""
-        exact_range: float = 3.0
-        """At this range or less the exact target dies."""
-        load_radius: float = 3.0
-        """Passengers start within this of the vehicle; unloaded figures are placed within."""
-        wire_move: float = 1.0
-        """Figures crossing barbed wire move at most this far."""
-        road_move: float = 24.0
-        """A truck moving entirely on road moves this far (2ft)."""
-        tiger_range: float = 36.0
-        """Tiger tanks fire as tanks (36in); one scenario gives them 4ft (48)."""
-        sight_limit: float | None = None
-        """Dust clouds: nobody sees farther than this (12 in that scenario), so both range
-        and LOS stop there (measured as range is); None: no dust."""
-        first_zone: float = 3.0
-        """The side setting up first places its units within this of its edge."""
-        pillbox_zone: float = 12.0
-        """...its pillboxes within this."""
-        second_zone: float = 12.0
-        """The other side places its units within this of the opposite edge."""
-        rear_armor_kinds: tuple[str, ...] = ("tank", "tiger tank", "aa tank")
-        """The tanks whose rear armour cannon fire from behind the rear-edge line hits."""
-        terrain_min_side: float = 6.0
-        """Terrain pieces are 6in to 2ft on a side (the basic game's set-up)..."""
-        terrain_max_side: float = 24.0
-        """...measured as the sides of the smallest rectangle around the piece."""
-        terrain_spacing: float = 24.0
-        """No player places a feature within 2ft of one he placed before (outline to
-        outline: at least this far apart)."""
-        exit_width: float = 4.0
-        """Units leaving through the centre this-wide stretch of an enemy's edge count: the
-        base reaches the edge with its centre within the stretch (never one's own edge)."""
+        range_measure: str = setting(
+            "edge", "Range between the nearest points of the two bases (the text names none)."
+        )
+        move_measure: str = setting(
+            "centre", "Figures have no front: moves are measured at the base centre."
+        )
+        blocking: tuple[str, ...] = setting(
+            ("woods", "building"),
+            "No seeing through woods or buildings; figures at their edges are visible.",
+        )
+        difficult: tuple[str, ...] = setting(
+            (), "Nothing stops a move on entry: only figures may enter woods at all."
+        )
+        impassable: tuple[str, ...] = setting(
+            ("water", "river"),
+            "Nothing crosses these, except that boats (``boats``) move on ``water`` kinds.",
+        )
+        water: tuple[str, ...] = setting(
+            ("water", "river"),
+            "Water: assault rafts, landing craft and amphibs move on it (6in a turn).",
+        )
+        boats: tuple[str, ...] = setting(
+            ("assault raft", "landing craft", "amphib"), "Kinds that may move on water."
+        )
+        amphib_water_move: float = setting(
+            6.0,
+            (
+                "An amphib moves 6in on water, 12in on land: 6in when any of the move's centre "
+                "line is in water (or it starts or ends there)."
+            ),
+        )
+        walls: tuple[str, ...] = setting(
+            ("wall", "fortification"),
+            "Terrain that gives cover (figures) and hull-down (vehicles) behind it.",
+        )
+        opfire_move: float = setting(2.0, "Moving more than this may trigger opportunity fire.")
+        repeat_radius: float = setting(
+            6.0, "A repeat shot needs a new target within this of the original (MG: last) one."
+        )
+        exact_range: float = setting(3.0, "At this range or less the exact target dies.")
+        load_radius: float = setting(
+            3.0,
+            ("Passengers start within this of the vehicle; unloaded figures are placed within."),
+        )
+        wire_move: float = setting(1.0, "Figures crossing barbed wire move at most this far.")
+        road_move: float = setting(24.0, "A truck moving entirely on road moves this far (2ft).")
+        tiger_range: float = setting(
+            36.0, "Tiger tanks fire as tanks (36in); one scenario gives them 4ft (48)."
+        )
+        sight_limit: float | None = setting(
+            None,
+            (
+                "Dust clouds: nobody sees farther than this (12 in that scenario), so both "
+                "range and LOS stop there (measured as range is); None: no dust."
+            ),
+        )
+        first_zone: float = setting(
+            3.0, "The side setting up first places its units within this of its edge."
+        )
+        pillbox_zone: float = setting(12.0, "...its pillboxes within this.")
+        second_zone: float = setting(
+            12.0, "The other side places its units within this of the opposite edge."
+        )
+        rear_armor_kinds: tuple[str, ...] = setting(
+            ("tank", "tiger tank", "aa tank"),
+            "The tanks whose rear armour cannon fire from behind the rear-edge line hits.",
+        )
+        terrain_min_side: float = setting(
+            6.0, "Terrain pieces are 6in to 2ft on a side (the basic game's set-up)..."
+        )
+        terrain_max_side: float = setting(
+            24.0, "...measured as the sides of the smallest rectangle around the piece."
+        )
+        terrain_spacing: float = setting(
+            24.0,
+            (
+                "No player places a feature within 2ft of one he placed before (outline to "
+                "outline: at least this far apart)."
+            ),
+        )
+        exit_width: float = setting(
+            4.0,
+            (
+                "Units leaving through the centre this-wide stretch of an enemy's edge count: "
+                "the base reaches the edge with its centre within the stretch (never one's own "
+                "edge)."
+            ),
+        )
 
     settings: PlasticSkirmish.Settings
 

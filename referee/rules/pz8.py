@@ -66,6 +66,7 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.queries import MoveQuery, RangeQuery
+from referee.rules.settings import setting
 from referee.rules.sight import Hidden, LosFilter, SeesAll
 from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
 from referee.rules.wording import WITHIN, Words
@@ -153,41 +154,63 @@ class Pz8(TableRuleset):
     class Settings(TableRuleset.Settings):
         """Conventions where the Pz8 texts are silent. Distances are inches."""
 
-        range_measure: str = "centre"
-        """Range is measured 360 degrees from the centre of the base (7)."""
-        move_measure: str = "centre"
-        """The texts do not say where a move is measured: base centre by default
-        (``front`` switches to the front-centre point)."""
-        blocking: tuple[str, ...] = (
-            *("woods", "building", "hill", "rough", "difficult", "smoke", "fortification"),
+        range_measure: str = setting(
+            "centre", "Range is measured 360 degrees from the centre of the base (7)."
         )
-        """Non-open ground blocks LOS (5) and smoke counters do (11): through, not into or
-        out of (a unit inside is seen within 5in, the hidden-unit rule)."""
-        difficult: tuple[str, ...] = ("minefield", "wire")
-        """A unit entering a minefield or wire stops (11); rough ground halves instead."""
-        arc: float = 45.0
-        """Width of the forward firing arc, degrees (7)."""
-        hidden_radius: float = 5.0
-        """Hidden units are visible only within this, unless they fired this turn (5)."""
-        rough_factor: float = 2.0
-        """Each inch in rough ground costs this many (halved movement, 4)."""
-        road_factor: float = 0.5
-        """Each inch on a road costs this many (doubled movement, 4)."""
-        aa_radius: float = 6.0
-        """The target side's AA guns within this of it reduce an air attack (12)."""
-        sam_radius: float = 40.0
-        """The target side's SAM teams within this of it reduce an air attack (12)."""
-        contact_terrain: tuple[str, ...] = ("building", "fortification")
-        """A unit touching one of these is in close combat with the nearest enemy unit(s)
-        inside it (buildings and field defences, 5)."""
-        laser_bonus: float = 0.5
-        """Laser range finders add this fraction to a gun's range (1975-2010, 7)."""
-        counter_size: float = 1.0
-        """Minefield and smoke counters are squares this big; wire sections this wide (11)."""
-        section_tolerance: float = 0.0
-        """Slack either way on a counter's size (0: exactly ``counter_size``)."""
-        deviation_inch: float = 1.0
-        """Indirect fire that misses deviates one D6 times this many inches (5)."""
+        move_measure: str = setting(
+            "centre",
+            (
+                "The texts do not say where a move is measured: base centre by default "
+                "(``front`` switches to the front-centre point)."
+            ),
+        )
+        blocking: tuple[str, ...] = setting(
+            (*("woods", "building", "hill", "rough", "difficult", "smoke", "fortification"),),
+            (
+                "Non-open ground blocks LOS (5) and smoke counters do (11): through, not into "
+                "or out of (a unit inside is seen within 5in, the hidden-unit rule)."
+            ),
+        )
+        difficult: tuple[str, ...] = setting(
+            ("minefield", "wire"),
+            "A unit entering a minefield or wire stops (11); rough ground halves instead.",
+        )
+        arc: float = setting(45.0, "Width of the forward firing arc, degrees (7).")
+        hidden_radius: float = setting(
+            5.0, "Hidden units are visible only within this, unless they fired this turn (5)."
+        )
+        rough_factor: float = setting(
+            2.0, "Each inch in rough ground costs this many (halved movement, 4)."
+        )
+        road_factor: float = setting(
+            0.5, "Each inch on a road costs this many (doubled movement, 4)."
+        )
+        aa_radius: float = setting(
+            6.0, "The target side's AA guns within this of it reduce an air attack (12)."
+        )
+        sam_radius: float = setting(
+            40.0, "The target side's SAM teams within this of it reduce an air attack (12)."
+        )
+        contact_terrain: tuple[str, ...] = setting(
+            ("building", "fortification"),
+            (
+                "A unit touching one of these is in close combat with the nearest enemy unit(s) "
+                "inside it (buildings and field defences, 5)."
+            ),
+        )
+        laser_bonus: float = setting(
+            0.5, "Laser range finders add this fraction to a gun's range (1975-2010, 7)."
+        )
+        counter_size: float = setting(
+            1.0,
+            ("Minefield and smoke counters are squares this big; wire sections this wide (11)."),
+        )
+        section_tolerance: float = setting(
+            0.0, "Slack either way on a counter's size (0: exactly ``counter_size``)."
+        )
+        deviation_inch: float = setting(
+            1.0, "Indirect fire that misses deviates one D6 times this many inches (5)."
+        )
 
         def __post_init__(self) -> None:
             super().__post_init__()
@@ -1049,9 +1072,13 @@ class Pz8SciFi(Pz8):
     class Settings(Pz8.Settings):
         """Sci-Fi conventions (Pz8 conventions plus the GEV move)."""
 
-        gev_move: float = 12.0
-        """The movement list says GEV 18in, the sample units 12in: the sample-unit table
-        is followed (switch to 18 for the movement list)."""
+        gev_move: float = setting(
+            12.0,
+            (
+                "The movement list says GEV 18in, the sample units 12in: the sample-unit table "
+                "is followed (switch to 18 for the movement list)."
+            ),
+        )
 
     settings: Pz8SciFi.Settings
 

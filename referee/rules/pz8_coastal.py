@@ -68,6 +68,7 @@ from referee.rules.core import (
 )
 from referee.rules.flow import Declared, GameFlow, Judgement, SettledMove
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
+from referee.rules.settings import setting
 from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
 from referee.rules.wording import HALF_RANGE, WITHIN, Words
 from referee.scene import Piece, Scene
@@ -324,51 +325,88 @@ class Pz8Coastal(Spotting):
         """Conventions where the Coastal text is silent. Distances are inches at 1/1250
         (``scale`` doubles them)."""
 
-        scale: str = "1/1250"
-        """Model scale: ``1/1250``, or ``1/600`` / ``1/700``, which double every distance of
-        the rules (speeds, pivots, ranges, torpedo runs, visibility) (1)."""
-        range_measure: str = "centre"
-        """The text does not say where range is measured: base centre to base centre like
-        the other Pz8 sets (``edge``: nearest base edges)."""
-        move_measure: str = "centre"
-        """A move is the path of the base centre (the tracked path when given)."""
-        blocking: tuple[str, ...] = (*LAND, "smoke")
-        """Land and smoke block sight; vessels always do (6)."""
-        difficult: tuple[str, ...] = ()
-        """Nothing at sea ends a move on entry."""
-        impassable: tuple[str, ...] = LAND
-        """No vessel enters land (the centre line of each step of the path)."""
-        crossings: tuple[str, ...] = ()
-        """Nothing carries a vessel over land."""
-        wrecks_block: bool = False
-        """A sunk vessel (``state: destroyed``) is gone; a wrecked one still blocks sight."""
-        arc: float = 90.0
-        """Width of each gun arc, degrees: +/-45 forward, aft, port or starboard (6)."""
-        pivot: float = 45.0
-        """Degrees a vessel may pivot for every ``pivot_run_fast`` or ``pivot_run`` inches of
-        straight movement (4)."""
-        pivot_run_fast: float = 1.0
-        """Inches of straight movement per pivot for MTB, S-boot, PT and MAS (4)."""
-        pivot_run: float = 2.0
-        """Inches of straight movement per pivot for every other vessel (4)."""
-        turn_noise: float = 3.0
-        """Heading changes up to this many degrees between two poses of a path are steering
-        noise, not a pivot (the text has no small print for hand-moved models)."""
-        close_range: float = 2.0
-        """30mm and smaller guns add +1 to their attack factor within this (6)."""
-        torpedo_min: float = 3.0
-        """A torpedo counter starts this far ahead of the model: the minimum range (10)."""
-        torpedo_origin: str = "front"
-        """Where the 3in and the run are measured from: ``front`` (the bow, or the stern for
-        aft tubes: "away from the model") or ``centre`` (the base centre, like range)."""
-        visibility_step: float = 10.0
-        """Night visibility is the D3 roll times this (2)."""
-        visibility_modifier: float = 5.0
-        """Large targets and targets moving at 5-6in are seen this much farther, small
-        vessels and submarines this much nearer (2, 11)."""
-        visibility_roll: int = 0
-        """The game's visibility D3 (1-3), rolled before play (2); 0: each ``spot`` question
-        gives its ``roll``."""
+        scale: str = setting(
+            "1/1250",
+            (
+                "Model scale: ``1/1250``, or ``1/600`` / ``1/700``, which double every distance "
+                "of the rules (speeds, pivots, ranges, torpedo runs, visibility) (1)."
+            ),
+        )
+        range_measure: str = setting(
+            "centre",
+            (
+                "The text does not say where range is measured: base centre to base centre like "
+                "the other Pz8 sets (``edge``: nearest base edges)."
+            ),
+        )
+        move_measure: str = setting(
+            "centre", "A move is the path of the base centre (the tracked path when given)."
+        )
+        blocking: tuple[str, ...] = setting(
+            (*LAND, "smoke"), "Land and smoke block sight; vessels always do (6)."
+        )
+        difficult: tuple[str, ...] = setting((), "Nothing at sea ends a move on entry.")
+        impassable: tuple[str, ...] = setting(
+            LAND, "No vessel enters land (the centre line of each step of the path)."
+        )
+        crossings: tuple[str, ...] = setting((), "Nothing carries a vessel over land.")
+        wrecks_block: bool = setting(
+            False,
+            ("A sunk vessel (``state: destroyed``) is gone; a wrecked one still blocks sight."),
+        )
+        arc: float = setting(
+            90.0, "Width of each gun arc, degrees: +/-45 forward, aft, port or starboard (6)."
+        )
+        pivot: float = setting(
+            45.0,
+            (
+                "Degrees a vessel may pivot for every ``pivot_run_fast`` or ``pivot_run`` "
+                "inches of straight movement (4)."
+            ),
+        )
+        pivot_run_fast: float = setting(
+            1.0, "Inches of straight movement per pivot for MTB, S-boot, PT and MAS (4)."
+        )
+        pivot_run: float = setting(
+            2.0, "Inches of straight movement per pivot for every other vessel (4)."
+        )
+        turn_noise: float = setting(
+            3.0,
+            (
+                "Heading changes up to this many degrees between two poses of a path are "
+                "steering noise, not a pivot (the text has no small print for hand-moved "
+                "models)."
+            ),
+        )
+        close_range: float = setting(
+            2.0, "30mm and smaller guns add +1 to their attack factor within this (6)."
+        )
+        torpedo_min: float = setting(
+            3.0, "A torpedo counter starts this far ahead of the model: the minimum range (10)."
+        )
+        torpedo_origin: str = setting(
+            "front",
+            (
+                "Where the 3in and the run are measured from: ``front`` (the bow, or the stern "
+                'for aft tubes: "away from the model") or ``centre`` (the base centre, like '
+                "range)."
+            ),
+        )
+        visibility_step: float = setting(10.0, "Night visibility is the D3 roll times this (2).")
+        visibility_modifier: float = setting(
+            5.0,
+            (
+                "Large targets and targets moving at 5-6in are seen this much farther, small "
+                "vessels and submarines this much nearer (2, 11)."
+            ),
+        )
+        visibility_roll: int = setting(
+            0,
+            (
+                "The game's visibility D3 (1-3), rolled before play (2); 0: each ``spot`` "
+                "question gives its ``roll``."
+            ),
+        )
 
         def check(self) -> None:
             super().check()

@@ -87,6 +87,7 @@ from referee.rules.core import (
     worst,
 )
 from referee.rules.queries import MoveQuery, RangeQuery
+from referee.rules.settings import setting
 from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
 from referee.rules.wording import HALF_RANGE, IN_CONTACT, IN_RANGE, LEGAL, WITHIN, Words
 from referee.scene import Piece, Scene
@@ -243,44 +244,83 @@ class Pz8Colonial(TableRuleset):
     class Settings(TableRuleset.Settings):
         """Conventions where the Colonial text is silent. Distances are inches."""
 
-        range_measure: str = "edge"
-        """Figures are individually based and the text names no point: range is measured
-        between the nearest base edges (``centre`` switches to base centres)."""
-        move_measure: str = "centre"
-        """Figures have no front that matters for a move: moves are measured at the base
-        centre (``front`` switches to the front-centre point)."""
-        difficult: tuple[str, ...] = ()
-        """Nothing ends a move on entry: bad ground changes the move to a dice roll."""
-        figure_scale: str = "15mm"
-        """The rules' distances are for 15mm figures; ``28mm`` doubles every distance. For
-        6-10mm figures (1in counts as 1cm) give the table ``"inch_mm": 10`` instead."""
-        bad_ground: tuple[str, ...] = ("woods", "rough", "difficult", "building")
-        """Terrain kinds that are bad ground (move by the dice, shorter charges)."""
-        bad_ground_move: str = "whole"
-        """The text gives no rule for a move partly on good ground. ``whole``: a move whose
-        path (the swept base, see ``move_path``) meets bad ground anywhere, start and end
-        included, is wholly a bad-ground move of 1D6/2D6in (a charge: 6/12in).
-        ``stretch``: only the stretch of the measured line inside bad ground is slowed,
-        each inch there using up (good move / roll) inches of the good-ground move (a
-        charge: good reach / bad reach)."""
-        no_mounted_charge: tuple[str, ...] = ("building", "woods", "fortification")
-        """Mounted troops cannot charge into these (2): a charge whose path meets one."""
-        cohesion: str = "chain"
-        """``chain``: the unit's figures link up into one group by gaps of at most 2in;
-        ``neighbour``: each figure is within 2in of some other figure of its unit (the
-        text's literal words, which two far-apart pairs would also satisfy)."""
-        cohesion_measure: str = "edge"
-        """The 2in between two figures of a unit: nearest base edges (``centre``)."""
-        blast_measure: str = "edge"
-        """A figure is within a shell's blast when the nearest point of its base is
-        (``centre``: its base centre)."""
-        recoil_tolerance: float = 0.0
-        """A melee loser recoils 2in (2): exactly that by default, as Divisional
-        withdrawals are; a table that accepts a hand-placed recoil within some slack sets
-        it (inches either way)."""
-        units_block: bool = False
-        """Figures do not block lines of sight (the text is silent; ``true`` switches to
-        every live figure's base blocking, as in the other Pz8 eras)."""
+        range_measure: str = setting(
+            "edge",
+            (
+                "Figures are individually based and the text names no point: range is measured "
+                "between the nearest base edges (``centre`` switches to base centres)."
+            ),
+        )
+        move_measure: str = setting(
+            "centre",
+            (
+                "Figures have no front that matters for a move: moves are measured at the base "
+                "centre (``front`` switches to the front-centre point)."
+            ),
+        )
+        difficult: tuple[str, ...] = setting(
+            (), "Nothing ends a move on entry: bad ground changes the move to a dice roll."
+        )
+        figure_scale: str = setting(
+            "15mm",
+            (
+                "The rules' distances are for 15mm figures; ``28mm`` doubles every distance. "
+                'For 6-10mm figures (1in counts as 1cm) give the table ``"inch_mm": 10`` '
+                "instead."
+            ),
+        )
+        bad_ground: tuple[str, ...] = setting(
+            ("woods", "rough", "difficult", "building"),
+            "Terrain kinds that are bad ground (move by the dice, shorter charges).",
+        )
+        bad_ground_move: str = setting(
+            "whole",
+            (
+                "The text gives no rule for a move partly on good ground. ``whole``: a move "
+                "whose path (the swept base, see ``move_path``) meets bad ground anywhere, "
+                "start and end included, is wholly a bad-ground move of 1D6/2D6in (a charge: "
+                "6/12in). ``stretch``: only the stretch of the measured line inside bad ground "
+                "is slowed, each inch there using up (good move / roll) inches of the "
+                "good-ground move (a charge: good reach / bad reach)."
+            ),
+        )
+        no_mounted_charge: tuple[str, ...] = setting(
+            ("building", "woods", "fortification"),
+            "Mounted troops cannot charge into these (2): a charge whose path meets one.",
+        )
+        cohesion: str = setting(
+            "chain",
+            (
+                "``chain``: the unit's figures link up into one group by gaps of at most 2in; "
+                "``neighbour``: each figure is within 2in of some other figure of its unit (the "
+                "text's literal words, which two far-apart pairs would also satisfy)."
+            ),
+        )
+        cohesion_measure: str = setting(
+            "edge", "The 2in between two figures of a unit: nearest base edges (``centre``)."
+        )
+        blast_measure: str = setting(
+            "edge",
+            (
+                "A figure is within a shell's blast when the nearest point of its base is "
+                "(``centre``: its base centre)."
+            ),
+        )
+        recoil_tolerance: float = setting(
+            0.0,
+            (
+                "A melee loser recoils 2in (2): exactly that by default, as Divisional "
+                "withdrawals are; a table that accepts a hand-placed recoil within some slack "
+                "sets it (inches either way)."
+            ),
+        )
+        units_block: bool = setting(
+            False,
+            (
+                "Figures do not block lines of sight (the text is silent; ``true`` switches to "
+                "every live figure's base blocking, as in the other Pz8 eras)."
+            ),
+        )
 
         def __post_init__(self) -> None:
             super().__post_init__()

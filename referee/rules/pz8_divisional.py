@@ -89,6 +89,7 @@ from referee.rules.core import (
 from referee.rules.grid import square_gaps
 from referee.rules.pz8 import ROUGH
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
+from referee.rules.settings import setting
 from referee.rules.values import PieceField, QueryError, Verdict, judge, name_key
 from referee.rules.wording import LEGAL, MAY_FIRE, WITHIN, Words
 from referee.scene import Piece, Scene, Terrain, normalise_edge
@@ -226,69 +227,105 @@ class Pz8Divisional(DivisionalBase, Spotting):
     class Settings(TableRuleset.Settings):
         """Conventions where the WW2 Divisional text is silent. Distances are inches."""
 
-        range_measure: str = "centre"
-        """Spotting and artillery range are measured from the base centre, as every Pz8
-        range is (the Divisional text does not say)."""
-        move_measure: str = "centre"
-        """Moves, withdrawals and advances are measured at the base centre (``front``
-        switches to the front-centre point)."""
-        blocking: tuple[str, ...] = ()
-        """Ground features do not block line of sight for spotting and firing (5)."""
-        difficult: tuple[str, ...] = ("minefield",)
-        """Units crossing a minefield section must stop (9); rough ground halves instead."""
-        wrecks_block: bool = False
-        """Destroyed battalions leave the table: nothing burns in the way."""
-        forests: bool = False
-        """No terrain blocks, so woods need not be joined into forests."""
-        enemy_units_block: bool = True
-        """The text exempts friendly units and ground features from blocking (5), not the
-        enemy: another enemy base on the line blocks it (false: nothing blocks)."""
-        rough_factor: float = 2.0
-        """Each inch in rough ground (woods, hills, buildings...) costs this many (4)."""
-        road_factor: float = 0.5
-        """Each inch on a road costs this many (doubled movement, 4)."""
-        engineer_move: float = 3.0
-        """Engineers are not in the movement list (4): they move as leg infantry."""
-        artillery_range: float = 18.0
-        """Firing distance of artillery (5)."""
-        spot_far: float = 9.0
-        """Spotting distance of reconnaissance, artillery and HQ units (5)."""
-        spot_near: float = 6.0
-        """Spotting distance of every other unit (5)."""
-        hill_bonus: float = 3.0
-        """Added when the spotter's base centre is on a hill (5)."""
-        hills: tuple[str, ...] = ("hill",)
-        """Terrain kinds a spotter is 'over hills' in."""
-        cover_malus: float = 3.0
-        """Taken off when the target's centre is in woods, buildings or fortifications (5)."""
-        concealing: tuple[str, ...] = ("woods", "building", "fortification")
-        """Terrain kinds that shorten spotting into them (5)."""
-        withdraw_double: float = 4.0
-        """A loser beaten by double or more withdraws this far (6)."""
-        advance: float = 1.0
-        """How far the winner may advance (6)."""
-        advance_double: float = 2.0
-        """How far the winner may advance after winning by double or more (6)."""
-        withdraw_tolerance: float = 0.0
-        """The loser withdraws the difference in inches (6): exactly that by default; a table
-        that accepts a hand-placed withdrawal within some slack sets it (inches either way)."""
-        direction_arc: float = 90.0
-        """How far a withdrawal may turn from straight away from the enemy's centre, and an
-        advance from straight toward it, degrees: 90 means every step of a straight
-        withdrawal takes it farther from the enemy (the text says only 'withdraws')."""
-        rally_radius: float = 12.0
-        """Units within this of their divisional HQ roll to rally (7), centre to centre."""
-        green_rally_radius: float = 9.0
-        """The same for green units (7)."""
-        minefield_bases: float = 1.0
-        """Minefield sections are this many bases wide (9)."""
-        fortification_bases: float = 2.0
-        """Fortification sections are this many bases wide (10)."""
-        section_base: float = 0.0
-        """The base width sections are measured in, inches; 0: the most common base width
-        of the units on the table (the text allows 1in or 30mm squares, 2)."""
-        section_tolerance: float = 0.0
-        """Slack either way on a section's width (0: exactly so many bases wide)."""
+        range_measure: str = setting(
+            "centre",
+            (
+                "Spotting and artillery range are measured from the base centre, as every Pz8 "
+                "range is (the Divisional text does not say)."
+            ),
+        )
+        move_measure: str = setting(
+            "centre",
+            (
+                "Moves, withdrawals and advances are measured at the base centre (``front`` "
+                "switches to the front-centre point)."
+            ),
+        )
+        blocking: tuple[str, ...] = setting(
+            (), "Ground features do not block line of sight for spotting and firing (5)."
+        )
+        difficult: tuple[str, ...] = setting(
+            ("minefield",),
+            "Units crossing a minefield section must stop (9); rough ground halves instead.",
+        )
+        wrecks_block: bool = setting(
+            False, "Destroyed battalions leave the table: nothing burns in the way."
+        )
+        forests: bool = setting(
+            False, "No terrain blocks, so woods need not be joined into forests."
+        )
+        enemy_units_block: bool = setting(
+            True,
+            (
+                "The text exempts friendly units and ground features from blocking (5), not the "
+                "enemy: another enemy base on the line blocks it (false: nothing blocks)."
+            ),
+        )
+        rough_factor: float = setting(
+            2.0, "Each inch in rough ground (woods, hills, buildings...) costs this many (4)."
+        )
+        road_factor: float = setting(
+            0.5, "Each inch on a road costs this many (doubled movement, 4)."
+        )
+        engineer_move: float = setting(
+            3.0, "Engineers are not in the movement list (4): they move as leg infantry."
+        )
+        artillery_range: float = setting(18.0, "Firing distance of artillery (5).")
+        spot_far: float = setting(
+            9.0, "Spotting distance of reconnaissance, artillery and HQ units (5)."
+        )
+        spot_near: float = setting(6.0, "Spotting distance of every other unit (5).")
+        hill_bonus: float = setting(3.0, "Added when the spotter's base centre is on a hill (5).")
+        hills: tuple[str, ...] = setting(("hill",), "Terrain kinds a spotter is 'over hills' in.")
+        cover_malus: float = setting(
+            3.0,
+            ("Taken off when the target's centre is in woods, buildings or fortifications (5)."),
+        )
+        concealing: tuple[str, ...] = setting(
+            ("woods", "building", "fortification"),
+            "Terrain kinds that shorten spotting into them (5).",
+        )
+        withdraw_double: float = setting(
+            4.0, "A loser beaten by double or more withdraws this far (6)."
+        )
+        advance: float = setting(1.0, "How far the winner may advance (6).")
+        advance_double: float = setting(
+            2.0, "How far the winner may advance after winning by double or more (6)."
+        )
+        withdraw_tolerance: float = setting(
+            0.0,
+            (
+                "The loser withdraws the difference in inches (6): exactly that by default; a "
+                "table that accepts a hand-placed withdrawal within some slack sets it (inches "
+                "either way)."
+            ),
+        )
+        direction_arc: float = setting(
+            90.0,
+            (
+                "How far a withdrawal may turn from straight away from the enemy's centre, and "
+                "an advance from straight toward it, degrees: 90 means every step of a straight "
+                "withdrawal takes it farther from the enemy (the text says only 'withdraws')."
+            ),
+        )
+        rally_radius: float = setting(
+            12.0, "Units within this of their divisional HQ roll to rally (7), centre to centre."
+        )
+        green_rally_radius: float = setting(9.0, "The same for green units (7).")
+        minefield_bases: float = setting(1.0, "Minefield sections are this many bases wide (9).")
+        fortification_bases: float = setting(
+            2.0, "Fortification sections are this many bases wide (10)."
+        )
+        section_base: float = setting(
+            0.0,
+            (
+                "The base width sections are measured in, inches; 0: the most common base width "
+                "of the units on the table (the text allows 1in or 30mm squares, 2)."
+            ),
+        )
+        section_tolerance: float = setting(
+            0.0, "Slack either way on a section's width (0: exactly so many bases wide)."
+        )
 
         def __post_init__(self) -> None:
             super().__post_init__()
@@ -1067,27 +1104,37 @@ class Pz8WW1(DivisionalBase, Deployment):
     class Settings(TableRuleset.Settings):
         """Conventions where the WW1 Divisional text is silent. Distances are inches."""
 
-        blocking: tuple[str, ...] = ()
-        """The WW1 rules have no line of sight: nothing blocks (assaults reach the next
-        square whatever stands between)."""
-        wrecks_block: bool = False
-        """Nothing burns on a square map."""
-        forests: bool = False
-        """No terrain blocks, so woods need not be joined into forests."""
-        difficult: tuple[str, ...] = ()
-        """Difficult ground stops nothing inside a square: it only keeps tanks out (4)."""
-        square: float = 0.0
-        """Side of a square, inches; 0: three times the most common base width of the
-        units on the table (1: 'each side = three times the size of a unit')."""
-        difficult_ground: tuple[str, ...] = ("woods", "building", "difficult", "rough")
-        """Terrain kinds that make a square difficult ground (2a: wood, town...) when they
-        cover the square's centre; a crater counter in a square does too (2b)."""
-        capacity: int = 4
-        """Units and field defences one square holds at most (2c)."""
-        max_defences: int = 2
-        """Field defences one square holds at most (2a)."""
-        max_bunkers: int = 1
-        """Bunkers one square holds at most (2a)."""
+        blocking: tuple[str, ...] = setting(
+            (),
+            (
+                "The WW1 rules have no line of sight: nothing blocks (assaults reach the next "
+                "square whatever stands between)."
+            ),
+        )
+        wrecks_block: bool = setting(False, "Nothing burns on a square map.")
+        forests: bool = setting(
+            False, "No terrain blocks, so woods need not be joined into forests."
+        )
+        difficult: tuple[str, ...] = setting(
+            (), "Difficult ground stops nothing inside a square: it only keeps tanks out (4)."
+        )
+        square: float = setting(
+            0.0,
+            (
+                "Side of a square, inches; 0: three times the most common base width of the "
+                "units on the table (1: 'each side = three times the size of a unit')."
+            ),
+        )
+        difficult_ground: tuple[str, ...] = setting(
+            ("woods", "building", "difficult", "rough"),
+            (
+                "Terrain kinds that make a square difficult ground (2a: wood, town...) when "
+                "they cover the square's centre; a crater counter in a square does too (2b)."
+            ),
+        )
+        capacity: int = setting(4, "Units and field defences one square holds at most (2c).")
+        max_defences: int = setting(2, "Field defences one square holds at most (2a).")
+        max_bunkers: int = setting(1, "Bunkers one square holds at most (2a).")
 
         def __post_init__(self) -> None:
             super().__post_init__()

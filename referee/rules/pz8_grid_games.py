@@ -34,6 +34,7 @@ from referee.rules.core import (
 from referee.rules.grid import Cell, HexGrid, Placement, ZoneGrid, outlines, spread
 from referee.rules.grid_sight import CellBlockers, GridSight
 from referee.rules.queries import MoveQuery, PairQuery, RangeQuery
+from referee.rules.settings import setting
 from referee.rules.values import PieceField, QueryError, Verdict, name_key
 from referee.rules.wording import LEGAL, MAY_FIRE, WITHIN, YES, Words
 from referee.scene import Piece, Scene, Table, normalise_edge
@@ -65,12 +66,13 @@ class GridGame(GridSight):
     class Settings:
         """Grid conventions. Distances are inches."""
 
-        grid_x: float = 0.0
-        """Table x of the corner of the mat (hex mat or zone plan), inches."""
-        grid_y: float = 0.0
-        """Table y of the corner of the mat, inches."""
-        grid_rotation: float = 0.0
-        """Degrees the mat is turned on the table (0: its rows run along the x axis)."""
+        grid_x: float = setting(
+            0.0, "Table x of the corner of the mat (hex mat or zone plan), inches."
+        )
+        grid_y: float = setting(0.0, "Table y of the corner of the mat, inches.")
+        grid_rotation: float = setting(
+            0.0, "Degrees the mat is turned on the table (0: its rows run along the x axis)."
+        )
 
     settings: Any
 
@@ -234,9 +236,13 @@ class HexGame(GridGame):
     class Settings(GridGame.Settings):
         """Hex mat conventions. Distances are inches."""
 
-        hex_size: float = 1.5
-        """Hexes across the flats, inches: the texts name no size (a printed hex mat and
-        hexagonal flying bases); 1.5in is the common mat."""
+        hex_size: float = setting(
+            1.5,
+            (
+                "Hexes across the flats, inches: the texts name no size (a printed hex mat and "
+                "hexagonal flying bases); 1.5in is the common mat."
+            ),
+        )
 
         def check(self) -> None:
             if not self.hex_size > 0:
@@ -424,8 +430,7 @@ class Pz8Space(HexGame):
     class Settings(HexGame.Settings):
         """Pz8 Space conventions. Distances are inches."""
 
-        max_range: int = 9
-        """Hexes: the to-hit table stops at 7-9 hexes (4)."""
+        max_range: int = setting(9, "Hexes: the to-hit table stops at 7-9 hexes (4).")
 
     settings: Pz8Space.Settings
 
@@ -679,11 +684,14 @@ class AerialGame(HexGame):
         """Aerial conventions (the firing arc diagrams did not survive in the text).
         Distances are inches."""
 
-        front_arc: float = 60.0
-        """Degrees: frontal (fixed) weapons fire at hexes whose centre is within half this
-        of the facing (the diagram is lost; 60 deg is the hex side's own cone)."""
-        rear_arc: float = 60.0
-        """Degrees: rear (flexible) weapons, around the tail."""
+        front_arc: float = setting(
+            60.0,
+            (
+                "Degrees: frontal (fixed) weapons fire at hexes whose centre is within half "
+                "this of the facing (the diagram is lost; 60 deg is the hex side's own cone)."
+            ),
+        )
+        rear_arc: float = setting(60.0, "Degrees: rear (flexible) weapons, around the tail.")
 
     settings: Any
 
@@ -1119,17 +1127,29 @@ class Pz8Naval(GridGame):
     class Settings(GridGame.Settings):
         """Naval conventions. Distances are inches."""
 
-        zones: int = 8
-        """The playing area is divided into 8 zones (1), across the table's long side;
-        each side has the 4 zones at its end."""
-        zone_depth: float = 0.0
-        """Inches per zone along the long side; 0: the long side / zones (the text's
-        100 cm table in 12.5 cm zones)."""
-        facing_margin: float = 45.0
-        """Degrees: a ship within this of pointing at the central line faces it (moving
-        forward), within this of pointing home faces home (moving backward), otherwise
-        it lies broadside (parallel to the central line); exactly at it: too close to
-        call."""
+        zones: int = setting(
+            8,
+            (
+                "The playing area is divided into 8 zones (1), across the table's long side; "
+                "each side has the 4 zones at its end."
+            ),
+        )
+        zone_depth: float = setting(
+            0.0,
+            (
+                "Inches per zone along the long side; 0: the long side / zones (the text's 100 "
+                "cm table in 12.5 cm zones)."
+            ),
+        )
+        facing_margin: float = setting(
+            45.0,
+            (
+                "Degrees: a ship within this of pointing at the central line faces it (moving "
+                "forward), within this of pointing home faces home (moving backward), otherwise "
+                "it lies broadside (parallel to the central line); exactly at it: too close to "
+                "call."
+            ),
+        )
 
         def check(self) -> None:
             if isinstance(self.zones, bool) or not isinstance(self.zones, int):

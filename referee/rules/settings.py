@@ -1,45 +1,38 @@
 """A ruleset's conventions: each a field of its frozen ``Settings`` dataclass (its default,
-and the docstring under it saying what it switches), and the coercion of a value a user
+and what it switches: :func:`setting`), and the coercion of a value a user
 gives (a scene file's ``"settings"``, ``--set``) to the type the field declares."""
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import inspect
 import json
-import textwrap
 import types
 import typing
-from typing import Any
+from typing import Any, TypeVar
 
 from referee.validate import MAX_TEXT, is_number, shown
 
 SETTING_LIMIT = 1e6
+T = TypeVar("T")
+
+
+def setting(default: T, doc: str) -> T:
+    """A convention of a ``Settings`` dataclass: its default and what it switches (the
+    words ``referee rulesets`` shows), kept in the field's metadata so that they are read
+    from the class itself, never from its source."""
+    words = " ".join(doc.split())
+    return typing.cast(T, dataclasses.field(default=default, metadata={"doc": words}))
 
 
 def docs(settings: type) -> dict[str, str]:
-    """What each field of a ``Settings`` dataclass switches: the docstring under it in the
-    class's source (its own and its bases', a subclass's words winning); empty where the
-    source cannot be read."""
+    """What each field of a ``Settings`` dataclass switches (:func:`setting`), a
+    subclass's words winning and its bases' kept where it has none."""
     found: dict[str, str] = {}
-    for klass in reversed(settings.__mro__):
-        if not dataclasses.is_dataclass(klass):
-            continue
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
-        except (OSError, TypeError, SyntaxError):
-            continue
-        body = tree.body[0].body if tree.body and hasattr(tree.body[0], "body") else []
-        for stmt, nxt in zip(body, [*body[1:], None], strict=True):
-            if (
-                isinstance(stmt, ast.AnnAssign)
-                and isinstance(stmt.target, ast.Name)
-                and isinstance(nxt, ast.Expr)
-                and isinstance(nxt.value, ast.Constant)
-                and isinstance(nxt.value.value, str)
-            ):
-                found[stmt.target.id] = " ".join(nxt.value.value.split())
+    for klass in settings.__mro__:
+        for name, spec in getattr(klass, "__dataclass_fields__", {}).items():
+            doc = spec.metadata.get("doc", "")
+            if doc and name not in found:
+                found[name] = doc
     return {f.name: found.get(f.name, "") for f in dataclasses.fields(settings)}
 
 

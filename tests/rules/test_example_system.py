@@ -11,6 +11,7 @@ import pytest
 
 from referee.rules import find_ruleset, register, ruleset_for, ruleset_names, unregister
 from referee.rules.core import TableRuleset
+from referee.rules.settings import setting
 from referee.scene import Piece, Scene, Table, Terrain
 
 # -- the example system ------------------------------------------------------------------
@@ -29,8 +30,7 @@ class Skirmish(TableRuleset):
 
     @dataclass(frozen=True)
     class Settings(TableRuleset.Settings):
-        blocking: tuple[str, ...] = ("woods",)
-        """Only woods block line of sight."""
+        blocking: tuple[str, ...] = setting(("woods",), "Only woods block line of sight.")
 
     def fire_range(self, piece: Piece) -> float:
         return self.RANGES[self.category(piece)]
@@ -118,3 +118,11 @@ def test_targets_lists_the_enemy_nearest_first_with_the_pairs_verdicts():
         for ask in ("range", "los"):
             pair = rules.answer(scene, {"ask": ask, "from": "panzer", "to": entry["to"]})
             assert entry[ask] == pair.to_json()
+
+
+def test_a_setting_says_what_it_switches_from_the_class_itself():
+    """``setting(default, doc)`` keeps the words in the field (no source is read), and a
+    setting the system does not declare again keeps the core's words."""
+    words = {name: doc for name, _, doc in Skirmish.conventions()}
+    assert words["blocking"] == "Only woods block line of sight."
+    assert words["difficult"].startswith("Terrain kinds that end a move when entered")
