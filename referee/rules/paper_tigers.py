@@ -33,17 +33,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from referee.errors import SceneError, at, counted
 from referee.geometry import (
     boundary_distance,
     point_in_polygon,
     polygon_distance,
-    segment_polygon,
-    signed_boundary_distance,
 )
-from referee.maps import Visibility
 from referee.rules.base import Ruleset
 from referee.rules.cards import Card
 from referee.rules.core import (
@@ -53,17 +49,14 @@ from referee.rules.core import (
     Placed,
     TableRuleset,
     fmt,
-    forest_contact,
-    forests,
     from_edge,
     inches,
     piece_arg,
-    union_boundary,
 )
 from referee.rules.flow import Declared, GameFlow, Judgement, SettledMove
 from referee.rules.queries import LosQuery, PairQuery, RangeQuery
 from referee.rules.settings import setting
-from referee.rules.targets import ContactBook
+from referee.rules.sight import WoodsAreas
 from referee.rules.values import (
     PieceField,
     PieceRange,
@@ -217,6 +210,9 @@ class PaperTigers(Deployment):
 
     settings: PaperTigers.Settings
 
+    los_filters = (WoodsAreas("forests"),)
+    """Each woods area of a forest is seen out of, as far as the next (D.2 designer's note)."""
+
     # -- hooks: what kind of piece is it ---------------------------------------------
 
     @classmethod
@@ -330,105 +326,6 @@ class PaperTigers(Deployment):
 
     def doubt_rule(self) -> str:
         return DIE_ROLL
-
-    # -- line of sight in forests -------------------------------------------------------
-
-    def _forest_groups(self, scene: Scene) -> list[list[int]]:
-        """Indices into ``scene.terrain`` of each forest of two or more touching woods."""
-        if not self.settings.forests:
-            return []
-        idx = [k for k, t in enumerate(scene.terrain) if t.kind in self.settings.blocking]
-        groups = forests([scene.terrain[k] for k in idx])
-        return [[idx[m] for m in g] for g in groups if len(g) > 1]
-
-    def line_of_sight(
-        self, scene: Scene, firer: Piece, target: Piece, book: ContactBook | None = None
-    ) -> tuple[str, list[str], dict[str, list[str]]]:
-        """The core's line of sight, except in a forest of several touching woods: the
-        forest blocks as one area (a line along a seam runs through it), but a unit sees
-        out of only the woods area its centre is in, as far as the next one, which blocks
-        LOS through it (D.2 designer's note: "each separate woods area ... blocks LOS
-        through it. A unit in one ... woods area will only be able to see and fire as far
-        as the next")."""
-        groups = self._forest_groups(scene)
-        if not groups:
-            return super().line_of_sight(scene, firer, target, book)
-        in_forest = {k for g in groups for k in g}
-        rest = dataclasses.replace(
-            scene, terrain=tuple(t for k, t in enumerate(scene.terrain) if k not in in_forest)
-        )
-        los, reasons, found = super().line_of_sight(rest, firer, target, book)
-        if los != "blocked":
-            reasons = reasons[:-1]  # the closing line, said again below
-        blocked, doubtful = list(found["blocked"]), list(found["doubtful"])
-        a, b = firer.xy, target.xy
-        doubt = firer.uncertainty + target.uncertainty
-        order = {t.id: k for k, t in enumerate(scene.terrain)}
-        for g in groups:
-            polys = [scene.terrain[k].outline() for k in g]
-            why, sure, maybe, hit = forest_view(a, b, polys, doubt)
-            ids = [scene.terrain[g[m]].id for m in hit]
-            fid = "+".join(ids)
-            area = f"forest {fid}" if len(ids) > 1 else f"woods {fid}"
-            for m in sure:
-                who = [p.id for p in (firer, target) if _signed_depth(p.xy, polys[m]) > doubt]
-                verb = "is" if len(who) == 1 else "are"
-                reasons.append(
-                    f"{' and '.join(who)} {verb} in woods {scene.terrain[g[m]].id}: seen "
-                    "into/out of, not through (as far as the next woods area)"
-                )
-            if why == "clear":
-                continue
-            if why == "doubtful" and maybe:
-                near = [
-                    p.id
-                    for p in (firer, target)
-                    if any(abs(_signed_depth(p.xy, polys[m])) <= doubt for m in maybe)
-                ]
-                edges = "+".join(scene.terrain[g[m]].id for m in maybe)
-                reasons.append(
-                    f"{' and '.join(near)} within {fmt(doubt)} of the edge of woods {edges}: "
-                    f"in it (seen into/out of) or behind {area} is too close to call"
-                )
-            elif why == "blocked":
-                reasons.append(f"the line crosses {area}: LOS through it is blocked")
-            else:
-                reasons.append(
-                    f"the line meets the edge of {area} within the measurement "
-                    f"doubt of {fmt(doubt)}"
-                )
-            (blocked if why == "blocked" else doubtful).append(fid)
-        last = len(scene.terrain)
-
-        def key(oid: str) -> int:
-            return order.get(oid.split("+")[0], last)
-
-        blocked.sort(key=key)
-        doubtful.sort(key=key)
-        out = {"blocked": blocked, "doubtful": doubtful}
-        if blocked:
-            return "blocked", reasons, out
-        if doubtful:
-            reasons.append(f"LOS is doubtful: {self.doubt_rule()}")
-            return "doubtful", reasons, out
-        reasons.append("nothing blocks the line from centre to centre")
-        return "clear", reasons, out
-
-    def _forest_levels(
-        self, xy: np.ndarray, i: np.ndarray, j: np.ndarray, u: np.ndarray, polys: list[np.ndarray]
-    ) -> NDArray[np.int8]:
-        """The all-pairs map's forest verdicts, read as :meth:`line_of_sight` reads them
-        (each woods area seen out of, :func:`forest_view`)."""
-        outlines: dict[tuple[int, ...], np.ndarray] = {}
-        # Each piece's signed distance to each woods' outline, for every line at once.
-        table = np.stack([signed_boundary_distance(xy, poly) for poly in polys], axis=1)
-        levels = np.zeros(len(i), np.int8)
-        for k, (a, b, doubt) in enumerate(zip(xy[i], xy[j], u, strict=True)):
-            ends = (float(a[0]), float(a[1])), (float(b[0]), float(b[1]))
-            depths = (table[i[k]].tolist(), table[j[k]].tolist())
-            why = forest_view(*ends, polys, float(doubt), outlines, depths, False)[0]
-            levels[k] = Visibility.CODES[why]
-        return levels
 
     def can_act(self, piece: Piece, ok: bool | None, reasons: list[str]) -> bool | None:
         if piece.state == "destroyed":
@@ -1199,74 +1096,6 @@ def _hops(
         frontier = nxt
     del dist[start]
     return dist
-
-
-def _signed_depth(point: Sequence[float], poly: np.ndarray) -> float:
-    """Distance from ``point`` to the outline: positive inside, negative outside."""
-    d = boundary_distance(point, poly)
-    return d if point_in_polygon(point, poly) else -d
-
-
-def forest_view(
-    a: Sequence[float],
-    b: Sequence[float],
-    polys: Sequence[np.ndarray],
-    doubt: float,
-    outlines: dict[tuple[int, ...], np.ndarray] | None = None,
-    depths: tuple[Sequence[float], Sequence[float]] | None = None,
-    name_members: bool = True,
-) -> tuple[str, list[int], list[int], list[int]]:
-    """How the segment ``a``-``b`` meets a forest of touching woods ``polys`` when each
-    woods area is seen into and out of but not through (D.2 designer's note):
-    ``(clear/doubtful/blocked, members an end is certainly in, members an end is within
-    the doubt of the edge of, members the verdict is about)``.
-
-    The members an end is certainly in are seen out of (or into); the others block as
-    one area (so a line along a seam between two of them is blocked). An end within
-    the doubt of a member's edge may be in it or not: blocked only if the line is
-    blocked without that member, clear only if it is clear with it. ``outlines`` keeps
-    the outline of each union of members worked out, for the next line; ``depths``, if
-    given, are each end's signed distance to each member's outline (positive inside).
-    Without ``name_members`` the members the verdict is about are not worked out (the
-    all-pairs map only needs the verdict).
-    """
-    depth = depths or tuple([_signed_depth(p, poly) for poly in polys] for p in (a, b))
-    every = range(len(polys))
-    sure = [m for m in every if depth[0][m] > doubt or depth[1][m] > doubt]
-    maybe = [
-        m
-        for m in every
-        if m not in sure and (abs(depth[0][m]) <= doubt or abs(depth[1][m]) <= doubt)
-    ]
-    wide = [m for m in every if m not in sure]
-    narrow = [m for m in wide if m not in maybe]
-
-    def verdict(members: list[int]) -> str:
-        if not members:
-            return "clear"
-        key = tuple(members)
-        cache = {} if outlines is None else outlines
-        chosen = [polys[m] for m in members]
-        if key not in cache:
-            cache[key] = union_boundary(chosen)
-        return forest_contact(a, b, chosen, doubt, cache[key])[1]
-
-    def met(members: list[int]) -> list[int]:
-        """The members the line crosses, touches or passes within the doubt of."""
-        if not name_members:
-            return []
-        return [m for m in members if segment_polygon(a, b, polys[m]).clearance <= doubt]
-
-    wide_why = verdict(wide)
-    if not sure and not maybe:  # the whole forest, named as one
-        return wide_why, sure, maybe, wide
-    if not maybe:
-        return wide_why, sure, maybe, met(wide)
-    if verdict(narrow) == "blocked":
-        return "blocked", sure, maybe, met(narrow)
-    if wide_why == "clear":
-        return "clear", sure, maybe, met(wide)
-    return "doubtful", sure, maybe, met(wide)
 
 
 def _card(raw: Any, path: str) -> Card:

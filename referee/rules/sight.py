@@ -248,5 +248,19 @@ class WhollyInside:
         return code, reason, feature
 
 
-LosFilter = SeesAll | Hidden | SightLimit | WhollyInside
+@dataclass(frozen=True)
+class WoodsAreas:
+    """Paper Tigers' forests (D.2 designer's note): in a forest of several touching woods
+    the forest blocks as one area (a line along a seam runs through it), but a unit sees
+    out of only the woods area its centre is in, as far as the next one, which blocks LOS
+    through it. It replaces the core's forest rule (a unit inside sees out of the whole
+    forest) in the line itself, for the single question and the all-pairs map alike
+    (:meth:`referee.rules.core.TableRuleset.line_of_sight`, :func:`referee.rules.core.
+    woods_view`)."""
+
+    setting: str = "forests"
+    """The setting that turns it on (false there: every woods piece blocks on its own)."""
+
+
+LosFilter = SeesAll | Hidden | SightLimit | WhollyInside | WoodsAreas
 """A filter a system may declare."""

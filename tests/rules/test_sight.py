@@ -241,3 +241,54 @@ def test_pz8_ww1_map_counts_squares_as_range_does() -> None:
             if a != b:
                 single = rules.answer(scene, {"ask": "range", "from": pa.id, "to": pb.id})
                 assert single.distance == vis.distance[a, b], (pa, pb, single.reasons)
+
+
+def test_paper_tigers_woods_areas_are_one_rule_for_the_map_and_the_question() -> None:
+    """A forest of touching woods (D.2's designer's note): a unit sees out of only the
+    woods area its centre is in, as far as the next, which blocks; declared as the
+    ``WoodsAreas`` filter, and the map and the single question agree on every pair, with
+    pieces inside each woods, on their edges and around them, with and without doubt."""
+    from referee.rules.paper_tigers import PaperTigers
+    from referee.rules.sight import WoodsAreas
+
+    assert PaperTigers.los_filters == (WoodsAreas("forests"),)
+    for name in ("line_of_sight", "_forest_levels"):
+        assert name not in vars(PaperTigers)
+    forest = (
+        Terrain("w1", "woods", ((10, 8), (16, 8), (16, 14), (10, 14))),
+        Terrain("w2", "woods", ((16, 9), (22, 9), (22, 15), (16, 15))),  # touches w1
+        Terrain("w3", "woods", ((13, 14), (19, 14), (19, 19), (13, 19))),  # touches both
+        Terrain("b", "building", ((28, 4), (31, 4), (31, 7), (28, 7))),
+    )
+    rnd = np.random.default_rng(11)
+    spots = ((13, 11), (19, 12), (16, 16.5), (16, 11.5), (6, 11), (25, 12), (16, 23), (29, 9))
+    pieces = []
+    for k in range(32):
+        cx, cy = spots[k % len(spots)]
+        pieces.append(
+            Piece(
+                f"p{k}",
+                "ab"[k % 2],
+                ("infantry", "tank", "gun")[k % 3],
+                float(cx + rnd.uniform(-2.5, 2.5)),
+                float(cy + rnd.uniform(-2.5, 2.5)),
+                heading=float(rnd.uniform(0, 360)),
+                base=(1.0, 1.0),
+                uncertainty=float(rnd.choice([0.0, 0.05, 0.25])),
+            )
+        )
+    scene = Scene("paper-tigers", Table(36, 24), tuple(pieces), forest)
+    rules = ruleset_for(scene)
+    vis = rules.visibility(scene)
+    seen, said = set(), set()
+    for a, pa in enumerate(pieces):
+        for b, pb in enumerate(pieces):
+            if a == b:
+                continue
+            single = rules.answer(scene, {"ask": "los", "from": pa.id, "to": pb.id})
+            assert Visibility.CODES[single.los] == vis.los[a, b], (pa, pb, single.reasons)
+            seen.add(single.los)
+            said.update(single.reasons)
+    assert seen == {"clear", "doubtful", "blocked"}
+    assert any("as far as the next woods area" in r for r in said)  # the rule was asked
+    assert any(r.startswith("the line crosses forest ") for r in said)
