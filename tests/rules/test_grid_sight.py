@@ -4,8 +4,6 @@ single ``los`` question, so the two give one code per pair."""
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
 
@@ -13,8 +11,10 @@ from referee.rules import ruleset_for
 from referee.rules.grid import HexGrid
 from referee.rules.grid_sight import BlockingCells, CellBlockers, GridSight, sight_codes
 from referee.rules.pz8_grid_games import Pz8Aerial, Pz8Naval, Pz8Space
-from referee.scene import Piece, Scene, Table
+from referee.scene import Scene
 from referee.sim.tables import random_table
+
+from .lattice import hex_lattice
 
 
 def test_the_systems_declare_what_blocks_as_values() -> None:
@@ -38,38 +38,11 @@ def test_a_blocker_is_no_obstacle_to_its_own_lines() -> None:
     assert sight_codes(g, places, cells, i, j)[0].tolist() == [0, 2]
 
 
-def _lattice(seed: int, rotation: float) -> Scene:
-    """Pieces on hex centres, corners and side midpoints: lines along hex sides and
-    through corners, doubts reaching several hexes, a third of them asteroids."""
-    rnd = random.Random(seed)
-    g = ruleset_for(Scene("pz8-space", Table(24, 16), (), settings={"grid_rotation": rotation}))
-    grid = g.grid(Table(24, 16))
-    pieces = []
-    for k in range(30):
-        cell = (rnd.randint(0, 12), rnd.randint(0, 8))
-        corners = grid.outline(cell)
-        x, y = rnd.choice([grid.centre(cell), (corners[0] + corners[1]) / 2, corners[2]])
-        pieces.append(
-            Piece(
-                f"p{k}",
-                rnd.choice("ab"),
-                "asteroid" if k % 3 else "spaceship",
-                float(x),
-                float(y),
-                rnd.uniform(0, 360),
-                (1.0, 1.0),
-                state="destroyed" if k % 11 == 0 else "ok",
-                uncertainty=rnd.choice([0.0, 0.0, 0.01, 0.4]),
-            )
-        )
-    return Scene("pz8-space", Table(24, 16), tuple(pieces), settings={"grid_rotation": rotation})
-
-
 @pytest.mark.parametrize(
     "scene",
     [
-        _lattice(1, 0.0),
-        _lattice(2, 30.0),
+        hex_lattice(1, 0.0),
+        hex_lattice(2, 30.0),
         random_table(30, 0, 0.3, seed=5, ruleset="pz8-space"),
         random_table(20, 4, 0.05, seed=6, ruleset="pz8-naval"),
         random_table(20, 4, 0.05, seed=7, ruleset="pz8-aerial"),

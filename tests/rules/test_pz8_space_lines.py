@@ -14,8 +14,10 @@ from referee.rules.grid import HexGrid
 from referee.rules.grid_sight import TOUCH
 from referee.rules.grid_sight import meeting_codes as _rock_codes
 from referee.rules.pz8_grid_games import Pz8Space
-from referee.scene import Piece, Scene, Table
+from referee.scene import Scene
 from referee.sim.tables import random_table
+
+from .lattice import hex_lattice
 
 
 def _space_table(n: int, uncertainty: float, seed: int) -> Scene:
@@ -120,30 +122,7 @@ def test_big_table_all_pairs_map_is_the_brute_force_one(
 def test_lattice_table_all_pairs_agree_with_the_single_questions() -> None:
     """Pieces on hex centres, corners and side midpoints: lines along hex sides, through
     corners and through asteroid centres along a row, doubts reaching several hexes."""
-    rnd = random.Random(7)
-    rules = find_ruleset("pz8-space", grid_rotation=30.0)
-    g = rules.grid(Table(24, 16))
-    pieces = []
-    for k in range(36):
-        cell = (rnd.randint(0, 12), rnd.randint(0, 8))
-        corners = g.outline(cell)
-        x, y = rnd.choice(
-            [g.centre(cell), g.centre(cell), (corners[0] + corners[1]) / 2, corners[2]]
-        )
-        pieces.append(
-            Piece(
-                f"p{k}",
-                rnd.choice("ab"),
-                "asteroid" if k % 3 else "spaceship",
-                float(x),
-                float(y),
-                rnd.uniform(0, 360),
-                (1.0, 1.0),
-                state="destroyed" if k % 11 == 0 else "ok",
-                uncertainty=rnd.choice([0.0, 0.0, 0.01, 0.4]),
-            )
-        )
-    scene = Scene("pz8-space", Table(24, 16), tuple(pieces), settings={"grid_rotation": 30.0})
+    scene = hex_lattice(7, 30.0, count=36, centres=2)
     rules = ruleset_for(scene)
     vis = rules.visibility(scene)
     for a, b in itertools.combinations(scene.pieces, 2):

@@ -18,6 +18,26 @@ from referee.scene import Piece, Scene, Table, Terrain
 WOODS = Terrain("w", "woods", ((10, 10), (16, 10), (16, 16), (10, 16)))
 
 
+def agreeing(scene: Scene, step: int = 1, **settings: object) -> tuple[set[str], set[str]]:
+    """Ask the single ``los`` question of every ordered pair (every ``step``-th firer)
+    and assert it gives the all-pairs map's code; returns the answers seen and every
+    reason given."""
+    rules = ruleset_for(scene, **settings)
+    vis = rules.visibility(scene)
+    pieces = scene.pieces
+    seen: set[str] = set()
+    said: set[str] = set()
+    for a in range(0, len(pieces), step):
+        for b, pb in enumerate(pieces):
+            if a == b:
+                continue
+            single = rules.answer(scene, {"ask": "los", "from": pieces[a].id, "to": pb.id})
+            assert Visibility.CODES[single.los] == vis.los[a, b], (pieces[a], pb, single.reasons)
+            seen.add(single.los)
+            said.update(single.reasons)
+    return seen, said
+
+
 def test_the_systems_declare_their_rules_as_values() -> None:
     assert Papercraft.line_rule == "clear" and Papercraft.los_filters == ()
     sees, hidden = Pz8Y1975.los_filters
@@ -70,15 +90,7 @@ def test_the_map_and_the_single_question_agree_on_every_pair(ruleset: str) -> No
                 fields=fields,
             )
         )
-    scene = Scene(ruleset, Table(36, 36), tuple(pieces), (WOODS,))
-    rules = ruleset_for(scene)
-    vis = rules.visibility(scene)
-    for a, pa in enumerate(pieces):
-        for b, pb in enumerate(pieces):
-            if a == b:
-                continue
-            single = rules.answer(scene, {"ask": "los", "from": pa.id, "to": pb.id})
-            assert Visibility.CODES[single.los] == vis.los[a, b], (pa, pb, single.reasons)
+    agreeing(Scene(ruleset, Table(36, 36), tuple(pieces), (WOODS,)))
 
 
 def test_plastic_skirmish_declares_its_edge_rule_and_dust_as_values() -> None:
@@ -142,17 +154,7 @@ def test_plastic_skirmish_map_and_single_question_agree(sight_limit: float | Non
         )
     settings = {} if sight_limit is None else {"sight_limit": sight_limit}
     scene = Scene("plastic-skirmish", Table(36, 30), tuple(pieces), PSK_FEATURES, settings=settings)
-    rules = ruleset_for(scene)
-    vis = rules.visibility(scene)
-    seen = set()
-    for a, pa in enumerate(pieces):
-        for b, pb in enumerate(pieces):
-            if a == b:
-                continue
-            single = rules.answer(scene, {"ask": "los", "from": pa.id, "to": pb.id})
-            assert Visibility.CODES[single.los] == vis.los[a, b], (pa, pb, single.reasons)
-            seen.add(single.los)
-    assert seen == {"clear", "doubtful", "blocked"}
+    assert agreeing(scene)[0] == {"clear", "doubtful", "blocked"}
 
 
 @pytest.mark.parametrize(
@@ -191,24 +193,15 @@ def test_pz8_divisional_map_and_single_question_agree(settings: dict[str, object
                 )
             )
         scene = Scene("pz8-divisional", Table(36, 30), tuple(pieces), features)
-        rules = ruleset_for(scene, **settings)
-        vis = rules.visibility(scene)
-        seen = set()
         step = 1 if n < 30 else 5  # the big table: every fifth firer's row
-        for a, pa in enumerate(pieces[::step]):
-            for b, pb in enumerate(pieces):
-                if pa is pb:
-                    continue
-                single = rules.answer(scene, {"ask": "los", "from": pa.id, "to": pb.id})
-                code = vis.los[a * step, b]
-                assert Visibility.CODES[single.los] == code, (pa, pb, single.reasons)
-                seen.add(single.los)
+        seen = agreeing(scene, step, **settings)[0]
         if len(sides) == 1:
             assert "blocked" not in seen or settings.get("blocking")
         elif settings.get("enemy_units_block") is False and not settings.get("blocking"):
             assert seen == {"clear"}
         else:
             assert seen == {"clear", "doubtful", "blocked"}
+            vis = ruleset_for(scene, **settings).visibility(scene)
             assert (vis.los != vis.los.T).any()
 
 
@@ -277,18 +270,7 @@ def test_paper_tigers_woods_areas_are_one_rule_for_the_map_and_the_question() ->
                 uncertainty=float(rnd.choice([0.0, 0.05, 0.25])),
             )
         )
-    scene = Scene("paper-tigers", Table(36, 24), tuple(pieces), forest)
-    rules = ruleset_for(scene)
-    vis = rules.visibility(scene)
-    seen, said = set(), set()
-    for a, pa in enumerate(pieces):
-        for b, pb in enumerate(pieces):
-            if a == b:
-                continue
-            single = rules.answer(scene, {"ask": "los", "from": pa.id, "to": pb.id})
-            assert Visibility.CODES[single.los] == vis.los[a, b], (pa, pb, single.reasons)
-            seen.add(single.los)
-            said.update(single.reasons)
+    seen, said = agreeing(Scene("paper-tigers", Table(36, 24), tuple(pieces), forest))
     assert seen == {"clear", "doubtful", "blocked"}
     assert any("as far as the next woods area" in r for r in said)  # the rule was asked
     assert any(r.startswith("the line crosses forest ") for r in said)
