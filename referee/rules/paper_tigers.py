@@ -66,6 +66,7 @@ from referee.rules.values import (
     judge,
     name_key,
 )
+from referee.rules.wording import Words
 from referee.scene import Piece, Scene, Terrain
 from referee.validate import is_number
 
@@ -475,13 +476,13 @@ class PaperTigers(Deployment):
             verdict = judge(d, s.follow_radius, doubt)
             oks.append(verdict)
             worst = max(worst, (d, doubt))
-            word = {True: "within", False: "more than", None: "too close to call at"}[verdict]
+            word = Words("within", "more than", "too close to call at")(verdict)
             reasons.append(
                 f"{follower.id} ended {fmt(d)} from {lead.id} ({how}): {word} "
                 f"{inches(s.follow_radius)}"
             )
         ok = False if False in oks else (None if None in oks else True)
-        word = {True: "kept within", False: "left", None: "too close to call for"}[ok]
+        word = Words("kept within", "left", "too close to call for")(ok)
         return Verdict(
             "follow_check",
             ok,
@@ -750,7 +751,7 @@ class PaperTigers(Deployment):
                     reasons.append(f"may move up to {inches(allowance)} measured from the front")
         else:
             reasons.append(f"roll {need} dice: {difficulty} or more succeeds")
-        word = {True: "success", False: "failure", None: f"roll {need} dice, need {difficulty}"}[ok]
+        word = Words("success", "failure", f"roll {need} dice, need {difficulty}")(ok)
         if rolled is not None and len(rolled) != need:
             word = f"wrong number of dice ({need} needed)"
         return Verdict(
