@@ -253,6 +253,7 @@ def short_game(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow  # a whole tracked game twice (43 s): the longest test of the README's run
 def test_the_overlay_makes_no_phantom_move_and_no_wrong_id(short_game):
     from referee.game.overlay_trial import tracked_game
 
