@@ -256,7 +256,7 @@ class TableRuleset(Targets):
         )
         difficult: tuple[str, ...] = setting(
             ("woods", "building", "hill", "difficult", "rough"),
-            ("Terrain kinds that end a move when entered (systems that halve instead say so)."),
+            "Terrain kinds that end a move when entered (systems that halve instead say so).",
         )
         impassable: tuple[str, ...] = setting(
             ("river", "water"),
@@ -264,7 +264,7 @@ class TableRuleset(Targets):
         )
         crossings: tuple[str, ...] = setting(
             ("bridge",),
-            ("Terrain kinds that carry units over impassable terrain (the base centre on it)."),
+            "Terrain kinds that carry units over impassable terrain (the base centre on it).",
         )
         wrecks_block: bool = setting(
             True, "Destroyed vehicles left on the table are burning wrecks that block LOS."
@@ -1020,7 +1020,7 @@ class TableRuleset(Targets):
         if doubtful:
             reasons.append(f"LOS is doubtful: {self.doubt_rule()}")
             return "doubtful", reasons, out
-        reasons.append("nothing blocks the line from centre to centre")
+        reasons.append(self.clear_words)
         return "clear", reasons, out
 
     def _centre_line(

@@ -212,7 +212,7 @@ class PlasticSkirmish(Deployment):
         exact_range: float = setting(3.0, "At this range or less the exact target dies.")
         load_radius: float = setting(
             3.0,
-            ("Passengers start within this of the vehicle; unloaded figures are placed within."),
+            "Passengers start within this of the vehicle; unloaded figures are placed within.",
         )
         wire_move: float = setting(1.0, "Figures crossing barbed wire move at most this far.")
         road_move: float = setting(24.0, "A truck moving entirely on road moves this far (2ft).")

@@ -203,7 +203,7 @@ class Pz8(TableRuleset):
         )
         counter_size: float = setting(
             1.0,
-            ("Minefield and smoke counters are squares this big; wire sections this wide (11)."),
+            "Minefield and smoke counters are squares this big; wire sections this wide (11).",
         )
         section_tolerance: float = setting(
             0.0, "Slack either way on a counter's size (0: exactly ``counter_size``)."

@@ -352,7 +352,7 @@ class Pz8Coastal(Spotting):
         crossings: tuple[str, ...] = setting((), "Nothing carries a vessel over land.")
         wrecks_block: bool = setting(
             False,
-            ("A sunk vessel (``state: destroyed``) is gone; a wrecked one still blocks sight."),
+            "A sunk vessel (``state: destroyed``) is gone; a wrecked one still blocks sight.",
         )
         arc: float = setting(
             90.0, "Width of each gun arc, degrees: +/-45 forward, aft, port or starboard (6)."

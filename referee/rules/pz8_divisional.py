@@ -279,7 +279,7 @@ class Pz8Divisional(DivisionalBase, Spotting):
         hills: tuple[str, ...] = setting(("hill",), "Terrain kinds a spotter is 'over hills' in.")
         cover_malus: float = setting(
             3.0,
-            ("Taken off when the target's centre is in woods, buildings or fortifications (5)."),
+            "Taken off when the target's centre is in woods, buildings or fortifications (5).",
         )
         concealing: tuple[str, ...] = setting(
             ("woods", "building", "fortification"),

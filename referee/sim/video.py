@@ -534,8 +534,8 @@ def simulate(
     the files of an earlier run exactly as they were.
     """
     out = Path(out_dir)
-    # The name is chosen before the folder exists, so a Ctrl-C landing just after it is
-    # made (inside mkdtemp, before its name came back) still finds it to remove.
+    # The name is chosen before the folder is made: a Ctrl-C landing the moment it exists
+    # still finds it to remove (tempfile.mkdtemp gave its name only after making it).
     stage = out / f".simulate-{secrets.token_hex(6)}"
     try:
         try:
