@@ -38,6 +38,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from referee import maps
 from referee.errors import SceneError
 from referee.rules import find_ruleset
+from referee.rules.targets import live_visibility
 from referee.runtime import keep_freed_memory
 from referee.sim.tables import SYSTEM_KINDS, random_table
 
@@ -85,8 +86,8 @@ def update(system: str, settles: int = 20) -> tuple[float, float]:
     rng = random.Random(system)
     scene = random_table(100, 50, 0.02, ruleset=system)
     rules = find_ruleset(system)
-    cache = maps.MapCache(rules)
-    cache.visibility(scene)
+    cache = maps.MapCache()
+    live_visibility(rules, cache, scene)
     part, whole = [], []
     for _ in range(settles):
         pieces = list(scene.pieces)
@@ -100,7 +101,7 @@ def update(system: str, settles: int = 20) -> tuple[float, float]:
         )
         scene = dataclasses.replace(scene, pieces=tuple(pieces))
         t0 = time.process_time()
-        cache.visibility(scene)
+        live_visibility(rules, cache, scene)
         part.append(time.process_time() - t0)
         t0 = time.process_time()
         rules.visibility(scene)

@@ -1,6 +1,7 @@
-"""The map of a table under a ruleset (:func:`visibility`), and of a live table, made
-again only when it changed and then only for the lines a changed piece may affect
-(:class:`MapCache`, :func:`changed_lines`). What one piece can hit is the ``targets``
+"""The map of a live table, made again only when it changed and then only for the lines
+a changed piece may affect (:class:`MapCache`, :func:`changed_lines`). The cache holds
+values only (scenes and the maps made of them): the ruleset makes each map, so the
+engine never calls back into the rules. What one piece can hit is the ``targets``
 question of :mod:`referee.rules.targets` (the one ``targets``, issue 37)."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import math
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,23 +20,6 @@ from referee.maps.los import LineReuse
 from referee.maps.pairwise import upper_pairs
 from referee.maps.table import Visibility
 from referee.scene import Scene
-
-
-class MapRules(Protocol):
-    """What the engine asks of a ruleset (a :class:`referee.rules.core.TableRuleset`):
-    its map of a table, and, for what blocks a line, its single ``los`` question."""
-
-    def visibility(self, scene: Scene, reuse: LineReuse | None = None) -> Visibility: ...
-
-    def answer(self, scene: Scene, query: Mapping[str, Any]) -> Any: ...
-
-
-def visibility(rules: MapRules, scene: Scene, reuse: LineReuse | None = None) -> Visibility:
-    """All-pairs range and LOS of ``scene`` under ``rules``: each pair's distance as the
-    system's ``range`` question measures it and its line of sight as its ``los``
-    question judges it (with the system's own rules on top: hidden units, a grid, the
-    lines only enemies block)."""
-    return rules.visibility(scene, reuse)
 
 
 def changed_pieces(before: Scene, after: Scene) -> list[int] | None:
@@ -103,22 +87,21 @@ class _Made:
 
 
 class MapCache:
-    """The map of one live table under one ruleset, kept between frames: asked again
-    for a table that has not changed (no piece moved, appeared or went, no terrain
-    edited, the same settings), it answers at once from the map it made. When only some
-    pieces changed (a piece settled), the map is made again with the lines of sight of
-    the lines those pieces may affect (:func:`changed_lines`) and the others taken from
-    the last map (the system's own rules on top are applied again whole, they are cheap);
-    otherwise (terrain edited, a piece came or went) it is made again whole. Shared by
-    threads (the frame loop, the dashboard's requests): the map is made outside the lock,
-    so a slow map never holds a reader up."""
+    """The map of one live table under one ruleset, kept between frames. The ruleset
+    asks :meth:`lookup` first: for a table that has not changed (no piece moved,
+    appeared or went, no terrain edited, the same settings) it is the map it made last;
+    otherwise it is what a new map may reuse (:class:`LineReuse`: when only some pieces
+    changed, the line maps of the lines those pieces cannot affect, :func:`changed_lines`;
+    nothing when terrain was edited or a piece came or went). The ruleset makes the map
+    with it (its own rules on top are applied again whole, they are cheap) and hands it
+    back to :meth:`keep`. Shared by threads (the frame loop, the dashboard's requests):
+    the map is made outside the lock, so a slow map never holds a reader up."""
 
-    def __init__(self, rules: MapRules) -> None:
-        self.rules = rules
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._last: _Made | None = None
         self.made = 0
-        """Maps made so far (a test reads it: the cache is used)."""
+        """Maps kept so far (a test reads it: the cache is used)."""
         self.reused = 0
         """Of those, maps made again from the last one's clean lines."""
 
@@ -132,30 +115,31 @@ class MapCache:
             repr(sorted(scene.settings.items())),
         )
 
-    def visibility(self, scene: Scene) -> Visibility:
-        """:func:`visibility` of ``scene``, from the last map if the table is the same,
-        from its clean lines if only some pieces changed."""
+    def lookup(self, scene: Scene) -> Visibility | LineReuse:
+        """The last map if ``scene`` is the same table, else what its new map may take
+        from the last one (hand the map made with it to :meth:`keep`)."""
         key = self._key_of(scene)
         with self._lock:
             last = self._last
         if last is not None and key == last.key:
             return last.vis
         if last is None or not last.lines:  # nothing to reuse (a map without line maps)
-            reuse = LineReuse({}, lambda: None)
-        else:
-            before = last.scene
+            return LineReuse({}, lambda: None)
+        before = last.scene
 
-            def dirty() -> NDArray[np.bool_] | None:
-                moved = changed_pieces(before, scene)
-                return None if moved is None else changed_lines(before, scene, moved)
+        def dirty() -> NDArray[np.bool_] | None:
+            moved = changed_pieces(before, scene)
+            return None if moved is None else changed_lines(before, scene, moved)
 
-            reuse = LineReuse(last.lines, dirty)
-        vis = visibility(self.rules, scene, reuse)
+        return LineReuse(last.lines, dirty)
+
+    def keep(self, scene: Scene, vis: Visibility, reuse: LineReuse) -> None:
+        """Keep ``vis``, the map of ``scene`` made with ``reuse`` (from :meth:`lookup`),
+        for the next frame."""
         with self._lock:
-            self._last = _Made(key, scene, vis, dict(reuse.made))
+            self._last = _Made(self._key_of(scene), scene, vis, dict(reuse.made))
             self.made += 1
             self.reused += reuse.used
-        return vis
 
     # The warm-up's switch between compiled loops and their twins (referee.maps.kernels),
     # here because the live map is what a serving process asks while a warm-up runs.

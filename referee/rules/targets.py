@@ -46,6 +46,18 @@ _TOLERANCE = 1e-7
 nearer, the single question's own measure decides (its floats print in the reasons)."""
 
 
+def live_visibility(rules: Targets, cache: MapCache, scene: Scene) -> Visibility:
+    """``rules``' map of ``scene`` through the live table's ``cache``: the last map when
+    the table is the same, else a map made again from what the last one may give
+    (:meth:`MapCache.lookup`), kept for the next frame."""
+    found = cache.lookup(scene)
+    if isinstance(found, Visibility):
+        return found
+    vis = rules.visibility(scene, found)
+    cache.keep(scene, vis, found)
+    return vis
+
+
 class _Contacts(NamedTuple):
     """Every line of a :class:`ContactBook` against every obstacle, ``(lines, obstacles)``."""
 
@@ -219,8 +231,8 @@ class Targets(Ruleset):
             return cached[1], cached[2]
         cache = self.__dict__.get("_map_cache")
         if cache is None:
-            cache = self.__dict__["_map_cache"] = MapCache(self)
-        vis = cache.visibility(scene)
+            cache = self.__dict__["_map_cache"] = MapCache()
+        vis = live_visibility(self, cache, scene)
         trims: dict[Any, Scene] = {}
         self.__dict__["_targets_cache"] = (scene, vis, trims)
         return vis, trims

@@ -10,8 +10,9 @@ import threading
 import numpy as np
 import pytest
 
-import referee.maps.targets as maps  # tests/maps may read the internals
+from referee.maps import MapCache
 from referee.rules import find_ruleset
+from referee.rules.targets import live_visibility
 from referee.scene import Scene, Terrain
 from referee.sim.tables import SYSTEM_KINDS, random_table
 
@@ -19,37 +20,37 @@ from referee.sim.tables import SYSTEM_KINDS, random_table
 def test_map_cache_makes_the_map_again_only_when_the_table_changed() -> None:
     rules = find_ruleset("paper-tigers")
     scene = random_table(40, 10, 0.02, seed=4)
-    cache = maps.MapCache(rules)
-    first = cache.visibility(scene)
-    assert cache.visibility(dataclasses.replace(scene)) is first  # an equal table
+    cache = MapCache()
+    first = live_visibility(rules, cache, scene)
+    assert live_visibility(rules, cache, dataclasses.replace(scene)) is first  # an equal table
     assert cache.made == 1
     # A piece moves: the map is made again, and is the fresh map of the new table.
     moved = dataclasses.replace(scene.pieces[7], x=scene.pieces[7].x + 3.0)
     after = dataclasses.replace(scene, pieces=(*scene.pieces[:7], moved, *scene.pieces[8:]))
-    got = cache.visibility(after)
-    want = maps.visibility(rules, after)
+    got = live_visibility(rules, cache, after)
+    want = rules.visibility(after)
     assert cache.made == 2
     assert np.array_equal(got.los, want.los) and np.array_equal(got.distance, want.distance)
     # Terrain edited: made again.
     wood = Terrain("new", "woods", ((30, 20), (40, 20), (40, 30), (30, 30)))
     edited = dataclasses.replace(after, terrain=(*after.terrain, wood))
-    assert np.array_equal(cache.visibility(edited).los, maps.visibility(rules, edited).los)
+    assert np.array_equal(live_visibility(rules, cache, edited).los, rules.visibility(edited).los)
     assert cache.made == 3
-    assert cache.visibility(edited) is cache.visibility(edited)
+    assert live_visibility(rules, cache, edited) is live_visibility(rules, cache, edited)
     assert cache.made == 3
 
 
 def test_map_cache_answers_readers_in_threads() -> None:
     rules = find_ruleset("paper-tigers")
     scenes = [random_table(30, 8, 0.02, seed=s) for s in (1, 2)]
-    want = [maps.visibility(rules, s).los for s in scenes]
-    cache = maps.MapCache(rules)
+    want = [rules.visibility(s).los for s in scenes]
+    cache = MapCache()
     wrong: list[int] = []
 
     def read(k: int) -> None:
         for step in range(20):
             s = (k + step) % 2
-            if not np.array_equal(cache.visibility(scenes[s]).los, want[s]):
+            if not np.array_equal(live_visibility(rules, cache, scenes[s]).los, want[s]):
                 wrong.append(s)
 
     threads = [threading.Thread(target=read, args=(k,)) for k in range(4)]
@@ -86,11 +87,11 @@ def _incremental_agrees(system: str, seed: int, steps: int) -> int:
     rng = random.Random(seed)
     scene = random_table(40, 15, 0.02 * (seed % 3), seed=seed, ruleset=system)
     rules = find_ruleset(system)
-    cache = maps.MapCache(rules)
-    cache.visibility(scene)
+    cache = MapCache()
+    live_visibility(rules, cache, scene)
     for _ in range(steps):
         scene = _settle(scene, rng, rng.choice((1, 1, 2, 3)))
-        got, want = cache.visibility(scene), maps.visibility(rules, scene)
+        got, want = live_visibility(rules, cache, scene), rules.visibility(scene)
         assert got.ids == want.ids
         assert np.array_equal(got.los, want.los), (system, seed)
         assert np.array_equal(got.distance, want.distance), (system, seed)
@@ -115,13 +116,13 @@ def test_map_cache_incremental_sweep(system: str) -> None:
 def test_map_cache_remakes_whole_after_terrain_or_pieces_change() -> None:
     rules = find_ruleset("paper-tigers")
     scene = random_table(30, 8, 0.02, seed=9)
-    cache = maps.MapCache(rules)
-    cache.visibility(scene)
+    cache = MapCache()
+    live_visibility(rules, cache, scene)
     gone = dataclasses.replace(scene, pieces=scene.pieces[1:])  # a piece left the table
-    assert np.array_equal(cache.visibility(gone).los, maps.visibility(rules, gone).los)
+    assert np.array_equal(live_visibility(rules, cache, gone).los, rules.visibility(gone).los)
     wood = Terrain("new", "woods", ((30, 20), (40, 20), (40, 30), (30, 30)))
     edited = dataclasses.replace(gone, terrain=(*gone.terrain, wood))
-    assert np.array_equal(cache.visibility(edited).los, maps.visibility(rules, edited).los)
+    assert np.array_equal(live_visibility(rules, cache, edited).los, rules.visibility(edited).los)
     assert cache.made == 3 and cache.reused == 0
 
 
@@ -134,14 +135,14 @@ def test_map_cache_threads_settling_and_reading() -> None:
     rng = random.Random(3)
     for _ in range(6):
         frames.append(_settle(frames[-1], rng, 1))
-    want = [maps.visibility(rules, s).los for s in frames]
-    cache = maps.MapCache(rules)
+    want = [rules.visibility(s).los for s in frames]
+    cache = MapCache()
     wrong: list[int] = []
 
     def run(k: int) -> None:
         for step in range(24):
             s = (k * 3 + step) % len(frames)
-            if not np.array_equal(cache.visibility(frames[s]).los, want[s]):
+            if not np.array_equal(live_visibility(rules, cache, frames[s]).los, want[s]):
                 wrong.append(s)
 
     threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]

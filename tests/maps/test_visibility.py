@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-import referee.maps.targets as maps  # tests/maps may read the internals
 from referee.rules import QueryError, ruleset_for
 from referee.rules.cli import EXAMPLE
 from referee.scene import Piece, Scene, Table, Terrain, load_scene
@@ -30,7 +29,7 @@ def _scene(*pieces: Piece, terrain: tuple[Terrain, ...] = ()) -> Scene:
 
 def _agree(scene: Scene) -> None:
     rules = ruleset_for(scene)
-    vis = maps.visibility(rules, scene)
+    vis = rules.visibility(scene)
     for a, b in itertools.combinations(scene.pieces, 2):
         los = rules.answer(scene, {"ask": "los", "from": a.id, "to": b.id}).los
         assert vis.los_of(a.id, b.id) == los, (a.id, b.id)
@@ -136,7 +135,7 @@ def test_crowded_table_all_pairs_agree_with_single_questions(system: str) -> Non
         for k in range(40)
     )
     scene = Scene(system, Table(48, 36), pieces, terrain)
-    vis = maps.visibility(ruleset_for(scene), scene)
+    vis = ruleset_for(scene).visibility(scene)
     assert (vis.los == 2).sum() > 100  # a crowded table: the first pass has work
     _agree(scene)
 
@@ -176,6 +175,6 @@ def test_forest_table_all_pairs_agree_with_single_questions(system: str) -> None
         for k, (x, y) in enumerate(spots)
     )
     scene = Scene(system, Table(48, 36), pieces, tuple(woods))
-    vis = maps.visibility(ruleset_for(scene), scene)
+    vis = ruleset_for(scene).visibility(scene)
     assert (vis.los == 2).sum() > 20 and (vis.los == 0).sum() > 20
     _agree(scene)
