@@ -43,12 +43,15 @@ too many only adds candidate lines, each a real segment tested like the others.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba import njit
 
 from referee.runtime import compiled_loops
+
+if TYPE_CHECKING:
+    from referee.maps.clearance import ClearLines, ClearPairs
 
 compiled_loops(__name__, "Papercraft's line search")
 
@@ -1291,27 +1294,16 @@ def pair_layout(corners: np.ndarray, live: np.ndarray) -> Layout:
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def clear_pairs_into(
-    start: int,
-    step: int,
-    corners: np.ndarray,
-    first: np.ndarray,
-    second: np.ndarray,
-    frames: np.ndarray,
-    layout: Layout,
-    proved: np.ndarray,
-    out: np.ndarray,
-    p: np.ndarray,
-    q: np.ndarray,
-) -> None:
+def clear_pairs_into(start: int, step: int, pairs: ClearPairs, answers: ClearLines) -> None:
     """:func:`referee.maps.clearance._clear_pair_segments` of the pairs ``start``,
-    ``start + step``, ...: for pair ``k``, ``corners[first[k]]`` and
-    ``corners[second[k]]``, the shortest segment between them that crosses none of the
-    live bases (``layout``: :func:`pair_layout`) but their own, into ``out[k]`` (its
-    length, left inf where every one crosses), ``p[k]`` and ``q[k]`` (its ends, left
-    NaN). ``frames``: each outline's :func:`referee.maps.clearance._frames` as rows;
-    the pairs ``proved`` walled off beforehand (:mod:`referee.maps.clear_shields`) are
-    left as they are, unsearched. Without the GIL: threads may each take every
+    ``start + step``, ... of ``pairs`` (:class:`referee.maps.clearance.ClearPairs`): for
+    pair ``k``, ``corners[first[k]]`` and ``corners[second[k]]``, the shortest segment
+    between them that crosses none of the live bases (``layout``: :func:`pair_layout`)
+    but their own, into ``answers`` (:class:`referee.maps.clearance.ClearLines`):
+    ``length[k]`` (left inf where every one crosses), ``p[k]`` and ``q[k]`` (its ends,
+    left NaN). ``frames``: each outline's :func:`referee.maps.clearance._frames` as
+    rows; the pairs ``proved`` walled off beforehand (:mod:`referee.maps.clear_shields`)
+    are left as they are, unsearched. Without the GIL: threads may each take every
     ``step``-th pair of one map.
 
     The search itself runs without numba's reference counts (:data:`_UNCOUNTED`: it may
@@ -1319,38 +1311,29 @@ def clear_pairs_into(
     corners, the index, passed to a helper) bounced that array's counter between the
     cores, 3-5% of the map's time. Its work arrays are made here, and the room for
     candidate lines grown here when a pair needs more."""
-    count = len(corners)
+    count = len(pairs.corners)
     work = (
         np.empty(count, np.intp),  # the bases near a pair, nearest the centres' line first
         np.empty(count),  # their distances from that line
         np.empty(count, np.intp),  # as found
         np.empty(count, np.intp),  # the bases a search runs past
         np.empty(count, np.int64),  # the corner-to-corner lines each crosses
-        np.empty(layout[4].shape[3], np.int64),  # a corridor's bitset
+        np.empty(pairs.layout[4].shape[3], np.int64),  # a corridor's bitset
         np.empty(4),  # a segment's ends
         np.empty((20 * count, 8)),  # a base's 4 corners, and 8 crossings with each outline
     )
     k, room = start, 1024
-    while k < len(first):
+    while k < len(pairs.first):
         scratch = (np.empty(room), np.empty((room, 4)))
-        k, room = _pairs_from(
-            k, step, corners, first, second, frames, layout, proved, out, p, q, work, scratch
-        )
+        k, room = _pairs_from(k, step, pairs, answers, work, scratch)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", **_UNCOUNTED)
 def _pairs_from(
     start: int,
     step: int,
-    corners: np.ndarray,
-    first: np.ndarray,
-    second: np.ndarray,
-    frames: np.ndarray,
-    layout: Layout,
-    proved: np.ndarray,
-    out: np.ndarray,
-    p: np.ndarray,
-    q: np.ndarray,
+    pairs: ClearPairs,
+    answers: ClearLines,
     work: tuple[
         np.ndarray,
         np.ndarray,
@@ -1366,7 +1349,9 @@ def _pairs_from(
     """:func:`clear_pairs_into`'s loop, with its work arrays: ``(len(first), room)`` when
     done, or the pair it stopped at for lack of room in ``scratch`` and the room it needs
     (at least twice as much): that pair is taken again from the start."""
-    lo, hi, mid, slabs, started, unended, origin, scale = layout
+    corners, first, second, frames = pairs.corners, pairs.first, pairs.second, pairs.frames
+    proved, out, p, q = pairs.proved, answers.length, answers.p, answers.q
+    lo, hi, mid, slabs, started, unended, origin, scale = pairs.layout
     m = len(first)
     pool, key, found, chosen, mask, near, pq, kk = work
     words = len(near)

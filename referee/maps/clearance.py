@@ -23,6 +23,7 @@ by the bases round their ends first, for the whole map at once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -110,6 +111,31 @@ def segments_cross_rectangles(p: np.ndarray, q: np.ndarray, rects: np.ndarray) -
     return _segment_crosses_rectangle(p[:, None], q[:, None], rects[None])
 
 
+class ClearPairs(NamedTuple):
+    """The pairs a clear-line search measures and the table it searches, one value for
+    the compiled search (:func:`referee.maps.clear_search.clear_pairs_into`): the bases'
+    ``corners``, pair ``k`` of ``corners[first[k]]`` and ``corners[second[k]]``, each
+    outline's ``frames`` (:func:`_frames`), the live bases' ``layout``
+    (:func:`referee.maps.clear_search.pair_layout`) and the pairs ``proved`` walled off
+    beforehand (left unsearched)."""
+
+    corners: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    frames: np.ndarray
+    layout: tuple[np.ndarray, ...]
+    proved: np.ndarray
+
+
+class ClearLines(NamedTuple):
+    """Where the search writes each pair's shortest clear line: its ``length`` (inf where
+    every line crosses) and ends ``p``, ``q`` (NaN then)."""
+
+    length: np.ndarray
+    p: np.ndarray
+    q: np.ndarray
+
+
 def _clear_pair_segments(
     corners: np.ndarray, live: np.ndarray, first: np.ndarray, second: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -129,8 +155,8 @@ def _clear_pair_segments(
     out, p, q = np.full(m, np.inf), np.full((m, 2), np.nan), np.full((m, 2), np.nan)
     shares = min(len(CORES), m // _PAIRS_PER_SHARE) if m else 0
     walled = _walled_off(frames, live, first, second, shares)
-    args = (corners, first, second, frames, layout, walled, out, p, q)
-    in_strides(clear_pairs_into, shares, *args)
+    pairs = ClearPairs(corners, first, second, frames, layout, walled)
+    in_strides(clear_pairs_into, shares, pairs, ClearLines(out, p, q))
     return out, p, q
 
 

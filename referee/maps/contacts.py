@@ -17,11 +17,17 @@ is the same (the tests compare them).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
 
 from referee.runtime import compiled_loops
+
+if TYPE_CHECKING:
+    from referee.maps.los import OpenLines
+    from referee.maps.prepared import OutlineLayout
+    from referee.maps.segments import SegmentEnds
 
 compiled_loops(__name__, "the LOS map")
 
@@ -30,17 +36,10 @@ EPS = 1e-9  # referee.geometry.EPS; not imported, so this module stands below ge
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def contacts(
-    A: np.ndarray,
-    B: np.ndarray,
-    ia: np.ndarray,
-    ib: np.ndarray,
-    closed: np.ndarray,
-    bdist: np.ndarray,
+    ends: SegmentEnds,
+    outlines: OutlineLayout,
     cs: np.ndarray,
     cp: np.ndarray,
-    outline: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    counts: np.ndarray,
-    bounds: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     room: np.ndarray,
     margin: float,
     spans: bool,
@@ -50,15 +49,15 @@ def contacts(
     in order, as ``(k, crosses, clearance, awkward, lo, hi, sure)`` (``lo``, ``hi``
     empty without ``spans``).
 
-    ``A[s]``, ``B[s]``: segment ends, points ``ia[s]``, ``ib[s]`` of ``closed`` and
-    ``bdist`` (``(points, polygons)``: in or on each outline, distance to it);
-    ``outline``: the polygons' vertex x, y, edge x, y and edge tolerance tables
-    (``(polygons, slots)``, :class:`referee.maps.prepared.PreparedPolygons`' ``cx``, ``cy``,
-    ``ex``, ``ey``, ``etol``) and ``counts`` their vertices; ``bounds``: boxes' low and
-    high corners, centres and bounding radii; ``room`` (``(2, polygons)``) the inner
-    discs for segments without and with an end inside, used when ``certify``."""
-    cx, cy, ex, ey, etol = outline[0], outline[1], outline[2], outline[3], outline[4]
-    lo_box, hi_box, centre, radius = bounds
+    ``ends``: the segments and where their ends stand against the outlines
+    (:class:`referee.maps.segments.SegmentEnds`); ``outlines``: the polygons' tables
+    (:class:`referee.maps.prepared.OutlineLayout`: vertices, edges, edge tolerances,
+    boxes, bounding circles); ``room`` (``(2, polygons)``) the inner discs for segments
+    without and with an end inside, used when ``certify``."""
+    A, B, ia, ib, closed, bdist = ends.A, ends.B, ends.ia, ends.ib, ends.closed, ends.bdist
+    cx, cy, ex, ey, etol = outlines.cx, outlines.cy, outlines.ex, outlines.ey, outlines.etol
+    counts = outlines.counts
+    lo_box, hi_box, centre, radius = outlines.lo, outlines.hi, outlines.centre, outlines.radius
     reach = margin + 1e-6
     big = (radius + reach) ** 2
     n = len(cs)
@@ -374,34 +373,31 @@ def near_lines(
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def open_candidates(
+    lines: OpenLines,
     cs: np.ndarray,
     cp: np.ndarray,
-    ri: np.ndarray,
-    rj: np.ndarray,
-    xy: np.ndarray,
-    centre: np.ndarray,
+    outlines: OutlineLayout,
     room: np.ndarray,
     barred: np.ndarray,
     owners: np.ndarray,
     nt: int,
-    ru: np.ndarray,
-    convex: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    outline: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The candidate (line ``cs[k]``, outline ``cp[k]``) pairs of the LOS map, lines
-    ``ri``-``rj`` (doubts ``ru``): the lines that pass strictly within an outline's
+    """The candidate (line ``cs[k]``, outline ``cp[k]``) pairs of the LOS map's open
+    ``lines`` (:class:`OpenLines`): the lines that pass strictly within an outline's
     ``room`` of its centre, neither end barred from it, are certainly blocked (``done``,
     :func:`referee.maps.segments.passes_within`'s arithmetic), and so are those that reach
     deeper than their doubt into a convex outline, neither end barred, clear of every
     knife edge; the pairs of the other lines, less a base and
     its own piece's lines, go on grouped by line (a stable counting sort): ``(done,
-    lines, outlines)``. ``convex``: the outlines' flags and half-planes
-    (:attr:`referee.maps.prepared.PreparedPolygons.halfplanes`); ``outline``: their vertex
-    and edge tables, edge tolerances and vertex counts (as :func:`contacts` reads them)."""
+    lines, outlines)``. ``outlines``: their tables, half-planes for the convex ones
+    (:class:`referee.maps.prepared.OutlineLayout`)."""
+    xy, ri, rj, ru = lines.xy, lines.i, lines.j, lines.u
+    centre = outlines.centre
     n_lines = len(ri)
     done = np.zeros(n_lines, np.bool_)
-    is_convex, hx, hy, ho = convex
-    cx, cy, ex, ey, etol, counts = outline
+    is_convex, hx, hy, ho = outlines.convex, outlines.hx, outlines.hy, outlines.ho
+    cx, cy, ex, ey, etol = outlines.cx, outlines.cy, outlines.ex, outlines.ey, outlines.etol
+    counts = outlines.counts
     for k in range(len(cs)):
         s, p = cs[k], cp[k]
         ax, ay = xy[ri[s], 0], xy[ri[s], 1]
@@ -459,34 +455,33 @@ def open_candidates(
         count[s + 1] += ok
     for s in range(n_lines):
         count[s + 1] += count[s]
-    lines = np.empty(count[n_lines], np.intp)
-    outlines = np.empty(count[n_lines], np.intp)
+    which_line = np.empty(count[n_lines], np.intp)
+    which_outline = np.empty(count[n_lines], np.intp)
     for k in range(len(cs)):
         if keep[k]:
             at = count[cs[k]]
-            lines[at], outlines[at] = cs[k], cp[k]
+            which_line[at], which_outline[at] = cs[k], cp[k]
             count[cs[k]] += 1
-    return done, lines, outlines
+    return done, which_line, which_outline
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def in_contact(
     hit: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    ru: np.ndarray,
-    ri: np.ndarray,
-    rj: np.ndarray,
+    lines: OpenLines,
     inside: np.ndarray,
     edge: np.ndarray,
     owners: np.ndarray,
     nt: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The LOS map's (line, outline) contacts that can block or cast doubt (crossing,
-    touching or within the line's doubt ``ru``), of ``hit`` (``seg``, ``poly``,
-    ``crosses``, ``touches``, ``clearance`` of :class:`referee.maps.segments.SegmentContacts`),
-    lines ``ri``-``rj``: ``(which, excluded, would block)``. Excluded: terrain (outlines
+    touching or within the line's doubt), of ``hit`` (``seg``, ``poly``, ``crosses``,
+    ``touches``, ``clearance`` of :class:`referee.maps.segments.SegmentContacts`) and the
+    open ``lines``: ``(which, excluded, would block)``. Excluded: terrain (outlines
     below ``nt``) an end is inside deeper than the doubt (seen out of), or the base
     (``owners``) of an end's own piece; a crossing would block unless excluded or an
     end is within the doubt of the terrain's edge (doubtful then)."""
+    ri, rj, ru = lines.i, lines.j, lines.u
     seg, poly, crosses, touches, clearance = hit
     which = np.empty(len(seg), np.intp)
     excluded = np.empty(len(seg), np.bool_)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -45,6 +46,16 @@ ForestLevels = Callable[
 """The ruleset's forest rule for many lines: ``(xy, i, j, u, polys)`` -> each line
 ``xy[i[k]]``-``xy[j[k]]``'s code (0 clear, 1 doubtful, 2 blocked) against the forest of
 woods ``polys`` with the pair's doubt ``u[k]``."""
+
+
+class OpenLines(NamedTuple):
+    """The lines of sight still open, ``xy[i[k]]``-``xy[j[k]]`` with doubt ``u[k]``: one
+    value for the compiled loops that sift their contacts."""
+
+    xy: np.ndarray
+    i: NDArray[np.intp]
+    j: NDArray[np.intp]
+    u: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -200,11 +211,8 @@ def _single_codes(
     # then the pairs of the lines still open grouped by line, compiled.
     in_contact, open_candidates = loops("contacts", "in_contact", "open_candidates")
 
-    done, cs, cp = open_candidates(
-        cs, cp, ri, rj, xy, prep.centre, room, barred, owners, nt, ru,
-        (prep.convex, *prep.halfplanes),
-        (prep.cx, prep.cy, prep.ex, prep.ey, prep.etol, prep.counts),
-    )  # fmt: skip
+    lines = OpenLines(xy, ri, rj, ru)
+    done, cs, cp = open_candidates(lines, cs, cp, prep.layout, room, barred, owners, nt)
     code[rest[done]] = 2
     A, B = xy[ri], xy[rj]
     hit = segment_contacts(
@@ -227,7 +235,7 @@ def _single_codes(
     # doubt of its edge makes a crossing doubtful; a base never blocks its own
     # piece's line (compiled: a dozen numpy passes over the contacts before).
     contact = (hit.seg, hit.poly, hit.crosses, hit.touches, hit.clearance)
-    near, excluded, block = in_contact(contact, ru, ri, rj, inside, edge, owners, nt)
+    near, excluded, block = in_contact(contact, lines, inside, edge, owners, nt)
     ss = hit.seg[near]
     us = ru[ss]
     if u_max > 0:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -25,6 +26,19 @@ from referee.maps.prepared import (
     points_polygons,
     prepare_polygons,
 )
+
+
+class SegmentEnds(NamedTuple):
+    """Segments ``A[s]``-``B[s]`` between points ``ia[s]``, ``ib[s]``, and where those
+    points stand against the outlines (``closed``, ``bdist``, ``(points, polygons)``: in or
+    on each outline, distance to it): one value for the compiled contact loop."""
+
+    A: Array
+    B: Array
+    ia: NDArray[np.intp]
+    ib: NDArray[np.intp]
+    closed: NDArray[np.bool_]
+    bdist: Array
 
 
 @dataclass(frozen=True)
@@ -100,10 +114,8 @@ def segment_contacts(
         contacts = loop("contacts", "contacts")
 
         cs, cp = (np.ascontiguousarray(x, np.intp) for x in pairs)
-        outline = (prep.cx, prep.cy, prep.ex, prep.ey, prep.etol)
-        bounds = (prep.lo, prep.hi, prep.centre, prep.radius)
         keep, cross_k, clear_k, awkward_k, lo, hi, sure = contacts(
-            A, B, ia, ib, closed, bdist, cs, cp, outline, prep.counts, bounds,
+            SegmentEnds(A, B, ia, ib, closed, bdist), prep.layout, cs, cp,
             np.zeros((2, 0)) if room is None else room, margin, spans, room is not None,
         )  # fmt: skip
         return _settle_awkward(

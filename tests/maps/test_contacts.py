@@ -10,9 +10,14 @@ import pytest
 
 from referee.geometry import segment_polygon
 from referee.maps.bearings import _BIN, _BINS, _CONE_SLACK, BearingIndex, Bearings
-from referee.maps.los import _deep
+from referee.maps.los import OpenLines, _deep
 from referee.maps.pairwise import upper_pairs
-from referee.maps.prepared import PreparedPolygons, points_polygons, prepare_polygons
+from referee.maps.prepared import (
+    OutlineLayout,
+    PreparedPolygons,
+    points_polygons,
+    prepare_polygons,
+)
 from referee.maps.segments import (
     SegmentContacts,
     golden_depths,
@@ -194,12 +199,11 @@ def _candidates_numpy(
     return done, cs[by_line], cp[by_line]
 
 
-def _no_convex(m: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
-    """:func:`referee.maps.contacts.open_candidates`' outline tables for ``m`` outlines none of
-    which is convex: only the disc certificate applies."""
+def _no_convex(m: int, centres: np.ndarray) -> OutlineLayout:
+    """:func:`referee.maps.contacts.open_candidates`' outline tables for ``m`` outlines
+    about ``centres`` none of which is convex: only the disc certificate applies."""
     prep = prepare_polygons([[(0, 0), (1, 0), (1, 1), (0, 1)]] * m)
-    flat = np.zeros(m, bool)
-    return (flat, *prep.halfplanes), (prep.cx, prep.cy, prep.ex, prep.ey, prep.etol, prep.counts)
+    return prep.layout._replace(centre=centres, convex=np.zeros(m, bool))
 
 
 @pytest.mark.slow  # a sweep of random outlines
@@ -225,11 +229,9 @@ def test_open_candidates_certify_only_lines_deep_in_a_convex_outline() -> None:
         ru = RNG.choice([0.0, 0.04, 0.3], len(i))
         cs = np.repeat(np.arange(len(i)), m)
         cp = np.tile(np.arange(m), len(i))
-        convex = (prep.convex, *prep.halfplanes)
-        outline = (prep.cx, prep.cy, prep.ex, prep.ey, prep.etol, prep.counts)
         done, _, _ = open_candidates(
-            cs, cp, i, j, pts, prep.centre, np.zeros(m), inside, np.zeros(0, np.intp), 0,
-            ru, convex, outline,
+            OpenLines(pts, i, j, ru), cs, cp, prep.layout, np.zeros(m), inside,
+            np.zeros(0, np.intp), 0,
         )  # fmt: skip
         deep = np.zeros(len(i), bool)
         near = passes_within(pts[i[cs]], pts[j[cs]], prep.centre[cp], prep.radius[cp] + 1e-6)
@@ -255,7 +257,8 @@ def test_open_candidates_sift_as_numpy_did() -> None:
         cp = RNG.integers(0, m, len(cs))
         args = (cs, cp, ri, rj, pts, centres, radii, barred, owners, nt)
         want = _candidates_numpy(*args)
-        got = open_candidates(*args, np.zeros(len(ri)), *_no_convex(m))
+        lines = OpenLines(pts, ri, rj, np.zeros(len(ri)))
+        got = open_candidates(lines, cs, cp, _no_convex(m, centres), radii, barred, owners, nt)
         for a, b in zip(got, want, strict=True):
             assert np.array_equal(a, b)
         assert want[0].sum() > 10 and len(want[1]) > 10
@@ -278,7 +281,12 @@ def test_in_contact_sifts_as_numpy_did() -> None:
     owners = RNG.choice(n, nb, replace=False)
     for owned in (owners, owners[:0]):
         which, excluded, block = in_contact(
-            (seg, poly, crosses, touches, clearance), ru, ri, rj, inside, edge, owned, nt
+            (seg, poly, crosses, touches, clearance),
+            OpenLines(np.zeros((n, 2)), ri, rj, ru),
+            inside,
+            edge,
+            owned,
+            nt,
         )
         near = np.flatnonzero(crosses | touches | (clearance <= ru[seg] + 1e-12))
         pp, us = poly[near], ru[seg[near]]
