@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -12,6 +13,21 @@ from numpy.typing import ArrayLike, NDArray
 from referee.geometry import Array
 from referee.maps.kernels import loop, loops, read_only
 from referee.maps.pairwise import _length, upper_pairs
+
+
+class DiscsSeen(NamedTuple):
+    """Discs as each point sees them, one value for the compiled bin loop
+    (:func:`referee.maps.contacts.through_lines`): ``(points, discs)`` tables of the
+    distance to each centre, its bearing (``centre``) and the tangent cone's half angle
+    (``half``), with the discs' radii ``r``, the (point, disc) pairs ``barred`` from
+    blocking, and the ``bits`` a disc's index takes in a bin's key."""
+
+    dist: Array
+    centre: Array
+    half: Array
+    r: Array
+    barred: NDArray[np.bool_]
+    bits: int
 
 
 @dataclass(frozen=True)
@@ -97,8 +113,8 @@ class Bearings:
 
         return np.asarray(
             through_lines(
-                dist, centre, half, r, np.ascontiguousarray(barred), bits, self.bins,
-                self.length2, read_only(i), read_only(j), (_BIN, _BINS, _CONE_SLACK),
+                DiscsSeen(dist, centre, half, r, np.ascontiguousarray(barred), bits),
+                self.bins, self.length2, read_only(i), read_only(j), (_BIN, _BINS, _CONE_SLACK),
             )
         )  # fmt: skip
 

@@ -25,6 +25,7 @@ from numba import njit
 from referee.runtime import compiled_loops
 
 if TYPE_CHECKING:
+    from referee.maps.bearings import DiscsSeen
     from referee.maps.los import OpenLines
     from referee.maps.prepared import OutlineLayout
     from referee.maps.segments import SegmentEnds
@@ -208,12 +209,7 @@ def bin_lines(
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def through_lines(
-    dist: np.ndarray,
-    centre: np.ndarray,
-    half: np.ndarray,
-    r: np.ndarray,
-    barred: np.ndarray,
-    bits: int,
+    discs: DiscsSeen,
     bins: np.ndarray,
     length2: np.ndarray,
     i: np.ndarray,
@@ -222,8 +218,11 @@ def through_lines(
 ) -> np.ndarray:
     """:meth:`referee.maps.bearings.Bearings.through_lines`: the nearest disc over each (point,
     bin), cone by cone, then each line ``i[c]``-``j[c]`` looked up from both ends.
-    ``half`` is ``arcsin(r / dist)`` (numpy's, so the very cones numpy drew);
-    ``geometry`` the bin width, bins per turn and the cone slack."""
+    ``discs``: the discs as each point sees them (:class:`referee.maps.bearings.DiscsSeen`);
+    ``bins``, ``length2``: each pair's bearing bin and squared length; ``geometry`` the
+    bin width, bins per turn and the cone slack."""
+    dist, centre, half, r = discs.dist, discs.centre, discs.half, discs.r
+    barred, bits = discs.barred, discs.bits
     bin_, n_bins, slack = geometry
     n, m = dist.shape
     # A bin no disc covers keeps a key of disc 0 at a distance no segment reaches.
