@@ -25,6 +25,14 @@ compiled_loops(__name__, "the hex games' lines")
 
 HALF_TURN = np.pi
 
+Windows = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""Each segment's bearing key and each (start, hex) window: ``(key, lo, hi, rx, ry)``
+(:meth:`referee.rules.grid.HexGrid.line_codes`)."""
+Segments = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""The lines: ``(A, B, last)``, their ends and the piece at each one's far end."""
+Hexes = tuple[np.ndarray, np.ndarray, np.ndarray, float]
+"""The hexes that may block: ``(C, certain, owner, size)``."""
+
 
 @njit(cache=True, error_model="numpy")
 def _bin_order(key: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
@@ -46,32 +54,28 @@ def _bin_order(key: np.ndarray, n_keys: int) -> tuple[np.ndarray, np.ndarray]:
 
 @njit(cache=True, error_model="numpy")
 def line_codes(
-    key: np.ndarray,
+    windows: Windows,
     n_bins: int,
-    lo: np.ndarray,
-    hi: np.ndarray,
-    rx: np.ndarray,
-    ry: np.ndarray,
-    A: np.ndarray,
-    B: np.ndarray,
-    C: np.ndarray,
-    certain: np.ndarray,
-    last: np.ndarray,
-    owner: np.ndarray,
-    size: float,
+    segments: Segments,
+    hexes: Hexes,
     touch: float,
     margin: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(codes, k, m)``: each segment's worst code over the hexes its windows list, and
     the (segment, hex) pairs whose depth is too near a threshold to tell (for numpy).
 
-    ``key`` is each segment's ``start rank * n_bins + bearing bin``; window ``s * M + m``
-    (start rank ``s``, hex ``m`` of ``M``, at ``(rx, ry)`` from the start) looks at the
-    start's bins ``lo`` to ``hi`` (a turn further round where they pass 0 or ``n_bins``;
-    none where ``hi < lo``). A hex whose ``owner`` is at a segment's end (``last``) is
-    left out of it. Segments from ``A`` to ``B`` and hex centres ``C`` in the mat's
-    frame; hexes ``size`` across the flats, ``certain`` where the asteroid surely is.
+    ``windows`` (:data:`Windows`): ``key`` is each segment's ``start rank * n_bins +
+    bearing bin``; window ``s * M + m`` (start rank ``s``, hex ``m`` of ``M``, at
+    ``(rx, ry)`` from the start) looks at the start's bins ``lo`` to ``hi`` (a turn
+    further round where they pass 0 or ``n_bins``; none where ``hi < lo``).
+    ``segments`` (:data:`Segments`): from ``A`` to ``B``; a hex whose ``owner`` is at a
+    segment's end (``last``) is left out of it. ``hexes`` (:data:`Hexes`): centres ``C``
+    in the mat's frame, ``certain`` where the asteroid surely is, ``owner``, and the
+    hexes' ``size`` across the flats.
     """
+    key, lo, hi, rx, ry = windows
+    A, B, last = segments
+    C, certain, owner, size = hexes
     L, M = len(key), len(C)
     order, first = _bin_order(key, len(lo) // M * n_bins)
     half = size / 2

@@ -547,25 +547,17 @@ class HexGrid(Grid):
         if compiled:
             line_codes = MapTable.grid_line_codes()  # numba: 0.3 s to load
 
-            key, lo, hi, rx, ry = self._bearing_windows(A, B, group, C, ends, owner)
+            windows = self._bearing_windows(A, B, group, C, ends, owner)
             scale = 1.0 + max(float(np.abs(A).max()), float(np.abs(B).max()))
             scale += float(np.abs(C).max()) + self.size
+            if ends is None or owner is None:
+                last, owner = np.full(len(A), -1, np.int64), np.zeros(len(C), np.int64)
+            else:
+                last = ends[1]
+            segments = (np.ascontiguousarray(A), np.ascontiguousarray(B), last)
+            hexes = (np.ascontiguousarray(C), np.asarray(certain, bool), owner, self.size)
             codes, k, m = line_codes(
-                key,
-                BEARING_BINS,
-                lo,
-                hi,
-                rx,
-                ry,
-                np.ascontiguousarray(A),
-                np.ascontiguousarray(B),
-                np.ascontiguousarray(C),
-                np.asarray(certain, bool),
-                np.full(len(A), -1, np.int64) if ends is None or owner is None else ends[1],
-                np.zeros(len(C), np.int64) if ends is None or owner is None else owner,
-                self.size,
-                touch,
-                ROUNDING * scale,
+                windows, BEARING_BINS, segments, hexes, touch, ROUNDING * scale
             )
         else:
             k, m, _ = self.lines_near(A, B, group, C, ends, owner)

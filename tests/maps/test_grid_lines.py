@@ -69,9 +69,9 @@ def test_pairs_near_a_threshold_go_to_numpy(seed: int, monkeypatch: pytest.Monke
     want = g.line_codes(A, B, group, C, certain, TOUCH, (first, last), owner, compiled=False)
     monkeypatch.setattr(grid, "ROUNDING", 1.0)
     assert np.array_equal(g.line_codes(A, B, group, C, certain, TOUCH, (first, last), owner), want)
-    key, lo, hi, rx, ry = g._bearing_windows(A, B, group, C, (first, last), owner)
+    windows = g._bearing_windows(A, B, group, C, (first, last), owner)
     codes, k, m = line_codes(
-        key, grid.BEARING_BINS, lo, hi, rx, ry, A, B, C, certain, last, owner, g.size, TOUCH, 1e9
+        windows, grid.BEARING_BINS, (A, B, last), (C, certain, owner, g.size), TOUCH, 1e9
     )
     assert not codes.any()
     near_k, near_m, _ = g.lines_near(A, B, group, C, (first, last), owner)
